@@ -1,0 +1,248 @@
+"""The ``harness`` command line: a thin click layer over the Python API.
+
+User mistakes surface as one line through click's exceptions (exit status 1, or 2
+for usage and record errors), never as a traceback.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from harness import __version__
+from harness.errors import HarnessError, RecordError
+from harness.rules import PRESETS, VARIANTS, Rules
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class RecordInvalid(click.ClickException):
+    """A record that is malformed or illegal: exit status 2."""
+
+    exit_code = 2
+
+
+def user_errors(func: F) -> F:
+    """Turn HarnessError into a one-line click error."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except RecordError as exc:
+            raise RecordInvalid(str(exc)) from None
+        except HarnessError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def parse_variants(preset: str, settings: tuple[str, ...], players: int | None = None) -> Rules:
+    """Rules from a preset name and ``KEY=VALUE`` overrides (``--set bust_flip=none``)."""
+    data: dict[str, Any] = {"preset": preset}
+    for item in settings:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep:
+            raise click.BadParameter(
+                f"{item!r}: write KEY=VALUE, e.g. bust_flip=none", param_hint="--set"
+            )
+        if key == "players":
+            data[key] = int(value) if value.strip().isdigit() else value
+        elif key in VARIANTS and isinstance(VARIANTS[key][0], bool):
+            lowered = value.strip().lower()
+            data[key] = {"true": True, "false": False}.get(lowered, value)
+        else:
+            data[key] = value.strip()
+    if players is not None and "players" not in data:
+        data["players"] = players
+    return Rules.from_dict(data, where="--set")
+
+
+RULES_HELP = f"Rules preset: {', '.join(PRESETS)}."
+SET_HELP = (
+    "Override a variant key, KEY=VALUE (repeatable): "
+    + "; ".join(f"{k}: {'/'.join(str(v).lower() for v in vs)}" for k, vs in VARIANTS.items())
+    + "."
+)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="harness")
+def main() -> None:
+    """Tournament harness for the dice game Pickomino (Heckmeck, Piko Piko)."""
+
+
+@main.command()
+@click.argument("strategies", nargs=-1, required=True)
+@click.option(
+    "--rules",
+    "preset",
+    default="official",
+    show_default=True,
+    type=click.Choice(list(PRESETS)),
+    help=RULES_HELP,
+)
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@click.option("--seed", type=int, default=None, help="Seed of the dice (random if not given).")
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Write the game record (JSON) to this file.",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(1),
+    default=None,
+    help="Turn cap: stop the game unfinished after this many turns.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
+@user_errors
+def play(
+    strategies: tuple[str, ...],
+    preset: str,
+    settings: tuple[str, ...],
+    seed: int | None,
+    record_path: str | None,
+    max_turns: int | None,
+    quiet: bool,
+    as_json: bool,
+) -> None:
+    """Play one game between STRATEGIES (one per seat; seat 0 starts) and tell it.
+
+    A strategy is a built-in name (see `harness strategies`), an installed plugin's
+    name, or path/to/file.py:ClassName; parameters go in parentheses:
+    'threshold(target=28)'.
+
+    \b
+    Example:
+      harness play greedy 'threshold(target=28)' random --seed 7
+    """
+    import random
+
+    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.narrate import Narrator, summary_lines
+    from harness.play import build_strategies, play_game
+    from harness.record import save_record
+
+    if not 2 <= len(strategies) <= 7:
+        raise click.UsageError(
+            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
+        )
+    rules = parse_variants(preset, settings, players=len(strategies))
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    instances, names = build_strategies(list(strategies))
+    narrator = None if (quiet or as_json) else Narrator(names, click.echo)
+    if narrator is not None:
+        click.echo(f"Pickomino: {rules.describe()}, seed {seed}")
+        for seat, name in enumerate(names):
+            click.echo(f"  seat {seat}: {name}")
+    result = play_game(
+        instances,
+        rules,
+        seed,
+        record=bool(record_path),
+        observer=narrator,
+        max_turns=max_turns or DEFAULT_MAX_TURNS,
+        forfeit=True,
+    )
+    for seat, name in enumerate(names):
+        result.names[seat] = name
+    if record_path:
+        result.record["seats"] = names
+        save_record(result.record, record_path)
+    if as_json:
+        payload = {
+            "seed": seed,
+            "rules": rules.to_dict(),
+            "seats": names,
+            "status": result.status,
+            "turns": result.turns,
+            "ranks": result.ranks,
+            **result.state(),
+            "error": str(result.error) if result.error else None,
+        }
+        click.echo(json.dumps(payload))
+    else:
+        for line in summary_lines(result):
+            click.echo(line)
+        if record_path:
+            click.echo(f"Record written to {record_path}")
+    if result.error is not None:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("record_file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="Print the final state as JSON.")
+@user_errors
+def replay(record_file: str, as_json: bool) -> None:
+    """Re-apply a game record through the engine, checking every step, and print the state.
+
+    An inconsistent or illegal record exits with status 2 and one line naming the
+    turn, the seat and the rule.
+    """
+    from harness.narrate import summary_lines
+    from harness.record import load_record
+    from harness.record import replay as replay_record
+
+    data = load_record(record_file)
+    result = replay_record(data)
+    if as_json:
+        click.echo(json.dumps(result.state()))
+        return
+    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal.")
+    click.echo(f"Grill: {' '.join(map(str, result.grill)) or '-'}")
+    click.echo(f"Face down: {' '.join(map(str, result.flipped)) or '-'}")
+    for line in summary_lines(result):
+        click.echo(line)
+
+
+@main.command("strategies")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@user_errors
+def list_strategies(as_json: bool) -> None:
+    """List every available strategy with its description and parameters."""
+    from harness.plugins import builtin_strategies, entry_point_strategies
+
+    rows: list[dict[str, Any]] = []
+    for name, cls in builtin_strategies().items():
+        rows.append(
+            {
+                "name": name,
+                "origin": "built-in",
+                "description": cls.description(),
+                "params": cls.parameters(),
+            }
+        )
+    for name, ep in sorted(entry_point_strategies().items()):
+        try:
+            cls = ep.load()
+            desc, params = cls.description(), cls.parameters()
+        except Exception as exc:  # a broken plugin must not hide the others
+            desc, params = f"(cannot load: {type(exc).__name__}: {exc})", {}
+        rows.append(
+            {"name": name, "origin": f"plugin {ep.value}", "description": desc, "params": params}
+        )
+    if as_json:
+        click.echo(json.dumps(rows, default=lambda v: None if v is ... else str(v)))
+        return
+    width = max(len(r["name"]) for r in rows)
+    for row in rows:
+        params = ", ".join(k if v is ... else f"{k}={v!r}" for k, v in row["params"].items())
+        click.echo(f"{row['name']:<{width}}  {row['description']}")
+        if params:
+            click.echo(f"{'':<{width}}    parameters: {params}")
+    click.echo("\nAlso: path/to/file.py:ClassName or package.module:ClassName.")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

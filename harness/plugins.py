@@ -1,0 +1,311 @@
+"""Finding strategies: built-in names, installed entry points and code references.
+
+A strategy is named three ways wherever one is named (CLI and configs):
+
+* a built-in name from the ``strategies`` package, e.g. ``greedy``;
+* a name an installed package registers under the entry-point group
+  ``harness.strategies``;
+* a reference ``path/to/file.py:ClassName`` or ``package.module:ClassName``.
+
+Parameters follow in parentheses on the command line, ``threshold(target=28)``, or
+come as a ``params`` mapping from configs. Every failure is a one-line
+:class:`~harness.errors.PluginError` that says what was wrong and what is available.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+import sys
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from harness.errors import PluginError
+from harness.strategy import Strategy
+
+ENTRY_POINT_GROUP = "harness.strategies"
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A resolved strategy: its class and parameters. ``create()`` builds an instance."""
+
+    ref: str  # the reference as given, without parameters
+    cls: type[Strategy]
+    params: tuple[tuple[str, Any], ...] = ()
+    origin: str = "builtin"  # builtin | entry-point | file | module
+
+    @property
+    def name(self) -> str:
+        return self.cls.name or self.ref
+
+    @property
+    def label(self) -> str:
+        """How people and stored results name it: ``threshold(target=28)``."""
+        if not self.params:
+            return self.ref
+        return f"{self.ref}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
+
+    def create(self) -> Strategy:
+        try:
+            return self.cls(**dict(self.params))
+        except Exception as exc:
+            raise PluginError(
+                f"strategy {self.label}: building it raised {type(exc).__name__}: {exc}"
+            ) from exc
+
+    def identity(self) -> dict[str, Any]:
+        """What makes its games what they are: the code and the parameters."""
+        return {
+            "ref": self.ref,
+            "class": f"{self.cls.__module__}:{self.cls.__qualname__}",
+            "params": {k: v for k, v in self.params},
+            "code": code_digest(self.cls),
+        }
+
+
+def code_digest(cls: type) -> str:
+    """A short digest of the source file that defines ``cls`` (its code identity)."""
+    try:
+        path = inspect.getsourcefile(cls)
+        data = Path(path).read_bytes() if path else b""
+    except (OSError, TypeError):
+        data = b""
+    if not data:
+        try:
+            data = inspect.getsource(cls).encode()
+        except (OSError, TypeError):
+            data = cls.__qualname__.encode()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+# -- the catalogue ------------------------------------------------------------------
+def _strategies_in(module: Any) -> list[type[Strategy]]:
+    return [
+        obj
+        for obj in vars(module).values()
+        if inspect.isclass(obj)
+        and issubclass(obj, Strategy)
+        and obj is not Strategy
+        and obj.__module__ == module.__name__
+        and obj.name
+    ]
+
+
+@cache
+def builtin_strategies() -> dict[str, type[Strategy]]:
+    """The strategies of the ``strategies`` package, by name."""
+    import strategies
+
+    found: dict[str, type[Strategy]] = {}
+    for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
+        if info.name.startswith("_"):
+            continue
+        module = importlib.import_module(f"strategies.{info.name}")
+        for cls in _strategies_in(module):
+            found[cls.name] = cls
+    return dict(sorted(found.items()))
+
+
+def entry_point_strategies() -> dict[str, Any]:
+    """Entry points of installed packages in the ``harness.strategies`` group, by name."""
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available() -> list[str]:
+    return sorted(set(builtin_strategies()) | set(entry_point_strategies()))
+
+
+# -- parsing references -------------------------------------------------------------
+def parse_reference(text: str) -> tuple[str, dict[str, Any]]:
+    """Split ``ref(k=v, ...)`` into the reference and its parameters (Python literals)."""
+    text = text.strip()
+    if not text:
+        raise PluginError("empty strategy reference")
+    if not text.endswith(")"):
+        return text, {}
+    open_at = text.find("(")
+    if open_at <= 0:
+        raise PluginError(f"strategy {text!r}: unbalanced parentheses; write name(key=value)")
+    ref, args = text[:open_at].strip(), text[open_at + 1 : -1]
+    try:
+        call = ast.parse(f"f({args})", mode="eval").body
+    except SyntaxError:
+        raise PluginError(
+            f"strategy {text!r}: cannot read the parameters; write name(key=value, ...)"
+        ) from None
+    assert isinstance(call, ast.Call)
+    if call.args:
+        raise PluginError(f"strategy {text!r}: parameters must be named, e.g. {ref}(target=28)")
+    params: dict[str, Any] = {}
+    for kw in call.keywords:
+        if kw.arg is None:
+            raise PluginError(f"strategy {text!r}: write each parameter as key=value")
+        try:
+            params[kw.arg] = ast.literal_eval(kw.value)
+        except ValueError:
+            if isinstance(kw.value, ast.Name) and kw.value.id in ("true", "false", "null"):
+                params[kw.arg] = {"true": True, "false": False, "null": None}[kw.value.id]
+            else:
+                raise PluginError(
+                    f"strategy {text!r}: parameter {kw.arg} must be a literal "
+                    f"(number, string, true/false, list)"
+                ) from None
+    return ref, params
+
+
+def resolve(text: str, params: dict[str, Any] | None = None) -> StrategySpec:
+    """Resolve a reference (with optional ``(k=v)`` parameters) and extra ``params``."""
+    ref, inline = parse_reference(text)
+    if params:
+        if not isinstance(params, dict):
+            raise PluginError(f"strategy {ref}: params must be a mapping, got {params!r}")
+        inline.update(params)
+    cls, origin = _find_class(ref)
+    return StrategySpec(ref, cls, _check_params(ref, cls, inline), origin)
+
+
+def create(text: str | Strategy, params: dict[str, Any] | None = None) -> Strategy:
+    """An instance from a reference, or the instance itself when given one."""
+    if isinstance(text, Strategy):
+        return text
+    return resolve(text, params).create()
+
+
+def _find_class(ref: str) -> tuple[type[Strategy], str]:
+    if ":" in ref:
+        where, _, cls_name = ref.rpartition(":")
+        if not where or not cls_name.isidentifier():
+            raise PluginError(f"strategy {ref!r}: write path/to/file.py:ClassName or module:Class")
+        if where.endswith(".py") or "/" in where or "\\" in where:
+            module, origin = _load_file(ref, where), "file"
+        else:
+            module, origin = _load_module(ref, where), "module"
+        obj = getattr(module, cls_name, None)
+        if obj is None:
+            found = ", ".join(c.__name__ for c in _all_strategy_classes(module)) or "none"
+            raise PluginError(
+                f"strategy {ref!r}: {where} has no class {cls_name!r}; strategies there: {found}"
+            )
+        return _check_class(ref, obj), origin
+    builtins = builtin_strategies()
+    if ref in builtins:
+        return builtins[ref], "builtin"
+    eps = entry_point_strategies()
+    if ref in eps:
+        try:
+            obj = eps[ref].load()
+        except Exception as exc:
+            raise PluginError(
+                f"strategy {ref!r}: loading entry point {eps[ref].value} failed: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        return _check_class(ref, obj), "entry-point"
+    names = available()
+    close = difflib.get_close_matches(ref, names, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    raise PluginError(
+        f"unknown strategy {ref!r}; {hint}available: {', '.join(names)} "
+        f"(or path/to/file.py:ClassName, package.module:ClassName)"
+    )
+
+
+def _all_strategy_classes(module: Any) -> list[type]:
+    return [
+        o
+        for o in vars(module).values()
+        if inspect.isclass(o) and issubclass(o, Strategy) and o is not Strategy
+    ]
+
+
+def _check_class(ref: str, obj: Any) -> type[Strategy]:
+    if not (inspect.isclass(obj) and issubclass(obj, Strategy)):
+        raise PluginError(
+            f"strategy {ref!r} is a {type(obj).__name__}, not a subclass of "
+            f"harness.strategy.Strategy"
+        )
+    missing = [m for m in ("pick", "stop") if getattr(obj, m) is getattr(Strategy, m)]
+    if missing:
+        raise PluginError(f"strategy {ref!r} does not implement {' and '.join(missing)}()")
+    return obj
+
+
+def _load_file(ref: str, where: str) -> Any:
+    path = Path(where).expanduser()
+    if not path.is_file():
+        raise PluginError(f"strategy {ref!r}: file {where} not found")
+    path = path.resolve()
+    module_name = "harness_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    if module_name in sys.modules:
+        return sys.modules[module_name]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise PluginError(f"strategy {ref!r}: {where} is not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        raise PluginError(f"strategy {ref!r}: loading {where} failed: {_describe(exc)}") from exc
+    return module
+
+
+def _load_module(ref: str, where: str) -> Any:
+    try:
+        return importlib.import_module(where)
+    except ModuleNotFoundError as exc:
+        if exc.name and where.startswith(exc.name):
+            raise PluginError(f"strategy {ref!r}: no module named {where!r}") from exc
+        raise PluginError(f"strategy {ref!r}: importing {where} failed: {_describe(exc)}") from exc
+    except Exception as exc:
+        raise PluginError(f"strategy {ref!r}: importing {where} failed: {_describe(exc)}") from exc
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tuple:
+    accepted = cls.parameters()
+    open_ended = (
+        any(p.kind == p.VAR_KEYWORD for p in inspect.signature(cls.__init__).parameters.values())
+        if cls.__init__ is not object.__init__
+        else False
+    )
+    shown = ", ".join(f"{k}" if v is ... else f"{k}={v!r}" for k, v in accepted.items()) or "none"
+    for key, value in params.items():
+        if key not in accepted:
+            if open_ended:
+                continue
+            raise PluginError(f"strategy {ref}: unknown parameter {key!r}; parameters: {shown}")
+        default = accepted[key]
+        if default is not ... and default is not None and not _same_kind(default, value):
+            raise PluginError(
+                f"strategy {ref}: parameter {key} expects {type(default).__name__} "
+                f"(default {default!r}), got {value!r}"
+            )
+    missing = [k for k, v in accepted.items() if v is ... and k not in params]
+    if missing:
+        raise PluginError(f"strategy {ref}: missing parameter {', '.join(missing)}")
+    return tuple(sorted(params.items()))
+
+
+def _same_kind(default: Any, value: Any) -> bool:
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, (list, tuple))
+    return isinstance(value, type(default))

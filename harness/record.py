@@ -1,0 +1,366 @@
+"""Game records (``pickomino-record/1``): writing them, reading them, replaying them.
+
+A record is JSON::
+
+    {"format": "pickomino-record/1",
+     "rules": {"players": 3, ...variant keys; missing = official; "preset" may name one},
+     "seats": ["greedy", ...],
+     "turns": [{"seat": 0, "rolls": [[6, 6, 3, 1, 2, 2, 5, 4], [5, 5, 1, 3, 2, 4]],
+                "keeps": [6, 5], "end": {"claim": 27}}, ...]}
+
+Per turn, ``rolls`` lists every roll, ``keeps`` the face set aside after each roll that
+had a new face, and ``end`` is ``{"claim": T}``, ``{"steal": T, "from": SEAT}`` or
+``{"bust": "no-new-face" | "no-worm" | "no-tile"}``. A stop is implied when a claim or
+steal follows the last keep. Other fields (seed, result, ...) are allowed and kept.
+A record may end before the game is over.
+
+Replay re-applies a record through the engine itself, with the recorded dice and the
+recorded decisions, so a record is checked by exactly the rules that produced it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.dice import Roll, encode_turn
+from harness.engine import BUST_REASONS, Game, GameObserver, GameResult
+from harness.errors import GameError, HarnessError, RecordError, RulesError
+from harness.rules import DICE, Rules, face_name
+from harness.strategy import Claim, Strategy, View
+
+RECORD_FORMAT = "pickomino-record/1"
+
+
+class RecordBuilder(GameObserver):
+    """Builds the record of a game as it is played."""
+
+    def __init__(self, rules: Rules, seats: list[str], seed: Any = None) -> None:
+        self.record: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "rules": rules.to_dict(),
+            "seats": list(seats),
+        }
+        if seed is not None:
+            self.record["seed"] = seed
+        self.turns: list[dict[str, Any]] = []
+        self.record["turns"] = self.turns
+        self._turn: dict[str, Any] = {}
+
+    def turn_started(self, turn: int, seat: int) -> None:
+        self._turn = {"seat": seat, "rolls": [], "keeps": []}
+        self.turns.append(self._turn)
+
+    def kept(self, seat: int, roll: Roll, face: int, count: int, total: int, left: int) -> None:
+        self._turn["rolls"].append(list(roll.faces))
+        self._turn["keeps"].append(face)
+
+    def claimed(self, seat: int, claim: Claim, total: int) -> None:
+        if claim.victim is None:
+            self._turn["end"] = {"claim": claim.tile}
+        else:
+            self._turn["end"] = {"steal": claim.tile, "from": claim.victim}
+
+    def busted(
+        self, seat: int, reason: str, total: int, returned: Any, turned: Any, roll: Any
+    ) -> None:
+        if roll is not None:
+            self._turn["rolls"].append(list(roll.faces))
+        self._turn["end"] = {"bust": reason}
+
+    def finish(self, result: GameResult) -> dict[str, Any]:
+        """The record with the result attached (an extra field, ignored by replay)."""
+        if self.turns and "end" not in self.turns[-1]:
+            self.turns.pop()  # a turn cut short by a strategy error has no end
+        self.record["result"] = {
+            "scores": result.scores,
+            "winner": result.winner,
+            "over": result.over,
+            "status": result.status,
+        }
+        if result.error is not None:
+            self.record["result"]["error"] = str(result.error)
+        return self.record
+
+
+# -- reading ------------------------------------------------------------------------
+def load_record(path: str | Path) -> dict[str, Any]:
+    """Read and check a record file; RecordError (one line) for anything wrong."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    return check_record(data)
+
+
+def _fail(where: str, what: str) -> RecordError:
+    return RecordError(f"{where}: {what}")
+
+
+def check_record(data: Any) -> dict[str, Any]:
+    """Check a record's shape (not yet its legality); return it as is."""
+    if not isinstance(data, dict):
+        raise _fail("record", "expected a JSON object")
+    fmt = data.get("format")
+    if fmt != RECORD_FORMAT:
+        raise _fail("format", f"expected {RECORD_FORMAT!r}, got {fmt!r}")
+    seats = data.get("seats")
+    if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+        raise _fail("seats", "expected a list of strategy names")
+    try:
+        record_rules(data)
+    except RulesError as exc:
+        raise RecordError(str(exc)) from None
+    turns = data.get("turns")
+    if not isinstance(turns, list):
+        raise _fail("turns", "expected a list of turns")
+    for i, turn in enumerate(turns):
+        where = f"turns[{i}]"
+        if not isinstance(turn, dict):
+            raise _fail(where, "expected an object with seat, rolls, keeps, end")
+        for key in ("seat", "rolls", "keeps", "end"):
+            if key not in turn:
+                raise _fail(where, f"missing {key!r}")
+        seat = turn["seat"]
+        if type(seat) is not int or not 0 <= seat < len(seats):
+            raise _fail(f"{where}.seat", f"expected a seat 0..{len(seats) - 1}, got {seat!r}")
+        rolls = turn["rolls"]
+        if not isinstance(rolls, list) or not rolls:
+            raise _fail(f"{where}.rolls", "expected a non-empty list of rolls")
+        for j, faces in enumerate(rolls):
+            if (
+                not isinstance(faces, list)
+                or not 1 <= len(faces) <= DICE
+                or any(type(f) is not int or not 1 <= f <= 6 for f in faces)
+            ):
+                raise _fail(f"{where}.rolls[{j}]", f"expected 1 to 8 faces 1-6, got {faces!r}")
+        keeps = turn["keeps"]
+        if not isinstance(keeps, list) or any(type(f) is not int for f in keeps):
+            raise _fail(f"{where}.keeps", f"expected a list of faces, got {keeps!r}")
+        _check_end(f"{where}.end", turn["end"], len(seats))
+        wanted = len(keeps) + (turn["end"].get("bust") == "no-new-face")
+        if len(rolls) != wanted:
+            raise _fail(
+                where,
+                f"{len(rolls)} rolls for {len(keeps)} keeps: every roll is followed by a keep, "
+                "but for the last roll of a no-new-face bust",
+            )
+    return data
+
+
+def _check_end(where: str, end: Any, players: int) -> None:
+    if not isinstance(end, dict) or len(end) == 0:
+        raise _fail(where, "expected {claim: T}, {steal: T, from: SEAT} or {bust: REASON}")
+    if "claim" in end:
+        if set(end) != {"claim"} or type(end["claim"]) is not int:
+            raise _fail(where, f"expected {{claim: TILE}}, got {end!r}")
+    elif "steal" in end:
+        if set(end) != {"steal", "from"} or type(end["steal"]) is not int:
+            raise _fail(where, f"expected {{steal: TILE, from: SEAT}}, got {end!r}")
+        if type(end["from"]) is not int or not 0 <= end["from"] < players:
+            raise _fail(where, f"steal from {end['from']!r}: not a seat 0..{players - 1}")
+    elif "bust" in end:
+        if set(end) != {"bust"} or end["bust"] not in BUST_REASONS:
+            raise _fail(where, f"bust must be one of {', '.join(BUST_REASONS)}, got {end!r}")
+    else:
+        raise _fail(where, f"expected claim, steal or bust, got {end!r}")
+
+
+def record_rules(data: dict[str, Any]) -> Rules:
+    rules = data.get("rules", {})
+    if rules is None:
+        rules = {}
+    if isinstance(rules, str):
+        rules = {"preset": rules}
+    seats = data.get("seats") or []
+    if not isinstance(rules, dict):
+        raise RulesError(f"rules: expected a mapping of variant keys, got {rules!r}")
+    if "players" in rules and rules["players"] != len(seats):
+        raise RulesError(f"rules.players is {rules['players']!r} but there are {len(seats)} seats")
+    return Rules.from_dict({"players": len(seats), **rules})
+
+
+# -- replay -------------------------------------------------------------------------
+class _Mismatch(Exception):
+    """The engine wanted something the record does not have."""
+
+
+class _RecordedDice:
+    """Serves the recorded turn's rolls as the engine's turn block (see DiceSource)."""
+
+    def __init__(self) -> None:
+        self.rolls: list[list[int]] = []
+
+    def start_turn(self, seat: int, turn: int) -> int:
+        # Beyond the recorded rolls the block reads as ones; the replay notices any use.
+        return encode_turn(self.rolls)
+
+
+class _RecordedPlayer(Strategy):
+    """Answers the engine with a recorded turn's decisions, checking each roll's size."""
+
+    name = "record"
+
+    def __init__(self) -> None:
+        self.rolls: list[list[int]] = []
+        self.keeps: list[int] = []
+        self.stops = False
+        self.answer: Any = None
+        self.used = 0
+
+    def pick(self, view: View) -> int:
+        index = self.used
+        if index >= len(self.rolls):
+            raise _Mismatch("rolls")
+        size = len(self.rolls[index])
+        if size != view.dice_left:
+            raise _Mismatch(_wrong_size(index, size, view.dice_left))
+        if index >= len(self.keeps):
+            raise _Mismatch("keeps")
+        self.used = index + 1
+        return self.keeps[index]
+
+    def stop(self, view: View) -> bool:
+        return self.stops and self.used == len(self.keeps)
+
+    def claim(self, view: View, choices: Any) -> Any:
+        return self.answer
+
+
+def _wrong_size(index: int, size: int, left: int) -> str:
+    return f"roll {index + 1} has {size} dice but {left} were left (R4)"
+
+
+class _Outcome(GameObserver):
+    """What the engine did with a recorded turn."""
+
+    def __init__(self) -> None:
+        self.end: dict[str, Any] | None = None
+        self.total = 0
+        self.sizes: list[int] = []
+
+    def kept(self, seat: int, roll: Roll, face: int, count: int, total: int, left: int) -> None:
+        self.total = total
+        self.sizes.append(roll.n)
+
+    def claimed(self, seat: int, claim: Claim, total: int) -> None:
+        if claim.victim is None:
+            self.end = {"claim": claim.tile}
+        else:
+            self.end = {"steal": claim.tile, "from": claim.victim}
+
+    def busted(
+        self, seat: int, reason: str, total: int, returned: Any, turned: Any, roll: Any
+    ) -> None:
+        if roll is not None:
+            self.sizes.append(roll.n)
+        self.end = {"bust": reason}
+
+
+def replay(data: dict[str, Any]) -> GameResult:
+    """Re-apply a checked record through the engine; RecordError names turn, seat and rule."""
+    data = check_record(data)
+    rules = record_rules(data)
+    seats = data["seats"]
+    dice = _RecordedDice()
+    players = [_RecordedPlayer() for _ in seats]
+    outcome = _Outcome()
+    game = Game(
+        players, rules, dice, names=list(seats), observer=outcome, max_turns=len(data["turns"])
+    )
+    game.start()
+    for i, turn in enumerate(data["turns"]):
+        number = i + 1
+        seat = turn["seat"]
+
+        def fail(what: str, number: int = number, seat: int = seat) -> RecordError:
+            return RecordError(f"turn {number}, seat {seat}: {what}")
+
+        if game.over:
+            raise fail("the game was already over: no face-up tile left on the grill (R10)")
+        if seat != game.seat_to_play:
+            raise fail(f"it is seat {game.seat_to_play}'s turn (R3)")
+        end, rolls = turn["end"], turn["rolls"]
+        player = players[seat]
+        player.rolls = dice.rolls = rolls
+        player.keeps = turn["keeps"]
+        player.used = 0
+        player.stops = "bust" not in end
+        player.answer = (
+            Claim(end["claim"])
+            if "claim" in end
+            else (Claim(end["steal"], end["from"]) if "steal" in end else None)
+        )
+        outcome.end = None
+        outcome.total = 0
+        outcome.sizes = []
+        try:
+            game.play_turn()
+        except _Mismatch as exc:
+            raise fail(_explain(game, seat, turn, outcome.total, str(exc))) from None
+        except GameError as exc:
+            raise fail(exc.detail.replace("picked", "keep", 1)) from None
+        for j, size in enumerate(outcome.sizes[: len(rolls)]):
+            if len(rolls[j]) != size:
+                raise fail(_wrong_size(j, len(rolls[j]), size))
+        if len(outcome.sizes) > len(rolls):
+            raise fail(_explain(game, seat, turn, outcome.total, "rolls"))
+        if outcome.end != end:
+            raise fail(_explain_end(game, seat, end, outcome.end, outcome.total))
+        if len(outcome.sizes) < len(rolls):
+            raise fail(f"{len(rolls) - len(outcome.sizes)} roll(s) recorded after the turn ended")
+    result = game.result()
+    result.capped = False
+    return result
+
+
+def _explain(game: Game, seat: int, turn: dict, total: int, what: str) -> str:
+    """Why the engine ran past what the record holds."""
+    end = turn["end"]
+    if what == "rolls":  # the engine rolled on where the record ended the turn
+        if "bust" in end:
+            return f"bust {end['bust']} with dice left: the turn goes on (R6, R8)"
+        answer = (end.get("claim") or end.get("steal"), end.get("from"))
+        return _why_not_claim(game, seat, answer, total)
+    if what == "keeps":  # the last roll had a new face but the record keeps nothing
+        shown = " ".join(face_name(f) for f in turn["rolls"][-1])
+        return f"bust no-new-face, but the roll {shown} shows a new face (R5)"
+    return what
+
+
+def _why_not_claim(game: Game, seat: int, answer: tuple, total: int) -> str:
+    tile, victim = answer
+    views = game._views[seat]
+    if not views.has_worm:
+        return f"claim {tile} without a worm set aside (R7)"
+    detail = game.explain_claim(seat, (tile, victim) if victim is not None else tile, total)
+    return detail.replace("claimed", "claim", 1).replace("stole", "steal", 1) + " (R7)"
+
+
+def _explain_end(game: Game, seat: int, end: dict, happened: dict | None, total: int) -> str:
+    if "bust" in end:
+        if happened and "bust" in happened:
+            return f"bust {end['bust']}, but the dice say {happened['bust']} (R5, R7, R8)"
+        what = happened.get("claim") or happened.get("steal") if happened else None
+        return f"bust {end['bust']} with all dice set aside, but {what} could be claimed (R7, R8)"
+    answer = (end.get("claim") or end.get("steal"), end.get("from"))
+    return _why_not_claim(game, seat, answer, total)
+
+
+def save_record(record: dict[str, Any], path: str | Path) -> None:
+    """Write a record as JSON (atomically: a temp file renamed into place)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(record, indent=None, separators=(",", ":")) + "\n")
+        tmp.replace(path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise HarnessError(f"{path}: cannot write the record: {exc.strerror or exc}") from None

@@ -1,0 +1,64 @@
+"""The stored game table: one row per game, the contract between the runner and reports.
+
+A run folder (``results/<config name>/<run id>/``) holds ``games/*.parquet`` part files
+whose rows all follow this schema, and ``run.json``, the fully resolved config. Read every
+game with one call::
+
+    import pandas as pd
+    games = pd.read_parquet("results/round_robin/<run id>/games")
+
+Columns (``i`` is a seat, 0 starts; a run has one player count, so ``seat0_`` ..
+``seat{players-1}_`` columns exist for every row):
+
+=====================  ========  ====================================================
+column                 type      meaning
+=====================  ========  ====================================================
+table                  string    table id: a digest of its entrants (names + params)
+deal                   int32     deal index within the table (0-based)
+rotation               int8      seat rotation r: seat i holds table entrant (i + r) % n
+seed                   int64     the deal's dice seed (every rotation of a deal shares it)
+players                int8      players at the table
+turns                  int16     turns played
+status                 string    "over", "turn-cap" (unfinished) or "forfeit"
+winner                 int8      winning seat, -1 for a shared result or no result
+error                  string    the forfeit's one-line error, null otherwise
+error_seat             int8      the forfeiting seat, -1 if none
+seat{i}_strategy       string    entrant display name in seat i
+seat{i}_worms          int8      worms held at the end (R11)
+seat{i}_rank           int8      1 = best (R11; a forfeiting seat is last)
+seat{i}_busts          int16     busts in the game (R9)
+seat{i}_steals         int16     steals made (R7)
+seat{i}_stolen         int16     steals suffered
+=====================  ========  ====================================================
+
+Games with status "turn-cap" are unfinished and must not be scored as results.
+"""
+
+from __future__ import annotations
+
+GAME_COLUMNS = (
+    "table",
+    "deal",
+    "rotation",
+    "seed",
+    "players",
+    "turns",
+    "status",
+    "winner",
+    "error",
+    "error_seat",
+)
+SEAT_FIELDS = ("strategy", "worms", "rank", "busts", "steals", "stolen")
+STATUSES = ("over", "turn-cap", "forfeit")
+
+
+def seat_column(seat: int, field: str) -> str:
+    """The column of ``field`` for ``seat``: ``seat_column(1, "worms") == "seat1_worms"``."""
+    return f"seat{seat}_{field}"
+
+
+def columns(players: int) -> list[str]:
+    """Every column of a run with ``players`` seats, in stored order."""
+    return list(GAME_COLUMNS) + [
+        seat_column(seat, field) for seat in range(players) for field in SEAT_FIELDS
+    ]

@@ -1,0 +1,26 @@
+"""The threshold strategy: roll on until the total reaches a target."""
+
+from __future__ import annotations
+
+from harness.strategy import WORM, Strategy, View
+from strategies._common import most_points
+
+
+class Threshold(Strategy):
+    """Sets aside the most points (a worm first when it has none) and stops once the total
+    reaches target."""
+
+    name = "threshold"
+
+    def __init__(self, target: int = 27) -> None:
+        if not 21 <= target <= 40:
+            raise ValueError(f"target must be within 21..40, got {target}")
+        self.target = target
+
+    def pick(self, view: View) -> int:
+        if not view.has_worm and WORM in view.choices and view.dice_left <= 4:
+            return WORM
+        return most_points(view)
+
+    def stop(self, view: View) -> bool:
+        return view.total >= self.target

@@ -1,0 +1,25 @@
+"""The worm-first strategy: never be caught without a worm."""
+
+from __future__ import annotations
+
+from harness.strategy import WORM, Strategy, View
+from strategies._common import most_points
+
+
+class WormFirst(Strategy):
+    """Sets aside worms at the first chance, then the most points; stops at target or when
+    few dice are left."""
+
+    name = "worm-first"
+
+    def __init__(self, target: int = 25, min_dice: int = 3) -> None:
+        self.target = target
+        self.min_dice = min_dice
+
+    def pick(self, view: View) -> int:
+        if not view.has_worm and WORM in view.choices:
+            return WORM
+        return most_points(view)
+
+    def stop(self, view: View) -> bool:
+        return view.total >= self.target or view.dice_left < self.min_dice
