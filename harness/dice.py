@@ -17,10 +17,10 @@ import hashlib
 import random
 from array import array
 from itertools import combinations_with_replacement, product
+from operator import itemgetter
 from typing import Protocol
 
-from harness import turnstate
-from harness.rules import DICE, FACES
+from harness.rules import DICE, FACE_POINTS, FACES
 
 # A roll of n dice is a number v below 6**n: die i shows face (v // 6**i) % 6 + 1.
 _POW6 = tuple(6**n for n in range(8 * DICE + 1))
@@ -29,21 +29,21 @@ _BLOCK = _POW6[DICE * _MAX_ROLLS_PER_TURN]  # one draw covers every roll of a tu
 
 
 class Roll:
-    """The faces shown by one roll: sorted, counted per face, and precomputed for the engine.
+    """The faces shown by one roll: sorted, counted, and precomputed for the engine.
 
-    ``mask`` has bit ``5 + f`` for each face f shown (the layout of
-    :mod:`harness.turnstate`); ``step[f]`` is what setting aside its dice of face f
-    adds to the packed turn state; ``dice_of[f]`` those dice as a tuple of faces.
+    ``counts[f]`` dice show face f; ``mask`` has bit f for each face shown;
+    ``points[f]`` is what setting aside its dice of face f adds to the total (R2);
+    ``dice_of[f]`` those dice as a tuple of faces.
     """
 
-    __slots__ = ("faces", "counts", "mask", "n", "step", "dice_of")
+    __slots__ = ("faces", "counts", "mask", "n", "points", "dice_of")
 
     def __init__(self, faces: tuple[int, ...]) -> None:
         self.faces = faces
         self.counts = tuple(faces.count(f) for f in range(7))
-        self.mask = sum(turnstate.face_bit(f) for f in set(faces))
+        self.mask = sum(1 << f for f in set(faces))
         self.n = len(faces)
-        self.step = tuple(turnstate.step(f, c) if c else 0 for f, c in enumerate(self.counts))
+        self.points = tuple(c * FACE_POINTS[f] for f, c in enumerate(self.counts))
         self.dice_of = tuple((f,) * c for f, c in enumerate(self.counts))
 
     def __repr__(self) -> str:
@@ -68,16 +68,31 @@ _PACK4 = _PACK[4]
 
 # ROLL_LIST[TABLE[n][v]]: the roll of n dice encoded by v < 6**n. The index tables are
 # arrays of 16-bit ints, not lists, so the garbage collector never walks their 2 million
-# entries; eight dice alone take 1.7 million (3.4 MB, built in about 0.2 s at import),
-# which buys a decode that is two indexings.
+# entries; eight dice alone take 1.7 million (3.4 MB), which buys a decode that is two
+# indexings.
 ROLL_LIST: list[Roll] = list(ROLLS.values())
-_INDEX = {packed: i for i, packed in enumerate(ROLLS)}
-TABLE: list[array] = (
-    [array("H")]
-    + [array("H", [_INDEX[p] for p in _PACK[n]]) for n in range(1, 5)]
-    + [array("H", [_INDEX[a + b] for b in _PACK[n - 4] for a in _PACK4]) for n in range(5, 9)]
-)
-del _INDEX
+
+
+def _build_tables() -> list[array]:
+    index = {packed: i for i, packed in enumerate(ROLLS)}
+    tables = [array("H")] + [array("H", [index[p] for p in _PACK[n]]) for n in range(1, 5)]
+    # n > 4 dice: v = low + 1296 * high, the first four dice in `low`. Rows are gathered
+    # in C (itemgetter) from the 126 distinct four-dice rolls, so import stays fast.
+    distinct4 = sorted(set(_PACK4))
+    where4 = itemgetter(*(distinct4.index(p) for p in _PACK4))
+    for n in range(5, DICE + 1):
+        rows: dict[int, tuple[int, ...]] = {}
+        table = array("H")
+        for high in _PACK[n - 4]:
+            row = rows.get(high)
+            if row is None:
+                row = rows[high] = where4([index[p + high] for p in distinct4])
+            table.extend(row)
+        tables.append(table)
+    return tables
+
+
+TABLE: list[array] = _build_tables()
 POW6 = _POW6[: DICE + 1]
 BLOCK_BASE = _POW6[DICE]  # one roll's share of a turn block: 8 base-6 digits
 

@@ -19,8 +19,7 @@ from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE, derive_seed
 from harness.errors import GameError, IllegalMove, IntegrityError, StrategyFailed
 from harness.rules import LOWEST_TILE, TILES, VARIANTS, Rules, face_name, worms
 from harness.strategy import GRILL_CLAIMS, STEAL_CLAIMS, Claim, Strategy, swing
-from harness.turnstate import LEFT_SHIFT, ONE_LEFT, START, TOTAL, WORM_KEPT, face_bit
-from harness.view import FACES_OF, View, tiles_of
+from harness.view import ALL_FACES, FACES_OF, View, tiles_of
 
 if TYPE_CHECKING:
     from harness.dice import DiceSource, Roll
@@ -53,6 +52,7 @@ _VARIANT_FLAGS = {
     for returned in VARIANTS["returned_tile"]
 }
 BUST_REASONS = ("no-new-face", "no-worm", "no-tile")
+BIT = (1, 2, 4, 8, 16, 32, 64)  # BIT[face]: the face's bit in a face mask
 # LEGAL[new]: the legal picks for a mask of new faces, each mapped to itself, so that a
 # lookup both checks an answer and turns any int-like answer into a plain int.
 _LEGAL_BY_FACES = {faces: {f: f for f in faces} for faces in set(FACES_OF)}
@@ -255,9 +255,9 @@ class Game:
     def play_turn(self) -> bool:
         """Play one turn of the seat to play (R4-R9); True when it ended the game (R10).
 
-        This is the hot loop of every tournament: locals only, the turn state packed in
-        one int (:mod:`harness.turnstate`), and nothing read back from the view, so a
-        strategy that writes to its view cannot change the game.
+        This is the hot loop of every tournament: locals only (small ints, which Python
+        does not allocate), and nothing read back from the view, so a strategy that
+        writes to its view cannot change the game.
         """
         turn = self._turn
         self._turn = turn + 1
@@ -265,29 +265,26 @@ class Game:
         strategy = self._strategies[seat]
         view = self._views[seat]
         view._keeps = keeps = []
-        view._st = st = START
+        view.total = total = 0
+        view.dice_left = left = 8
+        view.has_worm = worm = False
+        view._free = free = ALL_FACES
         obs = self._observer
         if obs is not None:
             obs.turn_started(turn + 1, seat)
-        # R7: the totals a stop could claim with, fixed for the turn: any total that
-        # reaches the lowest face-up grill tile, or the exact top tile of a rival.
         grill = self._grill
+        low = (grill & -grill).bit_length() - 1  # the lowest face-up grill tile
         tops = self._tops
-        claimable = 0
-        for top in tops:
-            claimable |= 1 << top
-        claimable = GE[(grill & -grill).bit_length() - 1] | claimable & ~(1 << tops[seat])
         block = self._dice.start_turn(seat, turn // self._players)
         pick = strategy.pick
         while True:
-            # R4: roll the dice left: the first n dice of the block's next group of 8.
-            n = st >> LEFT_SHIFT
-            roll = ROLL_LIST[TABLE[n][block % POW6[n]]]
+            # R4: roll the dice left: the first `left` dice of the block's next group of 8.
+            roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
             block //= BLOCK_BASE
-            new = roll.mask & ~st
+            new = roll.mask & free
             if not new:  # R5: every face shown is already set aside
-                return self._bust(seat, "no-new-face", st & TOTAL, roll)
-            view.counts = roll.counts
+                return self._bust(seat, "no-new-face", total, roll)
+            view.counts = counts = roll.counts
             view.choices = FACES_OF[new]
             try:
                 answer = pick(view)
@@ -296,13 +293,18 @@ class Game:
             try:  # R5: a face shown by this roll and not yet set aside, as a plain int
                 face = LEGAL[new][answer]
             except (KeyError, TypeError):
-                raise self._illegal_pick(seat, answer, roll, st) from None
-            view._st = st = st + roll.step[face]
+                raise self._illegal_pick(seat, answer, roll, free) from None
+            view._free = free = free ^ BIT[face]
+            view.dice_left = left = left - counts[face]
+            view.total = total = total + roll.points[face]
             keeps += roll.dice_of[face]
+            if face == 6:
+                view.has_worm = worm = True
             if obs is not None:
-                obs.kept(seat, roll, face, roll.counts[face], st & TOTAL, st >> LEFT_SHIFT)
-            if st & WORM_KEPT and claimable >> (st & TOTAL) & 1:  # R7: a stop would claim
-                if st >= ONE_LEFT:  # dice left: the strategy decides (R6)
+                obs.kept(seat, roll, face, counts[face], total, left)
+            # R7: a stop would claim the highest grill tile <= total, or a rival's top.
+            if worm and (total >= low or total in tops and tops[seat] != total):
+                if left:  # dice left: the strategy decides (R6)
                     try:
                         stop = strategy.stop(view)
                     except Exception as exc:
@@ -311,10 +313,9 @@ class Game:
                         ) from exc
                     if stop is not True and (stop is False or not self._check_stop(seat, stop)):
                         continue
-                return self._claim(seat, st & TOTAL)
-            if st < ONE_LEFT:  # R8: all dice set aside and nothing to claim
-                reason = "no-tile" if st & WORM_KEPT else "no-worm"
-                return self._bust(seat, reason, st & TOTAL, None)
+                return self._claim(seat, total)
+            if not left:  # R8: all dice set aside and nothing to claim
+                return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
 
     # -- claims (R7) ----------------------------------------------------------------
     def _claims(self, seat: int, total: int, worm: bool) -> tuple[Claim, ...]:
@@ -410,13 +411,13 @@ class Game:
     def _illegal(self, seat: int, detail: str, rule: str) -> IllegalMove:
         return IllegalMove(self._turn, seat, self._names[seat], detail, rule)
 
-    def _illegal_pick(self, seat: int, face: Any, roll: Roll, state: int) -> IllegalMove:
+    def _illegal_pick(self, seat: int, face: Any, roll: Roll, free: int) -> IllegalMove:
         if isinstance(face, bool) or not _is_int(face):
             return self._illegal(seat, f"pick() returned {face!r}, not a face 1-6", "R5")
         face = operator.index(face)
         if not 1 <= face <= 6:
             return self._illegal(seat, f"picked {face}, not a face 1-6", "R2")
-        if state & face_bit(face):
+        if not free >> face & 1:
             detail = f"picked {face_name(face)}, already set aside this turn"
             return self._illegal(seat, detail, "R5")
         shown = " ".join(face_name(f) for f in roll.faces)

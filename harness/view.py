@@ -11,10 +11,8 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from harness import turnstate
 from harness.dice import ROLLS
 from harness.rules import LOWEST_TILE, Rules, worms
-from harness.turnstate import FACES, LEFT_SHIFT, TOTAL, WORM_KEPT
 
 if TYPE_CHECKING:
     from harness.strategy import Claim
@@ -30,31 +28,34 @@ def tiles_of(mask: int) -> tuple[int, ...]:
     return tiles
 
 
-# FACES_OF[mask]: the faces of a face mask in the turn-state layout, ascending.
+# FACES_OF[mask]: the faces of a face mask (bit f = face f), ascending.
 FACES_OF: tuple[tuple[int, ...], ...] = tuple(
-    turnstate.kept_faces(m) for m in range(turnstate.FACES + 1)
+    tuple(f for f in range(1, 7) if m >> f & 1) for m in range(128)
 )
-
-
+ALL_FACES = 0b1111110  # the mask of faces 1..6
 _FACES_BY_COUNTS = {roll.counts: roll.faces for roll in ROLLS.values()}
 
 
 class View:
     """What a strategy may read of the game, from the point of view of its seat.
 
-    Turn state (``rolled``, ``counts``, ``choices``, ``total``, ``dice_left``,
-    ``has_worm``, ``kept``) describes the turn in progress: it is always the viewer's
-    own turn when a strategy is asked something. Board state (``grill``, ``stacks``,
+    Turn state (``counts``, ``choices``, ``total``, ``dice_left``, ``has_worm``,
+    ``rolled``, ``kept``) describes the turn in progress: it is always the viewer's own
+    turn when a strategy is asked something. Board state (``grill``, ``stacks``,
     ``tops``, ``scores``, ...) is computed when asked and returned as tuples.
 
-    The view is read-only by contract. ``counts`` and ``choices`` are plain slots
-    because they are read in the hot loop of millions of games, where a property costs
-    five times a slot; the engine rewrites them before each question and never reads
-    the view back, so a strategy that writes to its view fools only itself, never the
-    game. Every other attribute is a property and cannot be assigned.
+    The view is read-only by contract. The turn-state fields strategies read on every
+    call (``counts``, ``choices``, ``total``, ``dice_left``, ``has_worm``) are plain
+    slots, because in the hot loop of millions of games a property costs a function
+    call; the engine rewrites them before each question and never reads the view back,
+    so a strategy that writes to its view fools only itself, never the game. Every
+    other attribute is a property and cannot be assigned.
     """
 
-    __slots__ = ("counts", "choices", "_game", "_seat", "_st", "_keeps")
+    __slots__ = (
+        "counts", "choices", "total", "dice_left", "has_worm",
+        "_game", "_seat", "_free", "_keeps",
+    )  # fmt: skip
 
     def __init__(self, game: object, seat: int) -> None:
         self._game = game
@@ -63,7 +64,13 @@ class View:
         self.counts: tuple[int, ...] = (0,) * 7
         #: Faces of the last roll not yet set aside this turn: the legal picks (R5).
         self.choices: tuple[int, ...] = ()
-        self._st = turnstate.START  # the packed turn state (harness.turnstate)
+        #: Points set aside this turn (a worm counts 5, R2).
+        self.total = 0
+        #: Dice not yet set aside this turn.
+        self.dice_left = 8
+        #: True once a worm is set aside this turn (needed to claim, R7).
+        self.has_worm = False
+        self._free = ALL_FACES  # faces not yet set aside this turn
         self._keeps: list[int] = []
 
     # -- the game ---------------------------------------------------------------
@@ -124,22 +131,7 @@ class View:
     @property
     def kept_faces(self) -> tuple[int, ...]:
         """The distinct faces set aside this turn, ascending."""
-        return FACES_OF[self._st & FACES]
-
-    @property
-    def total(self) -> int:
-        """Points set aside this turn (a worm counts 5, R2)."""
-        return self._st & TOTAL
-
-    @property
-    def dice_left(self) -> int:
-        """Dice not yet set aside this turn."""
-        return self._st >> LEFT_SHIFT
-
-    @property
-    def has_worm(self) -> bool:
-        """True once a worm is set aside this turn (needed to claim, R7)."""
-        return self._st & WORM_KEPT != 0
+        return FACES_OF[ALL_FACES ^ self._free]
 
     @property
     def claims(self) -> tuple[Claim, ...]:
