@@ -82,7 +82,7 @@ class Strategy:
     Subclasses set ``name`` (how configs and the CLI refer to it) and implement
     :meth:`pick` and :meth:`stop`. Keyword parameters of ``__init__`` are the
     strategy's parameters (``threshold(target=28)`` on the CLI, ``params:`` in configs).
-    The first line of the class docstring is its one-line description.
+    The first paragraph of the class docstring is its one-line description.
     """
 
     name: ClassVar[str] = ""
@@ -109,9 +109,9 @@ class Strategy:
     # -- metadata ------------------------------------------------------------------
     @classmethod
     def description(cls) -> str:
-        """The first line of the class docstring."""
+        """The first paragraph of the class docstring, as one line."""
         doc = inspect.getdoc(cls) or ""
-        return doc.strip().splitlines()[0] if doc.strip() else ""
+        return " ".join(doc.strip().split("\n\n")[0].split())
 
     @classmethod
     def parameters(cls) -> dict[str, Any]:
