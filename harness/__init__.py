@@ -4,21 +4,33 @@ The Python API mirrors the CLI::
 
     from harness import play_game, Rules
     result = play_game(["greedy", "threshold(target=28)"], rules="official", seed=7)
+
+Names are imported on first use, so that ``harness --help`` does not pay for the engine.
 """
 
+from __future__ import annotations
+
+import importlib
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
 
 try:
     __version__ = version("pickomino-harness")
 except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+source"
 
-from harness.engine import Game, GameResult  # noqa: E402
-from harness.errors import HarnessError, IllegalMove, StrategyFailed  # noqa: E402
-from harness.play import play_game  # noqa: E402
-from harness.record import replay  # noqa: E402
-from harness.rules import Rules  # noqa: E402
-from harness.strategy import Claim, Strategy  # noqa: E402
+_EXPORTS = {
+    "Claim": "harness.strategy",
+    "Game": "harness.engine",
+    "GameResult": "harness.engine",
+    "HarnessError": "harness.errors",
+    "IllegalMove": "harness.errors",
+    "Rules": "harness.rules",
+    "Strategy": "harness.strategy",
+    "StrategyFailed": "harness.errors",
+    "play_game": "harness.play",
+    "replay": "harness.record",
+}
 
 __all__ = [
     "__version__",
@@ -33,3 +45,21 @@ __all__ = [
     "play_game",
     "replay",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from harness.engine import Game, GameResult
+    from harness.errors import HarnessError, IllegalMove, StrategyFailed
+    from harness.play import play_game
+    from harness.record import replay
+    from harness.rules import Rules
+    from harness.strategy import Claim, Strategy
