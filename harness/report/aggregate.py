@@ -1,0 +1,653 @@
+"""Reading a run folder and reducing its games to the aggregates reports need.
+
+The games are read part by part and batch by batch with only the columns needed, and
+every batch is folded into fixed-size sums (:class:`Aggregates`): memory depends on the
+number of strategies and seats, never on the number of games. The sums are cluster
+moments (see :class:`harness.report.stats.Moments`): with duplicate dice a deal's seat
+rotations are one unit, so a batch only folds deals it holds whole and carries the rest
+into the next batch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from harness.errors import HarnessError
+from harness.report import stats
+from harness.schema import SEAT_FIELDS, STATUSES, seat_column
+
+MAX_WORMS = 40  # every tile's worms together (R1): no score can be higher
+CONVERGENCE_BUCKETS = 256  # resolution of the win-share-vs-games curve
+BATCH_ROWS = 1 << 17
+MANIFEST = "manifest.jsonl"  # the runner's list of completed chunks (harness/schema.py)
+DENSE_CELLS = 1 << 21  # up to this many (cluster, key) cells are counted densely
+FORFEIT_GROUPS = 200  # distinct (strategy, error) forfeit groups kept with an example
+
+Progress = Callable[[str, int, int], None]
+"""progress(phase, rows done, rows in all): called after every batch."""
+
+
+class ReportError(HarnessError):
+    """A run folder that cannot be reported on: missing, malformed or unreadable."""
+
+
+# -- the run folder ----------------------------------------------------------------------
+@dataclass
+class RunInfo:
+    """A run folder: its resolved config (``run.json``) and its game part files."""
+
+    path: Path
+    config: dict[str, Any]
+    parts: list[Path]
+    notes: list[str] = field(default_factory=list)  # parts left out, and why
+
+    @property
+    def name(self) -> str:
+        return str(self.config.get("name") or self.path.parent.name)
+
+    @property
+    def run_id(self) -> str:
+        return self.path.name
+
+    @property
+    def players(self) -> int:
+        return int(self.config["players"])
+
+    @property
+    def dice(self) -> str:
+        return str(self.config.get("dice", "duplicate"))
+
+    @property
+    def blocks(self) -> bool:
+        """Whether intervals go by deal blocks (duplicate dice) rather than by games."""
+        return self.dice == "duplicate"
+
+    @property
+    def rules(self) -> dict[str, Any]:
+        rules = self.config.get("rules") or {}
+        return dict(rules) if isinstance(rules, dict) else {"preset": rules}
+
+    @property
+    def entrants(self) -> list[dict[str, Any]]:
+        return [e for e in self.config.get("entrants") or [] if isinstance(e, dict)]
+
+    def fingerprint(self) -> list[list[Any]]:
+        """What the aggregates depend on: each part's name, size and modification time."""
+        extra = [f for f in (self.path / "run.json", self.path / MANIFEST) if f.exists()]
+        return [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in self.parts] + [
+            [f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in extra
+        ]
+
+
+def find_run(path: str | Path) -> Path:
+    """The run folder ``path`` names: itself, or the newest run inside a config folder."""
+    folder = Path(path)
+    if not folder.exists():
+        raise ReportError(f"{folder}: no such folder")
+    if not folder.is_dir():
+        raise ReportError(f"{folder}: not a folder; give a run folder results/<config>/<run id>")
+    if (folder / "run.json").is_file():
+        return folder
+    runs = [d for d in folder.iterdir() if d.is_dir() and (d / "run.json").is_file()]
+    if not runs:
+        raise ReportError(
+            f"{folder}: not a run folder (no run.json); give results/<config>/<run id>"
+        )
+    return max(runs, key=lambda d: ((d / "run.json").stat().st_mtime_ns, d.name))
+
+
+def load_run(path: str | Path) -> RunInfo:
+    """Open a run folder and check its ``run.json``; one-line errors for what is wrong."""
+    folder = find_run(path)
+    config_path = folder / "run.json"
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ReportError(f"{config_path}: cannot read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ReportError(f"{config_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(config, dict):
+        raise ReportError(f"{config_path}: expected a JSON object")
+    players = config.get("players")
+    if type(players) is not int or not 2 <= players <= 7:
+        raise ReportError(f"{config_path}: 'players' must be a whole number 2..7, got {players!r}")
+    dice = config.get("dice", "duplicate")
+    if dice not in ("duplicate", "independent"):
+        raise ReportError(
+            f"{config_path}: 'dice' must be 'duplicate' or 'independent', got {dice!r}"
+        )
+    parts, notes = _complete_parts(folder)
+    return RunInfo(folder, config, parts, notes)
+
+
+def _complete_parts(folder: Path) -> tuple[list[Path], list[str]]:
+    """The part files that hold finished results, and notes on any left out.
+
+    With a ``manifest.jsonl`` (written by the runner as each chunk completes) only
+    the parts it lists, at the size it records, are results: a file not yet listed is
+    a chunk in progress or left by a kill. A line torn by a kill ends the manifest.
+    Without a manifest every ``games/*.parquet`` counts.
+    """
+    games_dir = folder / "games"
+    on_disk = (
+        sorted(p for p in games_dir.glob("*.parquet") if not p.name.startswith("."))
+        if games_dir.is_dir()
+        else []
+    )
+    manifest = folder / MANIFEST
+    if not manifest.is_file():
+        return on_disk, []
+    try:
+        raw = manifest.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
+    listed: dict[str, int | None] = {}
+    for line in raw.splitlines(keepends=True):
+        try:
+            entry = json.loads(line) if line.endswith(b"\n") else None
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            break
+        size = entry.get("bytes")
+        listed[entry["file"]] = size if isinstance(size, int) else None
+    parts, notes = [], []
+    wrong = 0
+    for path in on_disk:
+        if path.name not in listed:
+            continue
+        size = listed[path.name]
+        if size is not None and path.stat().st_size != size:
+            wrong += 1
+            continue
+        parts.append(path)
+    missing = len(set(listed) - {p.name for p in on_disk})
+    unlisted = len(on_disk) - len(parts) - wrong
+    if unlisted:
+        notes.append(f"{unlisted} part file(s) not in the manifest (chunks not finished) left out")
+    if wrong:
+        notes.append(f"{wrong} part file(s) whose size differs from the manifest left out")
+    if missing:
+        notes.append(f"{missing} part file(s) listed in the manifest are missing")
+    return parts, notes
+
+
+# -- aggregates --------------------------------------------------------------------------
+MOMENT_FIELDS = 6  # units, sy, sm, syy, smm, sym: see stats.Moments
+
+
+def moments_of(row: np.ndarray) -> stats.Moments:
+    """A :class:`~harness.report.stats.Moments` from one row of a moment array."""
+    return stats.Moments(*(float(v) for v in row))
+
+
+def cluster_moments(
+    cluster: np.ndarray, key: np.ndarray, y: np.ndarray, m: np.ndarray, keys: int
+) -> np.ndarray:
+    """Moment sums per key over clusters: a (keys, 6) array.
+
+    Each (cluster, key) unit's totals Y = sum(y) and M = sum(m) contribute
+    (1 if M > 0, Y, M, Y^2, M^2, Y M) to the key's row.
+    """
+    out = np.zeros((keys, MOMENT_FIELDS))
+    if len(key) == 0:
+        return out
+    flat = cluster.astype(np.int64) * keys + key
+    cells = (int(cluster.max()) + 1) * keys
+    if cells <= DENSE_CELLS:  # every (cluster, key) cell: plain counting, no hashing
+        big_y = np.bincount(flat, weights=y, minlength=cells)
+        big_m = np.bincount(flat, weights=m, minlength=cells)
+        unit_key = np.tile(np.arange(keys), cells // keys)
+    else:  # only the cells that occur, found by hashing (linear time, unlike sorting)
+        inv, uniq = pd.factorize(flat)
+        big_y = np.bincount(inv, weights=y, minlength=len(uniq))
+        big_m = np.bincount(inv, weights=m, minlength=len(uniq))
+        unit_key = uniq % keys
+    for col, values in enumerate(
+        (big_m > 0, big_y, big_m, big_y * big_y, big_m * big_m, big_y * big_m)
+    ):
+        out[:, col] = np.bincount(unit_key, weights=values.astype(float), minlength=keys)
+    return out
+
+
+@dataclass
+class Aggregates:
+    """Everything a report needs from a run's games, in sums that do not grow with it."""
+
+    info: RunInfo
+    strategies: list[str] = field(default_factory=list)
+    rows: int = 0
+    status: dict[str, int] = field(default_factory=lambda: dict.fromkeys(STATUSES, 0))
+    shared: int = 0  # scored games with a shared first place
+    turns: float = 0.0
+    # per strategy (index s): moments of win points, worms and rank; plain totals.
+    win: np.ndarray = field(default_factory=lambda: np.zeros((0, MOMENT_FIELDS)))
+    worms: np.ndarray = field(default_factory=lambda: np.zeros((0, MOMENT_FIELDS)))
+    rank: np.ndarray = field(default_factory=lambda: np.zeros((0, MOMENT_FIELDS)))
+    totals: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)))  # TOTALS order
+    worm_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, MAX_WORMS + 1)))
+    capped: np.ndarray = field(default_factory=lambda: np.zeros(0))  # turn-capped games
+    seat: np.ndarray = field(default_factory=lambda: np.zeros((0, MOMENT_FIELDS)))
+    seat_strategy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, MOMENT_FIELDS)))
+    pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, MOMENT_FIELDS)))
+    conv_width: int = 1
+    conv: np.ndarray = field(default_factory=lambda: np.zeros((CONVERGENCE_BUCKETS, 0, 6)))
+    choices: stats.ChoiceData = field(default_factory=lambda: stats.ChoiceData(0))
+    forfeits: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    forfeit_groups_dropped: int = 0
+    tables: dict[str, list[str]] = field(default_factory=dict)
+    capped_tables: dict[str, int] = field(default_factory=dict)
+    ratings: stats.Ratings | None = None  # with cluster-robust covariance (second pass)
+
+
+TOTALS = ("busts", "seat_turns", "steals", "stolen", "games")
+
+
+READ_COLUMNS = (
+    "table",
+    "deal",
+    "rotation",
+    "seed",
+    "players",
+    "turns",
+    "status",
+    "error",
+    "error_seat",
+)  # what reports use; other columns (game_seed, winner: ranks say it) are never read
+
+
+def _read_columns(players: int, pass_: str) -> list[str]:
+    if pass_ == "ratings":
+        return ["table", "deal", "rotation", "status"] + [
+            seat_column(i, f) for i in range(players) for f in ("strategy", "rank")
+        ]
+    return list(READ_COLUMNS) + [seat_column(i, f) for i in range(players) for f in SEAT_FIELDS]
+
+
+def iter_games(
+    info: RunInfo,
+    cols: list[str],
+    progress: Progress | None = None,
+    phase: str = "reading",
+    batch_rows: int | None = None,
+) -> Iterator[pd.DataFrame]:
+    """The run's games in batches of whole clusters (deals with duplicate dice).
+
+    Only ``cols`` are read. Rows of a deal not yet complete wait for the next batch;
+    whatever is left at the end (a deal with a rotation missing) comes last.
+    """
+    total = 0
+    files = []
+    for part in info.parts:
+        try:
+            pf = pq.ParquetFile(part)
+        except (OSError, pa.ArrowException) as exc:
+            raise ReportError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+        missing = [c for c in cols if c not in pf.schema_arrow.names]
+        if missing:
+            raise ReportError(
+                f"{part}: missing column(s) {', '.join(missing)} "
+                f"(harness/schema.py, players={info.players})"
+            )
+        files.append((part, pf))
+        total += pf.metadata.num_rows
+    batch_rows = batch_rows or BATCH_ROWS
+    done = 0
+    carry: pd.DataFrame | None = None
+    rotations = info.players if info.blocks else 1
+    for part, pf in files:
+        for batch in _batches(part, pf, cols, batch_rows):
+            frame = batch.to_pandas()
+            done += len(frame)
+            _check_frame(frame, part, info.players)
+            if carry is not None and len(carry):
+                frame = pd.concat([carry, frame], ignore_index=True)
+            if rotations > 1:
+                size = frame.groupby(["table", "deal"], sort=False)["rotation"].transform("size")
+                whole = (size >= rotations).to_numpy()
+                carry = frame[~whole]
+                frame = frame[whole]
+            if len(frame):
+                yield frame.reset_index(drop=True)
+            if progress is not None:
+                progress(phase, done, total)
+    if carry is not None and len(carry):
+        yield carry.reset_index(drop=True)
+
+
+def _batches(
+    part: Path, pf: pq.ParquetFile, cols: list[str], batch_rows: int
+) -> Iterator[pa.RecordBatch]:
+    """The part's record batches one at a time; a read error names the part."""
+    batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (OSError, pa.ArrowException) as exc:
+            raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
+        yield batch
+
+
+def _first_line(exc: BaseException) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0]
+
+
+def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
+    bad_players = frame["players"] != players if "players" in frame else None
+    if bad_players is not None and bad_players.any():
+        value = frame.loc[bad_players, "players"].iloc[0]
+        raise ReportError(f"{part}: a game with players={value} in a run of {players} players")
+    status = frame["status"].astype(str)
+    unknown = ~status.isin(STATUSES)
+    if unknown.any():
+        raise ReportError(
+            f"{part}: unknown status {status[unknown].iloc[0]!r} "
+            f"(expected one of {', '.join(STATUSES)})"
+        )
+    for i in range(players):
+        col = seat_column(i, "strategy")
+        if frame[col].isna().any():
+            raise ReportError(f"{part}: empty {col} in a game")
+    if "rank" in "".join(frame.columns):
+        ranks = frame[[seat_column(i, "rank") for i in range(players)]].to_numpy()
+        if ranks.size and (ranks.min() < 1 or ranks.max() > players):
+            raise ReportError(f"{part}: a rank outside 1..{players}")
+    dups = frame.duplicated(["table", "deal", "rotation"])
+    if dups.any():
+        row = frame[dups].iloc[0]
+        raise ReportError(
+            f"{part}: table {row['table']} deal {row['deal']} rotation {row['rotation']} "
+            "is stored twice; the run folder holds duplicate games"
+        )
+
+
+class _Aggregator:
+    """Folds batches of games into :class:`Aggregates`."""
+
+    def __init__(self, info: RunInfo) -> None:
+        self.agg = Aggregates(info)
+        self.n = info.players
+        self.code: dict[str, int] = {}
+        self.agg.seat = np.zeros((self.n, MOMENT_FIELDS))
+        for entrant in info.entrants:
+            name = entrant.get("name")
+            if isinstance(name, str) and name not in self.code:
+                self._add_strategy(name)
+
+    def _add_strategy(self, name: str) -> None:
+        a, n = self.agg, self.n
+        self.code[name] = len(a.strategies)
+        a.strategies.append(name)
+        p = len(a.strategies)
+        a.win = _grow(a.win, (p, MOMENT_FIELDS))
+        a.worms = _grow(a.worms, (p, MOMENT_FIELDS))
+        a.rank = _grow(a.rank, (p, MOMENT_FIELDS))
+        a.totals = _grow(a.totals, (p, len(TOTALS)))
+        a.worm_hist = _grow(a.worm_hist, (p, MAX_WORMS + 1))
+        a.capped = _grow(a.capped, (p,))
+        a.seat_strategy = _grow(a.seat_strategy, (p, n, MOMENT_FIELDS))
+        a.pairs = _grow(a.pairs, (p, p, MOMENT_FIELDS))
+        a.conv = _grow(a.conv, (CONVERGENCE_BUCKETS, p, MOMENT_FIELDS))
+        a.choices.strategies = p
+
+    def codes(self, frame: pd.DataFrame) -> np.ndarray:
+        """(games, seats) strategy indices, registering names seen for the first time."""
+        out = np.empty((len(frame), self.n), dtype=np.int64)
+        for i in range(self.n):
+            local, names = pd.factorize(frame[seat_column(i, "strategy")])
+            for name in names:
+                if str(name) not in self.code:
+                    self._add_strategy(str(name))
+            lookup = np.array([self.code[str(name)] for name in names], dtype=np.int64)
+            out[:, i] = lookup[local]
+        return out
+
+    def add(self, frame: pd.DataFrame) -> None:
+        a, n, info = self.agg, self.n, self.agg.info
+        g = len(frame)
+        a.rows += g
+        strat = self.codes(frame)
+        status = frame["status"].astype(str).to_numpy()
+        for s in STATUSES:
+            a.status[s] += int((status == s).sum())
+        self._tables(frame, strat)
+        capped = status == "turn-cap"
+        if capped.any():
+            for s in range(n):
+                a.capped += np.bincount(strat[capped, s], minlength=len(a.strategies))
+            for table, count in frame.loc[capped, "table"].astype(str).value_counts().items():
+                a.capped_tables[table] = a.capped_tables.get(table, 0) + int(count)
+        self._forfeits(frame, strat, status)
+        keep = ~capped
+        frame, strat = frame[keep].reset_index(drop=True), strat[keep]
+        g = len(frame)
+        if g == 0:
+            return
+        p = len(a.strategies)
+        ranks = frame[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
+        worms = frame[[seat_column(i, "worms") for i in range(n)]].to_numpy(np.float64)
+        turns = frame["turns"].to_numpy(np.int64)
+        a.turns += float(turns.sum())
+        firsts = (ranks == 1).sum(axis=1)
+        a.shared += int((firsts > 1).sum())
+        points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
+        if info.blocks:
+            cluster = frame.groupby(["table", "deal"], sort=False).ngroup().to_numpy()
+        else:
+            cluster = np.arange(g)
+        deal = frame["deal"].to_numpy(np.int64)
+
+        flat_c = np.repeat(cluster, n)
+        flat_s = strat.ravel()
+        ones = np.ones(g * n)
+        a.win += cluster_moments(flat_c, flat_s, points.ravel(), ones, p)
+        a.worms += cluster_moments(flat_c, flat_s, worms.ravel(), ones, p)
+        a.rank += cluster_moments(flat_c, flat_s, ranks.ravel().astype(float), ones, p)
+        seat_idx = np.tile(np.arange(n), g)
+        seat_turns = np.maximum((turns[:, None] - np.arange(n) + n - 1) // n, 0)
+        for col, values in enumerate(
+            (
+                frame[[seat_column(i, "busts") for i in range(n)]].to_numpy(np.float64),
+                seat_turns.astype(np.float64),
+                frame[[seat_column(i, "steals") for i in range(n)]].to_numpy(np.float64),
+                frame[[seat_column(i, "stolen") for i in range(n)]].to_numpy(np.float64),
+                np.ones((g, n)),
+            )
+        ):
+            a.totals[:, col] += np.bincount(flat_s, weights=values.ravel(), minlength=p)
+        hist_key = flat_s * (MAX_WORMS + 1) + np.clip(worms.ravel(), 0, MAX_WORMS).astype(np.int64)
+        a.worm_hist += np.bincount(hist_key, minlength=p * (MAX_WORMS + 1)).reshape(p, -1)
+        a.seat += cluster_moments(flat_c, seat_idx, points.ravel(), ones, n)
+        a.seat_strategy += cluster_moments(
+            flat_c, flat_s * n + seat_idx, points.ravel(), ones, p * n
+        ).reshape(p, n, MOMENT_FIELDS)
+        self._pairs(cluster, strat, ranks, p)
+        self._convergence(cluster, deal, strat, points, p)
+        for chosen, pool, weight in _choice_events(strat, ranks):
+            a.choices.add(chosen, pool, weight)
+
+    def _tables(self, frame: pd.DataFrame, strat: np.ndarray) -> None:
+        a = self.agg
+        first = frame.drop_duplicates("table")
+        for idx, table in zip(first.index, first["table"].astype(str), strict=True):
+            if table not in a.tables:
+                row = strat[frame.index.get_loc(idx)]
+                a.tables[table] = [a.strategies[s] for s in row]
+
+    def _forfeits(self, frame: pd.DataFrame, strat: np.ndarray, status: np.ndarray) -> None:
+        a = self.agg
+        rows = np.flatnonzero(status == "forfeit")
+        for r in rows:
+            seat = int(frame["error_seat"].iat[r])
+            who = a.strategies[strat[r, seat]] if 0 <= seat < self.n else "?"
+            error = frame["error"].iat[r]
+            error = str(error) if isinstance(error, str) and error else "(no error recorded)"
+            key = (who, error)
+            group = a.forfeits.get(key)
+            if group is None:
+                if len(a.forfeits) >= FORFEIT_GROUPS:
+                    a.forfeit_groups_dropped += 1
+                    continue
+                a.forfeits[key] = group = {
+                    "strategy": who,
+                    "error": error,
+                    "count": 0,
+                    "example": {
+                        "table": str(frame["table"].iat[r]),
+                        "deal": int(frame["deal"].iat[r]),
+                        "rotation": int(frame["rotation"].iat[r]),
+                        "seed": int(frame["seed"].iat[r]),
+                        "seat": seat,
+                    },
+                }
+            group["count"] += 1
+
+    def _pairs(self, cluster: np.ndarray, strat: np.ndarray, ranks: np.ndarray, p: int) -> None:
+        keys, ys, cs = [], [], []
+        for i in range(self.n):
+            for j in range(i + 1, self.n):
+                si, sj = strat[:, i], strat[:, j]
+                differ = si != sj
+                ahead_i = np.where(
+                    ranks[:, i] < ranks[:, j], 1.0, np.where(ranks[:, i] == ranks[:, j], 0.5, 0.0)
+                )
+                lo, hi = np.minimum(si, sj), np.maximum(si, sj)
+                keys.append((lo * p + hi)[differ])
+                ys.append(np.where(si < sj, ahead_i, 1.0 - ahead_i)[differ])
+                cs.append(cluster[differ])
+        key = np.concatenate(keys)
+        self.agg.pairs += cluster_moments(
+            np.concatenate(cs), key, np.concatenate(ys), np.ones(len(key)), p * p
+        ).reshape(p, p, MOMENT_FIELDS)
+
+    def _convergence(
+        self, cluster: np.ndarray, deal: np.ndarray, strat: np.ndarray, points: np.ndarray, p: int
+    ) -> None:
+        a = self.agg
+        while deal.max() // a.conv_width >= CONVERGENCE_BUCKETS:
+            half = a.conv.reshape(CONVERGENCE_BUCKETS // 2, 2, p, MOMENT_FIELDS).sum(axis=1)
+            a.conv = np.concatenate([half, np.zeros_like(half)])
+            a.conv_width *= 2
+        bucket = np.repeat(deal // a.conv_width, self.n)
+        a.conv += cluster_moments(
+            np.repeat(cluster, self.n),
+            bucket * p + strat.ravel(),
+            points.ravel(),
+            np.ones(len(bucket)),
+            CONVERGENCE_BUCKETS * p,
+        ).reshape(CONVERGENCE_BUCKETS, p, MOMENT_FIELDS)
+
+
+def _grow(arr: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``arr`` zero-padded to ``shape`` (strategies are discovered as games are read)."""
+    out = np.zeros(shape)
+    out[tuple(slice(0, k) for k in arr.shape)] = arr
+    return out
+
+
+def _choice_events(
+    strat: np.ndarray, ranks: np.ndarray
+) -> Iterator[tuple[int, tuple[int, ...], float]]:
+    """Plackett-Luce events of many games at once, summed over identical events."""
+    games, n = strat.shape
+    if games == 0:
+        return
+    base = int(strat.max()) + 2
+    for i in range(n):
+        ri = ranks[:, [i]]
+        active = (ranks > ri).any(axis=1)
+        if not active.any():
+            continue
+        weight = 1.0 / (ranks == ri).sum(axis=1)
+        pool = np.where(ranks >= ri, strat + 1, 0)  # 0 marks "not in the pool"
+        pool.sort(axis=1)
+        code = np.zeros(games, dtype=np.int64)
+        for j in range(n):
+            code = code * base + pool[:, j]
+        if base ** (n + 1) < 2**62:  # chosen and pool in one integer
+            inv, uniq = pd.factorize(code[active] * base + strat[active, i])
+            pairs = [divmod(int(u), base)[::-1] for u in uniq]
+        else:
+            inv, uniq = pd.factorize(pd.MultiIndex.from_arrays([strat[active, i], code[active]]))
+            pairs = uniq.tolist()
+        sums = np.bincount(inv, weights=weight[active])
+        for (chosen, c), w in zip(pairs, sums.tolist(), strict=True):
+            members = []
+            for _ in range(n):
+                c, digit = divmod(c, base)
+                if digit:
+                    members.append(digit - 1)
+            yield int(chosen), tuple(sorted(members)), float(w)
+
+
+def aggregate(
+    path: str | Path | RunInfo, progress: Progress | None = None, *, ratings: bool = True
+) -> Aggregates:
+    """Read a run folder's games and reduce them; a second pass adds rating intervals."""
+    info = path if isinstance(path, RunInfo) else load_run(path)
+    folder = _Aggregator(info)
+    for frame in iter_games(info, _read_columns(info.players, "main"), progress):
+        folder.add(frame)
+    agg = folder.agg
+    if ratings and _ratable(agg):
+        fitted = stats.fit_plackett_luce(agg.choices)
+        meat, units = _rating_meat(info, folder, np.nan_to_num(fitted.theta), progress)
+        fitted.cov = stats.sandwich_cov(fitted, meat, units)
+        agg.ratings = fitted
+    return agg
+
+
+def _ratable(agg: Aggregates) -> bool:
+    return len(stats.present(agg.choices)) >= 2 and stats.connected(agg.choices)
+
+
+def _rating_meat(
+    info: RunInfo, folder: _Aggregator, theta: np.ndarray, progress: Progress | None
+) -> tuple[np.ndarray, int]:
+    """Sum over units of the outer products of their summed Plackett-Luce scores."""
+    from scipy import sparse
+
+    p = len(theta)
+    meat = np.zeros((p, p))
+    units = 0
+    for frame in iter_games(info, _read_columns(info.players, "ratings"), progress, "ratings"):
+        frame = frame[frame["status"].astype(str) != "turn-cap"].reset_index(drop=True)
+        if not len(frame):
+            continue
+        strat = folder.codes(frame)
+        ranks = frame[[seat_column(i, "rank") for i in range(info.players)]].to_numpy(np.int64)
+        rows, cols, vals = stats.pl_scores(theta, strat, ranks)
+        if info.blocks:
+            cluster = frame.groupby(["table", "deal"], sort=False).ngroup().to_numpy()
+        else:
+            cluster = np.arange(len(frame))
+        k = int(cluster.max()) + 1
+        score = sparse.coo_matrix((vals, (cluster[rows], cols)), shape=(k, p)).tocsr()
+        meat += (score.T @ score).toarray()
+        units += k
+    return meat, units
+
+
+def nan_to_none(value: Any) -> Any:
+    """JSON-safe: nan and infinities become None, recursively through lists and dicts."""
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    if isinstance(value, dict):
+        return {k: nan_to_none(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [nan_to_none(v) for v in value]
+    if isinstance(value, np.floating | np.integer):
+        return nan_to_none(value.item())
+    return value

@@ -1,0 +1,214 @@
+"""The ``harness report`` and ``harness compare`` commands (registered in harness/cli.py).
+
+Thin: options, progress on stderr, text or ``--json`` on stdout; the work is
+:func:`harness.report.write_report` and :func:`harness.report.compare.compare`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _user_errors(func: F) -> F:
+    """harness.cli.user_errors, looked up when called (harness.cli imports this module)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from harness.cli import user_errors
+
+        return user_errors(func)(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+class _Progress:
+    """A progress bar per phase on stderr, only when stderr is a terminal."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.enabled = sys.stderr.isatty()
+        self.bar: Any = None
+        self.phase = ""
+        self.shown = 0
+
+    def __call__(self, phase: str, done: int, total: int) -> None:
+        if not self.enabled or total <= 0:
+            return
+        if phase != self.phase:
+            self.close()
+            self.phase = phase
+            self.bar = click.progressbar(
+                length=total, label=f"{self.label}: {phase} games", file=sys.stderr
+            )
+            self.bar.__enter__()
+            self.shown = 0
+        self.bar.update(done - self.shown)
+        self.shown = done
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _pct(value: float | None) -> str:
+    from harness.report.render import pct
+
+    return pct(value)
+
+
+@click.command("report")
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON.")
+@click.option("--no-plots", is_flag=True, help="Skip the charts (faster; tables only).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only where the report was written.")
+@_user_errors
+def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool) -> None:
+    """Write report.md, report.html (self-contained) and plots/*.png into RUN_DIR.
+
+    RUN_DIR is a run folder, results/<config>/<run id>, or a config folder
+    results/<config> (its newest run). Running it again rewrites the same files.
+
+    \b
+    Example:
+      harness report results/round_robin
+    """
+    from harness.report import write_report
+    from harness.report.render import num, span, text_table
+
+    progress = _Progress("report")
+    try:
+        result = write_report(run_dir, progress, plots=not no_plots)
+    finally:
+        progress.close()
+    summary = result.summary
+    if as_json:
+        click.echo(json.dumps(summary))
+        return
+    if not quiet:
+        games = summary["games"]
+        click.echo(
+            f"{summary['run']['name']}/{summary['run']['run_id']}: {summary['run']['rules_text']}, "
+            f"{games['scored']:,} games scored ({games['forfeit']:,} forfeits, "
+            f"{games['turn_cap']:,} unfinished)"
+        )
+        rows = [
+            [
+                str(r["place"]),
+                r["strategy"],
+                f"{r['games']:,}",
+                _pct(r["win_share"]),
+                span(r["win_low"], r["win_high"]),
+                num(r["worms"]),
+                num(r["elo"], 0, sign=True),
+            ]
+            for r in summary["standings"]
+        ]
+        if games["scored"]:
+            header = ["#", "strategy", "games", "win share", "95% CI", "worms", "Elo"]
+            for line in text_table(header, rows, left=2):
+                click.echo("  " + line)
+        for msg in summary["messages"]:
+            click.echo(f"- {msg}")
+    click.echo(f"Report: {result.html}")
+    if not quiet:
+        click.echo(
+            f"Also: {result.markdown.name}, {result.json.name}, "
+            f"{len(result.plots)} plot(s) in plots/"
+        )
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Folder for compare.md/.html/.json and charts "
+    "(default: results/compare/<run A>_vs_<run B>... beside the runs).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@_user_errors
+def compare_cmd(runs: tuple[Path, ...], out: Path | None, as_json: bool) -> None:
+    """Compare RUN_A with RUN_B [RUN_C ...] on the strategies they share.
+
+    Prints win share and mean worms per run with 95% intervals, each run's difference
+    from RUN_A and whether it is significant (Holm-adjusted over the table), and what
+    differs between the runs (rules, players, dice, entrants, code). Writes a report
+    with side-by-side charts.
+
+    \b
+    Example:
+      harness compare results/round_robin/<old id> results/round_robin/<new id>
+    """
+    from harness.report import cached_summary
+    from harness.report.aggregate import find_run
+    from harness.report.compare import compare
+    from harness.report.files import write_text_atomic
+    from harness.report.plots import plot_compare, plot_compare_diffs
+    from harness.report.render import compare_blocks, num, text_table, to_html, to_markdown
+
+    if len(runs) < 2:
+        raise click.UsageError("give at least two run folders to compare")
+    folders = [find_run(r) for r in runs]
+    resolved = [f.resolve() for f in folders]
+    if len(set(resolved)) < len(resolved):
+        raise click.UsageError("the same run is given twice; compare different runs")
+    progress = _Progress("compare")
+    try:
+        summaries = [cached_summary(f, progress) for f in folders]
+    finally:
+        progress.close()
+    comparison = compare(summaries)
+    if out is None:
+        stem = "_vs_".join(f"{f.parent.name}-{f.name}" for f in folders)
+        out = folders[0].parent.parent / "compare" / stem[:180]
+    plots = {}
+    for name, draw in (("compare", plot_compare), ("compare_diffs", plot_compare_diffs)):
+        made = draw(comparison, out / f"{name}.png")
+        if made is not None:
+            plots[name] = made
+    blocks = compare_blocks(comparison, plots)
+    write_text_atomic(out / "compare.md", to_markdown(blocks, out))
+    write_text_atomic(out / "compare.html", to_html(blocks, "Runs compared"))
+    write_text_atomic(out / "compare.json", json.dumps(comparison, indent=1) + "\n")
+    if as_json:
+        click.echo(json.dumps(comparison))
+        return
+    for run in comparison["runs"]:
+        click.echo(
+            f"{run['label']}: {run['name']}/{run['run_id']} ({run['rules_text']}, "
+            f"{run['dice']} dice, {run['games']:,} games)"
+        )
+    if comparison["differences"]:
+        click.echo("What differs: " + "; ".join(comparison["differences"]) + ".")
+    else:
+        click.echo("What differs: nothing in the setup.")
+    if not comparison["shared"]:
+        click.echo("The runs share no strategy with games: nothing to compare.")
+    else:
+        header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
+        header += [f"{r['label']} worms" for r in comparison["runs"]]
+        header += [f"{d['run']}-A win" for d in comparison["strategies"][0]["diffs"]]
+        rows = []
+        for s in comparison["strategies"]:
+            row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
+            row += [num(v["worms"]) for v in s["runs"]]
+            for d in s["diffs"]:
+                w = d["win_share"]
+                pts = num(None if w["diff"] is None else w["diff"] * 100, 1, sign=True)
+                row.append(pts + (" *" if w.get("significant") else ""))
+            rows.append(row)
+        for line in text_table(header, rows):
+            click.echo("  " + line)
+        click.echo("  * significant (Holm-adjusted p < 0.05); win differences in points.")
+    click.echo(f"Comparison: {out / 'compare.html'}")

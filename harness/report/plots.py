@@ -1,0 +1,527 @@
+"""The report's charts, drawn with matplotlib (Agg backend) from a run summary.
+
+Every plot function takes the summary dict (see :mod:`harness.report.summary`) and an
+output path, draws one titled, labelled figure, writes it as PNG atomically and
+returns the path, or returns None when the run has nothing to draw for it. A strategy
+keeps one colour in every plot of a run (:func:`strategy_colors`).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from harness.report.files import write_atomic  # noqa: E402
+
+DPI = 110
+FAIR = "#888888"
+STYLE = {
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.titleweight": "bold",
+    "font.size": 10,
+}
+
+
+def strategy_colors(names: Sequence[str]) -> dict[str, str]:
+    """One colour per strategy, in the run's entrant order (the same in every plot)."""
+    cmap = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
+    return {name: matplotlib.colors.to_hex(cmap(i % cmap.N)) for i, name in enumerate(names)}
+
+
+def colors_of(summary: dict[str, Any]) -> dict[str, str]:
+    """The colours of a run: entrants first (config order), then any other strategy."""
+    names = [e.get("name") for e in summary["run"].get("entrants", []) if e.get("name")]
+    names += [r["strategy"] for r in summary["standings"] if r["strategy"] not in names]
+    return strategy_colors(names)
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return write_atomic(path, lambda fh: fh.write(buf.getvalue()))
+
+
+def _v(value: float | None) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _err(rows: list[dict[str, Any]], key: str, low: str, high: str) -> np.ndarray:
+    """Asymmetric error bars (2, n) from estimates and interval ends; nan drawn as none."""
+    est = np.array([_v(r[key]) for r in rows])
+    lo = np.array([_v(r[low]) for r in rows])
+    hi = np.array([_v(r[high]) for r in rows])
+    return np.nan_to_num(np.vstack([est - lo, hi - est]), nan=0.0).clip(min=0)
+
+
+def _end(row: dict[str, Any], key: str, high: str) -> float:
+    """Where a bar's label goes: past its error bar, or past the bar without one."""
+    return _v(row[high]) if row[high] is not None else _v(row[key])
+
+
+def _played(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in summary["standings"] if r["games"] and r["win_share"] is not None]
+
+
+def _subtitle(summary: dict[str, Any]) -> str:
+    run, games = summary["run"], summary["games"]
+    return f"{run['name']} · {run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
+
+
+def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
+    """Win share and mean worms per strategy with 95% intervals, best at the top."""
+    rows = _played(summary)
+    if not rows:
+        return None
+    colors = colors_of(summary)
+    names = [r["strategy"] for r in rows]
+    y = np.arange(len(rows))[::-1]
+    with plt.rc_context(STYLE):
+        fig, (ax1, ax2) = plt.subplots(
+            1, 2, figsize=(11, 1.2 + 0.5 * len(rows)), sharey=True, squeeze=True
+        )
+        cols = [colors[n] for n in names]
+        share = [_v(r["win_share"]) for r in rows]
+        ax1.barh(y, share, color=cols, alpha=0.85, height=0.6)
+        ax1.errorbar(
+            share,
+            y,
+            xerr=_err(rows, "win_share", "win_low", "win_high"),
+            fmt="none",
+            ecolor="black",
+            capsize=4,
+            lw=1.2,
+        )
+        fair = summary["seats"]["fair_share"]
+        ax1.axvline(fair, color=FAIR, ls="--", lw=1)
+        ax1.text(
+            fair,
+            -0.75,
+            f" fair share 1/{summary['run']['players']}",
+            color=FAIR,
+            fontsize=8,
+            va="bottom",
+        )
+        for yi, r in zip(y, rows, strict=True):
+            ax1.text(
+                _end(r, "win_share", "win_high"),
+                yi,
+                f"  {_v(r['win_share']):.1%}",
+                va="center",
+                fontsize=9,
+            )
+        ax1.set_ylim(-0.8, len(rows) - 0.4)
+        ax1.set_xlim(0, min(1.0, max(_v(r["win_high"] or r["win_share"]) for r in rows) + 0.15))
+        ax1.set_yticks(y, names)
+        ax1.set_xlabel("win share (shared wins split), 95% CI")
+        ax1.set_title("Win share")
+        worms = [_v(r["worms"]) for r in rows]
+        ax2.barh(y, worms, color=cols, alpha=0.85, height=0.6)
+        ax2.errorbar(
+            worms,
+            y,
+            xerr=_err(rows, "worms", "worms_low", "worms_high"),
+            fmt="none",
+            ecolor="black",
+            capsize=4,
+            lw=1.2,
+        )
+        for yi, r in zip(y, rows, strict=True):
+            ax2.text(
+                _end(r, "worms", "worms_high"),
+                yi,
+                f"  {_v(r['worms']):.2f}",
+                va="center",
+                fontsize=9,
+            )
+        ax2.set_xlim(0, max(1.0, *(_end(r, "worms", "worms_high") for r in rows)) * 1.18)
+        ax2.set_xlabel("worms at the end of a game (mean), 95% CI")
+        ax2.set_title("Mean worms")
+        fig.suptitle(f"Standings\n{_subtitle(summary)}", fontsize=11)
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+def plot_head_to_head(summary: dict[str, Any], path: Path) -> Path | None:
+    """Heatmap: the share of games in which the row strategy finished ahead of the column."""
+    h2h = summary["head_to_head"]
+    order = h2h["order"]
+    if len(order) < 2 or not h2h["pairs"]:
+        return None
+    k = len(order)
+    idx = {name: i for i, name in enumerate(order)}
+    grid = np.full((k, k), np.nan)
+    text = {}
+    for c in h2h["pairs"]:
+        i, j = idx[c["a"]], idx[c["b"]]
+        grid[i, j] = c["share"]
+        ci = f"\n{c['low'] * 100:.0f}–{c['high'] * 100:.0f}" if c["low"] is not None else ""
+        text[i, j] = f"{c['share'] * 100:.0f}%{ci if k <= 8 else ''}"
+    with plt.rc_context({**STYLE, "axes.grid": False}):
+        size = 2.2 + 0.85 * k
+        fig, ax = plt.subplots(figsize=(size + 1.6, size))
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
+        im = ax.imshow(grid, cmap=cmap, vmin=0, vmax=1)
+        for (i, j), label in text.items():
+            dark = abs(grid[i, j] - 0.5) > 0.3
+            ax.text(
+                j,
+                i,
+                label,
+                ha="center",
+                va="center",
+                fontsize=9 if k <= 8 else 7,
+                color="white" if dark else "black",
+            )
+        for i in range(k):
+            ax.text(i, i, "—", ha="center", va="center", color="#999999")
+        ax.set_xticks(range(k), order, rotation=35, ha="right")
+        ax.set_yticks(range(k), order)
+        ax.set_xlabel("opponent")
+        ax.set_ylabel("strategy")
+        cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.04)
+        cbar.set_label("share of games finished ahead of the opponent")
+        ax.set_title(
+            f"Head to head: share of games the row finished ahead of the column\n"
+            f"(second line: 95% CI, %) · "
+            f"{_subtitle(summary)}",
+            fontsize=10,
+        )
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
+    """Violins of the worms each strategy ended its games with, mean and median marked."""
+    rows = _played(summary)
+    hist = summary["worm_histogram"]
+    rows = [r for r in rows if sum(hist.get(r["strategy"], [])) > 0]
+    if not rows:
+        return None
+    colors = colors_of(summary)
+    values = np.arange(len(next(iter(hist.values()))))
+    stats_list = []
+    top = 0
+    for r in rows:
+        counts = np.asarray(hist[r["strategy"]], dtype=float)
+        pmf = counts / counts.sum()
+        nz = np.flatnonzero(counts)
+        top = max(top, int(nz.max()))
+        bw = 0.9  # worms are whole numbers: a light smoothing shows the shape, not spikes
+        coords = np.linspace(0, nz.max() + 3 * bw, 400)
+        dens = (pmf[None, :] * np.exp(-0.5 * ((coords[:, None] - values) / bw) ** 2)).sum(1)
+        cdf = np.cumsum(pmf)
+        stats_list.append(
+            {
+                "coords": coords,
+                "vals": dens,
+                "mean": float((pmf * values).sum()),
+                "median": float(values[np.searchsorted(cdf, 0.5)]),
+                "min": float(nz.min()),
+                "max": float(nz.max()),
+            }
+        )
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(rows) + 2), 5))
+        parts = ax.violin(
+            stats_list,
+            positions=range(len(rows)),
+            widths=0.85,
+            showmeans=True,
+            showmedians=True,
+            showextrema=False,
+        )
+        for body, r in zip(parts["bodies"], rows, strict=True):
+            body.set_facecolor(colors[r["strategy"]])
+            body.set_edgecolor("black")
+            body.set_alpha(0.75)
+        for key in ("cmeans", "cmedians", "cmins", "cmaxes", "cbars"):
+            if key in parts:
+                parts[key].set_color("black")
+                parts[key].set_linewidth(0.8)
+        parts["cmeans"].set_linestyle("--")
+        ax.set_xticks(range(len(rows)), [r["strategy"] for r in rows], rotation=20, ha="right")
+        ax.set_ylim(-0.5, top + 3.5)
+        ax.set_ylabel("worms at the end of a game")
+        ax.set_title(
+            f"Worm-score distribution per strategy (solid: median, dashed: mean)\n"
+            f"{_subtitle(summary)}",
+            fontsize=10,
+        )
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
+    """Cumulative win share against games played, with the 95% band narrowing."""
+    series = {k: v for k, v in summary["curve"]["series"].items() if len(v) >= 2}
+    if not series:
+        return None
+    colors = colors_of(summary)
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(10.5, 5))
+        most = 1
+        for name in [r["strategy"] for r in summary["standings"]]:
+            pts = series.get(name)
+            if not pts:
+                continue
+            arr = np.array([[_v(x) for x in p] for p in pts])
+            games, share, lo, hi = arr.T
+            most = max(most, int(games.max()))
+            ax.plot(games, share, color=colors[name], lw=1.6, label=name)
+            ax.fill_between(games, lo, hi, color=colors[name], alpha=0.18, lw=0)
+        ax.axhline(summary["seats"]["fair_share"], color=FAIR, ls="--", lw=1)
+        if most > 50 * min(int(p[0][0]) for p in series.values()):
+            ax.set_xscale("log")
+        ax.set_xlabel("games played by the strategy")
+        ax.set_ylabel("win share so far (95% CI band)")
+        ax.set_ylim(0, 1)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
+        ax.set_title(f"Win share vs games played\n{_subtitle(summary)}", fontsize=10)
+        fig.tight_layout(rect=(0, 0, 0.8, 1))  # room on the right for the legend
+        return _save(fig, path)
+
+
+def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
+    """Win share by seat: overall (the first player's edge) and per strategy."""
+    seats = summary["seats"]
+    overall = [s for s in seats["overall"] if s["games"]]
+    if not overall:
+        return None
+    colors = colors_of(summary)
+    n = len(seats["overall"])
+    fair = seats["fair_share"]
+    with plt.rc_context(STYLE):
+        fig, (ax1, ax2) = plt.subplots(
+            1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [1, 2.2]}
+        )
+        x = [s["seat"] for s in overall]
+        share = [_v(s["share"]) for s in overall]
+        ax1.bar(x, share, color="#5b7fa6", width=0.6)
+        ax1.errorbar(
+            x,
+            share,
+            yerr=_err(overall, "share", "low", "high"),
+            fmt="none",
+            ecolor="black",
+            capsize=4,
+        )
+        for xi, v in zip(x, share, strict=True):
+            ax1.text(xi, v / 2, f"{v:.1%}", ha="center", color="white", fontsize=9)
+        ax1.axhline(fair, color=FAIR, ls="--", lw=1)
+        ax1.set_xticks(range(n), [f"seat {i}" + (" (starts)" if i == 0 else "") for i in range(n)])
+        ax1.set_ylabel("win share, 95% CI")
+        ax1.set_title("All strategies")
+        names = [r["strategy"] for r in summary["standings"] if r["games"]]
+        width = 0.8 / max(len(names), 1)
+        cells = {(c["strategy"], c["seat"]): c for c in seats["by_strategy"]}
+        for k, name in enumerate(names):
+            rows = [cells.get((name, i)) for i in range(n)]
+            xs = [i - 0.4 + width * (k + 0.5) for i in range(n) if rows[i]]
+            got = [r for r in rows if r]
+            ax2.bar(
+                xs,
+                [_v(r["share"]) for r in got],
+                width=width * 0.95,
+                color=colors[name],
+                label=name,
+            )
+            ax2.errorbar(
+                xs,
+                [_v(r["share"]) for r in got],
+                yerr=_err(got, "share", "low", "high"),
+                fmt="none",
+                ecolor="black",
+                capsize=2,
+                lw=0.8,
+            )
+        ax2.axhline(fair, color=FAIR, ls="--", lw=1)
+        ax2.set_xticks(range(n), [f"seat {i}" for i in range(n)])
+        ax2.set_ylabel("win share, 95% CI")
+        ax2.set_ylim(0, 1)
+        ax2.set_title("Per strategy")
+        ax2.legend(fontsize=8, frameon=False, ncols=min(4, len(names)), loc="upper right")
+        fig.suptitle(
+            f"Seat advantage (dashed: fair share 1/{n})\n{_subtitle(summary)}", fontsize=11
+        )
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
+    """Ratings on the Elo scale with 95% intervals, best at the top."""
+    rows = [r for r in _played(summary) if r.get("elo") is not None]
+    if len(rows) < 2:
+        return None
+    rows.sort(key=lambda r: -r["elo"])
+    colors = colors_of(summary)
+    y = np.arange(len(rows))[::-1]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(8, 1.3 + 0.45 * len(rows)))
+        for yi, r in zip(y, rows, strict=True):
+            err = _err([r], "elo", "elo_low", "elo_high")
+            ax.errorbar(
+                r["elo"],
+                yi,
+                xerr=err,
+                fmt="o",
+                color=colors[r["strategy"]],
+                ecolor=colors[r["strategy"]],
+                capsize=4,
+                ms=7,
+                lw=2,
+            )
+            ax.annotate(
+                f"{r['elo']:+.0f}",
+                (r["elo"], yi),
+                xytext=(0, 7),
+                textcoords="offset points",
+                ha="center",
+                fontsize=8,
+            )
+        ax.axvline(0, color=FAIR, ls="--", lw=1)
+        ax.set_yticks(y, [r["strategy"] for r in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.set_xlabel("rating (Elo scale, 0 = average entrant), 95% CI")
+        model = summary["ratings"].get("model") or ""
+        ax.set_title(f"Ratings: {model}\n{_subtitle(summary)}", fontsize=10)
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+RUN_COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+
+
+def _run_label(run: dict[str, Any]) -> str:
+    return f"{run['label']}: {run['name']}/{run['run_id']}"
+
+
+def _run_color(i: int) -> str:
+    return RUN_COLORS[i % len(RUN_COLORS)]
+
+
+def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
+    """Side by side: win share and mean worms of the shared strategies, one bar per run."""
+    rows = comparison["strategies"]
+    if not rows:
+        return None
+    runs = comparison["runs"]
+    k = len(runs)
+    y = np.arange(len(rows))[::-1]
+    height = 0.8 / k
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(12, 1.5 + 0.35 * k * len(rows)), sharey=True)
+        for ax, key, low, high, label in (
+            (axes[0], "win_share", "win_low", "win_high", "win share (ties split), 95% CI"),
+            (axes[1], "worms", "worms_low", "worms_high", "mean worms, 95% CI"),
+        ):
+            for i, run in enumerate(runs):
+                vals = [r["runs"][i] for r in rows]
+                ys = y + 0.4 - height * (i + 0.5)
+                ax.barh(
+                    ys,
+                    [_v(v[key]) for v in vals],
+                    height=height * 0.92,
+                    color=_run_color(i),
+                    label=_run_label(run),
+                )
+                ax.errorbar(
+                    [_v(v[key]) for v in vals],
+                    ys,
+                    xerr=_err(vals, key, low, high),
+                    fmt="none",
+                    ecolor="black",
+                    capsize=2,
+                    lw=0.8,
+                )
+            ax.set_xlabel(label)
+        axes[0].set_yticks(y, [r["strategy"] for r in rows])
+        axes[0].set_title("Win share")
+        axes[1].set_title("Mean worms")
+        axes[0].legend(fontsize=8, frameon=False, loc="lower right")
+        fig.suptitle("Runs compared on the strategies they share", fontsize=11)
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
+    """Forest plot: each run's difference from the baseline with its 95% interval."""
+    rows = comparison["strategies"]
+    if not rows or len(comparison["runs"]) < 2:
+        return None
+    runs = comparison["runs"][1:]
+    k = len(runs)
+    y = np.arange(len(rows))[::-1]
+    step = 0.7 / max(k, 1)
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(12, 1.5 + 0.35 * k * len(rows)), sharey=True)
+        for ax, key, label, scale in (
+            (axes[0], "win_share", "difference in win share (points), 95% CI", 100.0),
+            (axes[1], "worms", "difference in mean worms, 95% CI", 1.0),
+        ):
+            for i, run in enumerate(runs):
+                ys = y + 0.35 - step * (i + 0.5)
+                for yi, r in zip(ys, rows, strict=True):
+                    cell = r["diffs"][i][key]
+                    d = _v(cell["diff"]) * scale
+                    lo, hi = _v(cell["low"]) * scale, _v(cell["high"]) * scale
+                    sig = cell.get("significant")
+                    xerr = [[max(d - lo, 0)], [max(hi - d, 0)]] if lo == lo else None
+                    ax.errorbar(
+                        d,
+                        yi,
+                        xerr=xerr,
+                        fmt="o",
+                        mfc=_run_color(i + 1) if sig else "white",
+                        color=_run_color(i + 1),
+                        capsize=3,
+                        ms=6,
+                        label=f"{run['label']} − A" if yi == ys[0] else None,
+                    )
+            ax.axvline(0, color=FAIR, ls="--", lw=1)
+            ax.set_xlabel(label)
+        axes[0].set_yticks(y, [r["strategy"] for r in rows])
+        axes[0].set_title("Win share")
+        axes[1].set_title("Mean worms")
+        axes[0].legend(fontsize=8, frameon=False, loc="best")
+        fig.suptitle(
+            "Differences from the baseline run A (filled: significant after Holm correction)",
+            fontsize=11,
+        )
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+PLOTS = {
+    "standings": plot_standings,
+    "ratings": plot_ratings,
+    "head_to_head": plot_head_to_head,
+    "worms": plot_worms,
+    "convergence": plot_convergence,
+    "seats": plot_seats,
+}
+"""Every plot of a run report, by file stem, in report order."""
+
+
+def plot_all(summary: dict[str, Any], folder: Path) -> dict[str, Path]:
+    """Draw every plot that has data into ``folder``; the paths written, by name."""
+    out = {}
+    for name, draw in PLOTS.items():
+        made = draw(summary, folder / f"{name}.png")
+        if made is not None:
+            out[name] = made
+    return out

@@ -1,0 +1,220 @@
+"""Builders of small run folders for the report tests (no tests here).
+
+Run folders follow harness/schema.py: ``run.json`` plus ``games/*.parquet``. Two
+kinds: ``write_run`` stores hand-made rows (exact checks), ``play_run`` plays real
+seat-rotated deals through the engine with duplicate dice shared by the rotations of
+a deal, as the tournament runner does.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from harness.dice import DuplicateDice, SeededDice, derive_seed
+from harness.engine import Game
+from harness.errors import GameError
+from harness.plugins import resolve
+from harness.rules import Rules
+from harness.schema import columns, seat_column
+
+INT_TYPES = {
+    "deal": "int32",
+    "rotation": "int8",
+    "seed": "int64",
+    "game_seed": "int64",
+    "players": "int8",
+    "turns": "int16",
+    "winner": "int8",
+    "error_seat": "int8",
+}
+SEAT_TYPES = {
+    "worms": "int8",
+    "rank": "int8",
+    "busts": "int16",
+    "steals": "int16",
+    "stolen": "int16",
+}
+
+
+def frame(rows: list[dict[str, Any]], players: int) -> pd.DataFrame:
+    """Rows (dicts with every schema column) as a frame with the schema's types."""
+    df = pd.DataFrame(rows, columns=columns(players))
+    types = dict(INT_TYPES)
+    for i in range(players):
+        types.update({seat_column(i, f): t for f, t in SEAT_TYPES.items()})
+    df = df.astype(types)
+    for col in ("table", "status", "error") + tuple(
+        seat_column(i, "strategy") for i in range(players)
+    ):
+        df[col] = df[col].astype("string")
+    return df
+
+
+def write_run(
+    folder: Path,
+    rows: list[dict[str, Any]],
+    *,
+    players: int = 2,
+    dice: str = "duplicate",
+    entrants: list[str] | None = None,
+    rules: dict[str, Any] | None = None,
+    parts: int = 1,
+    name: str = "test",
+    extra: dict[str, Any] | None = None,
+) -> Path:
+    """Write a run folder with these game rows split into ``parts`` Parquet files."""
+    folder.mkdir(parents=True, exist_ok=True)
+    names = entrants
+    if names is None:
+        seen: dict[str, None] = {}
+        for row in rows:
+            for i in range(players):
+                seen.setdefault(row[seat_column(i, "strategy")])
+        names = list(seen)
+    config = {
+        "name": name,
+        "rules": rules or Rules(players=players).to_dict(),
+        "players": players,
+        "format": "round_robin",
+        "dice": dice,
+        "games": len(rows),
+        "seed": 1,
+        "entrants": [{"name": n, "ref": n, "params": {}, "code": "x"} for n in names],
+        "version": "test",
+        **(extra or {}),
+    }
+    (folder / "run.json").write_text(json.dumps(config))
+    games = folder / "games"
+    games.mkdir(exist_ok=True)
+    if rows:
+        df = frame(rows, players)
+        size = -(-len(df) // parts)
+        for k in range(parts):
+            chunk = df.iloc[k * size : (k + 1) * size]
+            if len(chunk):
+                chunk.to_parquet(games / f"part-{k:05d}.parquet", index=False)
+    return folder
+
+
+def row(
+    table: str,
+    deal: int,
+    rotation: int,
+    seats: list[str],
+    worms: list[int],
+    *,
+    ranks: list[int] | None = None,
+    status: str = "over",
+    turns: int = 40,
+    busts: list[int] | None = None,
+    steals: list[int] | None = None,
+    stolen: list[int] | None = None,
+    error: str | None = None,
+    error_seat: int = -1,
+) -> dict[str, Any]:
+    """One game row; ranks default to "more worms is better" (ties share)."""
+    n = len(seats)
+    if ranks is None:
+        ranks = [1 + sum(o > w for o in worms) for w in worms]
+    firsts = [i for i, r in enumerate(ranks) if r == 1]
+    out: dict[str, Any] = {
+        "table": table,
+        "deal": deal,
+        "rotation": rotation,
+        "seed": 1000 + deal,
+        "game_seed": 1000 + deal,
+        "players": n,
+        "turns": turns,
+        "status": status,
+        "winner": firsts[0] if len(firsts) == 1 and status != "turn-cap" else -1,
+        "error": error,
+        "error_seat": error_seat,
+    }
+    for i in range(n):
+        out[seat_column(i, "strategy")] = seats[i]
+        out[seat_column(i, "worms")] = worms[i]
+        out[seat_column(i, "rank")] = ranks[i]
+        out[seat_column(i, "busts")] = (busts or [0] * n)[i]
+        out[seat_column(i, "steals")] = (steals or [0] * n)[i]
+        out[seat_column(i, "stolen")] = (stolen or [0] * n)[i]
+    return out
+
+
+def play_run(
+    folder: Path,
+    refs: list[str],
+    *,
+    players: int = 2,
+    deals: int = 10,
+    seed: int = 1,
+    dice: str = "duplicate",
+    rules: Rules | None = None,
+    parts: int = 2,
+    name: str = "played",
+    max_turns: int = 1000,
+) -> Path:
+    """Play every table of ``players`` entrants, ``deals`` deals in every rotation."""
+    rules = rules or Rules(players=players)
+    specs = {ref: resolve(ref) for ref in refs}
+    rows = []
+    for table_refs in itertools.combinations(refs, players):
+        table = "-".join(specs[r].label for r in table_refs)
+        for deal in range(deals):
+            deal_seed = derive_seed(seed, table, deal)
+            shared = DuplicateDice(deal_seed)
+            for rot in range(players):
+                seats = [table_refs[(i + rot) % players] for i in range(players)]
+                names = [specs[r].label for r in seats]
+                source = shared if dice == "duplicate" else SeededDice(derive_seed(deal_seed, rot))
+                game = Game(
+                    [specs[r].create() for r in seats],
+                    rules,
+                    source,
+                    names=names,
+                    seed=deal_seed,
+                    max_turns=max_turns,
+                )
+                try:
+                    result = game.play()
+                except GameError as exc:
+                    result = game.result(error=exc)
+                rows.append(_result_row(table, deal, rot, deal_seed, names, result))
+    return write_run(
+        folder,
+        rows,
+        players=players,
+        dice=dice,
+        entrants=[specs[r].label for r in refs],
+        rules=rules.to_dict(),
+        parts=parts,
+        name=name,
+    )
+
+
+def _result_row(table, deal, rot, deal_seed, names, result) -> dict[str, Any]:
+    status = result.status if result.status != "unfinished" else "turn-cap"
+    return {
+        **row(
+            table,
+            deal,
+            rot,
+            names,
+            result.scores,
+            ranks=result.ranks,
+            status=status,
+            turns=result.turns,
+            busts=result.busts,
+            steals=result.steals,
+            stolen=result.stolen,
+            error=str(result.error) if result.error else None,
+            error_seat=result.forfeit if result.forfeit is not None else -1,
+        ),
+        "seed": deal_seed % (1 << 63),
+        "game_seed": deal_seed % (1 << 63),
+        "winner": result.winner if result.winner is not None else -1,
+    }
