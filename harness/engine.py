@@ -290,10 +290,12 @@ class Game:
                 answer = pick(view)
             except Exception as exc:
                 raise StrategyFailed(turn + 1, seat, self._names[seat], "pick", exc) from exc
-            try:  # R5: a face shown by this roll and not yet set aside, as a plain int
+            try:  # R5: a face shown by this roll and not yet set aside
                 face = LEGAL[new][answer]
             except (KeyError, TypeError):
                 raise self._illegal_pick(seat, answer, roll, free) from None
+            if face is not answer:  # not a plain int (True, 4.0, numpy): the slow check
+                face = self._int_face(seat, answer, roll, free)
             view._free = free = free ^ BIT[face]
             view.dice_left = left = left - counts[face]
             view.total = total = total + roll.points[face]
@@ -411,6 +413,15 @@ class Game:
     def _illegal(self, seat: int, detail: str, rule: str) -> IllegalMove:
         return IllegalMove(self._turn, seat, self._names[seat], detail, rule)
 
+    def _int_face(self, seat: int, face: Any, roll: Roll, free: int) -> int:
+        """A legal pick that came as an int-like (an int subclass, numpy): the plain int.
+
+        Bools and floats compare equal to faces but are not faces.
+        """
+        if isinstance(face, bool) or not _is_int(face):
+            raise self._illegal_pick(seat, face, roll, free)
+        return operator.index(face)
+
     def _illegal_pick(self, seat: int, face: Any, roll: Roll, free: int) -> IllegalMove:
         if isinstance(face, bool) or not _is_int(face):
             return self._illegal(seat, f"pick() returned {face!r}, not a face 1-6", "R5")
@@ -424,7 +435,11 @@ class Game:
         return self._illegal(seat, f"picked {face_name(face)}, not in the roll {shown}", "R5")
 
     def _check_stop(self, seat: int, answer: Any) -> bool:
-        if _is_int(answer) and operator.index(answer) in (0, 1):
+        """A stop() answer that is not True or False: any other real boolean is fine
+        (numpy.bool_, 0 and 1); anything else breaks R6."""
+        if getattr(getattr(answer, "dtype", None), "kind", None) == "b":  # numpy's bool
+            return bool(answer)
+        if not isinstance(answer, float) and _is_int(answer) and operator.index(answer) in (0, 1):
             return bool(answer)
         raise self._illegal(seat, f"stop() returned {answer!r}, not True or False", "R6")
 

@@ -32,26 +32,28 @@ class Narrator(GameObserver):
     def __init__(self, names: list[str], write: Callable[[str], Any] = print) -> None:
         self.names = names
         self.write = write
+        self._left = 8  # dice left after the last keep: 0 means the stop was forced (R6)
 
     def _who(self, seat: int) -> str:
         return f"seat {seat} ({self.names[seat]})"
 
     def turn_started(self, turn: int, seat: int) -> None:
+        self._left = 8
         self.write(f"Turn {turn}: {self._who(seat)}")
 
     def kept(self, seat: int, roll: Roll, face: int, count: int, total: int, left: int) -> None:
+        self._left = left
         self.write(
             f"  rolls {_faces(roll.faces):<15}  sets aside {count} x {face_name(face)}"
             f"  total {total:>2}, {left} {'die' if left == 1 else 'dice'} left"
         )
 
     def claimed(self, seat: int, claim: Claim, total: int) -> None:
+        stop = f"stops at {total}" if self._left else f"must stop at {total} (all dice set aside)"
         if claim.victim is None:
-            self.write(f"  stops at {total}: takes {_tile(claim.tile)} from the grill")
+            self.write(f"  {stop}: takes {_tile(claim.tile)} from the grill")
         else:
-            self.write(
-                f"  stops at {total}: steals {_tile(claim.tile)} from {self._who(claim.victim)}"
-            )
+            self.write(f"  {stop}: steals {_tile(claim.tile)} from {self._who(claim.victim)}")
 
     def busted(
         self,

@@ -50,6 +50,7 @@ def play_game(
     dice: DiceSource | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     forfeit: bool = False,
+    names: Sequence[str] | None = None,
 ) -> GameResult:
     """Play one game and return its :class:`~harness.engine.GameResult`.
 
@@ -59,9 +60,15 @@ def play_game(
     seeded dice altogether. ``record=True`` attaches the game record
     (``result.record``, see :mod:`harness.record`). With ``forfeit=True`` a strategy
     that raises or breaks a rule forfeits (``result.error`` says why) instead of the
-    error being raised.
+    error being raised. ``names`` overrides the seats' display names (in the result,
+    the record and error messages).
     """
-    instances, names = build_strategies(strategies)
+    instances, labels = build_strategies(strategies)
+    if names is None:
+        names = labels
+    elif len(names) != len(instances):
+        raise HarnessError(f"{len(names)} names for {len(instances)} seats")
+    names = list(names)
     game_rules = Rules.coerce(rules, players=len(instances))
     builder = RecordBuilder(game_rules, names, seed) if record else None
     observers = [o for o in (builder, observer) if o is not None]

@@ -74,6 +74,9 @@ class StrategySpec:
 
 def code_digest(cls: type) -> str:
     """A short digest of the source file that defines ``cls`` (its code identity)."""
+    loaded = getattr(sys.modules.get(cls.__module__), "__harness_code__", None)
+    if loaded:  # a plugin file: the digest of the source that was executed
+        return loaded
     try:
         path = inspect.getsourcefile(cls)
         data = Path(path).read_bytes() if path else b""
@@ -228,9 +231,9 @@ def _all_strategy_classes(module: Any) -> list[type]:
 
 def _check_class(ref: str, obj: Any) -> type[Strategy]:
     if not (inspect.isclass(obj) and issubclass(obj, Strategy)):
+        what = f"class {obj.__name__}" if inspect.isclass(obj) else f"a {type(obj).__name__}"
         raise PluginError(
-            f"strategy {ref!r} is a {type(obj).__name__}, not a subclass of "
-            f"harness.strategy.Strategy"
+            f"strategy {ref!r} is {what}, not a subclass of harness.strategy.Strategy"
         )
     missing = [m for m in ("pick", "stop") if getattr(obj, m) is getattr(Strategy, m)]
     if missing:
@@ -243,13 +246,21 @@ def _load_file(ref: str, where: str) -> Any:
     if not path.is_file():
         raise PluginError(f"strategy {ref!r}: file {where} not found")
     path = path.resolve()
-    module_name = "harness_plugin_" + hashlib.sha1(str(path).encode()).hexdigest()[:12]
+    try:
+        source = path.read_bytes()
+    except OSError as exc:
+        raise PluginError(f"strategy {ref!r}: cannot read {where}: {exc.strerror}") from None
+    # Keyed by path and content: an edited file (a notebook session) is loaded afresh,
+    # so the code that runs is always the code its digest (identity()) describes.
+    key = hashlib.sha1(str(path).encode() + b"\0" + source).hexdigest()[:12]
+    module_name = "harness_plugin_" + key
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
     if spec is None or spec.loader is None:
         raise PluginError(f"strategy {ref!r}: {where} is not a Python file")
     module = importlib.util.module_from_spec(spec)
+    module.__harness_code__ = hashlib.sha256(source).hexdigest()[:16]  # type: ignore[attr-defined]
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
@@ -288,7 +299,11 @@ def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tupl
         if key not in accepted:
             if open_ended:
                 continue
-            raise PluginError(f"strategy {ref}: unknown parameter {key!r}; parameters: {shown}")
+            close = difflib.get_close_matches(key, list(accepted), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise PluginError(
+                f"strategy {ref}: unknown parameter {key!r}; {hint}parameters: {shown}"
+            )
         default = accepted[key]
         if default is not ... and default is not None and not _same_kind(default, value):
             raise PluginError(

@@ -25,9 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from harness.dice import Roll, encode_turn
-from harness.engine import BUST_REASONS, Game, GameObserver, GameResult
-from harness.errors import GameError, HarnessError, RecordError, RulesError
-from harness.rules import DICE, Rules, face_name
+from harness.engine import BUST_REASONS, Fanout, Game, GameObserver, GameResult
+from harness.errors import (
+    GameError,
+    HarnessError,
+    IllegalMove,
+    RecordError,
+    RulesError,
+    StrategyFailed,
+)
+from harness.rules import DICE, TILES, WORM, Rules, face_name
 from harness.strategy import Claim, Strategy, View
 
 RECORD_FORMAT = "pickomino-record/1"
@@ -183,7 +190,10 @@ def record_rules(data: dict[str, Any]) -> Rules:
     if not isinstance(rules, dict):
         raise RulesError(f"rules: expected a mapping of variant keys, got {rules!r}")
     if "players" in rules and rules["players"] != len(seats):
-        raise RulesError(f"rules.players is {rules['players']!r} but there are {len(seats)} seats")
+        raise RulesError(
+            f"rules.players is {rules['players']!r} but the record has {len(seats)} "
+            f"seat{'s' if len(seats) != 1 else ''} (R3)"
+        )
     return Rules.from_dict({"players": len(seats), **rules})
 
 
@@ -235,19 +245,24 @@ class _RecordedPlayer(Strategy):
 
 
 def _wrong_size(index: int, size: int, left: int) -> str:
-    return f"roll {index + 1} has {size} dice but {left} were left (R4)"
+    return f"roll {index + 1} has {size} dice but {left} {'was' if left == 1 else 'were'} left (R4)"
 
 
 class _Outcome(GameObserver):
     """What the engine did with a recorded turn."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.end: dict[str, Any] | None = None
         self.total = 0
+        self.worm = False
         self.sizes: list[int] = []
 
     def kept(self, seat: int, roll: Roll, face: int, count: int, total: int, left: int) -> None:
         self.total = total
+        self.worm = self.worm or face == WORM
         self.sizes.append(roll.n)
 
     def claimed(self, seat: int, claim: Claim, total: int) -> None:
@@ -264,8 +279,11 @@ class _Outcome(GameObserver):
         self.end = {"bust": reason}
 
 
-def replay(data: dict[str, Any]) -> GameResult:
-    """Re-apply a checked record through the engine; RecordError names turn, seat and rule."""
+def replay(data: dict[str, Any], observer: GameObserver | None = None) -> GameResult:
+    """Re-apply a checked record through the engine; RecordError names turn, seat and rule.
+
+    ``observer`` (e.g. a :class:`harness.narrate.Narrator`) hears the replayed game.
+    """
     data = check_record(data)
     rules = record_rules(data)
     seats = data["seats"]
@@ -273,7 +291,12 @@ def replay(data: dict[str, Any]) -> GameResult:
     players = [_RecordedPlayer() for _ in seats]
     outcome = _Outcome()
     game = Game(
-        players, rules, dice, names=list(seats), observer=outcome, max_turns=len(data["turns"])
+        players,
+        rules,
+        dice,
+        names=list(seats),
+        observer=outcome if observer is None else Fanout([outcome, observer]),
+        max_turns=len(data["turns"]),
     )
     game.start()
     for i, turn in enumerate(data["turns"]):
@@ -298,60 +321,101 @@ def replay(data: dict[str, Any]) -> GameResult:
             if "claim" in end
             else (Claim(end["steal"], end["from"]) if "steal" in end else None)
         )
-        outcome.end = None
-        outcome.total = 0
-        outcome.sizes = []
+        # The board before the turn: a refused claim is explained against it, not against
+        # the board after the engine made the claim the rules required instead.
+        board = game.result()
+        outcome.reset()
         try:
             game.play_turn()
-        except _Mismatch as exc:
-            raise fail(_explain(game, seat, turn, outcome.total, str(exc))) from None
-        except GameError as exc:
+        except StrategyFailed as exc:
+            # The engine wraps whatever a strategy raises; the recorded player raises
+            # _Mismatch when the engine wants more than the record holds.
+            if isinstance(exc.__cause__, _Mismatch):
+                why = str(exc.__cause__)
+                raise fail(_explain(rules, board, seat, turn, outcome, why)) from None
+            raise fail(exc.detail) from None  # pragma: no cover - the player never raises else
+        except IllegalMove as exc:
+            if exc.rule == "R7" and "bust" not in end:
+                raise fail(_claim_problem(rules, board, seat, end, outcome)) from None
             raise fail(exc.detail.replace("picked", "keep", 1)) from None
+        except GameError as exc:
+            raise fail(exc.detail) from None
         for j, size in enumerate(outcome.sizes[: len(rolls)]):
             if len(rolls[j]) != size:
                 raise fail(_wrong_size(j, len(rolls[j]), size))
         if len(outcome.sizes) > len(rolls):
-            raise fail(_explain(game, seat, turn, outcome.total, "rolls"))
+            raise fail(_explain(rules, board, seat, turn, outcome, "rolls"))
         if outcome.end != end:
-            raise fail(_explain_end(game, seat, end, outcome.end, outcome.total))
+            raise fail(_explain_end(rules, board, seat, end, outcome))
         if len(outcome.sizes) < len(rolls):
-            raise fail(f"{len(rolls) - len(outcome.sizes)} roll(s) recorded after the turn ended")
+            raise fail(
+                f"{len(rolls) - len(outcome.sizes)} roll(s) recorded after the turn ended: "
+                "all 8 dice were set aside (R6)"
+            )
     result = game.result()
     result.capped = False
     return result
 
 
-def _explain(game: Game, seat: int, turn: dict, total: int, what: str) -> str:
+def _explain(
+    rules: Rules, board: GameResult, seat: int, turn: dict, outcome: _Outcome, what: str
+) -> str:
     """Why the engine ran past what the record holds."""
     end = turn["end"]
     if what == "rolls":  # the engine rolled on where the record ended the turn
         if "bust" in end:
             return f"bust {end['bust']} with dice left: the turn goes on (R6, R8)"
-        answer = (end.get("claim") or end.get("steal"), end.get("from"))
-        return _why_not_claim(game, seat, answer, total)
+        return _claim_problem(rules, board, seat, end, outcome)
     if what == "keeps":  # the last roll had a new face but the record keeps nothing
         shown = " ".join(face_name(f) for f in turn["rolls"][-1])
         return f"bust no-new-face, but the roll {shown} shows a new face (R5)"
     return what
 
 
-def _why_not_claim(game: Game, seat: int, answer: tuple, total: int) -> str:
-    tile, victim = answer
-    views = game._views[seat]
-    if not views.has_worm:
-        return f"claim {tile} without a worm set aside (R7)"
-    detail = game.explain_claim(seat, (tile, victim) if victim is not None else tile, total)
-    return detail.replace("claimed", "claim", 1).replace("stole", "steal", 1) + " (R7)"
+def _claim_problem(rules: Rules, board: GameResult, seat: int, end: dict, outcome: _Outcome) -> str:
+    """Why the claim or steal that ends a recorded turn is not allowed (R7).
+
+    ``board`` is the state before the turn; ``outcome`` what the turn set aside.
+    """
+    total = outcome.total
+    if "claim" in end:
+        tile, victim, verb = end["claim"], None, "claim"
+    else:
+        tile, victim, verb = end["steal"], end["from"], "steal"
+    if not outcome.worm:
+        return f"{verb} {tile} without a worm set aside (R7)"
+    if tile not in TILES:
+        return f"{verb} {tile}: not a tile 21-36 (R1)"
+    if victim is not None:
+        stack = board.stacks[victim]
+        if victim == seat:
+            return f"steal {tile} from its own stack (R7)"
+        if not stack or stack[-1] != tile:
+            top = stack[-1] if stack else "nothing"
+            return f"steal {tile} from seat {victim} whose top is {top} (R7)"
+        return f"steal {tile} from seat {victim} with sum {total}: a steal needs the exact sum (R7)"
+    if tile in board.flipped:
+        return f"claim {tile}: it is face down (R7, R9)"
+    if tile not in board.grill:
+        holder = next(s for s, stack in enumerate(board.stacks) if tile in stack)
+        where = "its own stack" if holder == seat else f"seat {holder}'s stack"
+        return f"claim {tile}: not on the grill but on {where} (R7)"
+    if tile > total:
+        return f"claim {tile} with sum {total} (R7)"
+    best = max(t for t in board.grill if t <= total)
+    if rules.lower_tile == "highest" and tile != best:
+        return f"claim {tile} with sum {total}: the highest grill tile <= {total} is {best} (R7)"
+    return f"claim {tile} with sum {total}: not a legal choice (R7)"  # pragma: no cover
 
 
-def _explain_end(game: Game, seat: int, end: dict, happened: dict | None, total: int) -> str:
+def _explain_end(rules: Rules, board: GameResult, seat: int, end: dict, outcome: _Outcome) -> str:
+    happened = outcome.end
     if "bust" in end:
         if happened and "bust" in happened:
             return f"bust {end['bust']}, but the dice say {happened['bust']} (R5, R7, R8)"
-        what = happened.get("claim") or happened.get("steal") if happened else None
+        what = (happened.get("claim") or happened.get("steal")) if happened else None
         return f"bust {end['bust']} with all dice set aside, but {what} could be claimed (R7, R8)"
-    answer = (end.get("claim") or end.get("steal"), end.get("from"))
-    return _why_not_claim(game, seat, answer, total)
+    return _claim_problem(rules, board, seat, end, outcome)
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:

@@ -1,0 +1,48 @@
+"""Shared fixtures: the CLI in-process (click) and in a real ``harness`` process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Cli:
+    """Runs ``harness`` in-process through click (fast) and returns the click Result."""
+
+    def __init__(self) -> None:
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, **kwargs):
+        from harness.cli import main  # imported when used: it loads every command's module
+
+        return self.runner.invoke(main, list(args), catch_exceptions=False, **kwargs)
+
+
+@pytest.fixture
+def cli() -> Cli:
+    return Cli()
+
+
+def run_harness(*args: str, cwd: Path | None = None, env: dict | None = None):
+    """``harness ARGS`` in a real process (exit status, stderr and no traceback are real)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        env=full_env,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def harness_process():
+    return run_harness

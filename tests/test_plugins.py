@@ -1,0 +1,370 @@
+"""Plugin loading from all three sources, parameters, and every way a reference can fail.
+
+Sources: built-in names (``strategies/``), entry points in the ``harness.strategies``
+group (a real tiny distribution on a temporary sys.path entry, found by
+importlib.metadata like any installed package), and ``path/file.py:Class`` /
+``package.module:Class`` references. Each failure is one line, and ``harness play``
+exits non-zero with no traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from harness import play_game
+from harness.errors import PluginError
+from harness.plugins import builtin_strategies, parse_reference, resolve
+from harness.strategy import Strategy
+from strategies.greedy import Greedy
+from strategies.threshold import Threshold
+
+BOT = """
+from harness.strategy import Strategy, WORM
+
+
+class MyBot(Strategy):
+    '''Keeps worms first, then the most points; stops at target.'''
+
+    name = "my-bot"
+
+    def __init__(self, target: int = 25, bold: bool = False, label: str = "x"):
+        self.target = target
+
+    def pick(self, view):
+        if WORM in view.choices and not view.has_worm:
+            return WORM
+        return max(view.choices, key=lambda f: view.counts[f] * min(f, 5))
+
+    def stop(self, view):
+        return view.total >= self.target
+
+
+class Helper:
+    pass
+
+
+def function():
+    pass
+
+
+class Half(Strategy):
+    name = "half"
+
+    def pick(self, view):
+        return max(view.choices)
+
+
+class Boom(Strategy):
+    name = "boom"
+
+    def __init__(self):
+        raise RuntimeError("no config file")
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return True
+
+
+class Needs(MyBot):
+    def __init__(self, level: int):
+        self.target = 25
+
+
+class Open(MyBot):
+    def __init__(self, **options):
+        self.target = options.get("target", 25)
+"""
+
+
+@pytest.fixture
+def plugin_dir(tmp_path: Path) -> Path:
+    (tmp_path / "bots.py").write_text(BOT)
+    (tmp_path / "syntax.py").write_text("class Bot(:\n    pass\n")
+    (tmp_path / "importer.py").write_text("import no_such_module_anywhere\n")
+    return tmp_path
+
+
+@pytest.fixture
+def site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An installed distribution 'tinybots' registering entry points, on sys.path."""
+    root = tmp_path / "site"
+    pkg = root / "tinybots"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text(BOT.replace('name = "my-bot"', 'name = "tiny"'))
+    (pkg / "broken.py").write_text("raise ImportError('tinybots.broken needs numpy 9')\n")
+    info = root / "tinybots-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: tinybots\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        textwrap.dedent(
+            """\
+            [harness.strategies]
+            tiny = tinybots:MyBot
+            tiny-broken = tinybots.broken:Bot
+            tiny-helper = tinybots:Helper
+            [console_scripts]
+            unrelated = tinybots:main
+            """
+        )
+    )
+    monkeypatch.syspath_prepend(str(root))
+    yield root
+    for name in [m for m in sys.modules if m == "tinybots" or m.startswith("tinybots.")]:
+        del sys.modules[name]
+
+
+def error(ref: str, params: dict | None = None) -> str:
+    with pytest.raises(PluginError) as info:
+        resolve(ref, params).create()
+    text = str(info.value)
+    assert "\n" not in text and "Traceback" not in text
+    return text
+
+
+# -- built-in names -------------------------------------------------------------------------
+def test_builtins_are_the_strategies_package():
+    found = builtin_strategies()
+    assert {"greedy", "random", "threshold", "worm-first"} <= set(found)
+    for name, cls in found.items():
+        assert issubclass(cls, Strategy) and cls.name == name
+        assert cls.description(), f"{name} needs a one-line docstring"
+
+
+def test_builtin_with_parameters():
+    spec = resolve("threshold(target=28)")
+    assert spec.cls is Threshold and spec.params == (("target", 28),)
+    assert spec.label == "threshold(target=28)" and spec.origin == "builtin"
+    bot = spec.create()
+    assert isinstance(bot, Threshold) and bot.target == 28
+    assert spec.create() is not bot  # a fresh instance for every seat
+
+
+def test_params_from_a_config_mapping_merge_with_inline_ones():
+    spec = resolve("worm-first(target=27)", {"min_dice": 2})
+    assert dict(spec.params) == {"target": 27, "min_dice": 2}
+    assert resolve("threshold", {"target": 30}).create().target == 30
+
+
+@pytest.mark.parametrize(
+    "text, ref, params",
+    [
+        ("greedy", "greedy", {}),
+        (" threshold( target = 28 ) ", "threshold", {"target": 28}),
+        ("random(p_stop=0.25)", "random", {"p_stop": 0.25}),
+        ("x(flag=true, other=false, none=null)", "x", {"flag": True, "other": False, "none": None}),
+        ("x(name='a b', xs=[1, 2])", "x", {"name": "a b", "xs": [1, 2]}),
+        ("path/to/bot.py:Bot(level=3)", "path/to/bot.py:Bot", {"level": 3}),
+    ],
+)
+def test_parse_reference(text, ref, params):
+    assert parse_reference(text) == (ref, params)
+
+
+def test_identity_names_code_and_parameters():
+    ident = resolve("threshold(target=28)").identity()
+    assert ident["ref"] == "threshold" and ident["params"] == {"target": 28}
+    assert ident["class"] == "strategies.threshold:Threshold"
+    assert len(ident["code"]) == 16
+
+
+# -- entry points ------------------------------------------------------------------------
+def test_entry_point_strategy(site):
+    spec = resolve("tiny(target=30)")
+    assert spec.origin == "entry-point" and spec.cls.__name__ == "MyBot"
+    assert spec.create().target == 30
+    result = play_game(["tiny", "greedy"], seed=4)
+    assert result.over and result.names == ["tiny", "greedy"]
+
+
+def test_entry_points_appear_in_suggestions_and_listing(site, cli):
+    assert "did you mean 'tiny'?" in error("tinny")
+    out = cli("strategies").output
+    assert "tiny" in out and "Keeps worms first, then the most points" in out
+    assert "tiny-broken" in out and "cannot load: ImportError" in out
+
+
+def test_broken_entry_points_are_one_line_errors(site):
+    text = error("tiny-broken")
+    assert "loading entry point tinybots.broken:Bot failed: ImportError" in text
+    assert "not a subclass of harness.strategy.Strategy" in error("tiny-helper")
+
+
+def test_entry_point_through_the_cli(site, cli):
+    ok = cli("play", "tiny", "greedy", "--seed", "3")
+    assert ok.exit_code == 0 and "seat 0: tiny" in ok.output
+    bad = cli("play", "tiny-broken", "greedy")
+    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert bad.output.startswith("Error: strategy 'tiny-broken': loading entry point")
+    assert bad.output.count("\n") == 1
+
+
+# -- files and modules -------------------------------------------------------------------
+def test_file_reference(plugin_dir):
+    spec = resolve(f"{plugin_dir}/bots.py:MyBot(target=28)")
+    assert spec.origin == "file" and spec.cls.name == "my-bot"
+    assert spec.create().target == 28
+    assert spec.label == f"{plugin_dir}/bots.py:MyBot(target=28)"
+
+
+def test_relative_file_reference(plugin_dir, monkeypatch):
+    monkeypatch.chdir(plugin_dir)
+    assert resolve("bots.py:MyBot").cls.name == "my-bot"
+    assert resolve("./bots.py:MyBot").cls.name == "my-bot"
+
+
+def test_module_reference(plugin_dir, monkeypatch):
+    monkeypatch.syspath_prepend(str(plugin_dir))
+    spec = resolve("bots:MyBot")
+    assert spec.origin == "module" and spec.cls.name == "my-bot"
+    assert resolve("strategies.greedy:Greedy").cls is Greedy
+    monkeypatch.delitem(sys.modules, "bots", raising=False)
+
+
+def test_an_edited_plugin_file_is_loaded_again(tmp_path):
+    """A notebook session edits its plugin and plays again: the new code must run, and
+    the code digest must describe the code that runs."""
+    path = tmp_path / "edited.py"
+    path.write_text(BOT)
+    first = resolve(f"{path}:MyBot")
+    assert first.create().target == 25
+    digest = first.identity()["code"]
+    path.write_text(BOT.replace("target: int = 25", "target: int = 33"))
+    second = resolve(f"{path}:MyBot")
+    assert second.create().target == 33
+    assert second.identity()["code"] != digest
+    assert first.identity()["code"] == digest  # the code first runs is still the old code
+    assert resolve(f"{path}:MyBot").cls is second.cls  # unchanged files are not reloaded
+
+
+def test_plugin_instances_play(plugin_dir):
+    result = play_game([f"{plugin_dir}/bots.py:MyBot(target=27)", "greedy"], seed=8)
+    assert result.over and result.names[0].endswith("bots.py:MyBot(target=27)")
+
+
+# -- errors ------------------------------------------------------------------------------------
+def test_unknown_name_suggests_and_lists(plugin_dir):
+    text = error("greddy")
+    assert text.startswith("unknown strategy 'greddy'; did you mean 'greedy'? available: ")
+    assert "threshold" in text and "worm-first" in text
+    assert "path/to/file.py:ClassName" in text
+    assert "did you mean" not in error("zzzzzz")
+
+
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        ("{d}/missing.py:Bot", "strategy '{d}/missing.py:Bot': file {d}/missing.py not found"),
+        (
+            "{d}/syntax.py:Bot",
+            "strategy '{d}/syntax.py:Bot': loading {d}/syntax.py failed: SyntaxError: ",
+        ),
+        (
+            "{d}/importer.py:Bot",
+            "failed: ModuleNotFoundError: No module named 'no_such_module_anywhere'",
+        ),
+        ("{d}/bots.py:Nope", "{d}/bots.py has no class 'Nope'; strategies there: "),
+        ("{d}/bots.py:Helper", "not a subclass of harness.strategy.Strategy"),
+        ("{d}/bots.py:function", "not a subclass of harness.strategy.Strategy"),
+        ("{d}/bots.py:Half", "strategy '{d}/bots.py:Half' does not implement stop()"),
+        ("{d}/bots.py:Boom", "building it raised RuntimeError: no config file"),
+        ("{d}/bots.py:Needs", "missing parameter level"),
+        ("no_such_pkg.mod:Bot", "'no_such_pkg.mod:Bot': no module named 'no_such_pkg.mod'"),
+        ("strategies.nothing:Bot", "no module named 'strategies.nothing'"),
+        ("bots.py:", "write path/to/file.py:ClassName or module:Class"),
+    ],
+)
+def test_bad_references(plugin_dir, ref, message):
+    text = error(ref.format(d=plugin_dir))
+    assert message.format(d=plugin_dir) in text
+
+
+def test_syntax_error_names_the_line(plugin_dir):
+    assert "(line 1)" in error(f"{plugin_dir}/syntax.py:Bot")
+
+
+def test_missing_class_lists_the_strategies_there(plugin_dir):
+    text = error(f"{plugin_dir}/bots.py:Nope")
+    assert "MyBot" in text and "Boom" in text and "Helper" not in text
+
+
+@pytest.mark.parametrize(
+    "ref, message",
+    [
+        ("threshold(targt=28)", "strategy threshold: unknown parameter 'targt'; "),
+        ("threshold(target='high')", "parameter target expects int (default 27), got 'high'"),
+        ("threshold(target=28.5)", "parameter target expects int (default 27), got 28.5"),
+        ("worm-first(min_dice=true)", "parameter min_dice expects int (default 3), got True"),
+        ("random(p_stop='x')", "parameter p_stop expects float (default 0.5), got 'x'"),
+        ("threshold(target=50)", "threshold(target=50): building it raised ValueError: target "),
+        ("threshold(28)", "parameters must be named, e.g. threshold(target=28)"),
+        ("threshold(target=)", "cannot read the parameters; write name(key=value, ...)"),
+        ("threshold(target=x)", "parameter target must be a literal"),
+        ("threshold(target=28", "unknown strategy 'threshold(target=28'"),
+        ("(target=28)", "unbalanced parentheses"),
+        ("", "empty strategy reference"),
+    ],
+)
+def test_bad_parameters(ref, message):
+    assert message in error(ref)
+
+
+def test_unknown_parameter_lists_the_parameters_and_a_suggestion():
+    text = error("threshold(targt=28)")
+    assert "parameters: target=27" in text and "did you mean 'target'?" in text
+
+
+def test_params_must_be_a_mapping():
+    assert "params must be a mapping" in error("threshold", [("target", 28)])  # type: ignore[arg-type]
+
+
+def test_open_ended_parameters_are_passed_on(plugin_dir):
+    assert resolve(f"{plugin_dir}/bots.py:Open(target=31, x=1)").create().target == 31
+
+
+def test_an_int_is_a_fine_float():
+    assert resolve("random(p_stop=1)").create().p_stop == 1
+
+
+@pytest.mark.parametrize(
+    "ref",
+    [
+        "greddy",
+        "{d}/missing.py:Bot",
+        "{d}/syntax.py:Bot",
+        "{d}/bots.py:Nope",
+        "{d}/bots.py:Helper",
+        "{d}/bots.py:Half",
+        "{d}/bots.py:Boom",
+        "threshold(targt=28)",
+        "threshold(target='high')",
+    ],
+)
+def test_harness_play_fails_in_one_line(cli, plugin_dir, ref):
+    result = cli("play", ref.format(d=plugin_dir), "greedy", "--seed", "1")
+    assert result.exit_code == 1
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ")
+    assert "Traceback" not in result.output
+
+
+def test_harness_strategies_lists_every_builtin_with_parameters(cli):
+    out = cli("strategies").output
+    for name, cls in builtin_strategies().items():
+        assert name in out and cls.description() in out
+    assert "parameters: target=27" in out
+    assert "path/to/file.py:ClassName" in out
+
+
+def test_harness_strategies_json(cli):
+    import json
+
+    rows = json.loads(cli("strategies", "--json").output)
+    by_name = {r["name"]: r for r in rows}
+    assert by_name["threshold"]["params"] == {"target": 27}
+    assert by_name["greedy"]["origin"] == "built-in"
