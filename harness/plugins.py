@@ -22,6 +22,7 @@ import importlib.util
 import inspect
 import pkgutil
 import sys
+import sysconfig
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -73,21 +74,83 @@ class StrategySpec:
 
 
 def code_digest(cls: type) -> str:
-    """A short digest of the source file that defines ``cls`` (its code identity)."""
-    loaded = getattr(sys.modules.get(cls.__module__), "__harness_code__", None)
+    """A short digest of the code that decides ``cls``'s moves (its code identity).
+
+    That is the source of the module defining it and of every project module it uses,
+    transitively (e.g. ``harness.analysis`` for ``optimal``, ``strategies._common``):
+    editing any of them changes the identity, so stored results are not reused. The
+    strategy API modules and third-party packages are left out (the package version
+    covers the former).
+    """
+    module = sys.modules.get(cls.__module__)
+    digest = hashlib.sha256()
+    for name in sorted(_project_modules(module)) if module else []:
+        digest.update(name.encode() + b"\0" + _module_source_digest(sys.modules[name]).encode())
+    if module is None:
+        digest.update(_class_source(cls))
+    return digest.hexdigest()[:16]
+
+
+# The public strategy API: every strategy uses it; its behaviour is versioned with the
+# package rather than hashed into each strategy's identity.
+_API_MODULES = {"harness", "harness.strategy", "harness.rules", "harness.view", "harness.errors"}
+_THIRD_PARTY = tuple(
+    {
+        p
+        for p in (
+            sysconfig.get_paths().get(k) for k in ("stdlib", "platstdlib", "purelib", "platlib")
+        )
+        if p
+    }
+)
+
+
+def _project_modules(module: Any) -> set[str]:
+    """``module`` and the project modules its globals reach, transitively."""
+    found: set[str] = set()
+    todo = [module]
+    while todo:
+        current = todo.pop()
+        name = getattr(current, "__name__", None)
+        if name is None or name in found or not _is_project(current):
+            continue
+        found.add(name)
+        for value in vars(current).values():
+            ref = (
+                value
+                if inspect.ismodule(value)
+                else sys.modules.get(getattr(value, "__module__", None) or "")
+            )
+            if ref is not None and getattr(ref, "__name__", None) not in found:
+                todo.append(ref)
+    return found
+
+
+def _is_project(module: Any) -> bool:
+    name = module.__name__
+    if name in _API_MODULES or name == "builtins" or name.startswith("__"):
+        return False
+    path = getattr(module, "__file__", None)
+    if getattr(module, "__harness_code__", None):
+        return True  # a plugin file
+    return bool(path) and not str(path).startswith(_THIRD_PARTY)
+
+
+def _module_source_digest(module: Any) -> str:
+    loaded = getattr(module, "__harness_code__", None)
     if loaded:  # a plugin file: the digest of the source that was executed
         return loaded
     try:
-        path = inspect.getsourcefile(cls)
-        data = Path(path).read_bytes() if path else b""
+        return hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:16]
+    except (OSError, TypeError, AttributeError):
+        return module.__name__
+
+
+def _class_source(cls: type) -> bytes:
+    try:
+        return inspect.getsource(cls).encode()
     except (OSError, TypeError):
-        data = b""
-    if not data:
-        try:
-            data = inspect.getsource(cls).encode()
-        except (OSError, TypeError):
-            data = cls.__qualname__.encode()
-    return hashlib.sha256(data).hexdigest()[:16]
+        return cls.__qualname__.encode()
 
 
 # -- the catalogue ------------------------------------------------------------------
