@@ -153,9 +153,8 @@ def play(
         observer=narrator,
         max_turns=max_turns or DEFAULT_MAX_TURNS,
         forfeit=True,
+        names=names,
     )
-    for seat, name in enumerate(names):
-        result.names[seat] = name
     if record_path:
         result.record["seats"] = names
         save_record(result.record, record_path)
@@ -243,6 +242,18 @@ def list_strategies(as_json: bool) -> None:
             click.echo(f"{'':<{width}}    parameters: {params}")
     click.echo("\nAlso: path/to/file.py:ClassName or package.module:ClassName.")
 
+
+from harness.tourney.cli import tourney  # noqa: E402
+
+main.add_command(tourney)
+from harness.analysis.cli import analyze  # noqa: E402
+
+main.add_command(analyze)
+
+from harness.report.cli import compare_cmd, report  # noqa: E402
+
+main.add_command(report)
+main.add_command(compare_cmd)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -13,10 +13,13 @@ Columns (``i`` is a seat, 0 starts; a run has one player count, so ``seat0_`` ..
 =====================  ========  ====================================================
 column                 type      meaning
 =====================  ========  ====================================================
-table                  string    table id: a digest of its entrants (names + params)
+table                  string    table id: a digest of its entrants (references + params)
 deal                   int32     deal index within the table (0-based)
 rotation               int8      seat rotation r: seat i holds table entrant (i + r) % n
 seed                   int64     the deal's dice seed (every rotation of a deal shares it)
+game_seed              int64     the seed the game was played with (dice and view.rng):
+                                 the deal's seed with duplicate dice, one per rotation
+                                 with independent dice (``harness play --seed``)
 players                int8      players at the table
 turns                  int16     turns played
 status                 string    "over", "turn-cap" (unfinished) or "forfeit"
@@ -32,15 +35,28 @@ seat{i}_stolen         int16     steals suffered
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
+
+Part files are named ``<table>-<first deal>.parquet``: reading them in name order gives
+rows sorted by table, deal and rotation. Only files listed in the run's
+``manifest.jsonl`` are complete results; a run is finished when ``run.json`` says
+``"status": "complete"``.
+
+Schema versions: 1 is the table above (``game_seed`` added to the first draft, a new
+column, so readers of the draft keep working).
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+SCHEMA_VERSION = 1
 
 GAME_COLUMNS = (
     "table",
     "deal",
     "rotation",
     "seed",
+    "game_seed",
     "players",
     "turns",
     "status",
@@ -62,3 +78,37 @@ def columns(players: int) -> list[str]:
     return list(GAME_COLUMNS) + [
         seat_column(seat, field) for seat in range(players) for field in SEAT_FIELDS
     ]
+
+
+# Arrow types of the columns (pyarrow type names; seat columns by their field).
+_TYPES = {
+    "table": "string",
+    "deal": "int32",
+    "rotation": "int8",
+    "seed": "int64",
+    "game_seed": "int64",
+    "players": "int8",
+    "turns": "int16",
+    "status": "string",
+    "winner": "int8",
+    "error": "string",
+    "error_seat": "int8",
+    "strategy": "string",
+    "worms": "int8",
+    "rank": "int8",
+    "busts": "int16",
+    "steals": "int16",
+    "stolen": "int16",
+}
+
+
+def column_type(column: str) -> str:
+    """The Arrow type name of a column: ``column_type("seat1_worms") == "int8"``."""
+    return _TYPES[column.split("_", 1)[1] if column.startswith("seat") else column]
+
+
+def arrow_schema(players: int) -> Any:
+    """The pyarrow schema of a run with ``players`` seats (pyarrow is imported here)."""
+    import pyarrow as pa
+
+    return pa.schema([(name, getattr(pa, column_type(name))()) for name in columns(players)])

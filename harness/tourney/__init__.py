@@ -1,0 +1,44 @@
+"""Tournaments: seeded, parallel, resumable runs of many games (``harness tourney``).
+
+The rooms, in the order a run goes through them::
+
+    config    read and check the YAML, resolve the entrants
+    plan      tables, seeds, chunks and their content keys (pure)
+    chunks    play one chunk -> compact columnar result (pure; what a worker runs)
+    backend   where chunks are played: worker processes, or in-process
+    storage   the run folder: run.json, Parquet part files, manifest, summary.csv
+    progress  the bar on a terminal, log lines otherwise
+    standings the table at the end
+    repro     playing one stored game again (forfeits: the command to reproduce)
+    runner    ties them together: run_tournament()
+    cli       the ``harness tourney`` command
+
+From Python (e.g. a notebook)::
+
+    from harness.tourney import run_tournament
+    run = run_tournament("configs/round_robin.yaml", games=200)
+    run.run_dir, run.standings
+    games = run.games()          # a pandas DataFrame, one row per game
+"""
+
+from typing import Any
+
+_EXPORTS = {
+    "TourneyConfig": "harness.tourney.config",
+    "load_config": "harness.tourney.config",
+    "TourneyInterrupted": "harness.tourney.runner",
+    "TourneyRun": "harness.tourney.runner",
+    "run_tournament": "harness.tourney.runner",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Lazy: `harness --help` imports this package (for the command) but not the runner.
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'harness.tourney' has no attribute {name!r}")
+
+
+__all__ = ["TourneyConfig", "TourneyInterrupted", "TourneyRun", "load_config", "run_tournament"]

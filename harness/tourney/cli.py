@@ -1,0 +1,184 @@
+"""The ``harness tourney CONFIG`` command: a thin click layer over :func:`run_tournament`."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+# The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
+# `harness --help` and the other commands stay quick.
+DEFAULT_OUT = "results"
+
+
+def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """harness.cli's user_errors, looked up at call time: harness.cli imports this module
+    at its end, so importing it back here at import time would be circular."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from harness.cli import user_errors as shared
+
+        return shared(func)(*args, **kwargs)
+
+    return wrapper
+
+
+def _err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+@click.command("tourney")
+@click.argument("config", type=click.Path(dir_okay=False))
+@click.option(
+    "--games",
+    type=click.IntRange(1),
+    help="Deals per table (each played in every seat rotation); overrides the config.",
+)
+@click.option("--seed", type=int, help="Tournament seed; overrides the config.")
+@click.option(
+    "--workers",
+    type=click.IntRange(0),
+    help="Worker processes (default: the config's, else one per CPU; 0 plays in-process).",
+)
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False),
+    default=DEFAULT_OUT,
+    show_default=True,
+    help="Folder for run folders: the run goes to OUT/<config name>/<run id>/.",
+)
+@click.option(
+    "--fresh", is_flag=True, help="Start a new run: no resuming, no reuse of earlier chunks."
+)
+@click.option(
+    "--fail-fast",
+    is_flag=True,
+    help="Stop at the first forfeit instead of recording it and going on.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print a machine-readable summary (JSON) instead of the table.",
+)
+@click.option(
+    "--game",
+    metavar="TABLE:DEAL:ROTATION",
+    help="Play one game of the tournament again, narrated (e.g. a forfeit), and store nothing.",
+)
+@user_errors
+def tourney(
+    config: str,
+    games: int | None,
+    seed: int | None,
+    workers: int | None,
+    out: str,
+    fresh: bool,
+    fail_fast: bool,
+    as_json: bool,
+    game: str | None,
+) -> None:
+    """Play the tournament CONFIG describes and print the standings.
+
+    Games are played in chunks by worker processes and stored as Parquet under
+    OUT/<name>/<run id>/ (with run.json, manifest.jsonl, run.log and summary.csv).
+    Running the same command again resumes an interrupted run; chunks that earlier
+    runs already played with the same content are reused, not played again.
+
+    \b
+    Examples:
+      harness tourney configs/round_robin.yaml
+      harness tourney configs/four_player.yaml --games 500 --workers 2 --json
+    """
+    from harness.tourney.runner import TourneyInterrupted, run_tournament
+
+    if game is not None:
+        _replay_one(config, game, seed)
+        return
+    try:
+        run = run_tournament(
+            config,
+            games=games,
+            seed=seed,
+            workers=workers,
+            out=out,
+            fresh=fresh,
+            fail_fast=fail_fast,
+            echo=None if as_json else _err,
+        )
+    except TourneyInterrupted as exc:
+        if as_json:
+            click.echo(json.dumps(exc.run.summary()))
+        run = exc.run
+        _err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
+        _err("Run the same command again to resume.")
+        sys.exit(130)
+    except KeyboardInterrupt:  # before the run folder existed, or while summing up
+        _err("Interrupted. Run the same command again to resume.")
+        sys.exit(130)
+    if as_json:
+        click.echo(json.dumps(run.summary()))
+    else:
+        _print_run(run)
+    if run.status != "complete":
+        sys.exit(1)
+
+
+def _print_run(run: Any) -> None:
+    from harness.tourney.progress import duration
+    from harness.tourney.standings import format_table
+
+    for line in format_table(run.standings):
+        click.echo(line)
+    click.echo("")
+    click.echo(f"Run folder: {run.run_dir}")
+    parts = [f"{run.stored:,} games"]
+    if run.reused or run.resumed:
+        parts.append(
+            f"({run.played:,} played now, {run.resumed:,} already stored, {run.reused:,} reused)"
+        )
+    rate = f", {run.games_per_second:,.0f} games/s" if run.played else ""
+    click.echo(f"{' '.join(parts)} in {duration(run.wall)} wall ({run.wall:.1f} s){rate}")
+    if run.forfeits:
+        click.echo(f"{run.forfeits:,} forfeits (ranked last, recorded in the results):")
+        for example in run.forfeit_examples[:5]:
+            click.echo(f"  {example['error']}")
+            click.echo(f"    reproduce: {example['command']}")
+    if run.failed:
+        click.echo(f"{len(run.failed)} chunks failed twice and are missing:")
+        for fail in run.failed[:5]:
+            click.echo(
+                f"  table {fail['table']} ({' v '.join(fail['entrants'])}), deals "
+                f"{fail['deals'][0]}-{fail['deals'][1]}: {fail['reason']}"
+            )
+        click.echo("Run the same command again to retry them.")
+    if run.status == "stopped":
+        click.echo("Stopped at the first forfeit (--fail-fast); run again to go on.")
+
+
+def _replay_one(config_path: str, game: str, seed: int | None) -> None:
+    from harness.narrate import Narrator, summary_lines
+    from harness.tourney.chunks import replay_game
+    from harness.tourney.config import load_config
+    from harness.tourney.repro import find_game
+
+    config = load_config(config_path).override(seed=seed)
+    spec, deal, rotation = find_game(config, game)
+    n = config.players
+    names = [spec.entrants[(i + rotation) % n].name for i in range(n)]
+    click.echo(
+        f"{config.name}: table {spec.table}, deal {deal}, rotation {rotation}; "
+        f"{config.rules.describe()}, {config.dice} dice, seed {config.seed}"
+    )
+    for seat, name in enumerate(names):
+        click.echo(f"  seat {seat}: {name}")
+    result = replay_game(spec, deal, rotation, observer=Narrator(names, click.echo))
+    for line in summary_lines(result):
+        click.echo(line)
+    if result.error is not None:
+        sys.exit(1)

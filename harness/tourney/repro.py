@@ -1,0 +1,74 @@
+"""Playing one game of a tournament again: the command a forfeit report shows, and
+finding a game by ``TABLE:DEAL:ROTATION`` (``harness tourney CONFIG --game ...``)."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from harness.engine import DEFAULT_MAX_TURNS
+from harness.errors import ConfigError
+from harness.rules import VARIANTS, Rules
+from harness.tourney import plan
+from harness.tourney.config import TourneyConfig
+from harness.tourney.plan import ChunkSpec, EntrantRef
+
+
+def _reference(ref: EntrantRef) -> str:
+    """The entrant as ``harness play`` takes it: ``threshold(target=28)``."""
+    if not ref.params:
+        return ref.load
+    return f"{ref.load}({', '.join(f'{k}={v!r}' for k, v in ref.params)})"
+
+
+def rules_options(rules: Rules) -> list[str]:
+    """``harness play`` options that give these rules (a preset, else --set keys)."""
+    preset = rules.preset_name
+    if preset is not None:
+        return [] if preset == "official" else ["--rules", preset]
+    options = []
+    for key, allowed in VARIANTS.items():
+        value = getattr(rules, key)
+        if value != allowed[0]:
+            shown = str(value).lower() if isinstance(value, bool) else value
+            options += ["--set", f"{key}={shown}"]
+    return options
+
+
+def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[str, Any]) -> str:
+    """The command that plays a stored game again, narrated (e.g. a forfeit).
+
+    ``example`` has the game's ``deal``, ``rotation`` and ``game_seed``.
+    """
+    if config.dice == "independent":
+        n = config.players
+        r = example["rotation"]
+        refs = plan.spec_for(config, table, 0, 0).entrants
+        seats = [_reference(refs[(i + r) % n]) for i in range(n)]
+        args = ["harness", "play", *seats, *rules_options(config.rules)]
+        args += ["--seed", str(example["game_seed"])]
+        if config.max_turns != DEFAULT_MAX_TURNS:
+            args += ["--max-turns", str(config.max_turns)]
+        return shlex.join(args)
+    # `harness play` draws independent dice; a duplicate-dice game is replayed from the
+    # config, which rebuilds the deal's shared dice.
+    args = ["harness", "tourney", config.source, "--seed", str(config.seed)]
+    args += ["--game", f"{table.id}:{example['deal']}:{example['rotation']}"]
+    return shlex.join(args)
+
+
+def find_game(config: TourneyConfig, game: str) -> tuple[ChunkSpec, int, int]:
+    """``TABLE:DEAL:ROTATION`` (a table id or its prefix) -> (spec, deal, rotation)."""
+    parts = game.split(":")
+    if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
+        raise ConfigError(f"--game {game!r}: write TABLE:DEAL:ROTATION, e.g. 3f2a91c07b1e:17:1")
+    table_id, deal, rotation = parts[0], int(parts[1]), int(parts[2])
+    tables = plan.tables(config)
+    matches = [t for t in tables if t.id.startswith(table_id)]
+    if len(matches) != 1:
+        known = ", ".join(f"{t.id} ({' v '.join(t.names)})" for t in tables[:8])
+        more = f" and {len(tables) - 8} more" if len(tables) > 8 else ""
+        raise ConfigError(f"--game: no table {table_id!r} in this config; tables: {known}{more}")
+    if rotation >= config.players:  # any deal index is a deal; rotations are 0..players-1
+        raise ConfigError(f"--game: rotation {rotation}; rotations are 0..{config.players - 1}")
+    return plan.spec_for(config, matches[0], deal, deal + 1), deal, rotation

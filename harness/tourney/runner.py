@@ -1,0 +1,446 @@
+"""Running a tournament: plan, resume or reuse, play the missing chunks, store, sum up.
+
+This room ties the others together and owns no mechanism of its own: the plan
+(:mod:`.plan`) says which chunks exist, the run folder (:mod:`.storage`) which are
+done, a backend (:mod:`.backend`) plays the rest, and every finished chunk is stored
+as soon as it lands, so a run stopped at any moment can be resumed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import platform
+import resource
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from harness import __version__, schema
+from harness.errors import HarnessError
+from harness.tourney import plan
+from harness.tourney.backend import Done, Failed, ProcessBackend, SerialBackend
+from harness.tourney.config import TourneyConfig, load_config
+from harness.tourney.progress import Progress
+from harness.tourney.repro import reproduce_command
+from harness.tourney.standings import new_totals, standings, to_csv
+from harness.tourney.storage import RunFolder, scan_reusable
+
+log = logging.getLogger("harness.tourney")
+DEFAULT_OUT = "results"
+
+
+@dataclass
+class TourneyRun:
+    """What a run did: its folder, standings and counts. ``summary()`` is the JSON form."""
+
+    run_dir: Path
+    name: str
+    status: str  # complete | incomplete (failed chunks) | stopped (--fail-fast) | interrupted
+    standings: list[dict[str, Any]]
+    planned: int  # games in the whole tournament
+    stored: int  # games stored in the run folder now
+    played: int  # games played by this call
+    reused: int  # games taken from earlier runs' chunks
+    resumed: int  # games already in this run folder when this call started
+    wall: float
+    workers: int
+    forfeits: int = 0
+    forfeit_examples: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    worker_wait: float = 0.0  # share of the workers' time spent waiting for a chunk
+
+    @property
+    def games_per_second(self) -> float:
+        return self.played / self.wall if self.wall > 0 else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "run_dir": str(self.run_dir),
+            "name": self.name,
+            "status": self.status,
+            "games": self.stored,
+            "planned": self.planned,
+            "played": self.played,
+            "reused": self.reused,
+            "resumed": self.resumed,
+            "wall_seconds": round(self.wall, 3),
+            "games_per_second": round(self.games_per_second, 1),
+            "workers": self.workers,
+            "worker_wait": round(self.worker_wait, 5),
+            "standings": self.standings,
+            "forfeits": {"count": self.forfeits, "examples": self.forfeit_examples},
+            "failed_chunks": self.failed,
+        }
+
+    def games(self) -> Any:
+        """Every stored game as a pandas DataFrame (``pd.read_parquet(run_dir / "games")``)."""
+        import pandas as pd
+
+        return pd.read_parquet(self.run_dir / "games")
+
+
+class TourneyInterrupted(HarnessError):
+    """Ctrl-C (or SIGTERM) stopped the run; ``run`` says what was saved."""
+
+    def __init__(self, run: TourneyRun) -> None:
+        self.run = run
+        super().__init__(
+            f"interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}; "
+            "run the same command again to resume"
+        )
+
+
+# -- logging ------------------------------------------------------------------------------
+@contextlib.contextmanager
+def run_log(path: Path) -> Iterator[logging.Handler]:
+    """Send the ``harness.tourney`` log to ``path`` for the run; yields the file handler.
+
+    The process backend gives each worker a multiprocessing-logging handler that
+    forwards to this one, so workers' records land in the same file (see backend).
+    """
+    logger = logging.getLogger("harness.tourney")
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    old_level, old_propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        handler.close()
+        logger.setLevel(old_level)
+        logger.propagate = old_propagate
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops a run like Ctrl-C: cleanly, resumable."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def peak_mb(who: int) -> float:
+    """Peak resident memory in MB (Linux reports kB)."""
+    return resource.getrusage(who).ru_maxrss / 1024
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# -- the run ------------------------------------------------------------------------------
+def run_tournament(
+    config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
+    *,
+    games: int | None = None,
+    seed: int | None = None,
+    workers: int | None = None,
+    out: str | os.PathLike[str] = DEFAULT_OUT,
+    fresh: bool = False,
+    fail_fast: bool = False,
+    progress: bool | None = None,
+    stream: TextIO | None = None,
+    echo: Any = None,
+) -> TourneyRun:
+    """Play a tournament (or the rest of it) and return what was done.
+
+    ``config`` is a config file, a mapping or a :class:`TourneyConfig`; ``games``,
+    ``seed`` and ``workers`` override it. The run folder is ``out/<name>/<run id>``: a
+    run of the same config there is resumed (``fresh=True`` starts a new one), and
+    chunks of other runs with the same content are reused instead of played.
+    ``progress`` forces the bar on or off (default: on when ``stream`` is a terminal);
+    ``echo`` gets one-line notes for people (e.g. ``click.echo`` to stderr).
+    Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done.
+    """
+    started = time.monotonic()
+    if not isinstance(config, TourneyConfig):
+        config = load_config(config)
+    config = config.override(games=games, seed=seed, workers=workers)
+    say = echo or (lambda text: None)
+    root = Path(out)
+    table_list = plan.tables(config)
+    planned = {spec.key: spec.games for spec in plan.chunks(config, table_list)}
+    total_games = sum(planned.values())
+    key = plan.run_key(config)
+    existing = None if fresh else RunFolder.find(root, config.name, key)
+    folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
+    folder.create()
+    try:
+        with run_log(folder.path / "run.log") as log_handler, sigterm_as_interrupt():
+            return _run(
+                config,
+                folder,
+                table_list,
+                planned,
+                total_games,
+                key,
+                resuming=existing is not None,
+                fresh=fresh,
+                fail_fast=fail_fast,
+                progress=progress,
+                stream=stream,
+                say=say,
+                started=started,
+                log_handler=log_handler,
+            )
+    finally:
+        folder.close()
+
+
+def _run_json(
+    config: TourneyConfig,
+    folder: RunFolder,
+    table_list: list[plan.Table],
+    key: str,
+    total_games: int,
+    chunks: int,
+    status: str,
+    created: str,
+    summary: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    return {
+        "name": config.name,
+        "run_id": folder.path.name,
+        "key": key,
+        "status": status,
+        "created": created,
+        "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "config_file": config.source,
+        "version": __version__,
+        "python": platform.python_version(),
+        "engine": plan.engine_digest(),
+        "schema": schema.SCHEMA_VERSION,
+        "rules": config.rules.to_dict(),
+        "players": config.players,
+        "format": config.format,
+        "dice": config.dice,
+        "games": config.games,
+        "seed": config.seed,
+        "max_turns": config.max_turns,
+        "chunk": config.deals_per_chunk,
+        "challenger": config.challenger.name if config.challenger else None,
+        "entrants": [e.identity() for e in config.all_entrants()],
+        "tables": [{"id": t.id, "entrants": t.names} for t in table_list],
+        "totals": {
+            "tables": len(table_list),
+            "deals": len(table_list) * config.games,
+            "games": total_games,
+            "chunks": chunks,
+        },
+        "summary": summary,
+    }
+
+
+def _run(
+    config: TourneyConfig,
+    folder: RunFolder,
+    table_list: list[plan.Table],
+    planned: dict[str, int],
+    total_games: int,
+    key: str,
+    *,
+    resuming: bool,
+    fresh: bool,
+    fail_fast: bool,
+    progress: bool | None,
+    stream: TextIO | None,
+    say: Any,
+    started: float,
+    log_handler: logging.Handler | None = None,
+) -> TourneyRun:
+    previous = folder.read_run_json() if resuming else None
+    created = (previous or {}).get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+    def write_status(status: str, summary: dict[str, Any] | None = None) -> None:
+        folder.write_run_json(
+            _run_json(
+                config, folder, table_list, key, total_games, len(planned), status, created, summary
+            )
+        )
+
+    write_status("running")
+    log.info(
+        "%s run %s: %s, %s dice, %d tables x %d deals x %d rotations = %d games, seed %d",
+        "resuming" if resuming else "starting",
+        folder.path,
+        config.rules.describe(),
+        config.dice,
+        len(table_list),
+        config.games,
+        config.players,
+        total_games,
+        config.seed,
+    )
+    for note in folder.load(set(planned)):
+        log.warning("%s", note)
+    resumed = sum(e["games"] for e in folder.entries.values())
+    if resumed:
+        say(f"Resuming {folder.path}: {resumed:,} of {total_games:,} games already stored.")
+
+    # Reuse chunks of earlier runs with the same content (not with --fresh).
+    reused = 0
+    reused_from: set[str] = set()
+    if not fresh:
+        missing = set(planned) - set(folder.entries)
+        specs_by_key = {s.key: s for s in plan.chunks(config, table_list) if s.key in missing}
+        for source, entry in scan_reusable(folder.path.parent.parent, missing, folder.path):
+            if entry["key"] in folder.entries:
+                continue
+            if folder.link_chunk(specs_by_key[entry["key"]], source, entry):
+                reused += entry["games"]
+                reused_from.add(str(source))
+        del specs_by_key
+    if reused:
+        where = ", ".join(sorted(reused_from))
+        say(f"Reused {reused:,} games (chunks with the same content) from {where}.")
+        log.info("reused %d games from %s", reused, where)
+
+    # The chunks to play, as a generator (memory stays flat however many there are).
+    def todo_chunks() -> Any:
+        return (s for s in plan.chunks(config, table_list) if s.key not in folder.entries)
+
+    to_play = sum(games for key, games in planned.items() if key not in folder.entries)
+    chunks_left = sum(1 for key in planned if key not in folder.entries)
+    wanted = config.workers if config.workers is not None else default_workers()
+    n_workers = min(wanted, chunks_left) if wanted > 0 else 0
+    backend = ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend()
+    if chunks_left:
+        where = f"{n_workers} worker{'s' if n_workers > 1 else ''}" if n_workers else "in-process"
+        say(f"Playing {to_play:,} games ({chunks_left} chunks, {where}) into {folder.path}")
+        log.info("playing %d games in %d chunks on %d workers", to_play, chunks_left, n_workers)
+
+    # pyarrow (and the pandas it loads) take about a second to import: have that done
+    # before the workers start, not while they wait for the first chunk to be stored.
+    import pandas  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+
+    bar = Progress(total_games, total_games - to_play, stream=stream, bar=progress)
+    failed: list[dict[str, Any]] = []
+    status = "complete"
+    interrupted = False
+    play_start = time.monotonic()
+    outcomes = backend.results(todo_chunks())
+    try:
+        for outcome in outcomes:
+            if outcome is None:
+                bar.show()
+                continue
+            if isinstance(outcome, Failed):
+                spec = outcome.spec
+                failed.append(
+                    {
+                        "table": spec.table,
+                        "entrants": [e.name for e in spec.entrants],
+                        "deals": [spec.first, spec.stop - 1],
+                        "reason": outcome.reason,
+                    }
+                )
+                say(f"chunk failed: {spec.describe()}: {outcome.reason}")
+                status = "incomplete"
+                continue
+            assert isinstance(outcome, Done)
+            entry = folder.write_chunk(outcome.spec, outcome.result)
+            bar.add(outcome.result.rows)
+            if entry["forfeits"]:
+                for example in entry["forfeit_examples"]:
+                    log.warning(
+                        "forfeit: table %s deal %d rotation %d: %s",
+                        outcome.spec.table,
+                        example["deal"],
+                        example["rotation"],
+                        example["error"],
+                    )
+                if fail_fast:
+                    status = "stopped"
+                    break
+    except KeyboardInterrupt:
+        interrupted = True
+        status = "interrupted"
+    finally:
+        outcomes.close()  # stops the workers at once if anything is left
+        bar.finish()
+    wall = time.monotonic() - started
+    played_wall = time.monotonic() - play_start
+    worker_wait = 0.0
+    if isinstance(backend, ProcessBackend) and backend.busy > 0:
+        worker_wait = backend.waited / (backend.busy + backend.waited)
+        log.info(
+            "workers played for %.1f s and waited %.3f s for work between chunks (%.2f%%)",
+            backend.busy,
+            backend.waited,
+            100 * backend.waited / (backend.busy + backend.waited),
+        )
+    log.info(
+        "played %d games in %.1f s; peak memory: this process %.0f MB, largest worker %.0f MB",
+        bar.played,
+        played_wall,
+        peak_mb(resource.RUSAGE_SELF),
+        peak_mb(resource.RUSAGE_CHILDREN),
+    )
+
+    # Sum up from the manifest: chunks played now, resumed and reused alike.
+    totals = new_totals(e.name for e in config.all_entrants())
+    for name, counters in folder.totals.items():
+        totals[name] = counters
+    rows = standings(totals)
+    stored = sum(e["games"] for e in folder.entries.values())
+    if status == "complete" and stored != total_games:  # cannot happen; never claim it
+        status = "incomplete"
+    tables_by_id = {t.id: t for t in table_list}
+    examples = [
+        {
+            **example,
+            "command": reproduce_command(config, tables_by_id[example["table"]], example),
+        }
+        for example in folder.examples
+    ]
+    forfeits = folder.forfeits
+    run = TourneyRun(
+        run_dir=folder.path,
+        name=config.name,
+        status=status,
+        standings=rows,
+        planned=total_games,
+        stored=stored,
+        played=bar.played,
+        reused=reused,
+        resumed=resumed,
+        wall=wall,
+        workers=n_workers,
+        forfeits=forfeits,
+        forfeit_examples=examples,
+        failed=failed,
+        worker_wait=worker_wait,
+    )
+    summary = run.summary()
+    write_status(status, summary)
+    if status == "complete":
+        folder.write_text("summary.csv", to_csv(rows))
+    log.info("run %s: %s", status, folder.path)
+    if interrupted:
+        raise TourneyInterrupted(run)
+    return run
+
+
+__all__ = ["TourneyRun", "TourneyInterrupted", "run_tournament"]
