@@ -91,6 +91,14 @@ def main() -> None:
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
 @click.option("--seed", type=int, default=None, help="Seed of the dice (random if not given).")
 @click.option(
+    "--dice",
+    type=click.Choice(["independent", "duplicate"]),
+    default="independent",
+    show_default=True,
+    help="independent: one seeded stream; duplicate: dice fixed by (seed, seat, turn, roll), "
+    "as a tournament deal with that seed deals them.",
+)
+@click.option(
     "--record",
     "record_path",
     type=click.Path(dir_okay=False, writable=True),
@@ -110,6 +118,7 @@ def play(
     preset: str,
     settings: tuple[str, ...],
     seed: int | None,
+    dice: str,
     record_path: str | None,
     max_turns: int | None,
     quiet: bool,
@@ -127,6 +136,7 @@ def play(
     """
     import random
 
+    from harness.dice import DuplicateDice
     from harness.engine import DEFAULT_MAX_TURNS
     from harness.narrate import Narrator, summary_lines
     from harness.play import build_strategies, play_game
@@ -142,13 +152,14 @@ def play(
     instances, names = build_strategies(list(strategies))
     narrator = None if (quiet or as_json) else Narrator(names, click.echo)
     if narrator is not None:
-        click.echo(f"Pickomino: {rules.describe()}, seed {seed}")
+        click.echo(f"Pickomino: {rules.describe()}, seed {seed}, {dice} dice")
         for seat, name in enumerate(names):
             click.echo(f"  seat {seat}: {name}")
     result = play_game(
         instances,
         rules,
         seed,
+        dice=DuplicateDice(seed) if dice == "duplicate" else None,
         record=bool(record_path),
         observer=narrator,
         max_turns=max_turns or DEFAULT_MAX_TURNS,

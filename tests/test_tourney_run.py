@@ -258,6 +258,16 @@ def fumbler_config(tmp_path):
     return path
 
 
+def same_error(replayed: str, stored: str) -> bool:
+    """Same turn, seat and detail (the strategy's label may show its path differently)."""
+
+    def parts(text: str) -> tuple[str, str]:
+        head, _, rest = text.partition(" (")
+        return head, rest.split(") ", 1)[1]
+
+    return parts(replayed) == parts(stored)
+
+
 def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path, fumbler_config):
     run = run_tournament(fumbler_config, out=tmp_path / "out", workers=0)
     assert run.status == "complete"
@@ -287,20 +297,27 @@ def test_forfeit_command_reproduces_the_game(tmp_path, fumbler_config, cli, monk
     assert result.exit_code == 1
     payload = json.loads(result.output)
     assert payload["status"] == "forfeit" and "too many ones" in payload["error"]
+    assert same_error(payload["error"], example["error"])  # the same game
 
 
-def test_duplicate_dice_forfeit_is_replayed_by_tourney_game(tmp_path, fumbler_config, cli):
+def test_duplicate_dice_forfeit_is_replayed_by_harness_play(
+    tmp_path, fumbler_config, cli, monkeypatch
+):
     text = fumbler_config.read_text().replace("dice: independent", "dice: duplicate")
     fumbler_config.write_text(text)
     run = run_tournament(fumbler_config, out=tmp_path / "out", workers=0)
     example = run.forfeit_examples[0]
-    assert " --game " in example["command"]
+    assert example["command"].startswith("harness play ")
+    assert example["command"].endswith("--dice duplicate")
     import shlex
 
+    monkeypatch.chdir(tmp_path)
     args = shlex.split(example["command"])[1:]
-    result = cli(*args)
+    result = cli(*args, "--json")
     assert result.exit_code == 1
-    assert "FORFEIT" in result.output and "too many ones" in result.output
+    payload = json.loads(result.output)
+    assert payload["status"] == "forfeit" and "too many ones" in payload["error"]
+    assert same_error(payload["error"], example["error"])  # the same game
 
 
 def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):

@@ -67,6 +67,11 @@ def _err(text: str) -> None:
     help="Print a machine-readable summary (JSON) instead of the table.",
 )
 @click.option(
+    "--no-report",
+    is_flag=True,
+    help="Skip writing report.md/report.html at the end (harness report RUN_DIR writes it later).",
+)
+@click.option(
     "--game",
     metavar="TABLE:DEAL:ROTATION",
     help="Play one game of the tournament again, narrated (e.g. a forfeit), and store nothing.",
@@ -81,6 +86,7 @@ def tourney(
     fresh: bool,
     fail_fast: bool,
     as_json: bool,
+    no_report: bool,
     game: str | None,
 ) -> None:
     """Play the tournament CONFIG describes and print the standings.
@@ -121,12 +127,31 @@ def tourney(
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         _err("Interrupted. Run the same command again to resume.")
         sys.exit(130)
+    report = None if no_report or not run.stored else _write_report(run.run_dir, as_json)
     if as_json:
-        click.echo(json.dumps(run.summary()))
+        summary = run.summary()
+        summary["report"] = str(report) if report else None
+        click.echo(json.dumps(summary))
     else:
         _print_run(run)
+        if report:
+            click.echo(f"Report: {report}")
     if run.status != "complete":
         sys.exit(1)
+
+
+def _write_report(run_dir: Any, quiet: bool) -> Any:
+    """The run's report (issue 4); a failure is told, never fails the run itself."""
+    from harness.errors import HarnessError
+    from harness.report import write_report
+
+    if not quiet:
+        _err("Writing the report...")
+    try:
+        return write_report(run_dir).html
+    except (HarnessError, OSError, ValueError) as exc:
+        _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
+        return None
 
 
 def _print_run(run: Any) -> None:

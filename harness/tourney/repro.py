@@ -36,24 +36,22 @@ def rules_options(rules: Rules) -> list[str]:
 
 
 def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[str, Any]) -> str:
-    """The command that plays a stored game again, narrated (e.g. a forfeit).
+    """The ``harness play`` command that plays a stored game again, narrated (a forfeit).
 
     ``example`` has the game's ``deal``, ``rotation`` and ``game_seed``.
     """
-    if config.dice == "independent":
-        n = config.players
-        r = example["rotation"]
-        refs = plan.spec_for(config, table, 0, 0).entrants
-        seats = [_reference(refs[(i + r) % n]) for i in range(n)]
-        args = ["harness", "play", *seats, *rules_options(config.rules)]
-        args += ["--seed", str(example["game_seed"])]
-        if config.max_turns != DEFAULT_MAX_TURNS:
-            args += ["--max-turns", str(config.max_turns)]
-        return shlex.join(args)
-    # `harness play` draws independent dice; a duplicate-dice game is replayed from the
-    # config, which rebuilds the deal's shared dice.
-    args = ["harness", "tourney", config.source, "--seed", str(config.seed)]
-    args += ["--game", f"{table.id}:{example['deal']}:{example['rotation']}"]
+    n = config.players
+    r = example["rotation"]
+    refs = plan.spec_for(config, table, 0, 0).entrants
+    seats = [_reference(refs[(i + r) % n]) for i in range(n)]
+    args = ["harness", "play", *seats, *rules_options(config.rules)]
+    # Independent dice: the game's own seed. Duplicate dice: the deal's seed, which
+    # `harness play --dice duplicate` turns into the deal's shared dice.
+    args += ["--seed", str(example["game_seed"])]
+    if config.dice == "duplicate":
+        args += ["--dice", "duplicate"]
+    if config.max_turns != DEFAULT_MAX_TURNS:
+        args += ["--max-turns", str(config.max_turns)]
     return shlex.join(args)
 
 
