@@ -221,7 +221,7 @@ def replay(record_file: str, as_json: bool) -> None:
 @user_errors
 def list_strategies(as_json: bool) -> None:
     """List every available strategy with its description and parameters."""
-    from harness.plugins import builtin_strategies, entry_point_strategies
+    from harness.plugins import broken_builtins, builtin_strategies, entry_point_strategies
 
     rows: list[dict[str, Any]] = []
     for name, cls in builtin_strategies().items():
@@ -252,6 +252,8 @@ def list_strategies(as_json: bool) -> None:
         if params:
             click.echo(f"{'':<{width}}    parameters: {params}")
     click.echo("\nAlso: path/to/file.py:ClassName or package.module:ClassName.")
+    for module, why in broken_builtins().items():
+        click.echo(f"Not available: {module} could not be loaded: {why}", err=True)
 
 
 from harness.tourney.cli import tourney  # noqa: E402

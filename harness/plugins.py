@@ -168,17 +168,35 @@ def _strategies_in(module: Any) -> list[type[Strategy]]:
 
 @cache
 def builtin_strategies() -> dict[str, type[Strategy]]:
-    """The strategies of the ``strategies`` package, by name."""
+    """The strategies of the ``strategies`` package, by name.
+
+    A module that fails to import (say, a missing optional dependency) is left out and
+    remembered in :func:`broken_builtins`: one broken built-in must not take the others
+    down with it.
+    """
     import strategies
 
     found: dict[str, type[Strategy]] = {}
     for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
             continue
-        module = importlib.import_module(f"strategies.{info.name}")
+        try:
+            module = importlib.import_module(f"strategies.{info.name}")
+        except Exception as exc:
+            _BROKEN[f"strategies.{info.name}"] = _describe(exc)
+            continue
         for cls in _strategies_in(module):
             found[cls.name] = cls
     return dict(sorted(found.items()))
+
+
+_BROKEN: dict[str, str] = {}
+
+
+def broken_builtins() -> dict[str, str]:
+    """Built-in strategy modules that could not be imported, with why."""
+    builtin_strategies()
+    return dict(_BROKEN)
 
 
 def entry_point_strategies() -> dict[str, Any]:
@@ -278,9 +296,10 @@ def _find_class(ref: str) -> tuple[type[Strategy], str]:
     names = available()
     close = difflib.get_close_matches(ref, names, n=1)
     hint = f"did you mean {close[0]!r}? " if close else ""
+    broken = "".join(f"; {m} could not be loaded: {why}" for m, why in broken_builtins().items())
     raise PluginError(
         f"unknown strategy {ref!r}; {hint}available: {', '.join(names)} "
-        f"(or path/to/file.py:ClassName, package.module:ClassName)"
+        f"(or path/to/file.py:ClassName, package.module:ClassName){broken}"
     )
 
 
