@@ -152,7 +152,8 @@ def play(
     instances, names = build_strategies(list(strategies))
     narrator = None if (quiet or as_json) else Narrator(names, click.echo)
     if narrator is not None:
-        click.echo(f"Pickomino: {rules.describe()}, seed {seed}, {dice} dice")
+        shown = "" if dice == "independent" else " (duplicate dice)"
+        click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
         for seat, name in enumerate(names):
             click.echo(f"  seat {seat}: {name}")
     result = play_game(
