@@ -69,37 +69,6 @@ class SerialBackend:
 
     workers = 0
 
-    def _replace(self, workers: list[_Worker], dead: _Worker) -> _Worker:
-        """Put a fresh worker in a dead one's place."""
-        dead.stop(now=True)
-        dead.close_log()
-        fresh = _Worker(self.ctx, dead.index, self.log_to)
-        workers[workers.index(dead)] = fresh
-        return fresh
-
-    def _hand_out(
-        self, workers: list[_Worker], pending: Iterator[ChunkSpec], retry: deque[ChunkSpec]
-    ) -> None:
-        """Give every idle worker its next chunk (retries first)."""
-        for w in list(workers):
-            if w.spec is not None:
-                continue
-            spec = retry.popleft() if retry else next(pending, None)
-            if spec is None:
-                return
-            try:
-                w.conn.send(spec)
-            except OSError:  # it died while idle: the chunk never started; a fresh worker
-                w.proc.join(timeout=5)
-                log.warning(
-                    "worker %d died between chunks (%s); starting a new one",
-                    w.index,
-                    describe_exit(w.proc.exitcode),
-                )
-                w = self._replace(workers, w)
-                w.conn.send(spec)
-            w.spec = spec
-
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
             for attempt in range(1, ATTEMPTS + 1):
