@@ -20,39 +20,13 @@ from harness.engine import Game
 from harness.errors import GameError
 from harness.plugins import resolve
 from harness.rules import Rules
-from harness.schema import columns, seat_column
-
-INT_TYPES = {
-    "deal": "int32",
-    "rotation": "int8",
-    "seed": "int64",
-    "game_seed": "int64",
-    "players": "int8",
-    "turns": "int16",
-    "winner": "int8",
-    "error_seat": "int8",
-}
-SEAT_TYPES = {
-    "worms": "int8",
-    "rank": "int8",
-    "busts": "int16",
-    "steals": "int16",
-    "stolen": "int16",
-}
+from harness.schema import column_type, columns, seat_column
 
 
 def frame(rows: list[dict[str, Any]], players: int) -> pd.DataFrame:
     """Rows (dicts with every schema column) as a frame with the schema's types."""
     df = pd.DataFrame(rows, columns=columns(players))
-    types = dict(INT_TYPES)
-    for i in range(players):
-        types.update({seat_column(i, f): t for f, t in SEAT_TYPES.items()})
-    df = df.astype(types)
-    for col in ("table", "status", "error") + tuple(
-        seat_column(i, "strategy") for i in range(players)
-    ):
-        df[col] = df[col].astype("string")
-    return df
+    return df.astype({name: column_type(name) for name in df.columns})
 
 
 def write_run(
