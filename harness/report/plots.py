@@ -82,6 +82,26 @@ def _subtitle(summary: dict[str, Any]) -> str:
     return f"{run['name']} · {run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
 
 
+def _bars_with_ci(
+    ax: Any,
+    y: np.ndarray,
+    rows: list[dict[str, Any]],
+    colors: list[str],
+    key: str,
+    low: str,
+    high: str,
+    label: str,
+) -> None:
+    """Horizontal bars of ``key`` with their 95% interval and a value label past each."""
+    values = [_v(r[key]) for r in rows]
+    ax.barh(y, values, color=colors, alpha=0.85, height=0.6)
+    ax.errorbar(
+        values, y, xerr=_err(rows, key, low, high), fmt="none", ecolor="black", capsize=4, lw=1.2
+    )
+    for yi, r in zip(y, rows, strict=True):
+        ax.text(_end(r, key, high), yi, "  " + label.format(_v(r[key])), va="center", fontsize=9)
+
+
 def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
     """Win share and mean worms per strategy with 95% intervals, best at the top."""
     rows = _played(summary)
@@ -95,17 +115,7 @@ def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
             1, 2, figsize=(11, 1.2 + 0.5 * len(rows)), sharey=True, squeeze=True
         )
         cols = [colors[n] for n in names]
-        share = [_v(r["win_share"]) for r in rows]
-        ax1.barh(y, share, color=cols, alpha=0.85, height=0.6)
-        ax1.errorbar(
-            share,
-            y,
-            xerr=_err(rows, "win_share", "win_low", "win_high"),
-            fmt="none",
-            ecolor="black",
-            capsize=4,
-            lw=1.2,
-        )
+        _bars_with_ci(ax1, y, rows, cols, "win_share", "win_low", "win_high", "{:.1%}")
         fair = summary["seats"]["fair_share"]
         ax1.axvline(fair, color=FAIR, ls="--", lw=1)
         ax1.text(
@@ -116,38 +126,12 @@ def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
             fontsize=8,
             va="bottom",
         )
-        for yi, r in zip(y, rows, strict=True):
-            ax1.text(
-                _end(r, "win_share", "win_high"),
-                yi,
-                f"  {_v(r['win_share']):.1%}",
-                va="center",
-                fontsize=9,
-            )
         ax1.set_ylim(-0.8, len(rows) - 0.4)
         ax1.set_xlim(0, min(1.0, max(_v(r["win_high"] or r["win_share"]) for r in rows) + 0.15))
         ax1.set_yticks(y, names)
         ax1.set_xlabel("win share (shared wins split), 95% CI")
         ax1.set_title("Win share")
-        worms = [_v(r["worms"]) for r in rows]
-        ax2.barh(y, worms, color=cols, alpha=0.85, height=0.6)
-        ax2.errorbar(
-            worms,
-            y,
-            xerr=_err(rows, "worms", "worms_low", "worms_high"),
-            fmt="none",
-            ecolor="black",
-            capsize=4,
-            lw=1.2,
-        )
-        for yi, r in zip(y, rows, strict=True):
-            ax2.text(
-                _end(r, "worms", "worms_high"),
-                yi,
-                f"  {_v(r['worms']):.2f}",
-                va="center",
-                fontsize=9,
-            )
+        _bars_with_ci(ax2, y, rows, cols, "worms", "worms_low", "worms_high", "{:.2f}")
         ax2.set_xlim(0, max(1.0, *(_end(r, "worms", "worms_high") for r in rows)) * 1.18)
         ax2.set_xlabel("worms at the end of a game (mean), 95% CI")
         ax2.set_title("Mean worms")
