@@ -268,6 +268,9 @@ from harness.report.cli import compare_cmd, report  # noqa: E402
 
 main.add_command(report)
 main.add_command(compare_cmd)
+from harness.tourney.sprt_cli import sprt  # noqa: E402
+
+main.add_command(sprt)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

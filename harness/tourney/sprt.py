@@ -1,0 +1,505 @@
+"""``harness sprt``: play A against B until a sequential test decides which is better.
+
+Pure parts first, then the one loop that drives a backend:
+
+* :func:`make_setup` resolves and checks everything (entrants as tourney configs name
+  them, rules, bounds) before a game is played: :class:`SprtSetup`.
+* A **block** is one deal (one set of duplicate dice, seeded like a tourney table's
+  deal from (seed, table identity, deal)) played in every cyclic seat rotation. With 2
+  players that is the pentanomial game pair. With N > 2 it is played in every rotation
+  of two seat orders, (A, B, fillers...) and (B, A, fillers...), 2N games: with cyclic
+  rotations alone A would always sit just before B, and in Pickomino the next player is
+  the first who may steal your top tile (R7) -- measured here, tactician against itself
+  with a random filler scored 0.511 +- 0.006 (about +8 Elo) from that seat order alone.
+  With both orders, swapping A and B maps a block onto itself: equal strategies score
+  exactly 1/2 in expectation, as H0 requires (and every block, if they play alike).
+* A block's score is A's share of its games in which A finished ahead of B (ties
+  half): a multiple of 1/(2g) for g games a block, fed to :class:`~harness.report.stats.Sprt`.
+  Forfeits are results (the forfeiting seat is last); a block with a turn-capped game
+  is left out and counted.
+* **Determinism.** The deals are cut into checks of a fixed number of deals (about
+  :data:`CHECK_GAMES` games), one chunk per check and seat order. Finished chunks are
+  applied to the test strictly in deal order and the stopping rule is looked at only
+  after a whole check: chunks played beyond the deciding check are discarded. Verdict,
+  games and Elo are therefore the same for any number of workers.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+from harness.engine import DEFAULT_MAX_TURNS
+from harness.errors import ConfigError, HarnessError
+from harness.report.stats import Sprt, block_elo
+from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from harness.tourney import plan
+from harness.tourney.chunks import ChunkResult
+from harness.tourney.config import Entrant, TourneyConfig, _Checker
+
+# Games between two looks at the test: 50 blocks with 2 players, a tenth of a second of
+# fast strategies (half a second of `optimal`): far above a chunk's cost to hand out,
+# and fine enough that stopping at a check wastes little.
+CHECK_GAMES = 100
+DEFAULT_FILLER = "greedy"
+ROLES = ("A", "B", "filler")
+
+
+class SprtError(HarnessError):
+    """A bad setting, or a chunk that could not be played: one line for people."""
+
+
+class _Resolver(_Checker):
+    """The config's entrant resolution (references, parameters, file paths, seeding
+    key), with errors named after the argument alone: ``A: unknown strategy 'x' ...``."""
+
+    def fail(self, container: Any, key: Any, message: str) -> ConfigError:
+        return ConfigError(message)
+
+
+def resolve_entrant(ref: str, what: str, base: Path | None = None) -> Entrant:
+    """A strategy named as everywhere (``greedy``, ``threshold(target=28)``, ``f.py:C``)."""
+    return _Resolver(what, None, base=base or Path.cwd()).entrant(None, None, ref, what)
+
+
+# -- the setup ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SprtSetup:
+    """Everything that decides the test's games and verdict (not the worker count)."""
+
+    a: Entrant
+    b: Entrant
+    fillers: tuple[Entrant, ...]
+    rules: Rules
+    seed: int = 1
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_games: int | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def same(self) -> bool:
+        """A and B are one strategy with the same parameters."""
+        return self.a.key == self.b.key
+
+    @property
+    def orders(self) -> tuple[tuple[Entrant, ...], ...]:
+        """The seat orders a deal is played in (each in every rotation); see the docstring."""
+        if self.players == 2:
+            return ((self.a, self.b),)
+        return ((self.a, self.b, *self.fillers), (self.b, self.a, *self.fillers))
+
+    @property
+    def games_per_block(self) -> int:
+        return self.players * len(self.orders)
+
+    @property
+    def deals_per_check(self) -> int:
+        return max(1, round(CHECK_GAMES / self.games_per_block))
+
+    @property
+    def max_deals(self) -> int | None:
+        """The most blocks ``max_games`` allows (whole blocks only); None: no limit."""
+        return None if self.max_games is None else self.max_games // self.games_per_block
+
+    @cached_property
+    def table(self) -> plan.Table:
+        """The table as a tourney plans it: its id and seeding key (all entrants)."""
+        return plan.table_of((self.a, self.b, *self.fillers))
+
+    @cached_property
+    def config(self) -> TourneyConfig:
+        """A tourney config for :func:`plan.spec_for`: rules, dice, seed, turn cap."""
+        return TourneyConfig(
+            name="sprt",
+            rules=self.rules,
+            format="round_robin",
+            entrants=(self.a, self.b, *self.fillers),
+            games=self.max_deals or 0,  # not read by spec_for: the checks set the deals
+            seed=self.seed,
+            max_turns=self.max_turns,
+        )
+
+    def sprt(self) -> Sprt:
+        """An empty test with this setup's bounds."""
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, self.games_per_block)
+
+    def describe(self) -> dict[str, Any]:
+        """The setup as the JSON summary gives it."""
+        return {
+            "a": self.a.identity(),
+            "b": self.b.identity(),
+            "fillers": [f.identity() for f in self.fillers],
+            "players": self.players,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "elo0": self.elo0,
+            "elo1": self.elo1,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "max_games": self.max_games,
+            "max_turns": self.max_turns,
+            "table": self.table.id,
+            "games_per_block": self.games_per_block,
+            "deals_per_check": self.deals_per_check,
+        }
+
+
+def make_setup(
+    a: str,
+    b: str,
+    *,
+    players: int = 2,
+    fillers: tuple[str, ...] | list[str] = (),
+    rules: Rules | None = None,
+    seed: int = 1,
+    elo0: float = 0.0,
+    elo1: float = 10.0,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+    max_games: int | None = None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    base: Path | None = None,
+) -> SprtSetup:
+    """Check every setting and resolve the strategies; SprtError/ConfigError: one line.
+
+    ``fillers`` fill seats 3 and up: one strategy for all of them (default
+    :data:`DEFAULT_FILLER`) or one per seat. ``rules`` defaults to the official rules;
+    its player count is set to ``players``.
+    """
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise SprtError(f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} (R3)")
+    for name, value in (("elo0", elo0), ("elo1", elo1)):
+        if not math.isfinite(value):
+            raise SprtError(f"{name}: {value}; give a finite Elo difference")
+    if elo1 <= elo0:
+        raise SprtError(f"elo1 ({elo1:g}) must be above elo0 ({elo0:g}): H1 is 'A is stronger'")
+    for name, value in (("alpha", alpha), ("beta", beta)):
+        if not 0 < value < 0.5:
+            raise SprtError(f"{name}: {value:g}; an error rate lies strictly between 0 and 0.5")
+    if max_turns < 1:
+        raise SprtError(f"max_turns: {max_turns}; must be at least 1")
+    fillers = tuple(fillers)
+    if players == 2 and fillers:
+        raise SprtError("filler: fills seats 3 and up; give 3 or more players to use one")
+    if players > 2:
+        if not fillers:
+            fillers = (DEFAULT_FILLER,)
+        if len(fillers) == 1:
+            fillers *= players - 2
+        elif len(fillers) != players - 2:
+            raise SprtError(
+                f"filler: {len(fillers)} given for {players - 2} seats; give one for all "
+                "or one per seat"
+            )
+    entrant_a = resolve_entrant(a, "A", base)
+    entrant_b = resolve_entrant(b, "B", base)
+    filler_entrants = tuple(resolve_entrant(f, "filler", base) for f in fillers)
+    if entrant_a.name == entrant_b.name:  # tell them apart in forfeit messages
+        entrant_a = replace(entrant_a, name=f"{entrant_a.name} (A)")
+        entrant_b = replace(entrant_b, name=f"{entrant_b.name} (B)")
+    rules = (rules or Rules.preset("official")).with_players(players)
+    setup = SprtSetup(
+        entrant_a,
+        entrant_b,
+        filler_entrants,
+        rules,
+        seed=seed,
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        max_turns=max_turns,
+    )
+    if max_games is not None and setup.max_deals < 1:
+        raise SprtError(
+            f"max_games: {max_games}; a block is {setup.games_per_block} games, allow at least one"
+        )
+    return setup
+
+
+# -- the work: chunk specs, lazily ----------------------------------------------------------
+def check_range(setup: SprtSetup, check: int) -> tuple[int, int] | None:
+    """The deals ``first``..``stop - 1`` of check number ``check`` (None past the limit)."""
+    first = check * setup.deals_per_check
+    stop = first + setup.deals_per_check
+    limit = setup.max_deals
+    if limit is not None:
+        if first >= limit:
+            return None
+        stop = min(stop, limit)
+    return first, stop
+
+
+def check_specs(setup: SprtSetup, check: int) -> list[plan.ChunkSpec]:
+    """The chunks of one check: its deals, once per seat order (empty past the limit)."""
+    deals = check_range(setup, check)
+    if deals is None:
+        return []
+    base = setup.table
+    return [
+        # Every order keeps the table's seeding key (the same deal, the same dice) but
+        # has an id of its own: backends may name a chunk by table id and first deal.
+        plan.spec_for(setup.config, plan.Table(base.id + suffix, base.key, order), *deals)
+        for suffix, order in zip(("", "-BA"), setup.orders, strict=False)
+    ]
+
+
+def all_specs(setup: SprtSetup) -> Iterator[tuple[int, plan.ChunkSpec]]:
+    """Every chunk in deal order with its seat order, lazily: without a limit, for ever."""
+    for check in count():
+        specs = check_specs(setup, check)
+        if not specs:
+            return
+        yield from enumerate(specs)
+
+
+# -- a chunk's blocks ------------------------------------------------------------------------
+@dataclass
+class ChunkScores:
+    """What one chunk adds to the test: per deal, A's half-points against B and whether
+    a game was turn-capped; forfeits by role (A, B, filler) with examples."""
+
+    points: list[int]
+    capped: list[bool]
+    forfeits: dict[str, int] = field(default_factory=dict)
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+
+def roles_of(setup: SprtSetup, order: int) -> list[str]:
+    """The role of each table entrant (rotation-0 seat) in seat order ``order``."""
+    roles = ["A", "B"] if order == 0 else ["B", "A"]
+    return roles + ["filler"] * (setup.players - 2)
+
+
+def chunk_scores(
+    setup: SprtSetup, order: int, spec: plan.ChunkSpec, result: ChunkResult
+) -> ChunkScores:
+    """Half-points of A against B per deal of a played chunk (rows: deal, then rotation)."""
+    n = setup.players
+    roles = roles_of(setup, order)
+    a, b = roles.index("A"), roles.index("B")
+    deals = spec.stop - spec.first
+    points, capped = [0] * deals, [False] * deals
+    scores = ChunkScores(points, capped, {role: 0 for role in ROLES})
+    games = result.games
+    ranks = [s["rank"] for s in result.seats]
+    for row in range(result.rows):
+        d, r = games["deal"][row] - spec.first, games["rotation"][row]
+        if games["status"][row] == 1:  # turn cap: the game never finished
+            capped[d] = True
+            continue
+        # Table entrant e sits in seat (e - r) mod n; a lower rank is a better place.
+        rank_a, rank_b = ranks[(a - r) % n][row], ranks[(b - r) % n][row]
+        points[d] += 2 if rank_a < rank_b else 1 if rank_a == rank_b else 0
+        seat = games["error_seat"][row]
+        if seat >= 0:
+            role = roles[(seat + r) % n]
+            scores.forfeits[role] += 1
+            if len(scores.examples) < 3:
+                scores.examples.append(
+                    {
+                        "deal": games["deal"][row],
+                        "order": order,
+                        "rotation": r,
+                        "role": role,
+                        "error": result.errors.get(row, ""),
+                    }
+                )
+    return scores
+
+
+# -- the test, applied in deal order --------------------------------------------------------
+@dataclass
+class Tally:
+    """The test so far: blocks applied in deal order, checks made, what was left out."""
+
+    setup: SprtSetup
+    sprt: Sprt = field(init=False)
+    deals: int = 0  # blocks played and applied (counted or left out)
+    checks: int = 0
+    capped: int = 0  # blocks left out: a game hit the turn cap
+    llr: float = 0.0
+    forfeits: dict[str, int] = field(default_factory=lambda: {role: 0 for role in ROLES})
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.sprt = self.setup.sprt()
+
+    def apply(self, parts: list[ChunkScores]) -> None:
+        """Add one whole check: its chunks, one per seat order, over the same deals."""
+        g2 = 2 * self.setup.games_per_block
+        for deal in range(len(parts[0].points)):
+            if any(p.capped[deal] for p in parts):
+                self.capped += 1
+            else:
+                self.sprt.add(sum(p.points[deal] for p in parts) / g2)
+        for p in parts:
+            for role, k in p.forfeits.items():
+                self.forfeits[role] += k
+            self.examples.extend(p.examples[: 3 - len(self.examples)])
+        self.deals += len(parts[0].points)
+        self.checks += 1
+        self.llr = self.sprt.llr  # once per check: it solves two small root problems
+
+    @property
+    def games(self) -> int:
+        """Games played in the applied blocks (left-out blocks included)."""
+        return self.deals * self.setup.games_per_block
+
+    @property
+    def status(self) -> str:
+        """H1, H0, inconclusive (the game limit, no verdict) or continue."""
+        if self.llr >= self.sprt.upper:
+            return "H1"
+        if self.llr <= self.sprt.lower:
+            return "H0"
+        limit = self.setup.max_deals
+        if limit is not None and self.deals >= limit:
+            return "inconclusive"
+        return "continue"
+
+    def elo(self) -> tuple[float, float, float]:
+        """A's Elo over B with its 95% interval, from the counted blocks."""
+        return block_elo(self.sprt.counts)
+
+    def summary(self) -> dict[str, Any]:
+        """The deterministic part of the JSON summary (nan/inf as they are)."""
+        elo, low, high = self.elo()
+        return {
+            "verdict": self.status,
+            "llr": self.llr,
+            "lower": self.sprt.lower,
+            "upper": self.sprt.upper,
+            "games": self.games,
+            "blocks": self.deals,
+            "blocks_counted": self.sprt.blocks,
+            "blocks_capped": self.capped,
+            "checks": self.checks,
+            "elo": elo,
+            "elo_low": low,
+            "elo_high": high,
+            "counts": [int(c) for c in self.sprt.counts],
+            "forfeits": {"count": sum(self.forfeits.values()), **self.forfeits},
+            "forfeit_examples": self.examples,
+        }
+
+
+# -- the loop -------------------------------------------------------------------------------
+@dataclass
+class SprtResult:
+    """What a test did: the tally at its end and how it ended."""
+
+    setup: SprtSetup
+    tally: Tally
+    verdict: str  # H1 | H0 | inconclusive | interrupted
+    wall: float
+    workers: int
+
+    @property
+    def games_per_second(self) -> float:
+        return self.tally.games / self.wall if self.wall > 0 else 0.0
+
+    def summary(self) -> dict[str, Any]:
+        """What ``--json`` prints (numbers may be nan or inf: clean them for JSON)."""
+        return {
+            **self.setup.describe(),
+            **self.tally.summary(),
+            "verdict": self.verdict,
+            "workers": self.workers,
+            "wall_seconds": round(self.wall, 3),
+            "games_per_second": round(self.games_per_second, 1),
+        }
+
+
+def run_sprt(
+    setup: SprtSetup,
+    *,
+    workers: int = 0,
+    backend: Any = None,
+    on_check: Callable[[Tally], None] | None = None,
+    on_tick: Callable[[], None] | None = None,
+) -> SprtResult:
+    """Play blocks until the test decides (or the game limit, or Ctrl-C).
+
+    ``workers`` processes play the chunks (0: in this process), or any tourney
+    ``backend`` (``results(specs)`` yielding Done/Failed/None) when given. ``on_check``
+    sees the tally after every check; ``on_tick`` is called now and then while nothing
+    finishes. Raises SprtError if a chunk fails twice (the test cannot skip blocks).
+    """
+    from harness.tourney.backend import Done, Failed, ProcessBackend, SerialBackend
+
+    started = time.monotonic()
+    tally = Tally(setup)
+    per_check = len(setup.orders)
+    if backend is None:
+        # Workers' log records (a chunk that raised) go nowhere: the failure comes back
+        # as a Failed outcome and is told in one line.
+        backend = ProcessBackend(workers, logging.NullHandler()) if workers > 0 else SerialBackend()
+    waiting: dict[int, list[ChunkScores | None]] = {}  # check -> its chunks, by order
+    order_of: dict[str, int] = {}  # spec key -> seat order, while the chunk is out
+
+    def specs() -> Iterator[plan.ChunkSpec]:
+        for order, spec in all_specs(setup):
+            order_of[spec.key] = order
+            yield spec
+
+    outcomes = backend.results(specs())
+    failed: dict[int, Failed] = {}  # check -> a chunk of it that failed twice
+    verdict = "continue"
+    try:
+        for outcome in outcomes:
+            if outcome is None:
+                if on_tick is not None:
+                    on_tick()
+                continue
+            spec = outcome.spec
+            order = order_of.pop(spec.key)
+            check = spec.first // setup.deals_per_check
+            if isinstance(outcome, Failed):
+                failed[check] = outcome  # fatal only once the test gets there
+            else:
+                assert isinstance(outcome, Done)
+                slot = waiting.setdefault(check, [None] * per_check)
+                slot[order] = chunk_scores(setup, order, spec, outcome.result)
+            # Apply every check that is now whole, in deal order, and look at the test.
+            while verdict == "continue":
+                if tally.checks in failed:
+                    lost = failed[tally.checks]
+                    raise SprtError(
+                        f"deals {lost.spec.first}-{lost.spec.stop - 1} could not be played: "
+                        f"{lost.reason}; the test stops after {tally.games:,} games, "
+                        "without a verdict"
+                    )
+                parts = waiting.get(tally.checks)
+                if parts is None or any(p is None for p in parts):
+                    break
+                tally.apply(waiting.pop(tally.checks))  # type: ignore[arg-type]
+                if on_check is not None:
+                    on_check(tally)
+                if tally.status != "continue":
+                    verdict = tally.status
+            if verdict != "continue":
+                break
+    except KeyboardInterrupt:
+        verdict = "interrupted"
+    finally:
+        outcomes.close()  # stops the workers, and whatever they were playing beyond the stop
+    if verdict == "continue":  # the specs ran out: only at the game limit
+        verdict = tally.status if tally.status != "continue" else "inconclusive"
+    used = getattr(backend, "workers", workers)
+    return SprtResult(setup, tally, verdict, time.monotonic() - started, used)

@@ -1,0 +1,305 @@
+"""The ``harness sprt A B`` command: a thin click layer over :mod:`harness.tourney.sprt`.
+
+Registered at the bottom of :mod:`harness.cli`. The driver (and scipy, through the SPRT
+statistics) is imported when the command runs, and nothing is imported from
+:mod:`harness.cli` at import time: under ``python -m harness.cli`` that would be circular.
+The check lines go to stderr as the test goes (like tourney's progress); the verdict,
+or with ``--json`` the summary, to stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from typing import Any
+
+import click
+
+from harness.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, VARIANTS
+from harness.tourney.cli import user_errors
+
+SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
+
+
+def _err(text: str) -> None:
+    click.echo(text, err=True)
+
+
+# -- formatting -----------------------------------------------------------------------------
+def elo_text(value: float) -> str:
+    """``+12.3``; ``+inf`` when one side won every counted block; ``-`` when undefined."""
+    if math.isnan(value):
+        return "-"
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value + 0.0:+.1f}"  # + 0.0: no "-0.0"
+
+
+def bound_text(value: float) -> str:
+    return f"{value:+g}"
+
+
+def check_line(tally: Any) -> str:
+    """One look at the test, e.g.
+    ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3 (-5.7, +30.3)  blocks 12/80/210/95/3``."""
+    elo, low, high = tally.elo()
+    line = (
+        f"games {tally.games:,}  LLR {tally.llr:+.2f}  "
+        f"[{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}]  "
+        f"Elo {elo_text(elo)} ({elo_text(low)}, {elo_text(high)})  "
+        f"blocks {'/'.join(str(int(c)) for c in tally.sprt.counts)}"
+    )
+    if tally.capped:
+        line += f"  left out {tally.capped:,}"
+    return line
+
+
+def verdict_lines(result: Any) -> list[str]:
+    """The end of a test for people: verdict, games, Elo, LLR, forfeits."""
+    setup, tally = result.setup, result.tally
+    pair = f"Elo({setup.a.name} - {setup.b.name})"
+    if result.verdict == "H1":
+        head = f"H1 accepted: {pair} >= {bound_text(setup.elo1)}"
+    elif result.verdict == "H0":
+        head = f"H0 accepted: {pair} <= {bound_text(setup.elo0)}"
+    elif result.verdict == "inconclusive":
+        head = f"Inconclusive: no verdict within --max-games {setup.max_games:,}"
+    else:
+        head = "Interrupted: no verdict"
+    elo, low, high = tally.elo()
+    blocks = f"{tally.deals:,} blocks of {setup.games_per_block}"
+    if tally.capped:
+        blocks += f", {tally.capped:,} left out for a turn-capped game"
+    lines = [
+        head,
+        f"Games: {tally.games:,} ({blocks})",
+        _elo_line(elo, low, high),
+        f"LLR: {tally.llr:+.2f} in [{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}] "
+        f"for H0 Elo <= {bound_text(setup.elo0)}, H1 Elo >= {bound_text(setup.elo1)} "
+        f"(alpha {setup.alpha:g}, beta {setup.beta:g})",
+        f"Time: {result.wall:.1f} s, {result.games_per_second:,.0f} games/s, "
+        f"{_workers_text(result.workers)}",
+    ]
+    forfeits = tally.forfeits
+    total = sum(forfeits.values())
+    if total:
+        by = ", ".join(f"{role} {k:,}" for role, k in forfeits.items() if k)
+        lines.append(f"Forfeits: {total:,} ({by}; scored as results, the forfeiting seat last)")
+        for example in tally.examples:
+            lines.append(
+                f"  deal {example['deal']}, order {example['order']}, rotation "
+                f"{example['rotation']}: {example['error']}"
+            )
+    return lines
+
+
+def _elo_line(elo: float, low: float, high: float) -> str:
+    if math.isinf(elo):  # a mean block score of 1 or 0: the Elo scale has no finite value
+        side = "ahead of" if elo > 0 else "behind"
+        return f"Elo: {elo_text(elo)} (A finished {side} B in every counted game)"
+    if math.isnan(elo):
+        return "Elo: - (no block counted)"
+    return f"Elo: {elo_text(elo)} (95% CI {elo_text(low)} to {elo_text(high)})"
+
+
+def _workers_text(workers: int) -> str:
+    return "in-process" if workers == 0 else f"{workers} worker{'s' if workers > 1 else ''}"
+
+
+def header_lines(setup: Any, workers: int) -> list[str]:
+    seats = [setup.a.name, setup.b.name, *(f.name for f in setup.fillers)]
+    fillers = f" (fillers: {', '.join(seats[2:])})" if setup.fillers else ""
+    orders = "" if len(setup.orders) == 1 else " in both A-B seat orders"
+    lines = [
+        f"SPRT {setup.a.name} vs {setup.b.name}{fillers}: {setup.rules.describe()}, seed "
+        f"{setup.seed}, {_workers_text(workers)}",
+        f"H0 Elo <= {bound_text(setup.elo0)}, H1 Elo >= {bound_text(setup.elo1)}, alpha "
+        f"{setup.alpha:g}, beta {setup.beta:g}; a block is a deal in every seat rotation"
+        f"{orders} ({setup.games_per_block} games, duplicate dice); a check every "
+        f"{setup.deals_per_check} blocks",
+    ]
+    if setup.same:
+        lines.append(
+            "Note: A and B are the same strategy: each block's games mirror each other (same "
+            "dice, A and B swapped), so every block scores exactly 1/2 unless it plays "
+            "differently from game to game. This checks the harness; expect H0."
+        )
+    return lines
+
+
+def json_safe(value: Any) -> Any:
+    """nan and infinities become null (JSON has neither), recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, float):
+        return value + 0.0
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+# -- the command ----------------------------------------------------------------------------
+@click.command("sprt")
+@click.argument("a")
+@click.argument("b")
+@click.option(
+    "--players",
+    type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
+    default=2,
+    show_default=True,
+    help="Players per game; seats beyond A and B take --filler.",
+)
+@click.option(
+    "--filler",
+    "fillers",
+    multiple=True,
+    metavar="STRATEGY",
+    help="Strategy for the other seats when --players > 2: once for all of them or once per "
+    "seat (repeat it). [default: greedy]",
+)
+@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: A - B Elo <= elo0.")
+@click.option(
+    "--elo1", type=float, default=10.0, show_default=True, help="H1: A - B Elo >= elo1 (> elo0)."
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Chance of accepting H1 when H0 holds (0 < alpha < 0.5).",
+)
+@click.option(
+    "--beta",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Chance of accepting H0 when H1 holds (0 < beta < 0.5).",
+)
+@click.option(
+    "--rules",
+    "preset",
+    default="official",
+    show_default=True,
+    type=click.Choice(list(PRESETS)),
+    help=f"Rules preset: {', '.join(PRESETS)}.",
+)
+@click.option(
+    "--set",
+    "settings",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help=f"Override a variant key (repeatable), as in harness play; keys: {', '.join(VARIANTS)}.",
+)
+@click.option(
+    "--seed", type=int, default=1, show_default=True, help="Seed of the deals (duplicate dice)."
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(0),
+    default=None,
+    help="Worker processes (default: one per CPU; 0 plays in-process).",
+)
+@click.option(
+    "--max-games",
+    type=click.IntRange(1),
+    default=None,
+    help="Stop after this many games (whole blocks) without a verdict: inconclusive.",
+)
+@click.option(
+    "--max-turns",
+    type=click.IntRange(1),
+    default=None,
+    help="Turn cap per game; a block with a capped game is left out (default 1,000).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead.")
+@user_errors
+def sprt(
+    a: str,
+    b: str,
+    players: int,
+    fillers: tuple[str, ...],
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    preset: str,
+    settings: tuple[str, ...],
+    seed: int,
+    workers: int | None,
+    max_games: int | None,
+    max_turns: int | None,
+    as_json: bool,
+) -> None:
+    """Play A against B until a sequential probability ratio test decides.
+
+    Blocks are deals of duplicate dice played in every seat rotation (and, with more
+    than 2 players, with A and B swapped too); the test is the GSPRT of chess engine
+    testing on block outcomes. It prints the log-likelihood ratio and its bounds as it
+    goes, then the verdict (H1: A is at least elo1 stronger; H0: at most elo0), the
+    games played and A's Elo over B with a 95% interval. Same seed, same verdict, for
+    any number of workers. A and B are named as everywhere: greedy,
+    'threshold(target=28)', path/to/file.py:Class.
+
+    \b
+    Examples:
+      harness sprt tactician greedy
+      harness sprt optimal simple --elo0 0 --elo1 50
+      harness sprt greedy simple --players 4 --filler tactician --max-games 20000 --json
+    """
+    from harness.cli import parse_variants
+    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.tourney.runner import default_workers
+    from harness.tourney.sprt import make_setup, run_sprt
+
+    for item in settings:
+        if item.partition("=")[0].strip().replace("-", "_") == "players":
+            raise click.BadParameter("give the player count with --players", param_hint="--set")
+    rules = parse_variants(preset, settings, players=players)
+    setup = make_setup(
+        a,
+        b,
+        players=players,
+        fillers=fillers,
+        rules=rules,
+        seed=seed,
+        elo0=elo0,
+        elo1=elo1,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        max_turns=max_turns or DEFAULT_MAX_TURNS,
+    )
+    workers = default_workers() if workers is None else workers
+    # Check lines for people: always without --json; with it, only on a terminal.
+    talk = not as_json or sys.stderr.isatty()
+    if talk:
+        for line in header_lines(setup, workers):
+            _err(line)
+    shown = {"at": -math.inf, "warned": False}
+
+    def on_check(tally: Any) -> None:
+        now = time.monotonic()
+        if now - shown["at"] >= SHOW_EVERY or tally.status != "continue":
+            shown["at"] = now
+            _err(check_line(tally))
+        if not shown["warned"] and tally.checks >= 5 and 2 * tally.capped > tally.deals:
+            shown["warned"] = True  # such a test may never decide: say so, once
+            _err(
+                f"Warning: {tally.capped:,} of {tally.deals:,} blocks left out for a game that "
+                "hit the turn cap; raise --max-turns or change the rules (bust_flip)"
+            )
+
+    result = run_sprt(setup, workers=workers, on_check=on_check if talk else None)
+    if as_json:
+        click.echo(json.dumps(json_safe(result.summary())))
+    else:
+        for line in verdict_lines(result):
+            click.echo(line)
+    if result.verdict == "interrupted":
+        if talk:
+            _err("Interrupted (Ctrl-C): the test stopped without a verdict.")
+        sys.exit(130)
