@@ -23,12 +23,26 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from statistics import NormalDist
 
 import numpy as np
-from scipy import optimize
-from scipy import stats as sps
 
-Z95 = float(sps.norm.ppf(0.975))
+_NORMAL = NormalDist()
+
+
+def _z(confidence: float) -> float:
+    """The two-sided normal quantile of ``confidence``."""
+    return _NORMAL.inv_cdf(0.5 + confidence / 2)
+
+
+def _t(confidence: float, df: int) -> float:
+    """The two-sided Student t quantile (scipy, imported on first use: it is slow to load)."""
+    from scipy.special import stdtrit
+
+    return float(stdtrit(df, 0.5 + confidence / 2))
+
+
+Z95 = _z(0.95)
 ELO_PER_NAT = 400.0 / math.log(10.0)  # Elo points per unit of log-strength
 NAN = float("nan")
 
@@ -41,7 +55,7 @@ def wilson(successes: float, n: float, confidence: float = 0.95) -> tuple[float,
     """
     if n <= 0:
         return NAN, NAN
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
+    z = _z(confidence)
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -110,7 +124,7 @@ class Moments:
         se = self.se
         if math.isnan(se):
             return NAN, NAN
-        t = float(sps.t.ppf(0.5 + confidence / 2, self.units - 1))
+        t = _t(confidence, self.units - 1)
         r = self.estimate
         return r - t * se, r + t * se
 
@@ -129,8 +143,8 @@ def share_interval(m: Moments, blocks: bool, confidence: float = 0.95) -> tuple[
     p, se, k = m.estimate, m.se, m.units
     if math.isnan(se):
         return NAN, NAN
-    z = float(sps.norm.ppf(0.5 + confidence / 2))
-    t = float(sps.t.ppf(0.5 + confidence / 2, k - 1))
+    z = _z(confidence)
+    t = _t(confidence, k - 1)
     if p <= 0 or p >= 1:
         n_eff = k
     elif se == 0:
@@ -161,7 +175,7 @@ def los(score: float, se: float) -> float:
         return NAN
     if se == 0:
         return 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-    return float(sps.norm.cdf((score - 0.5) / se))
+    return _NORMAL.cdf((score - 0.5) / se)
 
 
 def games_to_separate(gap: float, se_a: float, se_b: float, games: float) -> float:
@@ -185,7 +199,7 @@ def diff_test(a: float, se_a: float, b: float, se_b: float) -> tuple[float, floa
         return d, NAN, NAN
     if se == 0:
         return d, 0.0, 1.0 if d == 0 else 0.0
-    return d, se, float(2 * sps.norm.sf(abs(d) / se))
+    return d, se, 2 * (1 - _NORMAL.cdf(abs(d) / se))
 
 
 def holm(pvalues: Sequence[float]) -> list[float]:
@@ -476,7 +490,9 @@ def _constrained_mle(p_hat: np.ndarray, values: np.ndarray, s: float) -> np.ndar
     def f(lam: float) -> float:
         return float((p_hat * d / (1 + lam * d)).sum())
 
-    lam = optimize.brentq(f, lo + eps, hi - eps, xtol=1e-14, maxiter=500)
+    from scipy.optimize import brentq  # slow to import: only here
+
+    lam = brentq(f, lo + eps, hi - eps, xtol=1e-14, maxiter=500)
     p = p_hat / (1 + lam * d)
     return p / p.sum()
 
@@ -531,7 +547,7 @@ def block_elo(counts: Sequence[float], confidence: float = 0.95) -> tuple[float,
     if total < 2:
         return score_to_elo(mean), NAN, NAN
     var = float((n * (values - mean) ** 2).sum() / (total - 1))
-    half = float(sps.norm.ppf(0.5 + confidence / 2)) * math.sqrt(var / total)
+    half = _z(confidence) * math.sqrt(var / total)
     return score_to_elo(mean), score_to_elo(mean - half), score_to_elo(mean + half)
 
 
