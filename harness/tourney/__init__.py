@@ -12,6 +12,7 @@ The rooms, in the order a run goes through them::
     repro     playing one stored game again (forfeits: the command to reproduce)
     runner    ties them together: run_tournament()
     cli       the ``harness tourney`` command
+    sprt      ``harness sprt A B``: a sequential test on the same chunks and workers
 
 From Python (e.g. a notebook)::
 
