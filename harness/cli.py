@@ -6,69 +6,18 @@ for usage and record errors), never as a traceback.
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
 from harness import __version__
-from harness.errors import HarnessError, RecordError
-from harness.rules import PRESETS, VARIANTS, Rules
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class RecordInvalid(click.ClickException):
-    """A record that is malformed or illegal: exit status 2."""
-
-    exit_code = 2
-
-
-def user_errors(func: F) -> F:
-    """Turn HarnessError into a one-line click error."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except RecordError as exc:
-            raise RecordInvalid(str(exc)) from None
-        except HarnessError as exc:
-            raise click.ClickException(str(exc)) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def parse_variants(preset: str, settings: tuple[str, ...], players: int | None = None) -> Rules:
-    """Rules from a preset name and ``KEY=VALUE`` overrides (``--set bust_flip=none``)."""
-    data: dict[str, Any] = {"preset": preset}
-    for item in settings:
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep:
-            raise click.BadParameter(
-                f"{item!r}: write KEY=VALUE, e.g. bust_flip=none", param_hint="--set"
-            )
-        if key == "players":
-            data[key] = int(value) if value.strip().isdigit() else value
-        elif key in VARIANTS and isinstance(VARIANTS[key][0], bool):
-            lowered = value.strip().lower()
-            data[key] = {"true": True, "false": False}.get(lowered, value)
-        else:
-            data[key] = value.strip()
-    if players is not None and "players" not in data:
-        data["players"] = players
-    return Rules.from_dict(data, where="--set")
-
-
-RULES_HELP = f"Rules preset: {', '.join(PRESETS)}."
-SET_HELP = (
-    "Override a variant key, KEY=VALUE (repeatable): "
-    + "; ".join(f"{k}: {'/'.join(str(v).lower() for v in vs)}" for k, vs in VARIANTS.items())
-    + "."
+from harness.cli_common import (  # noqa: F401 - parse_variants, user_errors: shared API
+    RecordInvalid,
+    parse_variants,
+    rules_options,
+    user_errors,
 )
 
 
@@ -80,15 +29,7 @@ def main() -> None:
 
 @main.command()
 @click.argument("strategies", nargs=-1, required=True)
-@click.option(
-    "--rules",
-    "preset",
-    default="official",
-    show_default=True,
-    type=click.Choice(list(PRESETS)),
-    help=RULES_HELP,
-)
-@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)
+@rules_options
 @click.option("--seed", type=int, default=None, help="Seed of the dice (random if not given).")
 @click.option(
     "--dice",

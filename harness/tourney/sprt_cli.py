@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, VARIANTS
-from harness.tourney.cli import user_errors
+from harness.cli_common import parse_variants, rules_options, user_errors
+from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
 
@@ -179,21 +179,7 @@ def json_safe(value: Any) -> Any:
     show_default=True,
     help="Chance of accepting H0 when H1 holds (0 < beta < 0.5).",
 )
-@click.option(
-    "--rules",
-    "preset",
-    default="official",
-    show_default=True,
-    type=click.Choice(list(PRESETS)),
-    help=f"Rules preset: {', '.join(PRESETS)}.",
-)
-@click.option(
-    "--set",
-    "settings",
-    multiple=True,
-    metavar="KEY=VALUE",
-    help=f"Override a variant key (repeatable), as in harness play; keys: {', '.join(VARIANTS)}.",
-)
+@rules_options
 @click.option(
     "--seed", type=int, default=1, show_default=True, help="Seed of the deals (duplicate dice)."
 )
@@ -250,7 +236,6 @@ def sprt(
       harness sprt optimal simple --elo0 0 --elo1 50
       harness sprt greedy simple --players 4 --filler tactician --max-games 20000 --json
     """
-    from harness.cli import parse_variants
     from harness.engine import DEFAULT_MAX_TURNS
     from harness.tourney.runner import default_workers
     from harness.tourney.sprt import make_setup, run_sprt
