@@ -1,9 +1,7 @@
 """``harness analyze``: exact turn analysis on the command line.
 
 Registered at the bottom of :mod:`harness.cli`. Everything else is imported when a
-command runs: ``harness --help`` does not pay for building the turn's state graph, and
-importing :mod:`harness.cli` from here at import time would be circular under
-``python -m harness.cli`` (which runs that module as ``__main__``).
+command runs: ``harness --help`` does not pay for building the turn's state graph.
 """
 
 from __future__ import annotations
@@ -14,6 +12,8 @@ import sys
 import time
 
 import click
+
+from harness.cli_common import user_errors
 
 
 @click.group()
@@ -90,8 +90,6 @@ def turn(**options: object) -> None:
       harness analyze turn --grill 25-36 --tops 23 --held 24 --policy expected-worms
       harness analyze turn --simulate 20000 --seed 1
     """
-    from harness.cli import user_errors
-
     user_errors(_turn)(**options)
 
 

@@ -6,28 +6,14 @@ Thin: options, progress on stderr, text or ``--json`` on stdout; the work is
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _user_errors(func: F) -> F:
-    """harness.cli.user_errors, looked up when called (harness.cli imports this module)."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from harness.cli import user_errors
-
-        return user_errors(func)(*args, **kwargs)
-
-    return wrapper  # type: ignore[return-value]
+from harness.cli_common import user_errors
 
 
 class _Progress:
@@ -71,7 +57,7 @@ def _pct(value: float | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON.")
 @click.option("--no-plots", is_flag=True, help="Skip the charts (faster; tables only).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only where the report was written.")
-@_user_errors
+@user_errors
 def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool) -> None:
     """Write report.md, report.html (self-contained) and plots/*.png into RUN_DIR.
 
@@ -137,7 +123,7 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool) -> None:
     "(default: results/compare/<run A>_vs_<run B>... beside the runs).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
-@_user_errors
+@user_errors
 def compare_cmd(runs: tuple[Path, ...], out: Path | None, as_json: bool) -> None:
     """Compare RUN_A with RUN_B [RUN_C ...] on the strategies they share.
 
