@@ -43,7 +43,8 @@ def _err(text: str) -> None:
 @click.option(
     "--workers",
     type=click.IntRange(0),
-    help="Worker processes (default: the config's, else one per CPU; 0 plays in-process).",
+    help="Worker processes, also of a local Dask cluster (default: the config's, else one "
+    "per CPU; 0 plays in-process).",
 )
 @click.option(
     "--out",
@@ -72,6 +73,23 @@ def _err(text: str) -> None:
     help="Skip writing report.md/report.html at the end (harness report RUN_DIR writes it later).",
 )
 @click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    help="Where chunks are played: local worker processes (the default), or Dask "
+    "(a local Dask cluster, or the scheduler at --address). Same games either way.",
+)
+@click.option(
+    "--address",
+    metavar="tcp://HOST:PORT",
+    help="The Dask scheduler to play on (implies --backend dask); see docs/cluster.md.",
+)
+@click.option(
+    "--dashboard",
+    is_flag=True,
+    help="Serve the local Dask cluster's dashboard on 127.0.0.1:8787, or the next free port "
+    "(implies --backend dask).",
+)
+@click.option(
     "--game",
     metavar="TABLE:DEAL:ROTATION",
     help="Play one game of the tournament again, narrated (e.g. a forfeit), and store nothing.",
@@ -87,6 +105,9 @@ def tourney(
     fail_fast: bool,
     as_json: bool,
     no_report: bool,
+    backend: str | None,
+    address: str | None,
+    dashboard: bool,
     game: str | None,
 ) -> None:
     """Play the tournament CONFIG describes and print the standings.
@@ -100,12 +121,15 @@ def tourney(
     Examples:
       harness tourney configs/round_robin.yaml
       harness tourney configs/four_player.yaml --games 500 --workers 2 --json
+      harness tourney configs/million.yaml --address tcp://scheduler:8786
     """
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
     if game is not None:
         _replay_one(config, game, seed)
         return
+    if backend is None:
+        backend = "dask" if address or dashboard else "local"
     try:
         run = run_tournament(
             config,
@@ -116,6 +140,9 @@ def tourney(
             fresh=fresh,
             fail_fast=fail_fast,
             echo=None if as_json else _err,
+            backend=backend,
+            address=address,
+            dashboard=dashboard,
         )
     except TourneyInterrupted as exc:
         if as_json:

@@ -33,6 +33,7 @@ from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
 DEFAULT_OUT = "results"
+BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 
 
 @dataclass
@@ -149,6 +150,22 @@ def default_workers() -> int:
         return os.cpu_count() or 1
 
 
+def _check_backend(backend: str, address: str | None, dashboard: bool, workers: int | None) -> None:
+    """Bad backend options are one line, before any folder is made."""
+    if backend not in BACKENDS:
+        raise HarnessError(f"backend {backend!r}: choose one of {', '.join(BACKENDS)}")
+    if backend != "dask" and (address or dashboard):
+        raise HarnessError("--address and --dashboard are for the Dask backend (--backend dask)")
+    if backend == "dask":
+        from harness.tourney.dask_backend import require_distributed
+
+        require_distributed()
+        if not address and workers == 0:
+            raise HarnessError(
+                "workers: 0 plays in this process; a local Dask cluster needs 1 or more"
+            )
+
+
 # -- the run ------------------------------------------------------------------------------
 def run_tournament(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
@@ -162,6 +179,9 @@ def run_tournament(
     progress: bool | None = None,
     stream: TextIO | None = None,
     echo: Any = None,
+    backend: str = "local",
+    address: str | None = None,
+    dashboard: bool = False,
 ) -> TourneyRun:
     """Play a tournament (or the rest of it) and return what was done.
 
@@ -171,13 +191,19 @@ def run_tournament(
     chunks of other runs with the same content are reused instead of played.
     ``progress`` forces the bar on or off (default: on when ``stream`` is a terminal);
     ``echo`` gets one-line notes for people (e.g. ``click.echo`` to stderr).
+    ``backend="dask"`` plays the chunks on the Dask scheduler at ``address``, or on a
+    local Dask cluster of ``workers`` processes (``dashboard=True`` serves its dashboard);
+    the games and the run folder are the same whichever backend plays them.
     Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done.
     """
     started = time.monotonic()
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
     config = config.override(games=games, seed=seed, workers=workers)
+    _check_backend(backend, address, dashboard, config.workers)
     say = echo or (lambda text: None)
+    if address and workers is not None:
+        say(f"Note: the workers of the cluster at {address} play; --workers is ignored.")
     root = Path(out)
     table_list = plan.tables(config)
     planned = {spec.key: spec.games for spec in plan.chunks(config, table_list)}
@@ -203,6 +229,9 @@ def run_tournament(
                 say=say,
                 started=started,
                 log_handler=log_handler,
+                backend=backend,
+                address=address,
+                dashboard=dashboard,
             )
     finally:
         folder.close()
@@ -268,6 +297,9 @@ def _run(
     say: Any,
     started: float,
     log_handler: logging.Handler | None = None,
+    backend: str = "local",
+    address: str | None = None,
+    dashboard: bool = False,
 ) -> TourneyRun:
     previous = folder.read_run_json() if resuming else None
     created = (previous or {}).get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -324,11 +356,24 @@ def _run(
     chunks_left = sum(1 for key in planned if key not in folder.entries)
     wanted = config.workers if config.workers is not None else default_workers()
     n_workers = min(wanted, chunks_left) if wanted > 0 else 0
-    backend = ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend()
-    if chunks_left:
+    if backend == "dask" and chunks_left:
+        from harness.tourney.dask_backend import SCRATCH, DaskBackend
+
+        player: Any = DaskBackend(
+            address=address,
+            workers=min(wanted, chunks_left),
+            dashboard=dashboard,
+            scratch=folder.path / SCRATCH,
+            log_to=log_handler,
+            echo=say,
+        )
+        where = player.describe()
+    else:
+        player = ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend()
         where = f"{n_workers} worker{'s' if n_workers > 1 else ''}" if n_workers else "in-process"
+    if chunks_left:
         say(f"Playing {to_play:,} games ({chunks_left} chunks, {where}) into {folder.path}")
-        log.info("playing %d games in %d chunks on %d workers", to_play, chunks_left, n_workers)
+        log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
 
     # pyarrow (and the pandas it loads) take about a second to import: have that done
     # before the workers start, not while they wait for the first chunk to be stored.
@@ -340,7 +385,7 @@ def _run(
     status = "complete"
     interrupted = False
     play_start = time.monotonic()
-    outcomes = backend.results(todo_chunks())
+    outcomes = player.results(todo_chunks())
     try:
         for outcome in outcomes:
             if outcome is None:
@@ -383,13 +428,13 @@ def _run(
     wall = time.monotonic() - started
     played_wall = time.monotonic() - play_start
     worker_wait = 0.0
-    if isinstance(backend, ProcessBackend) and backend.busy > 0:
-        worker_wait = backend.waited / (backend.busy + backend.waited)
+    if isinstance(player, ProcessBackend) and player.busy > 0:
+        worker_wait = player.waited / (player.busy + player.waited)
         log.info(
             "workers played for %.1f s and waited %.3f s for work between chunks (%.2f%%)",
-            backend.busy,
-            backend.waited,
-            100 * backend.waited / (backend.busy + backend.waited),
+            player.busy,
+            player.waited,
+            100 * player.waited / (player.busy + player.waited),
         )
     log.info(
         "played %d games in %.1f s; peak memory: this process %.0f MB, largest worker %.0f MB",
@@ -427,7 +472,7 @@ def _run(
         reused=reused,
         resumed=resumed,
         wall=wall,
-        workers=n_workers,
+        workers=player.workers,
         forfeits=forfeits,
         forfeit_examples=examples,
         failed=failed,

@@ -1,0 +1,250 @@
+"""What runs on a Dask worker: one task per chunk, checked, played and sent back whole.
+
+:func:`play_task` is the task. It refuses to play for a parent whose harness differs
+(version, engine digest, or an entrant's code digest as this worker computes it), loads
+the file plugins shipped with the task (a worker on another machine has no such file),
+plays the chunk with :func:`~harness.tourney.chunks.play_chunk`, and returns a
+:class:`Reply`: the result or the reason it failed, with the log records the task made.
+Nothing is written anywhere: the parent stores results and log (run.log).
+
+:func:`dask_setup` is a worker preload for the local cluster (see DaskBackend): its
+workers share the terminal, whose Ctrl-C is the parent's to handle.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import platform
+import signal
+import sys
+import threading
+import time
+import traceback
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import PluginError
+from harness.plugins import resolve
+from harness.tourney.backend import WORKER_LOGGER
+from harness.tourney.chunks import ChunkResult, play_chunk
+from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
+
+
+@dataclass(frozen=True)
+class Shipped:
+    """A file plugin's source, so that a worker can load it without the file."""
+
+    module: str  # the module name the parent loaded it under (its code digest covers it)
+    path: str  # where the file is on the parent's machine (for messages)
+    source: bytes
+
+
+@dataclass(frozen=True)
+class Task:
+    """One chunk as a worker plays it, with what it needs to check and load the code."""
+
+    spec: ChunkSpec  # file plugins point at their shipped module
+    shipped: tuple[Shipped, ...]
+    version: str  # the parent's harness version
+    engine: str  # the parent's engine digest
+    codes: tuple[str, ...]  # per entrant, its code digest as the parent computes it now
+
+
+@dataclass
+class Reply:
+    """What a task sends back: the result or why not, and the log records it made."""
+
+    status: str  # ok | error (playing raised) | refused (other code than the parent's)
+    result: ChunkResult | None
+    reason: str
+    worker: str
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+# -- the code identity ----------------------------------------------------------------------
+def identity() -> dict[str, Any]:
+    """This process's harness: version, engine digest, Python (checked against the parent)."""
+    import harness
+
+    return {
+        "version": harness.__version__,
+        "engine": engine_digest(),
+        "python": platform.python_version(),
+        "pid": os.getpid(),
+    }
+
+
+def mismatch(found: dict[str, Any], version: str, engine: str, worker: str) -> str | None:
+    """Why a worker whose :func:`identity` is ``found`` must not play for a parent with
+    harness ``version`` and ``engine`` digest (one line), or None."""
+    if found["version"] != version:
+        return (
+            f"Dask worker {worker} has harness {found['version']}, this machine has "
+            f"{version}: install the same harness on every worker "
+            f"(pip install 'pickomino-harness=={version}', or the same source)"
+        )
+    if found["engine"] != engine:
+        return (
+            f"Dask worker {worker} has harness {version} with other engine code (digest "
+            f"{found['engine']}, this machine {engine}): install the same source on every "
+            "worker"
+        )
+    return None
+
+
+_CODES: dict[tuple[str, tuple], str] = {}  # (load, params) -> code digest, per process
+
+
+def code_of(ref: EntrantRef) -> str:
+    """The code digest of an entrant as this process resolves it (cached)."""
+    key = (ref.load, ref.params)
+    if key not in _CODES:
+        _CODES[key] = resolve(ref.load, dict(ref.params) or None).identity()["code"]
+    return _CODES[key]
+
+
+_INSTALLING = threading.Lock()  # a worker with several threads installs a module once
+
+
+def install(shipped: Shipped) -> None:
+    """Execute a shipped plugin file as module ``shipped.module`` (once per process)."""
+    with _INSTALLING:
+        _install(shipped)
+
+
+def _install(shipped: Shipped) -> None:
+    if shipped.module in sys.modules:
+        return
+    module = types.ModuleType(shipped.module)
+    module.__file__ = shipped.path
+    # As harness.plugins marks a plugin file: its code digest is that of this source.
+    module.__harness_code__ = hashlib.sha256(shipped.source).hexdigest()[:16]  # type: ignore[attr-defined]
+    sys.modules[shipped.module] = module  # before executing it: dataclasses look it up
+    try:
+        exec(compile(shipped.source, shipped.path, "exec"), module.__dict__)
+    except Exception as exc:
+        del sys.modules[shipped.module]
+        raise PluginError(
+            f"{shipped.path}: loading the shipped plugin failed: {type(exc).__name__}: {exc} "
+            "(a plugin file is shipped alone: install the modules it imports on every worker)"
+        ) from exc
+
+
+# -- log records ------------------------------------------------------------------------------
+class _Capture(logging.Handler):
+    """Keeps the records this thread makes while a task runs, to send them back."""
+
+    def __init__(self, worker: str) -> None:
+        super().__init__(logging.INFO)
+        self.worker = worker
+        self.thread = threading.get_ident()
+        self.records: list[dict[str, Any]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.thread != self.thread:
+            return  # another task's thread (a worker with several), or Dask's own
+        text = record.getMessage()
+        if record.exc_info:
+            text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
+        self.records.append(
+            {
+                "name": record.name,
+                "levelno": record.levelno,
+                "levelname": record.levelname,
+                "msg": text,
+                "created": record.created,
+                "msecs": record.msecs,
+                "process": record.process,
+                "processName": f"dask-worker {self.worker}",
+            }
+        )
+
+
+@contextlib.contextmanager
+def _captured(worker: str) -> Iterator[_Capture]:
+    """Capture what this thread logs: the harness worker records (INFO and up, as the
+    local workers send) and any logger's warnings and errors (a strategy's, say)."""
+    capture = _Capture(worker)
+    logging.getLogger(WORKER_LOGGER).setLevel(logging.INFO)
+    root = logging.getLogger()
+    root.addHandler(capture)  # records propagate to it; no other logger is touched
+    try:
+        yield capture
+    finally:
+        root.removeHandler(capture)
+
+
+def _worker_address() -> str:
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):  # not in a Dask worker (called directly)
+        return f"pid {os.getpid()}"
+
+
+def _unship(text: str, shipped: tuple[Shipped, ...]) -> str:
+    """Messages name a shipped plugin by its file, as they do locally."""
+    for item in shipped:
+        text = text.replace(item.module, item.path)
+    return text
+
+
+# -- the task -----------------------------------------------------------------------------------
+def play_task(task: Task) -> Reply:
+    """Check the code is the parent's, load shipped plugins, play the chunk.
+
+    Never raises for a chunk that fails: the reason and the records come back in the
+    reply, and the parent decides on retries.
+    """
+    worker = _worker_address()
+    wlog = logging.getLogger(WORKER_LOGGER)
+    with _captured(worker) as capture:
+        refusal = mismatch(identity(), task.version, task.engine, worker)
+        if refusal is not None:
+            return Reply("refused", None, refusal, worker, capture.records)
+        try:
+            for item in task.shipped:
+                install(item)
+            for ref, expected in zip(task.spec.entrants, task.codes, strict=True):
+                here = code_of(ref)
+                if here != expected:
+                    text = (
+                        f"Dask worker {worker} has other code for strategy {ref.name} "
+                        f"(digest {here}, this machine {expected}): install the same "
+                        "harness and strategy packages on every worker, the same way (an "
+                        "editable install on one side and a regular one on the other differ)"
+                    )
+                    return Reply("refused", None, text, worker, capture.records)
+            started = time.perf_counter()
+            result = play_chunk(task.spec)
+        except Exception as exc:
+            wlog.error(
+                "%s raised:\n%s",
+                task.spec.describe(),
+                _unship(traceback.format_exc().rstrip(), task.shipped),
+            )
+            reason = _unship(f"{type(exc).__name__}: {exc}", task.shipped)
+            return Reply("error", None, reason, worker, capture.records)
+        wlog.info(
+            "pid %d: %s: %d games in %.2f CPU-s (%.2f s)",
+            os.getpid(),
+            task.spec.describe(),
+            result.rows,
+            result.cpu,
+            time.perf_counter() - started,
+        )
+    return Reply("ok", result, "", worker, capture.records)
+
+
+def dask_setup(worker: Any) -> None:
+    """Preload of the local cluster's workers: Ctrl-C in the terminal they share with the
+    parent is the parent's to handle (it cancels the tasks and closes the cluster), so
+    they ignore SIGINT instead of dying with a traceback each."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
