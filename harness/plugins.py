@@ -126,13 +126,20 @@ def _project_modules(module: Any) -> set[str]:
     return found
 
 
+# Our own packages are project code wherever they are installed (site-packages or an
+# editable checkout): a regular install must not give every built-in an empty identity.
+_OWN_PACKAGES = ("harness", "strategies")
+
+
 def _is_project(module: Any) -> bool:
     name = module.__name__
     if name in _API_MODULES or name == "builtins" or name.startswith("__"):
         return False
-    path = getattr(module, "__file__", None)
     if getattr(module, "__harness_code__", None):
         return True  # a plugin file
+    if name.split(".")[0] in _OWN_PACKAGES:
+        return True
+    path = getattr(module, "__file__", None)
     return bool(path) and not str(path).startswith(_THIRD_PARTY)
 
 

@@ -6,6 +6,7 @@ The rooms, in the order a run goes through them::
     plan      tables, seeds, chunks and their content keys (pure)
     chunks    play one chunk -> compact columnar result (pure; what a worker runs)
     backend   where chunks are played: worker processes, or in-process
+    dask_backend, dask_worker   the same chunks as tasks on a Dask cluster
     storage   the run folder: run.json, Parquet part files, manifest, summary.csv
     progress  the bar on a terminal, log lines otherwise
     standings the table at the end
