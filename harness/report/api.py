@@ -85,4 +85,3 @@ def write_report(
         folder / "report.json", json.dumps(summary, indent=1, sort_keys=False) + "\n"
     )
     return Report(summary, folder, md, page, data, made)
-
