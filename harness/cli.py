@@ -1,7 +1,8 @@
 """The ``harness`` command line: a thin click layer over the Python API.
 
-User mistakes surface as one line through click's exceptions (exit status 1, or 2
-for usage and record errors), never as a traceback.
+User mistakes surface as one line, never as a traceback; every command ends with the
+exit status of :mod:`harness.cli_common`'s rule (0 done, 1 cannot finish, 2 bad input,
+3 forfeits under ``--strict``, 130 interrupted).
 """
 
 from __future__ import annotations
@@ -14,14 +15,18 @@ import click
 
 from harness import __version__
 from harness.cli_common import (  # noqa: F401 - parse_variants, user_errors: shared API
+    EXIT_FORFEITS,
+    HarnessGroup,
     RecordInvalid,
+    limits_options,
     parse_variants,
     rules_options,
+    strict_option,
     user_errors,
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="harness")
 def main() -> None:
     """Tournament harness for the dice game Pickomino (Heckmeck, Piko Piko)."""
@@ -42,7 +47,7 @@ def main() -> None:
 @click.option(
     "--record",
     "record_path",
-    type=click.Path(dir_okay=False, writable=True),
+    type=click.Path(),  # checked by _check_record_path: one line, before playing
     help="Write the game record (JSON) to this file.",
 )
 @click.option(
@@ -51,6 +56,14 @@ def main() -> None:
     default=None,
     help="Turn cap: stop the game unfinished after this many turns.",
 )
+@limits_options(isolation_default="none")
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help="On a forfeit, also print the plugin's traceback (to stderr; in --json, a field).",
+)
+@strict_option("the game ends in a forfeit")
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
 @user_errors
@@ -62,6 +75,11 @@ def play(
     dice: str,
     record_path: str | None,
     max_turns: int | None,
+    isolation: str,
+    move_time: float | None,
+    game_time: float | None,
+    show_traceback: bool,
+    strict: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -74,40 +92,52 @@ def play(
     \b
     Example:
       harness play greedy 'threshold(target=28)' random --seed 7
+      harness play bots/mine.py:MyBot greedy --isolation process --move-time 1
     """
     import random
 
     from harness.dice import DuplicateDice
     from harness.engine import DEFAULT_MAX_TURNS
     from harness.narrate import Narrator, summary_lines
-    from harness.play import build_strategies, play_game
+    from harness.play import open_seats, play_game
     from harness.record import save_record
+    from harness.seats import SeatLimits, plugin_traceback
 
     if not 2 <= len(strategies) <= 7:
         raise click.UsageError(
             f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
         )
+    from harness.tourney.config import check_bounds
+
+    check_bounds(seed=seed, max_turns=max_turns, move_time=move_time, game_time=game_time)
     rules = parse_variants(preset, settings, players=len(strategies))
+    if record_path:
+        _check_record_path(record_path)  # before anything is played or told
+    limits = SeatLimits(move_time, game_time, isolation)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
-    instances, names = build_strategies(list(strategies))
-    narrator = None if (quiet or as_json) else Narrator(names, click.echo)
-    if narrator is not None:
-        shown = "" if dice == "independent" else " (duplicate dice)"
-        click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
-        for seat, name in enumerate(names):
-            click.echo(f"  seat {seat}: {name}")
-    result = play_game(
-        instances,
-        rules,
-        seed,
-        dice=DuplicateDice(seed) if dice == "duplicate" else None,
-        record=bool(record_path),
-        observer=narrator,
-        max_turns=max_turns or DEFAULT_MAX_TURNS,
-        forfeit=True,
-        names=names,
-    )
+    # Every strategy loaded (in its own process with --isolation process) before the
+    # first line: a bad reference is one line, nothing told.
+    with open_seats(list(strategies), limits) as seats:
+        names = seats.names
+        narrator = None if (quiet or as_json) else Narrator(names, click.echo)
+        if narrator is not None:
+            shown = "" if dice == "independent" else " (duplicate dice)"
+            click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
+            for seat, name in enumerate(names):
+                click.echo(f"  seat {seat}: {name}")
+        result = play_game(
+            seats.strategies,
+            rules,
+            seed,
+            dice=DuplicateDice(seed) if dice == "duplicate" else None,
+            record=bool(record_path),
+            observer=narrator,
+            max_turns=max_turns or DEFAULT_MAX_TURNS,
+            forfeit=True,
+            names=names,
+        )
+    trace = plugin_traceback(result.error) if show_traceback else None
     if record_path:
         result.record["seats"] = names
         save_record(result.record, record_path)
@@ -122,14 +152,44 @@ def play(
             **result.state(),
             "error": str(result.error) if result.error else None,
         }
+        if result.error is not None:
+            payload["error_kind"] = result.error.kind
+        if show_traceback:
+            payload["traceback"] = trace
         click.echo(json.dumps(payload))
     else:
         for line in summary_lines(result):
             click.echo(line)
         if record_path:
             click.echo(f"Record written to {record_path}")
-    if result.error is not None:
-        sys.exit(1)
+        if trace:
+            click.echo(trace.rstrip("\n"), err=True)
+    if result.error is not None and strict:  # a forfeit ends the game: it is finished
+        sys.exit(EXIT_FORFEITS)
+
+
+def _check_record_path(path: str) -> None:
+    """One line before anything is played unless a record can be written at ``path``.
+
+    A folder given as the file is bad input (exit 2); a place that cannot be written is
+    what saving would hit later (RunFailed, exit 1, as save_record says it). Tried for
+    real, the way save_record writes (a temporary file next to it, renamed into place):
+    permissions alone do not tell (root, read-only mounts).
+    """
+    import os
+    import tempfile
+
+    from harness.errors import HarnessError, RunFailed, safe_text
+
+    target = os.path.abspath(path)
+    if os.path.isdir(target):
+        raise HarnessError(f"--record {path}: is a folder; give a file name")
+    try:
+        with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), prefix=".harness-"):
+            pass
+    except OSError as exc:
+        reason = safe_text(exc.strerror or exc, 200)
+        raise RunFailed(f"{path}: cannot write the record: {reason}") from None
 
 
 @main.command()
@@ -163,7 +223,11 @@ def replay(record_file: str, as_json: bool) -> None:
 @user_errors
 def list_strategies(as_json: bool) -> None:
     """List every available strategy with its description and parameters."""
-    from harness.plugins import broken_builtins, builtin_strategies, entry_point_strategies
+    import contextlib
+
+    from harness.errors import safe_text, type_name
+    from harness.interrupts import reraise_if_user
+    from harness.plugins import broken_builtins, builtin_strategies, entry_point_strategies, shown
 
     rows: list[dict[str, Any]] = []
     for name, cls in builtin_strategies().items():
@@ -176,20 +240,29 @@ def list_strategies(as_json: bool) -> None:
             }
         )
     for name, ep in sorted(entry_point_strategies().items()):
-        try:
-            cls = ep.load()
-            desc, params = cls.description(), cls.parameters()
-        except Exception as exc:  # a broken plugin must not hide the others
-            desc, params = f"(cannot load: {type(exc).__name__}: {exc})", {}
+        try:  # plugin code: what it prints must not reach stdout (--json)
+            with contextlib.redirect_stdout(sys.stderr):
+                cls = ep.load()
+                desc, params = safe_text(cls.description(), 300), dict(cls.parameters())
+        except BaseException as exc:  # a broken plugin must not hide the others
+            reraise_if_user(exc)
+            desc, params = f"(cannot load: {type_name(exc)}: {safe_text(exc, 300)})", {}
         rows.append(
-            {"name": name, "origin": f"plugin {ep.value}", "description": desc, "params": params}
+            {
+                "name": safe_text(name, 100),
+                "origin": f"plugin {safe_text(ep.value, 300)}",
+                "description": desc,
+                "params": {safe_text(k, 100): v for k, v in params.items()},
+            }
         )
     if as_json:
-        click.echo(json.dumps(rows, default=lambda v: None if v is ... else str(v)))
+        click.echo(json.dumps(rows, default=lambda v: None if v is ... else shown(v)))
         return
     width = max(len(r["name"]) for r in rows)
     for row in rows:
-        params = ", ".join(k if v is ... else f"{k}={v!r}" for k, v in row["params"].items())
+        params = ", ".join(
+            k if v is ... else f"{k}={shown(v, 60)}" for k, v in row["params"].items()
+        )
         click.echo(f"{row['name']:<{width}}  {row['description']}")
         if params:
             click.echo(f"{'':<{width}}    parameters: {params}")

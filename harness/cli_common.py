@@ -1,53 +1,158 @@
-"""What every ``harness`` command shares: one-line errors and the rules options.
+"""What every ``harness`` command shares: exit statuses, one-line errors, rules options.
 
 Command modules (tourney, report, analyze, sprt) import this, never :mod:`harness.cli`,
 which imports them in turn.
+
+One rule for every command's exit status (:func:`exit_status`):
+
+====  =====================================================================================
+0     done: a finished run, a written report, a legal record
+1     the work cannot finish: storage (disk full, read-only folder), a cluster, chunks
+      that keep failing, an engine check that disagrees (``analyze turn --simulate``)
+2     bad input of any kind: config, strategy reference, parameter, option, record, run
+      folder (also click's own usage errors)
+3     ``--strict``: a finished run that had forfeits (for CI)
+130   interrupted (Ctrl-C), whenever it comes: while playing or while writing the report
+====  =====================================================================================
+
+Every command is wrapped in :func:`user_errors`, which applies the rule and prints one
+line for the user (never a traceback for a user's mistake).
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
-from harness.errors import HarnessError, RecordError
+from harness.errors import GameError, HarnessError, IntegrityError, RunFailed, safe_text
+from harness.interrupts import user_interrupts
 from harness.rules import PRESETS, VARIANTS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+EXIT_OK = 0
+EXIT_FAILED = 1  # the run (the command's work) cannot finish
+EXIT_BAD_INPUT = 2  # config, strategy reference, parameter, option, record, run folder
+EXIT_FORFEITS = 3  # --strict, and the finished run had forfeits
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
-class RecordInvalid(click.ClickException):
+# Errors that say the work cannot finish although the input was fine (exit 1). Errors of
+# other modules are looked up where they are defined, only if that module is loaded (an
+# exception of a class can only exist once its module is): no import just for this.
+_FAILURES: tuple[type[BaseException], ...] = (RunFailed, IntegrityError, GameError)
+_FAILURES_ELSEWHERE = (
+    ("harness.tourney.storage", "StorageError"),
+    ("harness.tourney.dask_backend", "DaskError"),
+)
+_INTERRUPTS_ELSEWHERE = (("harness.tourney.runner", "TourneyInterrupted"),)
+
+
+def _loaded(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
+    found = (getattr(sys.modules.get(module), name, None) for module, name in names)
+    return tuple(cls for cls in found if isinstance(cls, type))
+
+
+def exit_status(exc: BaseException) -> int:
+    """The exit status a command ends with when ``exc`` stops it (the table above)."""
+    if isinstance(exc, (KeyboardInterrupt, *_loaded(_INTERRUPTS_ELSEWHERE))):
+        return EXIT_INTERRUPTED
+    if isinstance(exc, (*_FAILURES, *_loaded(_FAILURES_ELSEWHERE))):
+        return EXIT_FAILED
+    if isinstance(exc, HarnessError):
+        return EXIT_BAD_INPUT
+    if isinstance(exc, click.exceptions.UsageError):
+        return EXIT_BAD_INPUT
+    return EXIT_FAILED
+
+
+class CommandError(click.ClickException):
+    """One line ``Error: ...`` on stderr, and the exit status of :func:`exit_status`."""
+
+    def __init__(self, message: str, exit_code: int) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class RecordInvalid(CommandError):
     """A record that is malformed or illegal: exit status 2."""
 
-    exit_code = 2
+    def __init__(self, message: str) -> None:
+        super().__init__(message, EXIT_BAD_INPUT)
+
+
+def interrupted() -> None:
+    """The user pressed Ctrl-C: say so in one line and exit 130."""
+    click.echo("Interrupted.", err=True)
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def user_errors(func: F) -> F:
-    """Turn HarnessError into a one-line click error."""
+    """Run a command under the exit-status rule, with one line for whatever stops it.
+
+    HarnessError: its message, exit 2 (bad input) or 1 (:data:`_FAILURES`: the run cannot
+    finish); OSError or MemoryError out of the command's own work (writing a file): 1;
+    Ctrl-C: "Interrupted.", 130. The user's Ctrl-C is told apart from a plugin's
+    KeyboardInterrupt (:func:`harness.interrupts.user_interrupts`) for the whole command.
+    """
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return func(*args, **kwargs)
-        except RecordError as exc:
-            raise RecordInvalid(str(exc)) from None
+            with user_interrupts():
+                return func(*args, **kwargs)
+        except KeyboardInterrupt:
+            interrupted()
         except HarnessError as exc:
-            raise click.ClickException(str(exc)) from None
+            if exit_status(exc) == EXIT_INTERRUPTED:
+                click.echo(safe_text(exc), err=True)
+                sys.exit(EXIT_INTERRUPTED)
+            raise CommandError(safe_text(exc), exit_status(exc)) from None
+        except MemoryError:
+            raise CommandError("out of memory; the command stopped", EXIT_FAILED) from None
+        except OSError as exc:
+            if isinstance(exc, BrokenPipeError):
+                raise  # click's own handling: output piped into `head`, say
+            raise CommandError(f"cannot finish: {safe_text(exc)}", EXIT_FAILED) from None
 
     return wrapper  # type: ignore[return-value]
 
 
+class HarnessGroup(click.Group):
+    """The ``harness`` group: a Ctrl-C that no command handles (one that lands while a
+    command's module is imported, say) also ends with one line and status 130, where
+    click would print "Aborted!" and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            with user_interrupts():
+                return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+MAX_SETTING_CHARS = 80  # one --set KEY=VALUE
+
+
 def parse_variants(preset: str, settings: tuple[str, ...], players: int | None = None) -> Rules:
     """Rules from a preset name and ``KEY=VALUE`` overrides (``--set bust_flip=none``)."""
+    from harness.plugins import shown  # here: importing plugins costs `harness --help` ~0.3 s
+
     data: dict[str, Any] = {"preset": preset}
     for item in settings:
         key, sep, value = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep:
             raise click.BadParameter(
-                f"{item!r}: write KEY=VALUE, e.g. bust_flip=none", param_hint="--set"
+                f"{shown(item)}: write KEY=VALUE, e.g. bust_flip=none", param_hint="--set"
+            )
+        if len(item) > MAX_SETTING_CHARS:  # keys and values are short words
+            raise click.BadParameter(
+                f"{shown(item, 60)}: {len(item):,} characters; KEY=VALUE is a few words",
+                param_hint="--set",
             )
         if key == "players":
             data[key] = int(value) if value.strip().isdigit() else value
@@ -82,3 +187,47 @@ def rules_options(func: F) -> F:
         type=click.Choice(list(PRESETS)),
         help=RULES_HELP,
     )(func)
+
+
+def limits_options(isolation_default: str | None) -> Callable[[F], F]:
+    """``--isolation``, ``--move-time`` and ``--game-time``, alike on every command that
+    plays (``play``, ``tourney``, ``sprt``). ``isolation_default`` None: the option only
+    overrides a config's ``isolation``."""
+    config = " (overrides the config's; default none)" if isolation_default is None else ""
+
+    def decorate(func: F) -> F:
+        seconds = float  # bounds checked by the command (check_bounds): one line, exit 2
+        func = click.option(
+            "--game-time",
+            type=seconds,
+            default=None,
+            metavar="SECONDS",
+            help="Time limit of one seat's decisions in one game; over it, that seat "
+            "forfeits (reason: time). Off by default.",
+        )(func)
+        func = click.option(
+            "--move-time",
+            type=seconds,
+            default=None,
+            metavar="SECONDS",
+            help="Time limit per decision; a seat over it forfeits (reason: time). Off by default.",
+        )(func)
+        return click.option(
+            "--isolation",
+            type=click.Choice(["none", "process"]),
+            default=isolation_default,
+            show_default=isolation_default is not None,
+            help="process: run each seat's strategy in a process of its own, out of reach "
+            f"of the engine and the dice{config}.",
+        )(func)
+
+    return decorate
+
+
+def strict_option(when: str) -> Callable[[F], F]:
+    """``--strict``: exit with EXIT_FORFEITS when ``when`` (for CI)."""
+    return click.option(
+        "--strict",
+        is_flag=True,
+        help=f"Exit with status {EXIT_FORFEITS} when {when} (for CI); otherwise 0.",
+    )

@@ -2,27 +2,52 @@
 
 Pure and fast: no I/O, no logging, no strings built on the hot path. Board state is
 kept in bit masks (bit t = tile t) and small lists; the dice come from an injected
-source; strategies are asked through their public methods with a read-only view,
-and every answer is checked before it is applied. An observer, when given, hears
-every event (records and readable logs are built that way).
+source; strategies are asked through their public methods with a read-only view that
+holds no path back to the game (the engine pushes plain values into it). Every answer
+is turned into a plain int, bool or Claim first and its legality checked on that plain
+value, so an answer cannot lie through its own ``__eq__`` or ``__hash__``; whatever a
+strategy call raises (SystemExit and a plugin's KeyboardInterrupt included, not the
+user's Ctrl-C) is its seat's forfeit with a bounded one-line message. An observer,
+when given, hears every event (records and readable logs are built that way).
 """
 
 from __future__ import annotations
 
 import operator
-import random
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE, derive_seed
-from harness.errors import GameError, IllegalMove, IntegrityError, StrategyFailed
-from harness.rules import LOWEST_TILE, TILES, VARIANTS, Rules, face_name, worms
-from harness.strategy import GRILL_CLAIMS, STEAL_CLAIMS, Claim, Strategy, swing
-from harness.view import ALL_FACES, FACES_OF, View, tiles_of
+from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE
+from harness.errors import (
+    GameError,
+    IllegalMove,
+    IntegrityError,
+    SeatCrashed,
+    StrategyFailed,
+    TimeForfeit,
+    safe_repr,
+    safe_text,
+    type_name,
+)
+from harness.interrupts import reraise_if_user
+from harness.rules import TILES, VARIANTS, Rules, face_name
+from harness.view import (
+    ALL_FACES,
+    FACES_OF,
+    GRILL_CLAIMS,
+    LE,
+    WORMS,
+    Claim,
+    View,
+    legal_claims,
+    tiles_of,
+)
 
 if TYPE_CHECKING:
     from harness.dice import DiceSource, Roll
+    from harness.strategy import Strategy
 
 DEFAULT_MAX_TURNS = 1000
 """Turn cap: a game still running after this many turns ends unfinished.
@@ -32,10 +57,7 @@ longer, so the cap is generous and a capped game is reported, never scored.
 """
 
 FULL_GRILL = sum(1 << t for t in TILES)
-WORMS = tuple(worms(t) if t >= LOWEST_TILE else 0 for t in range(37))
-# LE[s]: the tiles <= s; GE[t]: the totals >= t (as bit masks over 0..40).
-LE = tuple((1 << (s + 1)) - 1 for s in range(41))
-GE = tuple(((1 << 41) - 1) & ~((1 << t) - 1) for t in range(42))
+ONE = tuple((t,) for t in range(37))  # ONE[tile]: (tile,), interned (no allocation per claim)
 _HIGHEST, _LOWEST = 1, 2
 # Rules variants as the engine's flags: (lower_any, flip_mode, flip_without_tile,
 # keep_returned), by (lower_tile, bust_flip, flip_without_tile, returned_tile).
@@ -53,10 +75,12 @@ _VARIANT_FLAGS = {
 }
 BUST_REASONS = ("no-new-face", "no-worm", "no-tile")
 BIT = (1, 2, 4, 8, 16, 32, 64)  # BIT[face]: the face's bit in a face mask
-# LEGAL[new]: the legal picks for a mask of new faces, each mapped to itself, so that a
-# lookup both checks an answer and turns any int-like answer into a plain int.
-_LEGAL_BY_FACES = {faces: {f: f for f in faces} for faces in set(FACES_OF)}
-LEGAL = tuple(_LEGAL_BY_FACES[faces] for faces in FACES_OF)
+# LEGAL[new]: the legal picks for a mask of new faces. Only ever asked about plain ints:
+# an answer of any other type is converted first, so its own __hash__/__eq__ never run.
+LEGAL = tuple(frozenset(faces) for faces in FACES_OF)
+# What a seat's wrapper (time limits, a seat process) raises about its own seat: the
+# engine passes these on as they are, everything else a strategy raises is "raised".
+_VERDICTS = (TimeForfeit, SeatCrashed)
 
 
 class GameObserver:
@@ -167,7 +191,12 @@ def rank_seats(
 
 
 class Game:
-    """One game in progress. ``play()`` runs it to the end; ``play_turn()`` one turn."""
+    """One game in progress. ``play()`` runs it to the end; ``play_turn()`` one turn.
+
+    Nothing a strategy is handed leads back here: each seat gets its own view (plain
+    values pushed by the engine) and its own copy of the rules, the strategies and names
+    are copied into tuples, and the dice are held only by the game.
+    """
 
     def __init__(
         self,
@@ -185,13 +214,13 @@ class Game:
             raise ValueError(f"{len(strategies)} strategies for {n} players (R3)")
         self._rules = rules
         self._players = n
-        self._strategies = strategies
-        self._names = names if names is not None else [s.name for s in strategies]
+        # Tuples: the caller's list may be reachable from plugin code; these are not.
+        self._strategies = tuple(strategies)
+        self._names = tuple(names) if names is not None else tuple(map(_name_of, strategies))
         self._dice = dice
         self._observer = observer
         self._max_turns = max_turns
         self._seed = seed
-        self._rngs: dict[int, random.Random] = {}
         self._lower_any, self._flip_mode, self._flip_without_tile, self._keep_returned = (
             _VARIANT_FLAGS[
                 rules.lower_tile, rules.bust_flip, rules.flip_without_tile, rules.returned_tile
@@ -199,7 +228,7 @@ class Game:
         )
         self._grill = FULL_GRILL
         self._flipped = 0
-        self._stacks: list[list[int]] = [[] for _ in strategies]
+        self._stacks: list[tuple[int, ...]] = [()] * n  # immutable stacks: views share them
         self._tops = [0] * n  # top tile per seat, 0 for an empty stack
         self._scores = [0] * n
         self._busts = [0] * n
@@ -207,7 +236,10 @@ class Game:
         self._stolen = [0] * n
         self._turn = 0  # turns begun; seat (turn - 1) % n plays turn number `turn`
         self._over = False
-        self._views = [View(self, seat) for seat in range(n)]
+        # Each seat its own Rules: Rules is frozen, but object.__setattr__ is not stopped
+        # by that, and a plugin must not change what the caller (or the next game) uses.
+        self._seat_rules = _handed_rules(rules)
+        self._views = tuple(View(seat, self._seat_rules[seat], seed) for seat in range(n))
         self._started = False
 
     def start(self) -> None:
@@ -217,16 +249,9 @@ class Game:
         self._started = True
         for seat, strategy in enumerate(self._strategies):
             try:
-                strategy.new_game(seat, self._rules)
-            except Exception as exc:
-                raise StrategyFailed(0, seat, self._names[seat], "new_game", exc) from exc
-
-    def _strategy_rng(self, seat: int) -> random.Random:
-        rng = self._rngs.get(seat)
-        if rng is None:
-            seed = None if self._seed is None else derive_seed(self._seed, "strategy", seat)
-            rng = self._rngs[seat] = random.Random(seed)
-        return rng
+                strategy.new_game(seat, self._seat_rules[seat])
+            except BaseException as exc:
+                raise self._fault(0, seat, "new_game", exc) from exc
 
     # -- running ------------------------------------------------------------------
     @property
@@ -257,13 +282,21 @@ class Game:
 
         This is the hot loop of every tournament: locals only (small ints, which Python
         does not allocate), and nothing read back from the view, so a strategy that
-        writes to its view cannot change the game.
+        writes to its view cannot change the game. An answer of exactly type int, True
+        or False takes the fast path; anything else is converted to its plain value.
         """
         turn = self._turn
         self._turn = turn + 1
         seat = turn % self._players
         strategy = self._strategies[seat]
         view = self._views[seat]
+        grill = self._grill
+        tops = self._tops
+        # The board as it stands, pushed as immutable values: the view reads nothing of ours.
+        view._grill = grill
+        view._flipped = self._flipped
+        view._stacks = tuple(self._stacks)
+        view._turn = turn + 1
         view._keeps = keeps = []
         view.total = total = 0
         view.dice_left = left = 8
@@ -272,11 +305,12 @@ class Game:
         obs = self._observer
         if obs is not None:
             obs.turn_started(turn + 1, seat)
-        grill = self._grill
         low = (grill & -grill).bit_length() - 1  # the lowest face-up grill tile
-        tops = self._tops
         block = self._dice.start_turn(seat, turn // self._players)
-        pick = strategy.pick
+        try:
+            pick = strategy.pick
+        except BaseException as exc:
+            raise self._fault(turn + 1, seat, "pick", exc) from exc
         while True:
             # R4: roll the dice left: the first `left` dice of the block's next group of 8.
             roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
@@ -287,15 +321,13 @@ class Game:
             view.counts = counts = roll.counts
             view.choices = FACES_OF[new]
             try:
-                answer = pick(view)
-            except Exception as exc:
-                raise StrategyFailed(turn + 1, seat, self._names[seat], "pick", exc) from exc
-            try:  # R5: a face shown by this roll and not yet set aside
-                face = LEGAL[new][answer]
-            except (KeyError, TypeError):
-                raise self._illegal_pick(seat, answer, roll, free) from None
-            if face is not answer:  # not a plain int (True, 4.0, numpy): the slow check
-                face = self._int_face(seat, answer, roll, free)
+                face = pick(view)
+            except BaseException as exc:
+                raise self._fault(turn + 1, seat, "pick", exc) from exc
+            if type(face) is not int:  # True, 4.0, numpy, an int subclass: the plain value
+                face = self._plain_face(seat, face)
+            if face not in LEGAL[new]:  # R5: a face shown by this roll, not yet set aside
+                raise self._illegal_pick(seat, face, roll, free)
             view._free = free = free ^ BIT[face]
             view.dice_left = left = left - counts[face]
             view.total = total = total + roll.points[face]
@@ -309,12 +341,13 @@ class Game:
                 if left:  # dice left: the strategy decides (R6)
                     try:
                         stop = strategy.stop(view)
-                    except Exception as exc:
-                        raise StrategyFailed(
-                            turn + 1, seat, self._names[seat], "stop", exc
-                        ) from exc
-                    if stop is not True and (stop is False or not self._check_stop(seat, stop)):
-                        continue
+                    except BaseException as exc:
+                        raise self._fault(turn + 1, seat, "stop", exc) from exc
+                    if stop is not True:
+                        if stop is not False:  # numpy.bool_, 0, 1: the plain value
+                            stop = self._plain_stop(seat, stop)
+                        if not stop:
+                            continue
                 return self._claim(seat, total)
             if not left:  # R8: all dice set aside and nothing to claim
                 return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
@@ -322,21 +355,7 @@ class Game:
     # -- claims (R7) ----------------------------------------------------------------
     def _claims(self, seat: int, total: int, worm: bool) -> tuple[Claim, ...]:
         """Every legal claim for ``seat`` stopping at ``total``, best worm swing first."""
-        if not worm:
-            return ()
-        below = self._grill & LE[min(total, 40)]
-        choices: list[Claim] = []
-        if below:
-            if self._lower_any:
-                choices.extend(GRILL_CLAIMS[t] for t in tiles_of(below))
-            else:
-                choices.append(GRILL_CLAIMS[below.bit_length() - 1])
-        if total in self._tops:
-            victim = self._tops.index(total)
-            if victim != seat:
-                choices.append(STEAL_CLAIMS[total, victim])
-        choices.sort(key=swing, reverse=True)
-        return tuple(choices)
+        return legal_claims(seat, total, worm, self._grill, self._tops, self._lower_any)
 
     def _claim(self, seat: int, total: int) -> bool:
         """End the turn with a claim (R7); True when the game is over (R10)."""
@@ -353,13 +372,12 @@ class Game:
             if victim is None:
                 self._grill ^= 1 << tile
             else:
-                stack = self._stacks[victim]
-                stack.pop()
+                self._stacks[victim] = stack = self._stacks[victim][:-1]
                 tops[victim] = stack[-1] if stack else 0
                 self._scores[victim] -= WORMS[tile]
                 self._steals[seat] += 1
                 self._stolen[victim] += 1
-        self._stacks[seat].append(tile)
+        self._stacks[seat] += ONE[tile]
         tops[seat] = tile
         self._scores[seat] += WORMS[tile]
         if self._observer is not None:
@@ -375,9 +393,9 @@ class Game:
             return choices[0]
         try:
             answer = self._strategies[seat].claim(self._views[seat], choices)
-        except Exception as exc:
-            raise StrategyFailed(self._turn, seat, self._names[seat], "claim", exc) from exc
-        return self._check_claim(seat, answer, choices, total)
+        except BaseException as exc:
+            raise self._fault(self._turn, seat, "claim", exc) from exc
+        return self._plain_claim(seat, answer, choices, total)
 
     # -- busts (R9) -------------------------------------------------------------------
     def _bust(self, seat: int, reason: str, total: int, roll: Roll | None) -> bool:
@@ -386,7 +404,8 @@ class Game:
         stack = self._stacks[seat]
         returned = turned = None
         if stack:
-            returned = stack.pop()
+            returned = stack[-1]
+            self._stacks[seat] = stack = stack[:-1]
             self._tops[seat] = stack[-1] if stack else 0
             self._scores[seat] -= WORMS[returned]
             self._grill |= 1 << returned
@@ -409,61 +428,108 @@ class Game:
             self._over = True
         return self._over
 
-    # -- checks of what strategies return (slow path only) ----------------------------
+    # -- what strategies return: plain values first (slow path only) ------------------
+    def _fault(
+        self, turn: int, seat: int, method: str, exc: BaseException, answer: bool = False
+    ) -> GameError:
+        """What ``exc``, raised by ``seat``'s strategy in ``method``, makes of the game.
+
+        The user's Ctrl-C propagates (see :mod:`harness.interrupts`). A seat wrapper's
+        verdict on this very seat (over a time limit, its process died), raised by
+        harness code, keeps its kind; anything else (SystemExit, a plugin's
+        KeyboardInterrupt, an exception whose str() raises, a TimeForfeit a plugin raised
+        itself) is StrategyFailed with a bounded one-line message.
+        """
+        reraise_if_user(exc)
+        name = self._names[seat]
+        try:
+            if (
+                type(exc) in _VERDICTS
+                and _raised_by_harness(exc)
+                and type(exc.seat) is int
+                and exc.seat == seat
+            ):
+                return type(exc)(turn, seat, name, safe_text(exc.detail))
+        except BaseException as inner:  # a forged verdict that breaks when read
+            reraise_if_user(inner)
+        return StrategyFailed(turn, seat, name, method, exc, answer=answer)
+
     def _illegal(self, seat: int, detail: str, rule: str) -> IllegalMove:
         return IllegalMove(self._turn, seat, self._names[seat], detail, rule)
 
-    def _int_face(self, seat: int, face: Any, roll: Roll, free: int) -> int:
-        """A legal pick that came as an int-like (an int subclass, numpy): the plain int.
+    def _plain_face(self, seat: int, answer: Any) -> int:
+        """The plain int of a pick that is not exactly an int; IllegalMove if none.
 
-        Bools and floats compare equal to faces but are not faces.
+        An int subclass counts by its value (never its own ``__eq__``/``__hash__``), numpy
+        ints through ``__index__``; bools and floats compare equal to faces but are not.
         """
-        if isinstance(face, bool) or not _is_int(face):
-            raise self._illegal_pick(seat, face, roll, free)
-        return operator.index(face)
+        try:
+            face = _plain_int(answer)
+        except BaseException as exc:
+            raise self._fault(self._turn, seat, "pick", exc, answer=True) from exc
+        if face is None:
+            raise self._illegal(seat, f"pick() returned {safe_repr(answer)}, not a face 1-6", "R5")
+        return face
 
-    def _illegal_pick(self, seat: int, face: Any, roll: Roll, free: int) -> IllegalMove:
-        if isinstance(face, bool) or not _is_int(face):
-            return self._illegal(seat, f"pick() returned {face!r}, not a face 1-6", "R5")
-        face = operator.index(face)
+    def _illegal_pick(self, seat: int, face: int, roll: Roll, free: int) -> IllegalMove:
+        """Why the plain int ``face`` is not a legal pick of ``roll`` (R2, R5)."""
         if not 1 <= face <= 6:
-            return self._illegal(seat, f"picked {face}, not a face 1-6", "R2")
+            return self._illegal(seat, f"picked {_show_int(face)}, not a face 1-6", "R2")
         if not free >> face & 1:
             detail = f"picked {face_name(face)}, already set aside this turn"
             return self._illegal(seat, detail, "R5")
         shown = " ".join(face_name(f) for f in roll.faces)
         return self._illegal(seat, f"picked {face_name(face)}, not in the roll {shown}", "R5")
 
-    def _check_stop(self, seat: int, answer: Any) -> bool:
+    def _plain_stop(self, seat: int, answer: Any) -> bool:
         """A stop() answer that is not True or False: any other real boolean is fine
-        (numpy.bool_, 0 and 1); anything else breaks R6."""
-        if getattr(getattr(answer, "dtype", None), "kind", None) == "b":  # numpy's bool
-            return bool(answer)
-        if not isinstance(answer, float) and _is_int(answer) and operator.index(answer) in (0, 1):
-            return bool(answer)
-        raise self._illegal(seat, f"stop() returned {answer!r}, not True or False", "R6")
+        (numpy.bool_, 0 and 1, by value); anything else breaks R6."""
+        try:
+            numpy = sys.modules.get("numpy")  # never imported here: only if in use
+            if numpy is not None and type(answer) is numpy.bool_:
+                return answer.item() is True
+            value = _plain_int(answer)
+        except BaseException as exc:
+            raise self._fault(self._turn, seat, "stop", exc, answer=True) from exc
+        if value == 0 or value == 1:
+            return value == 1
+        raise self._illegal(seat, f"stop() returned {safe_repr(answer)}, not True or False", "R6")
 
-    def _check_claim(self, seat: int, answer: Any, choices: tuple[Claim, ...], total: int) -> Claim:
-        for choice in choices:
-            if answer == choice or (
-                _is_int(answer) and not isinstance(answer, bool) and answer == choice.tile
-            ):
-                return choice
-        raise self._illegal(seat, self.explain_claim(seat, answer, total), "R7")
+    def _plain_claim(self, seat: int, answer: Any, choices: tuple[Claim, ...], total: int) -> Claim:
+        """The legal claim ``answer`` stands for, by plain value; IllegalMove if none (R7).
+
+        A Claim or any (tile, victim) pair matches by its plain values; a bare tile number
+        matches the first choice of that tile. The answer's own ``__eq__`` never runs.
+        """
+        try:
+            tile, victim, pair = _plain_pair(answer)
+        except BaseException as exc:
+            raise self._fault(self._turn, seat, "claim", exc, answer=True) from exc
+        if tile is not None and victim is not _BAD:
+            for choice in choices:
+                if choice.tile == tile and (not pair or choice.victim == victim):
+                    return choice
+        raise self._illegal(seat, self._why_not(seat, answer, tile, victim, total), "R7")
 
     def explain_claim(self, seat: int, answer: Any, total: int) -> str:
         """Why ``answer`` is not a legal claim for ``seat`` stopping at ``total`` (R7)."""
-        if isinstance(answer, tuple) and len(answer) == 2:
-            tile, victim = answer
-        else:
-            tile, victim = answer, None
-        if isinstance(tile, bool) or not _is_int(tile) or tile not in TILES:
-            return f"claimed {answer!r}, not a tile 21-36"
+        try:
+            tile, victim, _ = _plain_pair(answer)
+        except BaseException as exc:
+            reraise_if_user(exc)
+            tile, victim = None, None
+        return self._why_not(seat, answer, tile, victim, total)
+
+    def _why_not(self, seat: int, answer: Any, tile: int | None, victim: Any, total: int) -> str:
+        if tile is None or tile not in TILES:
+            return f"claimed {safe_repr(answer)}, not a tile 21-36"
+        if victim is _BAD:  # only a pair gives one: show what it gave as the victim
+            return f"claimed {tile} from seat {safe_repr(tuple.__getitem__(answer, 1))}, not a seat"
         if victim is not None:
             if victim == seat:
                 return f"claimed {tile} from its own stack"
-            if not _is_int(victim) or not 0 <= victim < self._players:
-                return f"claimed {tile} from seat {victim!r}, not a seat"
+            if not 0 <= victim < self._players:
+                return f"claimed {tile} from seat {_show_int(victim)}, not a seat"
             top = self._tops[victim]
             if top != tile:
                 return f"stole {tile} from seat {victim} whose top is {top or 'nothing'}"
@@ -478,7 +544,8 @@ class Game:
 
     # -- the outcome ----------------------------------------------------------------
     def check_integrity(self) -> None:
-        """R1/R11 invariants: every tile in exactly one place; scores are stacked worms."""
+        """R1/R11 invariants: every tile in exactly one place; scores are stacked worms;
+        each seat's top is its stack's last tile."""
         seen = self._grill | self._flipped
         count = self._grill.bit_count() + self._flipped.bit_count()
         for seat, stack in enumerate(self._stacks):
@@ -487,6 +554,8 @@ class Game:
             count += len(stack)
             if self._scores[seat] != sum(WORMS[t] for t in stack):
                 raise IntegrityError(f"seat {seat}: score differs from the worms stacked (R11)")
+            if self._tops[seat] != (stack[-1] if stack else 0):
+                raise IntegrityError(f"seat {seat}: top tile differs from its stack (R7)")
         if seen != FULL_GRILL or count != len(TILES):
             raise IntegrityError("tiles lost or duplicated: 16 tiles must stay in play (R1)")
 
@@ -522,12 +591,99 @@ class Game:
         )
 
 
-def _is_int(value: Any) -> bool:
+_BAD: Any = object()  # a victim that is not an int
+
+
+def _plain_int(value: Any) -> int | None:
+    """The plain int ``value`` stands for, or None for a non-integer (bools, floats too).
+
+    ``type()`` and ``issubclass`` on it run no plugin code; ``operator.index`` gives an
+    int subclass's real value (not what its methods claim) and a numpy int's value. May
+    raise whatever a plugin's ``__index__`` raises, except TypeError (None).
+    """
+    kind = type(value)
+    if kind is int:
+        return value
+    if issubclass(kind, (bool, float)):
+        return None
     try:
-        operator.index(value)
+        plain = operator.index(value)
     except TypeError:
+        return None
+    return plain if type(plain) is int else int.__add__(plain, 0)
+
+
+def _plain_pair(answer: Any) -> tuple[int | None, Any, bool]:
+    """(tile, victim, is_pair) of a claim answer in plain ints: a Claim, a (tile, victim)
+    pair or a bare tile. ``tile`` None: not an int; ``victim`` _BAD: not an int."""
+    if issubclass(type(answer), tuple):
+        if tuple.__len__(answer) != 2:
+            return None, None, True
+        tile, victim = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
+        if victim is not None:
+            victim = _plain_int(victim)
+            if victim is None:
+                victim = _BAD
+        return _plain_int(tile), victim, True
+    return _plain_int(answer), None, False
+
+
+def _raised_by_harness(exc: BaseException) -> bool:
+    """True if ``exc`` was raised in harness's own code (a seat wrapper), not in a plugin:
+    the innermost frame of its traceback belongs to a ``harness.*`` module. A plugin could
+    forge even that (in-process, nothing stops a determined plugin); a plugin that just
+    raises TimeForfeit to pass a loss off as machine-dependent is caught by it."""
+    tb = exc.__traceback__
+    if tb is None:
         return False
-    return True
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    module = tb.tb_frame.f_globals.get("__name__")
+    return type(module) is str and module.startswith("harness.")
+
+
+def _show_int(value: int) -> str:
+    """A plain int for a message: a 5,000-digit number is not printed (nor can it be)."""
+    return str(value) if -(10**12) < value < 10**12 else f"a {value.bit_length()}-bit number"
+
+
+def _name_of(strategy: Any) -> str:
+    """A strategy's display name (its ``name``), bounded; never raises."""
+    try:
+        name = strategy.name
+        if type(name) is str and 0 < len(name) <= 200 and name.isprintable():
+            return name  # the usual case, without safe_text's layers
+        return safe_text(name, 200) or type_name(strategy)
+    except BaseException as exc:
+        reraise_if_user(exc)
+        return type_name(strategy)
+
+
+def _private_copy(rules: Rules) -> Rules:
+    """A copy of a frozen Rules without running its checks again (it is already valid)."""
+    copy = object.__new__(Rules)
+    copy.__dict__.update(rules.__dict__)
+    return copy
+
+
+# The Rules objects handed to strategies, per caller's Rules object: one copy per seat,
+# reused from game to game while intact (a copy costs more than the check), so a chunk
+# of games on the same rules hands out no new objects and never the caller's own.
+_HANDED: dict[int, tuple[Rules, list[Rules]]] = {}
+
+
+def _handed_rules(rules: Rules) -> tuple[Rules, ...]:
+    entry = _HANDED.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_HANDED) >= 64:  # many distinct rule objects (replays, single games)
+            _HANDED.clear()
+        entry = _HANDED[id(rules)] = (rules, [_private_copy(rules) for _ in range(rules.players)])
+    original = rules.__dict__
+    copies = entry[1]
+    for seat, copy in enumerate(copies):
+        if copy.__dict__ != original:  # a plugin wrote to it (object.__setattr__)
+            copies[seat] = _private_copy(rules)
+    return tuple(copies)
 
 
 __all__ = [

@@ -1,10 +1,81 @@
-"""The errors harness raises for things users get wrong.
+"""The errors harness raises for things users get wrong, and the bounded texts they carry.
 
 Every one carries a message that is one clear line, fit to print as it is; the CLI
-turns them into click errors (no traceback).
+turns them into click errors (no traceback). Texts that come from plugin code (an
+exception's message, the repr of an answer) go through :func:`safe_text` or
+:func:`safe_repr` first: those never raise, keep one line and at most
+:data:`MESSAGE_LIMIT` characters, so whatever a plugin throws, harness stores and
+prints a few kB at most.
 """
 
 from __future__ import annotations
+
+import re
+from typing import Any
+
+from harness.interrupts import reraise_if_user
+
+MESSAGE_LIMIT = 2000
+"""The most characters of any text from a plugin that harness stores or prints."""
+
+# Line breaks that str.splitlines() honours: a message keeps what comes before the first.
+_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+# Other control characters (a terminal escape, a NUL) are shown escaped, never sent raw.
+_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if chr(c) not in "\t" + _BREAKS}
+_BREAK = re.compile(f"[{re.escape(_BREAKS)}]")
+
+
+def type_name(obj: object) -> str:
+    """The name of ``obj``'s type; never raises (a metaclass may lie about ``__name__``)."""
+    try:
+        name = type(obj).__name__
+        if type(name) is str:
+            return _bounded(name, 100)
+    except BaseException as exc:
+        reraise_if_user(exc)
+    return "object"
+
+
+def safe_text(obj: object, limit: int = MESSAGE_LIMIT) -> str:
+    """``str(obj)`` that never raises: its first line, at most ``limit`` characters.
+
+    Whatever ``__str__`` does (raises, returns a non-string, returns a megabyte), the
+    result is one printable line; "<unprintable TypeName>" when there is no text.
+    """
+    return _convert(str, obj, limit)
+
+
+def safe_repr(obj: object, limit: int = 200) -> str:
+    """``repr(obj)`` that never raises, bounded like :func:`safe_text`."""
+    return _convert(repr, obj, limit)
+
+
+def _convert(how: Any, obj: object, limit: int) -> str:
+    try:
+        text = how(obj)
+        if type(text) is not str:  # a str subclass could lie in its own methods
+            text = str.__str__(text)
+    except BaseException as exc:
+        # The user's Ctrl-C may land inside a plugin's __str__: it still stops the run.
+        reraise_if_user(exc)
+        return f"<unprintable {type_name(obj)}>"
+    return _bounded(text, limit)
+
+
+def _bounded(text: str, limit: int) -> str:
+    """The first line of ``text``, cut to ``limit`` characters, safe to print and encode."""
+    if len(text) <= limit and text.isprintable():  # the usual case: nothing to change
+        return text
+    # Look for a line break only where it could matter: a 1 MB message is cut first.
+    found = _BREAK.search(text, 0, limit + 1)
+    if found is not None:
+        head, rest = text[: found.start()], 0
+    else:
+        head, rest = text[:limit], max(len(text) - limit, 0)
+    head = head.translate(_CONTROLS)
+    # Lone surrogates cannot be written as UTF-8 (a log, a JSON file): escape them.
+    head = head.encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"{head}... ({rest} more characters)" if rest else head
 
 
 class HarnessError(Exception):
@@ -31,19 +102,37 @@ class GameError(HarnessError):
     """Something went wrong inside a game, attributed to a seat and its strategy.
 
     ``turn`` is the 1-based number of the game's turn, ``seat`` the seat whose turn it
-    was, ``strategy`` its display name.
+    was, ``strategy`` its display name. ``kind`` says what happened, for stored rows:
+    "rule" (an illegal decision), "raised" (the strategy raised), "time" (over a time
+    limit) or "crash" (its process died).
     """
+
+    kind: str = "raised"
 
     def __init__(self, turn: int, seat: int, strategy: str, detail: str) -> None:
         self.turn = turn
         self.seat = seat
-        self.strategy = strategy
-        self.detail = detail
+        self.strategy = strategy = safe_text(strategy, 200)
+        self.detail = detail = safe_text(detail)
         super().__init__(f"turn {turn}, seat {seat} ({strategy}) {detail}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The default pickles args (the message) and calls __init__ with it, which fails
+        # for these signatures; rebuild from the attributes instead (never the cause).
+        return (_rebuild, (type(self), self.args, dict(self.__dict__)))
+
+
+def _rebuild(cls: type[GameError], args: tuple[Any, ...], state: dict[str, Any]) -> GameError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class IllegalMove(GameError):
     """A strategy returned a decision the rules forbid; ``rule`` is the rule id broken."""
+
+    kind = "rule"
 
     def __init__(self, turn: int, seat: int, strategy: str, detail: str, rule: str) -> None:
         self.rule = rule
@@ -51,14 +140,48 @@ class IllegalMove(GameError):
 
 
 class StrategyFailed(GameError):
-    """A strategy raised an exception; the original is ``__cause__``."""
+    """A strategy raised an exception; the original is ``__cause__``.
 
-    def __init__(self, turn: int, seat: int, strategy: str, method: str, exc: BaseException):
+    ``answer=True``: the method returned, but reading its answer (its ``__index__``,
+    ``__eq__``, ``__bool__``...) raised.
+    """
+
+    kind = "raised"
+
+    def __init__(
+        self,
+        turn: int,
+        seat: int,
+        strategy: str,
+        method: str,
+        exc: BaseException,
+        *,
+        answer: bool = False,
+    ) -> None:
         self.method = method
-        text = str(exc).splitlines()[0] if str(exc) else ""
-        detail = f"raised {type(exc).__name__} in {method}()" + (f": {text}" if text else "")
+        # Room for the rest of the line, so that GameError's own bound never cuts it again.
+        text = safe_text(exc, MESSAGE_LIMIT - 200)
+        where = f"reading the answer of {method}()" if answer else f"in {method}()"
+        detail = f"raised {type_name(exc)} {where}" + (f": {text}" if text else "")
         super().__init__(turn, seat, strategy, detail)
+
+
+class TimeForfeit(GameError):
+    """A seat went over a time limit (``move_time`` or ``game_time``): machine-dependent."""
+
+    kind = "time"
+
+
+class SeatCrashed(GameError):
+    """A seat's strategy process died or stopped answering (``isolation: process``)."""
+
+    kind = "crash"
 
 
 class IntegrityError(HarnessError):
     """The game state broke an invariant (tile conservation, scores): a cheat or a bug."""
+
+
+class RunFailed(HarnessError):
+    """A run (or a command's work) cannot finish: storage, a cluster, chunks that keep
+    failing. The input was fine; the CLI exits with status 1, not 2 (bad input)."""

@@ -3,19 +3,42 @@
 from harness import play_game
 result = play_game(["greedy", "threshold(target=28)"], rules="official", seed=7)
 result.scores, result.ranks, result.winner, result.turns
+
+Time limits and process isolation (:mod:`harness.seats`) apply here too:
+``play_game(..., move_time=1, isolation="process")``. :func:`open_seats` builds the
+seats once (processes started, references checked) for callers that play several
+games or must fail before telling anything (``harness play``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from harness.dice import DiceSource, SeededDice
 from harness.engine import DEFAULT_MAX_TURNS, Fanout, Game, GameObserver, GameResult
 from harness.errors import GameError, HarnessError
-from harness.plugins import create, resolve
+from harness.plugins import (
+    StrategySpec,
+    check_params,
+    create,
+    entry_point_strategies,
+    parse_reference,
+    resolve,
+)
 from harness.record import RecordBuilder
 from harness.rules import Rules
+from harness.seats import SeatLimits, close_all, guard
 from harness.strategy import Strategy
+
+
+def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> None:
+    """One line unless ``item`` is a different object from every instance seated so far."""
+    if any(item is other for other in seated):
+        raise HarnessError(
+            f"seat {len(seated)}: the same {item.name} instance as another seat; "
+            "give each seat its own instance"
+        )
 
 
 def build_strategies(
@@ -26,11 +49,7 @@ def build_strategies(
     names: list[str] = []
     for item in strategies:
         if isinstance(item, Strategy):
-            if any(item is other for other in instances):
-                raise HarnessError(
-                    f"seat {len(instances)}: the same {item.name} instance as another seat; "
-                    "give each seat its own instance"
-                )
+            _check_own_instance(item, instances)
             instances.append(item)
             names.append(item.name or type(item).__name__)
         else:
@@ -38,6 +57,88 @@ def build_strategies(
             instances.append(spec.create())
             names.append(spec.label)
     return instances, names
+
+
+def _references(
+    strategies: Sequence[str | Strategy],
+) -> tuple[list[Strategy | None], list[tuple[str, Any] | None], list[str]]:
+    """Seats for process isolation: references are parsed and checked here but not
+    loaded (a plugin's code, its import included, runs only in its own process)."""
+    instances: list[Strategy | None] = []
+    refs: list[tuple[str, Any] | None] = []
+    names: list[str] = []
+    for item in strategies:
+        if isinstance(item, Strategy):
+            _check_own_instance(item, instances)
+            instances.append(item)
+            refs.append(None)
+            names.append(item.name or type(item).__name__)
+        else:
+            ref, params = parse_reference(item)
+            check_params(ref, params)  # plain, bounded values: no plugin code involved
+            if ":" not in ref and ref not in entry_point_strategies():
+                # A built-in (project code) or a typo: checked here, the same one line
+                # as in-process, before any process is started.
+                spec = resolve(item)
+                ref, ordered, label = spec.ref, spec.params, spec.label
+            else:
+                ordered = tuple(sorted(params.items()))
+                label = StrategySpec(ref, Strategy, ordered).label  # as in-process
+            instances.append(None)
+            refs.append((ref, ordered))
+            names.append(label)
+    return instances, refs, names
+
+
+class Seats:
+    """The seats of a game (or of several): strategies under their limits, and names.
+
+    ``strategies`` are what the engine is given (wrappers when a limit is on); end any
+    seat processes with :meth:`close` (or use it as a context manager). Only wrappers
+    made by :func:`open_seats` itself are closed: seats passed in already guarded (from
+    another ``open_seats``) stay open for their owner's next game.
+    """
+
+    def __init__(self, strategies: list[Strategy], names: list[str], owned: bool = True) -> None:
+        self.strategies = strategies
+        self.names = names
+        self.owned = owned
+
+    def close(self) -> None:
+        if self.owned:
+            close_all(self.strategies)
+
+    def __enter__(self) -> Seats:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def open_seats(
+    strategies: Sequence[str | Strategy],
+    limits: SeatLimits | None = None,
+    names: Sequence[str] | None = None,
+) -> Seats:
+    """Build the seats for ``strategies`` under ``limits``; one-line errors, nothing played.
+
+    With ``isolation="process"``, every seat's process is started (in parallel) and has
+    loaded its strategy when this returns; references are loaded only there. A new
+    instance is built in the seat's process for every game.
+    """
+    limits = limits if limits is not None else SeatLimits()
+    if limits.isolation == "process":
+        instances, refs, labels = _references(strategies)
+    else:
+        built, labels = build_strategies(strategies)
+        instances, refs = list(built), None
+    if names is None:
+        names = labels
+    elif len(names) != len(instances):
+        raise HarnessError(f"{len(names)} names for {len(instances)} seats")
+    names = list(names)
+    seated = guard(instances, names, limits, refs=refs)
+    return Seats(list(seated), names, owned=seated is not instances)  # type: ignore[arg-type]
 
 
 def play_game(
@@ -51,6 +152,9 @@ def play_game(
     max_turns: int = DEFAULT_MAX_TURNS,
     forfeit: bool = False,
     names: Sequence[str] | None = None,
+    move_time: float | None = None,
+    game_time: float | None = None,
+    isolation: str = "none",
 ) -> GameResult:
     """Play one game and return its :class:`~harness.engine.GameResult`.
 
@@ -62,14 +166,43 @@ def play_game(
     that raises or breaks a rule forfeits (``result.error`` says why) instead of the
     error being raised. ``names`` overrides the seats' display names (in the result,
     the record and error messages).
+
+    ``move_time`` (seconds per decision) and ``game_time`` (seconds of one seat's
+    decisions in this game) make a slow seat forfeit with TimeForfeit; ``isolation=
+    "process"`` runs each seat's strategy in a process of its own (see
+    :mod:`harness.seats`): same games for honest strategies, a dead process is that
+    seat's SeatCrashed.
     """
-    instances, labels = build_strategies(strategies)
-    if names is None:
-        names = labels
-    elif len(names) != len(instances):
-        raise HarnessError(f"{len(names)} names for {len(instances)} seats")
-    names = list(names)
-    game_rules = Rules.coerce(rules, players=len(instances))
+    limits = SeatLimits(move_time, game_time, isolation)
+    game_rules = Rules.coerce(rules, players=len(strategies))  # bad rules: before any process
+    seats = open_seats(strategies, limits, names)
+    try:
+        return _play(
+            seats.strategies,
+            seats.names,
+            game_rules,
+            seed,
+            record,
+            observer,
+            dice,
+            max_turns,
+            forfeit,
+        )
+    finally:
+        seats.close()
+
+
+def _play(
+    instances: list[Strategy],
+    names: list[str],
+    game_rules: Rules,
+    seed: int | str | None,
+    record: bool,
+    observer: GameObserver | None,
+    dice: DiceSource | None,
+    max_turns: int,
+    forfeit: bool,
+) -> GameResult:
     builder = RecordBuilder(game_rules, names, seed) if record else None
     observers = [o for o in (builder, observer) if o is not None]
     fan = observers[0] if len(observers) == 1 else (Fanout(observers) if observers else None)
@@ -93,4 +226,4 @@ def play_game(
     return result
 
 
-__all__ = ["play_game", "build_strategies", "create"]
+__all__ = ["Seats", "build_strategies", "create", "open_seats", "play_game"]

@@ -10,29 +10,129 @@ A strategy is named three ways wherever one is named (CLI and configs):
 Parameters follow in parentheses on the command line, ``threshold(target=28)``, or
 come as a ``params`` mapping from configs. Every failure is a one-line
 :class:`~harness.errors.PluginError` that says what was wrong and what is available.
+
+A plugin is user code and may misbehave while it is loaded: whatever its import, class
+checks or constructor raise (``SystemExit`` and a plugin's own ``KeyboardInterrupt``
+included) is such a PluginError, naming it, and what it prints meanwhile goes to stderr,
+never into a command's ``--json`` output. References and parameters are bounded
+(:data:`MAX_REFERENCE_CHARS`, :func:`check_param_value`), and every value put in a
+message goes through :func:`shown`, a repr() that stays short whatever it is given.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import difflib
 import hashlib
 import importlib
 import importlib.util
 import inspect
+import math
 import pkgutil
 import sys
 import sysconfig
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PluginError
+from harness.errors import PluginError, safe_text, type_name
+from harness.interrupts import reraise_if_user
 from harness.strategy import Strategy
 
 ENTRY_POINT_GROUP = "harness.strategies"
+
+# -- bounds -----------------------------------------------------------------------------
+MAX_REFERENCE_CHARS = 1000  # a strategy reference with its inline parameters
+MAX_PARAMS = 50  # parameters of one strategy
+MAX_PARAM_INT = 2**53  # |int| parameters: exact in JSON (run.json) and as a float
+MAX_PARAM_FLOAT = 1e15  # |float| parameters, and finite
+MAX_PARAM_CHARS = 200  # a string parameter (or a parameter's name)
+MAX_PARAM_ITEMS = 1000  # values in one parameter, counting every nested list or mapping item
+MAX_PARAM_DEPTH = 4  # nesting of lists and mappings in one parameter
+SHOWN_LIMIT = 200  # characters of a value shown in a message
+
+
+# -- bounded text for messages ---------------------------------------------------------------
+def shown(value: Any, limit: int = SHOWN_LIMIT) -> str:
+    """``repr(value)`` for a message, at most ``limit`` characters, at bounded cost.
+
+    Builds the text itself and stops once it has enough, so a value that expands to
+    gigabytes (a YAML alias bomb, a 5,000-digit number, a list of a million items) costs
+    no more than a short one. Lists, tuples and mappings of any subclass are walked; other
+    objects are named by type, never asked for their repr (that would run plugin code).
+    """
+    parts: list[str] = []
+    budget = [limit + 1]
+    for piece in _pieces(value, 0):
+        parts.append(piece)
+        budget[0] -= len(piece)
+        if budget[0] <= 0:
+            break
+    text = "".join(parts)
+    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
+
+
+def _pieces(value: Any, depth: int) -> Iterator[str]:
+    # The base types' own methods throughout: a subclass's overrides (plugin code) never run.
+    if value is None or isinstance(value, bool):
+        yield "None" if value is None else ("True" if value else "False")
+    elif isinstance(value, float):
+        yield float.__repr__(value)
+    elif isinstance(value, int):
+        bits = int.bit_length(value)
+        yield int.__repr__(value) if bits <= 256 else f"<a number of {bits * 0.30103:.0f} digits>"
+    elif isinstance(value, str):
+        head = str.__getitem__(value, slice(0, SHOWN_LIMIT + 2))
+        yield repr(head) if len(value) <= len(head) else repr(head)[:-1] + "..."
+    elif isinstance(value, (bytes, bytearray)):
+        yield repr(bytes(value[: SHOWN_LIMIT + 2]))
+    elif isinstance(value, (list, tuple, dict)):
+        opening, closing = (
+            "{}" if isinstance(value, dict) else "()" if isinstance(value, tuple) else "[]"
+        )
+        if depth >= 4:
+            yield opening + "..." + closing
+            return
+        yield opening
+        if isinstance(value, dict):
+            items: Any = dict.items(value)
+        else:
+            items = list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value)
+        for i, item in enumerate(items):
+            if i:
+                yield ", "
+            if isinstance(value, dict):
+                yield from _pieces(item[0], depth + 1)
+                yield ": "
+                yield from _pieces(item[1], depth + 1)
+            else:
+                yield from _pieces(item, depth + 1)
+        if isinstance(value, tuple) and len(value) == 1:
+            yield ","
+        yield closing
+    else:
+        yield f"<{type(value).__name__}>"
+
+
+@contextlib.contextmanager
+def _plugin_code(ref: str, doing: str) -> Iterator[None]:
+    """Run plugin code (an import, a class check, a constructor) contained.
+
+    Its prints go to stderr (a command's stdout may be JSON); anything it raises but a
+    PluginError or the user's Ctrl-C becomes a one-line PluginError naming it.
+    """
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    except PluginError:
+        raise
+    except BaseException as exc:
+        reraise_if_user(exc)
+        raise PluginError(f"strategy {shown(ref)}: {doing} failed: {_describe(exc)}") from exc
 
 
 @dataclass(frozen=True)
@@ -56,12 +156,17 @@ class StrategySpec:
         return f"{self.ref}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
 
     def create(self) -> Strategy:
+        # What the constructor prints goes to stderr: stdout may be a command's JSON. (A
+        # plain swap, not contextlib.redirect_stdout: this runs for every game's seats.)
+        saved, sys.stdout = sys.stdout, sys.stderr
         try:
             return self.cls(**dict(self.params))
-        except Exception as exc:
-            raise PluginError(
-                f"strategy {self.label}: building it raised {type(exc).__name__}: {exc}"
-            ) from exc
+        except BaseException as exc:  # SystemExit, a plugin's KeyboardInterrupt: its fault
+            reraise_if_user(exc)
+            label = safe_text(self.label, SHOWN_LIMIT)
+            raise PluginError(f"strategy {label}: building it raised {_describe(exc)}") from exc
+        finally:
+            sys.stdout = saved
 
     def identity(self) -> dict[str, Any]:
         """What makes its games what they are: the code and the parameters."""
@@ -84,8 +189,9 @@ def code_digest(cls: type) -> str:
     """
     module = sys.modules.get(cls.__module__)
     digest = hashlib.sha256()
-    for name in sorted(_project_modules(module)) if module else []:
-        digest.update(name.encode() + b"\0" + _module_source_digest(sys.modules[name]).encode())
+    reached = _project_module_map(module) if module else {}
+    for name in sorted(reached):
+        digest.update(name.encode() + b"\0" + _module_source_digest(reached[name]).encode())
     if module is None:
         digest.update(_class_source(cls))
     return digest.hexdigest()[:16]
@@ -107,20 +213,29 @@ _THIRD_PARTY = tuple(
 
 def _project_modules(module: Any) -> set[str]:
     """``module`` and the project modules its globals reach, transitively."""
-    found: set[str] = set()
+    return set(_project_module_map(module))
+
+
+def _project_module_map(module: Any) -> dict[str, Any]:
+    """The modules of :func:`_project_modules` by name: the objects themselves, since a
+    module a global refers to may have left ``sys.modules`` (a test loader's, say)."""
+    found: dict[str, Any] = {}
     todo = [module]
     while todo:
         current = todo.pop()
         name = getattr(current, "__name__", None)
         if name is None or name in found or not _is_project(current):
             continue
-        found.add(name)
-        for value in vars(current).values():
-            ref = (
-                value
-                if inspect.ismodule(value)
-                else sys.modules.get(getattr(value, "__module__", None) or "")
-            )
+        found[name] = current
+        for value in list(vars(current).values()):
+            try:  # a plugin's global may answer getattr() with anything, or raise
+                ref = (
+                    value
+                    if inspect.ismodule(value)
+                    else sys.modules.get(getattr(value, "__module__", None) or "")
+                )
+            except Exception:
+                continue
             if ref is not None and getattr(ref, "__name__", None) not in found:
                 todo.append(ref)
     return found
@@ -188,7 +303,8 @@ def builtin_strategies() -> dict[str, type[Strategy]]:
         if info.name.startswith("_"):
             continue
         try:
-            module = importlib.import_module(f"strategies.{info.name}")
+            with contextlib.redirect_stdout(sys.stderr):
+                module = importlib.import_module(f"strategies.{info.name}")
         except Exception as exc:
             _BROKEN[f"strategies.{info.name}"] = _describe(exc)
             continue
@@ -218,36 +334,47 @@ def available() -> list[str]:
 # -- parsing references -------------------------------------------------------------
 def parse_reference(text: str) -> tuple[str, dict[str, Any]]:
     """Split ``ref(k=v, ...)`` into the reference and its parameters (Python literals)."""
+    if not isinstance(text, str):
+        raise PluginError(f"strategy reference: expected text, got {shown(text)}")
+    if len(text) > MAX_REFERENCE_CHARS:
+        raise PluginError(
+            f"strategy {shown(text, 60)}: a reference of {len(text):,} characters; "
+            f"at most {MAX_REFERENCE_CHARS:,}"
+        )
     text = text.strip()
     if not text:
         raise PluginError("empty strategy reference")
+    if any(not c.isprintable() for c in text):
+        raise PluginError(f"strategy {shown(text)}: a control character in the reference")
     if not text.endswith(")"):
         return text, {}
     open_at = text.find("(")
     if open_at <= 0:
-        raise PluginError(f"strategy {text!r}: unbalanced parentheses; write name(key=value)")
+        raise PluginError(f"strategy {shown(text)}: unbalanced parentheses; write name(key=value)")
     ref, args = text[:open_at].strip(), text[open_at + 1 : -1]
     try:
         call = ast.parse(f"f({args})", mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         raise PluginError(
-            f"strategy {text!r}: cannot read the parameters; write name(key=value, ...)"
+            f"strategy {shown(text)}: cannot read the parameters; write name(key=value, ...)"
         ) from None
     assert isinstance(call, ast.Call)
     if call.args:
-        raise PluginError(f"strategy {text!r}: parameters must be named, e.g. {ref}(target=28)")
+        raise PluginError(
+            f"strategy {shown(text)}: parameters must be named, e.g. {ref}(target=28)"
+        )
     params: dict[str, Any] = {}
     for kw in call.keywords:
         if kw.arg is None:
-            raise PluginError(f"strategy {text!r}: write each parameter as key=value")
+            raise PluginError(f"strategy {shown(text)}: write each parameter as key=value")
         try:
             params[kw.arg] = ast.literal_eval(kw.value)
-        except ValueError:
+        except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
             if isinstance(kw.value, ast.Name) and kw.value.id in ("true", "false", "null"):
                 params[kw.arg] = {"true": True, "false": False, "null": None}[kw.value.id]
             else:
                 raise PluginError(
-                    f"strategy {text!r}: parameter {kw.arg} must be a literal "
+                    f"strategy {shown(text)}: parameter {kw.arg} must be a literal "
                     f"(number, string, true/false, list)"
                 ) from None
     return ref, params
@@ -258,10 +385,13 @@ def resolve(text: str, params: dict[str, Any] | None = None) -> StrategySpec:
     ref, inline = parse_reference(text)
     if params:
         if not isinstance(params, dict):
-            raise PluginError(f"strategy {ref}: params must be a mapping, got {params!r}")
+            raise PluginError(f"strategy {ref}: params must be a mapping, got {shown(params)}")
         inline.update(params)
-    cls, origin = _find_class(ref)
-    return StrategySpec(ref, cls, _check_params(ref, cls, inline), origin)
+    check_params(ref, inline)  # plain, bounded values before any plugin code sees them
+    with _plugin_code(ref, "checking it"):  # class checks run plugin code (metaclasses)
+        cls, origin = _find_class(ref)
+        checked = _check_params(ref, cls, inline)
+    return StrategySpec(ref, cls, checked, origin)
 
 
 def create(text: str | Strategy, params: dict[str, Any] | None = None) -> Strategy:
@@ -283,6 +413,7 @@ def _find_class(ref: str) -> tuple[type[Strategy], str]:
         obj = getattr(module, cls_name, None)
         if obj is None:
             found = ", ".join(c.__name__ for c in _all_strategy_classes(module)) or "none"
+            found = safe_text(found, SHOWN_LIMIT)
             raise PluginError(
                 f"strategy {ref!r}: {where} has no class {cls_name!r}; strategies there: {found}"
             )
@@ -292,13 +423,8 @@ def _find_class(ref: str) -> tuple[type[Strategy], str]:
         return builtins[ref], "builtin"
     eps = entry_point_strategies()
     if ref in eps:
-        try:
+        with _plugin_code(ref, f"loading entry point {safe_text(eps[ref].value, SHOWN_LIMIT)}"):
             obj = eps[ref].load()
-        except Exception as exc:
-            raise PluginError(
-                f"strategy {ref!r}: loading entry point {eps[ref].value} failed: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
         return _check_class(ref, obj), "entry-point"
     names = available()
     close = difflib.get_close_matches(ref, names, n=1)
@@ -321,6 +447,7 @@ def _all_strategy_classes(module: Any) -> list[type]:
 def _check_class(ref: str, obj: Any) -> type[Strategy]:
     if not (inspect.isclass(obj) and issubclass(obj, Strategy)):
         what = f"class {obj.__name__}" if inspect.isclass(obj) else f"a {type(obj).__name__}"
+        what = safe_text(what, SHOWN_LIMIT)
         raise PluginError(
             f"strategy {ref!r} is {what}, not a subclass of harness.strategy.Strategy"
         )
@@ -352,28 +479,94 @@ def _load_file(ref: str, where: str) -> Any:
     module.__harness_code__ = hashlib.sha256(source).hexdigest()[:16]  # type: ignore[attr-defined]
     sys.modules[module_name] = module
     try:
-        spec.loader.exec_module(module)
-    except Exception as exc:
-        del sys.modules[module_name]
-        raise PluginError(f"strategy {ref!r}: loading {where} failed: {_describe(exc)}") from exc
+        with _plugin_code(ref, f"loading {where}"):  # SystemExit at import included
+            spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
     return module
 
 
 def _load_module(ref: str, where: str) -> Any:
-    try:
-        return importlib.import_module(where)
-    except ModuleNotFoundError as exc:
-        if exc.name and where.startswith(exc.name):
-            raise PluginError(f"strategy {ref!r}: no module named {where!r}") from exc
-        raise PluginError(f"strategy {ref!r}: importing {where} failed: {_describe(exc)}") from exc
-    except Exception as exc:
-        raise PluginError(f"strategy {ref!r}: importing {where} failed: {_describe(exc)}") from exc
+    with _plugin_code(ref, f"importing {where}"):
+        try:
+            return importlib.import_module(where)
+        except ModuleNotFoundError as exc:
+            if exc.name and where.startswith(exc.name):
+                raise PluginError(f"strategy {ref!r}: no module named {where!r}") from None
+            raise
 
 
 def _describe(exc: BaseException) -> str:
+    """``TypeName: first line of the message``, bounded; never raises (str() may)."""
+    name = type_name(exc)
     if isinstance(exc, SyntaxError):
-        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
-    return f"{type(exc).__name__}: {exc}"
+        return f"SyntaxError: {safe_text(exc.msg, 500)} (line {safe_text(exc.lineno, 20)})"
+    text = safe_text(exc)
+    return f"{name}: {text}" if text else name
+
+
+def check_params(ref: str, params: dict[str, Any]) -> None:
+    """Every parameter a plain, bounded value; PluginError (one line) otherwise.
+
+    Plain: None, true/false, a number, a string, a list or a mapping of them (what YAML
+    and ``name(key=value)`` give). Bounded: see the ``MAX_PARAM_*`` constants; they keep
+    every parameter storable as JSON in run.json and every label short.
+    """
+    if len(params) > MAX_PARAMS:
+        raise PluginError(f"strategy {ref}: {len(params):,} parameters; at most {MAX_PARAMS}")
+    for key, value in params.items():
+        if not isinstance(key, str) or not key.isidentifier() or len(key) > MAX_PARAM_CHARS:
+            raise PluginError(f"strategy {ref}: {shown(key)} is not a parameter name")
+        problem = check_param_value(value)
+        if problem:
+            raise PluginError(f"strategy {ref}: parameter {key}: {problem}")
+
+
+def check_param_value(value: Any) -> str | None:
+    """What is wrong with one parameter value (see :func:`check_params`), or None."""
+    budget = [MAX_PARAM_ITEMS]
+
+    def problem(item: Any, depth: int) -> str | None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return f"more than {MAX_PARAM_ITEMS:,} values in one parameter"
+        if item is None or type(item) is bool:
+            return None
+        if type(item) is int:
+            if abs(item) > MAX_PARAM_INT:
+                return f"{shown(item, 40)} is out of range (at most 2**53 = {MAX_PARAM_INT:,})"
+            return None
+        if type(item) is float:
+            if not math.isfinite(item) or abs(item) > MAX_PARAM_FLOAT:
+                return f"{shown(item)} is out of range (a finite number up to {MAX_PARAM_FLOAT:g})"
+            return None
+        if type(item) is str:
+            if len(item) > MAX_PARAM_CHARS:
+                return f"a string of {len(item):,} characters; at most {MAX_PARAM_CHARS}"
+            return None
+        if isinstance(item, (list, tuple, dict)):
+            if depth >= MAX_PARAM_DEPTH:
+                return f"nested more than {MAX_PARAM_DEPTH} deep"
+            if isinstance(item, dict):
+                for k, v in dict.items(item):
+                    if type(k) is not str:
+                        return f"a mapping key {shown(k, 40)}; keys are strings"
+                    found = problem(k, depth + 1) or problem(v, depth + 1)
+                    if found:
+                        return found
+                return None
+            for v in list.__iter__(item) if isinstance(item, list) else tuple.__iter__(item):
+                found = problem(v, depth + 1)
+                if found:
+                    return found
+            return None
+        return (
+            f"a {type_name(item)} is not a plain value "
+            "(number, string, true/false, null, list, mapping)"
+        )
+
+    return problem(value, 0)
 
 
 def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tuple:
@@ -383,7 +576,8 @@ def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tupl
         if cls.__init__ is not object.__init__
         else False
     )
-    shown = ", ".join(f"{k}" if v is ... else f"{k}={v!r}" for k, v in accepted.items()) or "none"
+    listed = ", ".join(f"{k}" if v is ... else f"{k}={shown(v, 40)}" for k, v in accepted.items())
+    listed = safe_text(listed or "none", SHOWN_LIMIT * 2)
     for key, value in params.items():
         if key not in accepted:
             if open_ended:
@@ -391,13 +585,13 @@ def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tupl
             close = difflib.get_close_matches(key, list(accepted), n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise PluginError(
-                f"strategy {ref}: unknown parameter {key!r}; {hint}parameters: {shown}"
+                f"strategy {ref}: unknown parameter {key!r}; {hint}parameters: {listed}"
             )
         default = accepted[key]
         if default is not ... and default is not None and not _same_kind(default, value):
             raise PluginError(
                 f"strategy {ref}: parameter {key} expects {type(default).__name__} "
-                f"(default {default!r}), got {value!r}"
+                f"(default {shown(default, 60)}), got {shown(value)}"
             )
     missing = [k for k, v in accepted.items() if v is ... and k not in params]
     if missing:

@@ -16,6 +16,12 @@ A record may end before the game is over.
 
 Replay re-applies a record through the engine itself, with the recorded dice and the
 recorded decisions, so a record is checked by exactly the rules that produced it.
+
+A record file is input from anywhere, so reading it is bounded: at most
+:data:`MAX_RECORD_BYTES`, numbers of at most :data:`MAX_RECORD_DIGITS` digits, seat names
+of one line and at most :data:`MAX_SEAT_NAME_CHARS` characters, nesting as deep as JSON
+allows; anything else is one RecordError line, and values shown in messages are bounded
+(:func:`harness.plugins.shown`).
 """
 
 from __future__ import annotations
@@ -28,16 +34,23 @@ from harness.dice import Roll, encode_turn
 from harness.engine import BUST_REASONS, Fanout, Game, GameObserver, GameResult
 from harness.errors import (
     GameError,
-    HarnessError,
     IllegalMove,
     RecordError,
     RulesError,
+    RunFailed,
     StrategyFailed,
+    safe_text,
 )
+from harness.plugins import shown
 from harness.rules import DICE, TILES, WORM, Rules, face_name
 from harness.strategy import Claim, Strategy, View
 
 RECORD_FORMAT = "pickomino-record/1"
+# A turn takes ~50-200 bytes, so a game at the largest turn cap (32,767) fits in ~7 MB.
+MAX_RECORD_BYTES = 16_000_000
+MAX_RECORD_DIGITS = 20  # a seed is int64 (19 digits); faces, tiles and seats are small
+MAX_SEAT_NAME_CHARS = 200  # as a tournament's display names (harness.tourney.config)
+_RULE_CHARS = 40  # a variant key or value under "rules"
 
 
 class RecordBuilder(GameObserver):
@@ -95,15 +108,40 @@ class RecordBuilder(GameObserver):
 def load_record(path: str | Path) -> dict[str, Any]:
     """Read and check a record file; RecordError (one line) for anything wrong."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as fh:  # never more than the bound (and a byte to tell)
+            raw = fh.read(MAX_RECORD_BYTES + 1)
     except FileNotFoundError:
         raise RecordError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RecordError(f"{path}: cannot read: {exc}") from None
+    except IsADirectoryError:
+        raise RecordError(f"{path}: cannot read: a folder, not a record") from None
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {safe_text(exc.strerror or exc)}") from None
+    if len(raw) > MAX_RECORD_BYTES:
+        raise RecordError(
+            f"{path}: larger than {MAX_RECORD_BYTES:,} bytes; not a game record "
+            f"(a game at the largest turn cap is a few MB)"
+        )
     try:
-        data = json.loads(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RecordError(f"{path}: cannot read: not UTF-8 text (byte {exc.start:,})") from None
+
+    def whole_number(digits: str) -> int:
+        if len(digits.lstrip("-")) > MAX_RECORD_DIGITS:
+            raise RecordError(
+                f"{path}: a number of {len(digits):,} digits; a record's numbers have at most "
+                f"{MAX_RECORD_DIGITS}"
+            )
+        return int(digits)
+
+    try:
+        data = json.loads(text, parse_int=whole_number)
     except json.JSONDecodeError as exc:
         raise RecordError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except RecursionError:
+        raise RecordError(f"{path}: JSON nested too deeply; not a game record") from None
+    except (ValueError, MemoryError) as exc:
+        raise RecordError(f"{path}: cannot read the JSON: {safe_text(exc, 200)}") from None
     return check_record(data)
 
 
@@ -117,10 +155,17 @@ def check_record(data: Any) -> dict[str, Any]:
         raise _fail("record", "expected a JSON object")
     fmt = data.get("format")
     if fmt != RECORD_FORMAT:
-        raise _fail("format", f"expected {RECORD_FORMAT!r}, got {fmt!r}")
+        raise _fail("format", f"expected {RECORD_FORMAT!r}, got {shown(fmt)}")
     seats = data.get("seats")
     if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
         raise _fail("seats", "expected a list of strategy names")
+    for i, name in enumerate(seats):
+        if len(name) > MAX_SEAT_NAME_CHARS or not name.isprintable():
+            raise _fail(
+                f"seats[{i}]",
+                f"{shown(name, 60)}: a name is one line of at most {MAX_SEAT_NAME_CHARS} "
+                "printable characters",
+            )
     try:
         record_rules(data)
     except RulesError as exc:
@@ -137,7 +182,7 @@ def check_record(data: Any) -> dict[str, Any]:
                 raise _fail(where, f"missing {key!r}")
         seat = turn["seat"]
         if type(seat) is not int or not 0 <= seat < len(seats):
-            raise _fail(f"{where}.seat", f"expected a seat 0..{len(seats) - 1}, got {seat!r}")
+            raise _fail(f"{where}.seat", f"expected a seat 0..{len(seats) - 1}, got {shown(seat)}")
         rolls = turn["rolls"]
         if not isinstance(rolls, list) or not rolls:
             raise _fail(f"{where}.rolls", "expected a non-empty list of rolls")
@@ -147,10 +192,10 @@ def check_record(data: Any) -> dict[str, Any]:
                 or not 1 <= len(faces) <= DICE
                 or any(type(f) is not int or not 1 <= f <= 6 for f in faces)
             ):
-                raise _fail(f"{where}.rolls[{j}]", f"expected 1 to 8 faces 1-6, got {faces!r}")
+                raise _fail(f"{where}.rolls[{j}]", f"expected 1 to 8 faces 1-6, got {shown(faces)}")
         keeps = turn["keeps"]
         if not isinstance(keeps, list) or any(type(f) is not int for f in keeps):
-            raise _fail(f"{where}.keeps", f"expected a list of faces, got {keeps!r}")
+            raise _fail(f"{where}.keeps", f"expected a list of faces, got {shown(keeps)}")
         _check_end(f"{where}.end", turn["end"], len(seats))
         wanted = len(keeps) + (turn["end"].get("bust") == "no-new-face")
         if len(rolls) != wanted:
@@ -167,17 +212,21 @@ def _check_end(where: str, end: Any, players: int) -> None:
         raise _fail(where, "expected {claim: T}, {steal: T, from: SEAT} or {bust: REASON}")
     if "claim" in end:
         if set(end) != {"claim"} or type(end["claim"]) is not int:
-            raise _fail(where, f"expected {{claim: TILE}}, got {end!r}")
+            raise _fail(where, f"expected {{claim: TILE}}, got {shown(end)}")
     elif "steal" in end:
         if set(end) != {"steal", "from"} or type(end["steal"]) is not int:
-            raise _fail(where, f"expected {{steal: TILE, from: SEAT}}, got {end!r}")
+            raise _fail(where, f"expected {{steal: TILE, from: SEAT}}, got {shown(end)}")
         if type(end["from"]) is not int or not 0 <= end["from"] < players:
-            raise _fail(where, f"steal from {end['from']!r}: not a seat 0..{players - 1}")
+            raise _fail(where, f"steal from {shown(end['from'])}: not a seat 0..{players - 1}")
     elif "bust" in end:
-        if set(end) != {"bust"} or end["bust"] not in BUST_REASONS:
-            raise _fail(where, f"bust must be one of {', '.join(BUST_REASONS)}, got {end!r}")
+        if (
+            set(end) != {"bust"}
+            or not isinstance(end["bust"], str)
+            or end["bust"] not in BUST_REASONS
+        ):
+            raise _fail(where, f"bust must be one of {', '.join(BUST_REASONS)}, got {shown(end)}")
     else:
-        raise _fail(where, f"expected claim, steal or bust, got {end!r}")
+        raise _fail(where, f"expected claim, steal or bust, got {shown(end)}")
 
 
 def record_rules(data: dict[str, Any]) -> Rules:
@@ -188,10 +237,17 @@ def record_rules(data: dict[str, Any]) -> Rules:
         rules = {"preset": rules}
     seats = data.get("seats") or []
     if not isinstance(rules, dict):
-        raise RulesError(f"rules: expected a mapping of variant keys, got {rules!r}")
+        raise RulesError(f"rules: expected a mapping of variant keys, got {shown(rules)}")
+    for key, value in rules.items():
+        # Short words only: what Rules says about them (with repr) stays one short line.
+        if not isinstance(key, str) or len(key) > _RULE_CHARS:
+            raise RulesError(f"rules: unknown key {shown(key, 60)}")
+        plain = value is None or type(value) in (bool, int, float)
+        if not plain and not (isinstance(value, str) and len(value) <= _RULE_CHARS):
+            raise RulesError(f"rules.{key}: {shown(value, 60)} is not a variant value")
     if "players" in rules and rules["players"] != len(seats):
         raise RulesError(
-            f"rules.players is {rules['players']!r} but the record has {len(seats)} "
+            f"rules.players is {shown(rules['players'])} but the record has {len(seats)} "
             f"seat{'s' if len(seats) != 1 else ''} (R3)"
         )
     return Rules.from_dict({"players": len(seats), **rules})
@@ -427,4 +483,6 @@ def save_record(record: dict[str, Any], path: str | Path) -> None:
         tmp.replace(path)
     except OSError as exc:
         tmp.unlink(missing_ok=True)
-        raise HarnessError(f"{path}: cannot write the record: {exc.strerror or exc}") from None
+        raise RunFailed(
+            f"{path}: cannot write the record: {safe_text(exc.strerror or exc)}"
+        ) from None

@@ -26,6 +26,10 @@ status                 string    "over", "turn-cap" (unfinished) or "forfeit"
 winner                 int8      winning seat, -1 for a shared result or no result
 error                  string    the forfeit's one-line error, null otherwise
 error_seat             int8      the forfeiting seat, -1 if none
+error_kind             string    what the forfeit was, null otherwise: "rule" (an illegal
+                                 decision), "raised" (the strategy raised), "time" (over
+                                 move_time/game_time: depends on the machine), "crash"
+                                 (its process died in a decision)
 seat{i}_strategy       string    entrant display name in seat i
 seat{i}_worms          int8      worms held at the end (R11)
 seat{i}_rank           int8      1 = best (R11; a forfeiting seat is last)
@@ -41,15 +45,17 @@ rows sorted by table, deal and rotation. Only files listed in the run's
 ``manifest.jsonl`` are complete results; a run is finished when ``run.json`` says
 ``"status": "complete"``.
 
-Schema versions: 1 is the table above (``game_seed`` added to the first draft, a new
-column, so readers of the draft keep working).
+Schema versions: 1 had every column but ``error_kind`` (``game_seed`` was added to its
+first draft, a new column, so readers of the draft kept working); 2 adds ``error_kind``
+after ``error_seat``. Status values are unchanged. Time forfeits (``error_kind ==
+"time"``) depend on the machine that played them: count them apart from the others.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 GAME_COLUMNS = (
     "table",
@@ -63,9 +69,11 @@ GAME_COLUMNS = (
     "winner",
     "error",
     "error_seat",
+    "error_kind",
 )
 SEAT_FIELDS = ("strategy", "worms", "rank", "busts", "steals", "stolen")
 STATUSES = ("over", "turn-cap", "forfeit")
+ERROR_KINDS = ("rule", "raised", "time", "crash")
 
 
 def seat_column(seat: int, field: str) -> str:
@@ -93,6 +101,7 @@ _TYPES = {
     "winner": "int8",
     "error": "string",
     "error_seat": "int8",
+    "error_kind": "string",
     "strategy": "string",
     "worms": "int8",
     "rank": "int8",

@@ -27,10 +27,13 @@ it returns is checked against the rules before the engine applies it.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.rules import FACE_POINTS, FACES, TILES, WORM, Rules, face_name, worms
-from harness.view import View
+
+# Claim and swing live next to the view, where the claims of a board are computed for
+# the engine and the view alike; this module is where plugins import them from.
+from harness.view import Claim, View, swing
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -49,31 +52,6 @@ __all__ = [
     "points",
     "swing",
 ]
-
-
-class Claim(NamedTuple):
-    """A tile a stop can take (R7): from the grill (``victim`` None) or a steal."""
-
-    tile: int
-    victim: int | None = None
-
-    @property
-    def is_steal(self) -> bool:
-        return self.victim is not None
-
-    @property
-    def worms(self) -> int:
-        return worms(self.tile)
-
-    def __str__(self) -> str:
-        if self.victim is None:
-            return f"{self.tile} from the grill"
-        return f"{self.tile} from seat {self.victim}"
-
-
-# Interned claims, so the engine builds no objects when it offers them.
-GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}
-STEAL_CLAIMS: dict[tuple[int, int], Claim] = {(t, s): Claim(t, s) for t in TILES for s in range(7)}
 
 
 class Strategy:
@@ -127,12 +105,6 @@ class Strategy:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
-
-
-def swing(choice: Claim) -> tuple[int, int]:
-    """Sort key of a claim: (worms gained + worms the victim loses, tile number)."""
-    gain = worms(choice.tile)
-    return (2 * gain if choice.victim is not None else gain, choice.tile)
 
 
 def points(face: int) -> int:

@@ -136,9 +136,9 @@ def test_rules_preset_and_overrides(cli, tmp_path):
         (["greedy"] * 8, 2, "8 strategies given; a game has 2 to 7 players (R3)"),
         (["greedy", "greedy", "--rules", "german"], 2, "'german' is not one of"),
         (["greedy", "greedy", "--set", "bust_flip"], 2, "write KEY=VALUE"),
-        (["greedy", "greedy", "--set", "bust_flip=up"], 1, "bust_flip: 'up' is not one of"),
-        (["greedy", "greedy", "--set", "colour=red"], 1, "unknown key 'colour'"),
-        (["greedy", "greedy", "--set", "players=3"], 1, "rules.players is 3 but 2 strategies"),
+        (["greedy", "greedy", "--set", "bust_flip=up"], 2, "bust_flip: 'up' is not one of"),
+        (["greedy", "greedy", "--set", "colour=red"], 2, "unknown key 'colour'"),
+        (["greedy", "greedy", "--set", "players=3"], 2, "rules.players is 3 but 2 strategies"),
         (["greedy", "greedy", "--seed", "x"], 2, "'x' is not a valid integer"),
         (["greedy", "greedy", "--max-turns", "0"], 2, "--max-turns"),
     ],
@@ -182,9 +182,26 @@ def test_a_cheating_plugin_forfeits_with_the_rule_named(cli, tmp_path):
     path.write_text(CHEAT)
     record = tmp_path / "g.json"
     result = cli("play", "greedy", f"{path}:Cheat", "--seed", "2", "--record", str(record))
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # a forfeit ends the game (--strict: 3)
     assert "FORFEIT: turn " in result.output and f"seat 1 ({path}:Cheat) picked " in result.output
     assert "(R5)" in result.output
     saved = json.loads(record.read_text())
     assert saved["result"]["status"] == "forfeit"
     assert replay(saved).over is False  # what was played before the forfeit replays
+
+
+def test_strict_makes_a_forfeit_exit_3(cli, tmp_path):
+    path = tmp_path / "cheat.py"
+    path.write_text(CHEAT)
+    plain = cli("play", "greedy", f"{path}:Cheat", "--seed", "2")
+    strict = cli("play", "greedy", f"{path}:Cheat", "--seed", "2", "--strict")
+    assert "FORFEIT: turn " in plain.output and plain.exit_code == 0
+    assert strict.output == plain.output and strict.exit_code == 3
+    honest = cli("play", "greedy", "greedy", "--seed", "2", "--strict")
+    assert honest.exit_code == 0
+
+
+def test_play_bounds_are_one_line(cli):
+    result = cli("play", "greedy", "greedy", "--max-turns", "40000")
+    assert result.exit_code == 2 and "--max-turns: 40000" in result.output
+    assert "Traceback" not in result.output

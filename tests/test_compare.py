@@ -108,7 +108,7 @@ def test_compare_command_mistakes(tmp_path):
     result = CliRunner().invoke(main, ["compare", str(a), str(a)])
     assert result.exit_code == 2 and "the same run is given twice" in result.output
     result = CliRunner().invoke(main, ["compare", str(a), str(tmp_path / "missing")])
-    assert result.exit_code == 1 and "no such folder" in result.output
+    assert result.exit_code == 2 and "no such folder" in result.output
     assert "Traceback" not in result.output
 
 

@@ -199,7 +199,7 @@ def test_entry_point_through_the_cli(site, cli):
     ok = cli("play", "tiny", "greedy", "--seed", "3")
     assert ok.exit_code == 0 and "seat 0: tiny" in ok.output
     bad = cli("play", "tiny-broken", "greedy")
-    assert bad.exit_code == 1 and "Traceback" not in bad.output
+    assert bad.exit_code == 2 and "Traceback" not in bad.output  # bad input
     assert bad.output.startswith("Error: strategy 'tiny-broken': loading entry point")
     assert bad.output.count("\n") == 1
 
@@ -347,7 +347,7 @@ def test_an_int_is_a_fine_float():
 )
 def test_harness_play_fails_in_one_line(cli, plugin_dir, ref):
     result = cli("play", ref.format(d=plugin_dir), "greedy", "--seed", "1")
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ")
     assert "Traceback" not in result.output

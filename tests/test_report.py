@@ -322,7 +322,7 @@ def test_report_command_errors_are_one_line(tmp_path):
     run = write_run(tmp_path / "r", two_player_rows())
     (run / "games" / "part-00000.parquet").write_bytes(b"garbage")
     result = CliRunner().invoke(main, ["report", str(run)])
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # a damaged run folder is bad input, like a bad record
     assert (
         result.output.strip().startswith("Error:") and len(result.output.strip().splitlines()) == 1
     )

@@ -13,11 +13,11 @@ from collections import Counter
 import pandas as pd
 import pytest
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, RunFailed
 from harness.tourney import run_tournament
 from harness.tourney.backend import Done, Failed, SerialBackend
 from harness.tourney.chunks import play_chunk, replay_game
-from harness.tourney.sprt import SprtError, check_specs, make_setup, run_sprt
+from harness.tourney.sprt import check_specs, make_setup, run_sprt
 
 DETERMINISTIC = ("verdict", "llr", "games", "blocks", "blocks_capped", "counts", "elo", "elo_low")
 
@@ -230,7 +230,7 @@ class FailsAt:
 
 def test_a_chunk_that_fails_stops_the_test_with_one_line():
     with pytest.raises(
-        SprtError,
+        RunFailed,  # the run cannot finish: exit status 1, not bad input
         match="^deals 50-99 could not be played: its worker process died; the test stops "
         "after 100 games, without a verdict$",
     ):
@@ -343,6 +343,6 @@ def test_command_bad_options_are_one_line(cli, args, message):
 def test_command_error_in_a_real_process_is_one_line(harness_process):
     proc = harness_process("sprt", "greedy", "nosuch.py:Bot")
     lines = proc.stderr.strip().splitlines()
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # bad input
     assert len(lines) == 1 and lines[0].startswith("Error: B: strategy ")
     assert lines[0].endswith("nosuch.py:Bot' not found") or "not found" in lines[0]

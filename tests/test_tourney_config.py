@@ -110,7 +110,7 @@ def test_missing_config_file_is_one_line(tmp_path):
 def test_cli_reports_config_error_without_traceback(tmp_path, cli):
     path = write(tmp_path, "entrants: [greedy, random]\nplayers: 9\n")
     result = cli("tourney", str(path), "--out", str(tmp_path / "out"))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input
     assert "t.yaml:2: players: 9" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "out").exists(), "nothing is written for a bad config"

@@ -166,7 +166,8 @@ def children() -> set[int]:
 
 def _tracker(pid: int) -> bool:
     try:
-        return b"resource_tracker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        return b"resource_tracker" in cmdline or b"forkserver" in cmdline
     except OSError:
         return False
 
@@ -195,7 +196,9 @@ def leaves_nothing(tmp_path, monkeypatch):
     while children() - before and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not children() - before, "worker processes left running"
-    assert not list(scratch.iterdir()), "files left in the temp folder"
+    # (but the local backend's fork server's folder: it lives as long as this process)
+    left = [p for p in scratch.iterdir() if not p.name.startswith("pymp-")]
+    assert not left, "files left in the temp folder"
 
 
 @pytest.fixture
@@ -347,37 +350,35 @@ def test_a_worker_killed_mid_chunk_is_replaced_and_the_run_ends_correct(tmp_path
     reference = run_tournament(config, out=tmp_path / "local", workers=1)  # marker exists now
     assert_same_run(reference.run_dir, run.run_dir)
     log = (run.run_dir / "run.log").read_text()
-    assert "Restarting worker" in log or "left the cluster" in log, "the death is in run.log"
-    assert log.count(" dask-worker tcp://") == 6, "one record per chunk, from the workers"
+    assert "its worker process died (killed by SIGKILL)" in log, "the death is in run.log"
+    infos = [
+        line for line in log.splitlines() if " dask-worker tcp://" in line and " INFO " in line
+    ]
+    assert len(infos) == 6, "one record per chunk, from the workers"
 
 
-def test_a_chunk_that_raises_is_retried_once_then_reported(tmp_path):
+def test_a_plugin_that_cannot_be_built_forfeits_its_games(tmp_path):
     marker = tmp_path / "boom-now"
     config = load_config(plugin_config(tmp_path, BOOM, "Boom", marker=str(marker)))
     marker.touch()  # after the config was checked: now only the workers' builds fail
     run = run_tournament(config, out=tmp_path / "out", workers=2, backend="dask")
-    assert run.status == "incomplete" and run.stored == 6 * 2  # greedy v random only
-    assert len(run.failed) == 2 * 2  # 2 tables with boom x 2 chunks
-    reason = run.failed[0]["reason"]
-    assert "playing it raised PluginError: strategy" in reason
-    assert "building it raised RuntimeError: boom" in reason and "on Dask worker tcp://" in reason
-    assert str(tmp_path / "plugins" / "boom.py") in reason, "the plugin is named by its file"
+    assert run.status == "complete" and run.stored == 3 * 6 * 2 and not run.failed
+    df = games_of(run.run_dir)
+    boom = df[(df["seat0_strategy"] == "boom") | (df["seat1_strategy"] == "boom")]
+    assert len(boom) == 24 and (boom["status"] == "forfeit").all()
+    assert boom["error"].str.contains("raised RuntimeError in __init__\\(\\): boom").all()
     log = (run.run_dir / "run.log").read_text()
-    assert log.count("retrying it once") == 4 and log.count("failed again") == 4
     assert "Traceback (most recent call last)" in log and "RuntimeError: boom" in log
 
 
-def test_a_chunk_whose_workers_always_die_is_reported_and_the_run_goes_on(tmp_path):
-    import dask
-
+def test_a_plugin_that_kills_its_process_forfeits_its_games_and_the_run_goes_on(tmp_path):
     config = plugin_config(tmp_path, DIES, "Dies")
-    config["entrants"] = ["greedy", "random", config["entrants"][2]]
-    config["players"] = 3  # one table, with dies: every chunk kills
+    config["players"] = 3  # one table, with dies: every game kills
     config["games"], config["chunk"] = 2, 2
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-        run = run_tournament(config, out=tmp_path / "out", workers=2, backend="dask")
-    assert run.status == "incomplete" and run.stored == 0
-    assert "its Dask workers died each time they played it" in run.failed[0]["reason"]
+    run = run_tournament(config, out=tmp_path / "out", workers=2, backend="dask")
+    assert run.status == "complete" and run.stored == 6 and not run.failed
+    df = games_of(run.run_dir)
+    assert (df["status"] == "forfeit").all() and set(df["error_kind"]) == {"crash"}
 
 
 # -- the scheduler and the workers ---------------------------------------------------------
@@ -471,9 +472,9 @@ def test_backend_options_are_checked(tmp_path, cli):
     result = cli(
         "tourney", str(config), "--out", out, "--backend", "local", "--address", "tcp://x:1"
     )
-    assert result.exit_code == 1 and "are for the Dask backend" in result.output
+    assert result.exit_code == 2 and "are for the Dask backend" in result.output
     result = cli("tourney", str(config), "--out", out, "--backend", "dask", "--workers", "0")
-    assert result.exit_code == 1 and "a local Dask cluster needs 1 or more" in result.output
+    assert result.exit_code == 2 and "a local Dask cluster needs 1 or more" in result.output
     result = cli("tourney", str(config), "--out", out, "--backend", "spark")
     assert result.exit_code == 2 and "'spark' is not one of 'local', 'dask'" in result.output
 

@@ -191,9 +191,11 @@ def test_replay_game_matches_the_stored_row():
 
 # -- content-keyed reuse, resume of a finished run, --fresh -------------------------------
 def test_adding_an_entrant_plays_only_the_new_tables(tmp_path):
-    first = run_tournament(SMALL, out=tmp_path, workers=0)
+    # workers=1: a chunk played in this process (workers=0) honestly records the test
+    # modules' own strategy classes as loaded code, and such chunks are never reused.
+    first = run_tournament(SMALL, out=tmp_path, workers=1)
     bigger = {**SMALL, "entrants": SMALL["entrants"] + ["worm-first"]}
-    second = run_tournament(bigger, out=tmp_path, workers=0)
+    second = run_tournament(bigger, out=tmp_path, workers=1)
     assert second.run_dir != first.run_dir
     assert second.reused == first.stored == 3 * 12 * 2
     assert second.played == 3 * 12 * 2  # the three new tables only
@@ -201,27 +203,27 @@ def test_adding_an_entrant_plays_only_the_new_tables(tmp_path):
     old = b[b["table"].isin(set(a["table"]))].reset_index(drop=True)
     pd.testing.assert_frame_equal(a, old)
     # the same again: nothing to play, the run folder is found and is complete
-    third = run_tournament(bigger, out=tmp_path, workers=0)
+    third = run_tournament(bigger, out=tmp_path, workers=1)
     assert third.run_dir == second.run_dir and third.played == 0 and third.resumed == second.stored
     # --fresh: a new folder, everything played
-    fresh = run_tournament(bigger, out=tmp_path, workers=0, fresh=True)
+    fresh = run_tournament(bigger, out=tmp_path, workers=1, fresh=True)
     assert fresh.run_dir != second.run_dir and fresh.played == fresh.stored and fresh.reused == 0
     pd.testing.assert_frame_equal(games_of(fresh.run_dir), b)
 
 
 def test_reused_chunk_that_was_tampered_with_is_played_again(tmp_path):
-    first = run_tournament(SMALL, out=tmp_path, workers=0)
+    first = run_tournament(SMALL, out=tmp_path, workers=1)
     victim = sorted((first.run_dir / "games").glob("*.parquet"))[0]
     victim.write_bytes(victim.read_bytes()[:-10] + b"0123456789")  # same size, new bytes
-    again = run_tournament({**SMALL, "seed": 0, "max_turns": 999}, out=tmp_path, workers=0)
+    again = run_tournament({**SMALL, "seed": 0, "max_turns": 999}, out=tmp_path, workers=1)
     assert again.reused == 0  # max_turns is in the key: nothing to reuse
-    second = run_tournament({**SMALL, "name": "other"}, out=tmp_path, workers=0)
+    second = run_tournament({**SMALL, "name": "other"}, out=tmp_path, workers=1)
     assert second.reused == first.stored - 10  # the tampered chunk (5 deals x 2) is replayed
 
 
 def test_games_override_extends_a_run_reusing_whole_chunks(tmp_path):
-    first = run_tournament(SMALL, out=tmp_path, workers=0)  # deals 0-11: chunks 0-4, 5-9, 10-11
-    longer = run_tournament(SMALL, games=20, out=tmp_path, workers=0)
+    first = run_tournament(SMALL, out=tmp_path, workers=1)  # deals 0-11: chunks 0-4, 5-9, 10-11
+    longer = run_tournament(SMALL, games=20, out=tmp_path, workers=1)
     assert longer.reused == 3 * 10 * 2  # chunks 0-4 and 5-9 of each table
     assert longer.stored == 3 * 20 * 2
     assert first.run_dir != longer.run_dir
@@ -294,7 +296,7 @@ def test_forfeit_command_reproduces_the_game(tmp_path, fumbler_config, cli, monk
 
     args = shlex.split(example["command"])[1:]
     result = cli(*args, "--json")
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # the game ends in a forfeit: finished
     payload = json.loads(result.output)
     assert payload["status"] == "forfeit" and "too many ones" in payload["error"]
     assert same_error(payload["error"], example["error"])  # the same game
@@ -314,7 +316,7 @@ def test_duplicate_dice_forfeit_is_replayed_by_harness_play(
     monkeypatch.chdir(tmp_path)
     args = shlex.split(example["command"])[1:]
     result = cli(*args, "--json")
-    assert result.exit_code == 1
+    assert result.exit_code == 0  # the game ends in a forfeit: finished
     payload = json.loads(result.output)
     assert payload["status"] == "forfeit" and "too many ones" in payload["error"]
     assert same_error(payload["error"], example["error"])  # the same game

@@ -2,6 +2,8 @@
 
 Registered at the bottom of :mod:`harness.cli`. Everything else is imported when a
 command runs: ``harness --help`` does not pay for building the turn's state graph.
+Options are bounded before any work (:func:`_check_options`); mistakes exit with status 2,
+a simulation that disagrees with the exact values with 1 (harness.cli_common's rule).
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ def _turn(
     from harness.analysis.report import POLICIES, analyze_turn, lines, parse_kept, to_json
     from harness.rules import TILES
 
+    _check_options(turns, seed, held, grill=grill, tops=tops, targets=targets, kept=kept)
     top_tiles = parse_tiles(tops, "--tops")
     if grill is None:
         grill_tiles = tuple(t for t in TILES if t not in top_tiles and t != held)
@@ -151,6 +154,32 @@ def _turn(
         click.echo("\n".join(text))
     if turns is not None and not payload["simulation"]["passed"]:
         sys.exit(1)  # a check that can fail: scripts and CI see the disagreement
+
+
+# The longest sensible list option: all 16 tiles written one by one, with spaces.
+MAX_OPTION_CHARS = 200
+
+
+def _check_options(
+    turns: int | None, seed: int | None, held: int | None, **texts: str | None
+) -> None:
+    """Bounds before any work: list options short (they are parsed number by number),
+    --simulate and --seed within the tournament's bounds (turns like deals; int64 seeds)."""
+    from harness.errors import HarnessError
+    from harness.plugins import shown
+    from harness.tourney.config import MAX_GAMES, check_bounds
+
+    for name, text in texts.items():
+        if text is not None and len(text) > MAX_OPTION_CHARS:
+            raise HarnessError(
+                f"--{name}: {shown(text, 40)} has {len(text):,} characters; "
+                f"at most {MAX_OPTION_CHARS}"
+            )
+    if held is not None and not 0 <= held <= 99:
+        raise HarnessError(f"--held: {shown(held, 40)} is not a tile 21-36 (R1)")
+    if turns is not None and turns > MAX_GAMES:
+        raise HarnessError(f"--simulate: {turns:,}; at most {MAX_GAMES:,} turns per policy")
+    check_bounds(seed=seed)
 
 
 def _targets(text: str) -> list[int]:

@@ -6,6 +6,14 @@ number of strategies and seats, never on the number of games. The sums are clust
 moments (see :class:`harness.report.stats.Moments`): with duplicate dice a deal's seat
 rotations are one unit, so a batch only folds deals it holds whole and carries the rest
 into the next batch.
+
+Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
+``run_format``): every part the manifest lists is checked against its line first, with
+the runner's own check (:func:`harness.tourney.storage.read_part`: size, sha256, and rows
+that are exactly the deals the line claims), and the lines must not overlap (nor, for a
+complete run, leave a deal out). A chunk that fails makes the report fail with one line
+naming it (:class:`DamagedRun`); ``harness report RUN --repair`` plays it again. Folders
+assembled by hand (no ``run_format``) are read as they are.
 """
 
 from __future__ import annotations
@@ -22,9 +30,11 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, safe_text
 from harness.report import stats
-from harness.schema import SEAT_FIELDS, STATUSES, seat_column
+from harness.schema import ERROR_KINDS, SEAT_FIELDS, STATUSES, seat_column
+
+UNKNOWN_KIND = "unknown"  # a forfeit stored before error_kind existed
 
 MAX_WORMS = 40  # every tile's worms together (R1): no score can be higher
 CONVERGENCE_BUCKETS = 256  # resolution of the win-share-vs-games curve
@@ -41,6 +51,21 @@ class ReportError(HarnessError):
     """A run folder that cannot be reported on: missing, malformed or unreadable."""
 
 
+class DamagedRun(ReportError):
+    """Stored results that do not verify: a chunk changed, missing, unreadable or holding
+    other games than its manifest line says. ``problems`` lists them all (one line each);
+    the message names the first and says how to play them again."""
+
+    def __init__(self, folder: Path, problems: list[str]) -> None:
+        self.folder = folder
+        self.problems = problems
+        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
+        super().__init__(
+            f"{folder}: {problems[0]}{more}; the results are not reported: "
+            f"`harness report {folder} --repair` plays the damaged chunks again"
+        )
+
+
 # -- the run folder ----------------------------------------------------------------------
 @dataclass
 class RunInfo:
@@ -50,6 +75,14 @@ class RunInfo:
     config: dict[str, Any]
     parts: list[Path]
     notes: list[str] = field(default_factory=list)  # parts left out, and why
+    # Each verified part's manifest line (runner folders only): rows are held to it.
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)  # what failed verification
+
+    @property
+    def verified(self) -> bool:
+        """Whether the runner wrote this folder (then every part was verified)."""
+        return isinstance(self.config.get("run_format"), str)
 
     @property
     def name(self) -> str:
@@ -106,8 +139,13 @@ def find_run(path: str | Path) -> Path:
     return max(runs, key=lambda d: ((d / "run.json").stat().st_mtime_ns, d.name))
 
 
-def load_run(path: str | Path) -> RunInfo:
-    """Open a run folder and check its ``run.json``; one-line errors for what is wrong."""
+def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
+    """Open a run folder and check its ``run.json`` and its stored chunks.
+
+    One-line errors for what is wrong; a chunk that does not verify raises
+    :class:`DamagedRun` (with ``check=False`` the problems are left in ``info.problems``
+    and the damaged parts out of ``info.parts``, for ``--repair``).
+    """
     folder = find_run(path)
     config_path = folder / "run.json"
     try:
@@ -126,8 +164,103 @@ def load_run(path: str | Path) -> RunInfo:
         raise ReportError(
             f"{config_path}: 'dice' must be 'duplicate' or 'independent', got {dice!r}"
         )
+    if isinstance(config.get("run_format"), str):
+        info = _verified_run(folder, config)
+        if check and info.problems:
+            raise DamagedRun(folder, info.problems)
+        return info
     parts, notes = _complete_parts(folder)
     return RunInfo(folder, config, parts, notes)
+
+
+def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
+    """A runner's folder: only the parts its manifest lists, each verified against its line.
+
+    A part on disk the manifest does not list is a chunk in progress (or left by a kill):
+    not a result, left out with a note. Everything else that is not as listed is a problem.
+    """
+    from harness.tourney.storage import ChunkDamaged, covered, read_part, safe_part_name
+
+    games_dir = folder / "games"
+    manifest = folder / MANIFEST
+    entries = _manifest_lines(manifest) if manifest.is_file() else []
+    parts: list[Path] = []
+    claims: dict[str, dict[str, Any]] = {}
+    problems: list[str] = []
+    spans: dict[str, list[tuple[int, int, str]]] = {}
+    for entry in entries:
+        name = entry["file"]
+        claim = covered(entry)
+        if not safe_part_name(name) or name in claims or claim is None:
+            problems.append(f"manifest line for {str(name)[:200]!r} is malformed or repeated")
+            continue
+        # What the line claims counts for coverage even if its chunk is damaged: that is
+        # one problem (the chunk), not two (the chunk and a gap).
+        spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
+        claims[name] = entry
+        try:
+            read_part(games_dir / name, entry, columns=[])
+        except ChunkDamaged as exc:
+            problems.append(f"games/{exc}")
+            continue
+        parts.append(games_dir / name)
+    problems += _coverage(config, spans)
+    on_disk = (
+        {p.name for p in games_dir.glob("*.parquet") if not p.name.startswith(".")}
+        if games_dir.is_dir()
+        else set()
+    )
+    notes = []
+    unlisted = len(on_disk - {e["file"] for e in entries})
+    if unlisted:
+        notes.append(f"{unlisted} part file(s) not in the manifest (chunks not finished) left out")
+    parts.sort()
+    return RunInfo(folder, config, parts, notes, claims, problems)
+
+
+def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:
+    """The manifest's complete lines (a line torn by a kill ends it)."""
+    try:
+        raw = manifest.read_bytes()
+    except OSError as exc:
+        raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
+    entries = []
+    for line in raw.splitlines(keepends=True):
+        try:
+            entry = json.loads(line) if line.endswith(b"\n") else None
+        except ValueError:
+            entry = None
+        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
+            break
+        entries.append(entry)
+    return entries
+
+
+def _coverage(config: dict[str, Any], spans: dict[str, list[tuple[int, int, str]]]) -> list[str]:
+    """Chunks of a table must not overlap; a complete run's must cover every deal."""
+    problems = []
+    for found in spans.values():
+        found.sort()
+        for (_, stop, a), (first, _, b) in zip(found, found[1:], strict=False):
+            if first < stop:
+                problems.append(f"games/{b}: its deals overlap those of games/{a}")
+    if config.get("status") != "complete":
+        return problems
+    deals = config.get("games")
+    tables = [t.get("id") for t in config.get("tables") or [] if isinstance(t, dict)]
+    for table in tables:
+        at = 0
+        for first, stop, _ in spans.get(str(table), []):
+            if first > at:
+                break
+            at = max(at, stop)
+        if at != deals:
+            problems.append(
+                f"run.json says complete but no stored chunk holds deal {at} of table {table}"
+            )
+    for table in set(spans) - {str(t) for t in tables}:
+        problems.append(f"games of table {table}, which is not a table of this run")
+    return problems
 
 
 def _complete_parts(folder: Path) -> tuple[list[Path], list[str]]:
@@ -147,18 +280,8 @@ def _complete_parts(folder: Path) -> tuple[list[Path], list[str]]:
     manifest = folder / MANIFEST
     if not manifest.is_file():
         return on_disk, []
-    try:
-        raw = manifest.read_bytes()
-    except OSError as exc:
-        raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
     listed: dict[str, int | None] = {}
-    for line in raw.splitlines(keepends=True):
-        try:
-            entry = json.loads(line) if line.endswith(b"\n") else None
-        except ValueError:
-            entry = None
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            break
+    for entry in _manifest_lines(manifest):
         size = entry.get("bytes")
         listed[entry["file"]] = size if isinstance(size, int) else None
     parts, notes = [], []
@@ -243,8 +366,12 @@ class Aggregates:
     conv_width: int = 1
     conv: np.ndarray = field(default_factory=lambda: np.zeros((CONVERGENCE_BUCKETS, 0, 6)))
     choices: stats.ChoiceData = field(default_factory=lambda: stats.ChoiceData(0))
-    forfeits: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    forfeits: dict[tuple[str, str, str], dict[str, Any]] = field(default_factory=dict)
     forfeit_groups_dropped: int = 0
+    # Forfeits by kind (error_kind; "unknown" before schema 2), overall and per strategy:
+    # time forfeits depend on the machine, so reports count them apart.
+    forfeit_kinds: dict[str, int] = field(default_factory=dict)
+    forfeit_kinds_by_strategy: dict[str, dict[str, int]] = field(default_factory=dict)
     tables: dict[str, list[str]] = field(default_factory=dict)
     capped_tables: dict[str, int] = field(default_factory=dict)
     ratings: stats.Ratings | None = None  # with cluster-robust covariance (second pass)
@@ -263,7 +390,11 @@ READ_COLUMNS = (
     "status",
     "error",
     "error_seat",
+    "error_kind",
 )  # what reports use; other columns (game_seed, winner: ranks say it) are never read
+# Columns a part may lack (written before they existed): read as nulls. error_kind came
+# with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
+OPTIONAL_COLUMNS = ("error_kind",)
 
 
 def _read_columns(players: int, pass_: str) -> list[str]:
@@ -291,23 +422,32 @@ def iter_games(
     for part in info.parts:
         try:
             pf = pq.ParquetFile(part)
-        except (OSError, pa.ArrowException) as exc:
+            names = pf.schema_arrow.names
+            rows = pf.metadata.num_rows
+        except Exception as exc:  # noqa: BLE001 - a damaged footer can raise anything from
+            # the C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError): one line
             raise ReportError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
-        missing = [c for c in cols if c not in pf.schema_arrow.names]
+        missing = [c for c in cols if c not in names and c not in OPTIONAL_COLUMNS]
         if missing:
             raise ReportError(
                 f"{part}: missing column(s) {', '.join(missing)} "
                 f"(harness/schema.py, players={info.players})"
             )
-        files.append((part, pf))
-        total += pf.metadata.num_rows
+        files.append((part, pf, [c for c in cols if c in names]))
+        total += rows
     batch_rows = batch_rows or BATCH_ROWS
     done = 0
     carry: pd.DataFrame | None = None
     rotations = info.players if info.blocks else 1
-    for part, pf in files:
-        for batch in _batches(part, pf, cols, batch_rows):
-            frame = batch.to_pandas()
+    for part, pf, present in files:
+        for batch in _batches(part, pf, present, batch_rows):
+            try:  # pandas' own metadata is not needed (and may be the damaged part)
+                frame = batch.to_pandas(ignore_metadata=True)
+            except Exception as exc:  # noqa: BLE001 - a damaged part: one line
+                raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
+            for absent in cols:
+                if absent not in frame:
+                    frame[absent] = None
             done += len(frame)
             _check_frame(frame, part, info.players)
             if carry is not None and len(carry):
@@ -335,13 +475,13 @@ def _batches(
             batch = next(batches)
         except StopIteration:
             return
-        except (OSError, pa.ArrowException) as exc:
+        except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
             raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
         yield batch
 
 
 def _first_line(exc: BaseException) -> str:
-    return (str(exc).splitlines() or [type(exc).__name__])[0]
+    return safe_text(exc, 300) or type(exc).__name__
 
 
 def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
@@ -493,8 +633,13 @@ class _Aggregator:
             seat = int(frame["error_seat"].iat[r])
             who = a.strategies[strat[r, seat]] if 0 <= seat < self.n else "?"
             error = frame["error"].iat[r]
-            error = str(error) if isinstance(error, str) and error else "(no error recorded)"
-            key = (who, error)
+            error = safe_text(error) if isinstance(error, str) and error else "(no error recorded)"
+            kind = frame["error_kind"].iat[r]
+            kind = kind if isinstance(kind, str) and kind in ERROR_KINDS else UNKNOWN_KIND
+            a.forfeit_kinds[kind] = a.forfeit_kinds.get(kind, 0) + 1
+            mine = a.forfeit_kinds_by_strategy.setdefault(who, {})
+            mine[kind] = mine.get(kind, 0) + 1
+            key = (who, kind, error)
             group = a.forfeits.get(key)
             if group is None:
                 if len(a.forfeits) >= FORFEIT_GROUPS:
@@ -502,6 +647,7 @@ class _Aggregator:
                     continue
                 a.forfeits[key] = group = {
                     "strategy": who,
+                    "kind": kind,
                     "error": error,
                     "count": 0,
                     "example": {

@@ -57,20 +57,33 @@ def _pct(value: float | None) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON.")
 @click.option("--no-plots", is_flag=True, help="Skip the charts (faster; tables only).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only where the report was written.")
+@click.option(
+    "--repair",
+    is_flag=True,
+    help="Play damaged or missing chunks again (with the run's own config from run.json), "
+    "finish the run, then report.",
+)
 @user_errors
-def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool) -> None:
+def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bool) -> None:
     """Write report.md, report.html (self-contained) and plots/*.png into RUN_DIR.
 
     RUN_DIR is a run folder, results/<config>/<run id>, or a config folder
     results/<config> (its newest run). Running it again rewrites the same files.
+    Every stored chunk is verified first (size, sha256, the games it holds): a damaged
+    one stops the report with one line naming it; --repair plays it again.
 
     \b
-    Example:
+    Examples:
       harness report results/round_robin
+      harness report results/round_robin --repair
     """
     from harness.report import write_report
     from harness.report.render import num, span, text_table
 
+    if repair:
+        from harness.report.api import repair_run
+
+        repair_run(run_dir, echo=lambda text: click.echo(text, err=True))
     progress = _Progress("report")
     try:
         result = write_report(run_dir, progress, plots=not no_plots)

@@ -3,7 +3,8 @@
 Every plot function takes the summary dict (see :mod:`harness.report.summary`) and an
 output path, draws one titled, labelled figure, writes it as PNG atomically and
 returns the path, or returns None when the run has nothing to draw for it. A strategy
-keeps one colour in every plot of a run (:func:`strategy_colors`).
+keeps one colour in every plot of a run (:func:`strategy_colors`). Every text is drawn
+literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ STYLE = {
     "grid.alpha": 0.3,
     "axes.titleweight": "bold",
     "font.size": 10,
+    # Strategy and run names are the user's text, drawn as written: with mathtext on, a
+    # name such as "$\frac{cash$" is parsed as TeX and fails the whole report.
+    "text.parse_math": False,
 }
 
 

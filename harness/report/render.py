@@ -104,7 +104,8 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
             f"Rules: {run['rules_text']}. Format: {run.get('format') or DASH}, "
             f"{games['tables']} table(s), {run['dice']} dice, seed {run.get('seed', DASH)}, "
             f"harness {run.get('version') or DASH}. Games: {count(games['stored'])} stored, "
-            f"{count(games['scored'])} scored ({count(games['forfeit'])} forfeits), "
+            f"{count(games['scored'])} scored ({count(games['forfeit'])} forfeits"
+            f"{_timed_note(summary)}), "
             f"{count(games['turn_cap'])} unfinished (turn cap); mean length "
             f"{num(games['mean_turns'], 1)} turns."
         )
@@ -139,6 +140,11 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
         ),
     ]
     return out
+
+
+def _timed_note(summary: dict[str, Any]) -> str:
+    timed = (summary.get("forfeit_kinds") or {}).get("machine_dependent")
+    return f", {count(timed)} of them on time: machine-dependent" if timed else ""
 
 
 def _img(plots: dict[str, Path], name: str, alt: str) -> list[Block]:
@@ -309,12 +315,36 @@ def _seats(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     ]
 
 
+def _kind_label(kind: str) -> str:
+    return f"{kind} (machine-dependent)" if kind == "time" else kind
+
+
+def _forfeit_kinds(summary: dict[str, Any]) -> list[Block]:
+    """Forfeits by kind; time forfeits apart, marked as depending on the machine."""
+    kinds = summary.get("forfeit_kinds") or {}
+    if not kinds.get("by_kind"):
+        return []
+    rows = [[_kind_label(k["kind"]), k["meaning"], count(k["games"])] for k in kinds["by_kind"]]
+    blocks = [table(["kind", "what it is", "games"], rows)]
+    if kinds.get("machine_dependent"):
+        blocks.append(
+            para(
+                f"{count(kinds['machine_dependent'])} forfeit(s) were over a time limit: "
+                "machine-dependent. Whether a decision takes longer than the limit depends "
+                "on the speed and load of the machine that played it, so these games may "
+                "end otherwise elsewhere; the other forfeits depend only on the strategies."
+            )
+        )
+    return blocks
+
+
 def _faults(summary: dict[str, Any]) -> list[Block]:
     out: list[Block] = []
     if summary["forfeits"]:
         rows = [
             [
                 g["strategy"],
+                _kind_label(g.get("kind", "unknown")),
                 g["error"],
                 count(g["count"]),
                 "table {table}, deal {deal}, rotation {rotation}, seat {seat}, seed {seed}".format(
@@ -323,7 +353,8 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
             ]
             for g in summary["forfeits"]
         ]
-        out += [h2("Forfeits"), table(["strategy", "error", "games", "first example"], rows)]
+        out += [h2("Forfeits"), *_forfeit_kinds(summary)]
+        out.append(table(["strategy", "kind", "error", "games", "first example"], rows))
         if summary["forfeit_groups_dropped"]:
             out.append(
                 para(f"{summary['forfeit_groups_dropped']} more forfeits with other errors.")

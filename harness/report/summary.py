@@ -17,7 +17,16 @@ from harness.report import stats
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of, nan_to_none
 from harness.rules import Rules
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2  # 2: forfeits by kind (time forfeits apart), verified parts only
+# What each error_kind means, for people; time forfeits depend on the machine.
+FORFEIT_KINDS = {
+    "rule": "an illegal decision (a rule broken)",
+    "raised": "the strategy raised an exception",
+    "time": "over a time limit (move_time/game_time)",
+    "crash": "the strategy's process died",
+    "unknown": "not recorded (stored before harness recorded the kind)",
+}
+MACHINE_DEPENDENT = ("time",)  # kinds whose count depends on the machine's speed and load
 NAN = float("nan")
 
 
@@ -120,6 +129,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     out["curve"] = _curve(agg, blocks)
     out["forfeits"] = sorted(agg.forfeits.values(), key=lambda g: (-g["count"], g["strategy"]))
     out["forfeit_groups_dropped"] = agg.forfeit_groups_dropped
+    out["forfeit_kinds"] = _forfeit_kinds(agg)
     out["turn_capped"] = {
         "total": agg.status["turn-cap"],
         "by_strategy": {names[s]: int(agg.capped[s]) for s in range(p) if agg.capped[s]},
@@ -131,6 +141,28 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     out["tables"] = agg.tables
     out["messages"] = _messages(out, p)
     return nan_to_none(out)
+
+
+def _forfeit_kinds(agg: Aggregates) -> dict[str, Any]:
+    """Forfeits counted by kind, time forfeits apart: they depend on the machine."""
+    kinds = [k for k in FORFEIT_KINDS if agg.forfeit_kinds.get(k)]
+    return {
+        "total": sum(agg.forfeit_kinds.values()),
+        "machine_dependent": sum(agg.forfeit_kinds.get(k, 0) for k in MACHINE_DEPENDENT),
+        "by_kind": [
+            {
+                "kind": k,
+                "games": agg.forfeit_kinds[k],
+                "meaning": FORFEIT_KINDS[k],
+                "machine_dependent": k in MACHINE_DEPENDENT,
+            }
+            for k in kinds
+        ],
+        "by_strategy": {
+            name: {k: kinds_of[k] for k in FORFEIT_KINDS if kinds_of.get(k)}
+            for name, kinds_of in sorted(agg.forfeit_kinds_by_strategy.items())
+        },
+    }
 
 
 def _clip(interval: tuple[float, float], low: float, high: float) -> tuple[float, float]:
@@ -337,6 +369,13 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
         msgs.append(
             f"{g['forfeit']} game(s) ended in a forfeit: scored as played, the forfeiting "
             "seat last; listed in the report."
+        )
+    timed = out["forfeit_kinds"]["machine_dependent"]
+    if timed:
+        msgs.append(
+            f"{timed} of the forfeits were over a time limit (move_time/game_time): they "
+            "depend on the machine's speed and load, not only on the strategies, and may "
+            "not happen again on another machine; counted apart in the report."
         )
     playing = [r for r in out["standings"] if r["games"]]
     if len(playing) == 1:

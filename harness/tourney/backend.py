@@ -2,45 +2,95 @@
 
 ``backend.results(specs)`` is a generator of :class:`Done` and :class:`Failed`
 outcomes (and ``None`` now and then, so the caller can refresh its progress while
-nothing finishes). Closing the generator stops the work at once. A chunk that fails
-(its worker dies, or playing it raises) is retried once, then reported as failed; the
-run goes on. Backends know nothing of storage: the caller stores each outcome.
+nothing finishes). Closing the generator stops the work at once. Backends know nothing
+of storage: the caller stores each outcome.
 
-:class:`ProcessBackend` runs worker processes of its own rather than a
-``multiprocessing.Pool`` (which hangs forever when a worker dies with ``os._exit``) or a
-``ProcessPoolExecutor`` (which breaks for good and never retries): each worker has a
-pipe and holds one chunk at a time, and the parent watches pipes and process sentinels
-together, so a death is noticed at once and only that chunk is lost.
+:class:`ProcessBackend` runs worker processes of its own, each with a pipe and one
+chunk at a time; the parent watches pipes and process sentinels together, so a death
+is noticed at once. What it guarantees, whatever a plugin does:
 
-Workers' log records reach the parent's handlers through multiprocessing-logging,
-one :class:`~multiprocessing_logging.MultiProcessingHandler` (one queue) per worker:
-a worker killed while its queue's feeder thread holds the queue's shared write lock
-leaves that lock held for good, and with one queue for all, every other process's
-records would be stuck behind it. Per worker, a death costs only that worker's last
-records. (This needs the fork start method; elsewhere workers' records are dropped.)
+* **Clean workers.** Workers are forked from a fork server that is a fresh interpreter
+  (it imports harness and its built-ins, never user code), not from the parent, which
+  imported every plugin when it read the config. A worker is replaced by a fresh one
+  before it plays a table whose entrants do not cover the user code it has loaded
+  (chunks are handed out table by table, so that is rare), so a plugin that patches
+  other strategies when imported changes only its own games. Each result says which
+  user code its process had loaded (``ChunkResult.loaded``).
+* **A death costs one game, stored as a forfeit.** A worker streams its rows to the
+  parent every :data:`~.chunks.FLUSH_EVERY` seconds and writes the row it plays to a
+  little shared memory once per game. When it dies, a fresh worker goes on from the
+  first row not received, tracing every decision (which seat, turn and method it
+  is in) from the row it died in; if it dies there again, that game is stored as a
+  forfeit of that seat at that turn ("its worker process died (exit code 3) in
+  pick()", error kind "crash") and the next worker goes on from the next game. A death
+  that does not happen again (the OOM killer, a kill from outside) costs nothing.
+* **The watchdog.** Under time limits the seats report each decision and its deadline
+  to the same shared memory (a :class:`~harness.seats.Beacon`); the parent kills a
+  worker still in a decision past its deadline plus a grace, stores a time forfeit for
+  that seat at that turn and goes on from the next game: a loop in C code that ignores
+  signals cannot hang the run. Without limits, a game that makes no progress for
+  :data:`STUCK_AFTER` seconds gets one warning in run.log that names it.
+* **Output is contained.** A worker's stdout and stderr (``sys.stdout``, ``logging``
+  and file descriptors 1 and 2, for C code) go to run.log, labelled with the game and,
+  when it can be told, the seat and strategy that wrote it; at most
+  :data:`OUTPUT_LIMIT` characters per chunk, then one "output truncated" line.
+* **Workers die with their parent**: on Linux the kernel kills them when the parent
+  dies (``PR_SET_PDEATHSIG``), and a thread watching a lifeline pipe does it elsewhere.
+
+A chunk whose playing raises (a plugin file edited mid-run, say) is retried once, then
+reported as failed; the run goes on. :class:`SerialBackend` plays in this process
+(``workers: 0``, for debuggers and profilers): it contains what a process can (output,
+exceptions, a plugin's ``sys.exit``), but not a plugin that kills the process or
+patches other strategies, and it says so once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import io
 import logging
+import math
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from multiprocessing.connection import wait
 from typing import Any
 
-from harness.tourney.chunks import ChunkResult, play_chunk
-from harness.tourney.plan import ChunkSpec
+from harness.errors import MESSAGE_LIMIT, GameError, SeatCrashed, TimeForfeit, safe_text, type_name
+from harness.interrupts import plugin_interrupts_only, reraise_if_user
+from harness.plugins import builtin_strategies, parse_reference
+from harness.seats import Beacon
+from harness.tourney import chunks
+from harness.tourney.chunks import (
+    METHODS,
+    NOW,
+    WORKER_LOGGER,
+    ChunkResult,
+    empty_result,
+    extend,
+    finish,
+    play_chunk,
+    rows_of,
+)
+from harness.tourney.plan import ChunkSpec, EntrantRef
 
 log = logging.getLogger("harness.tourney")
-ATTEMPTS = 2  # a failed chunk is tried once more, then reported
-POLL = 0.25  # seconds between progress refreshes while no chunk finishes
+ATTEMPTS = 2  # a chunk that raises is tried once more, then reported
+POLL = 0.25  # seconds between progress refreshes (and watchdog looks) while nothing lands
+GRACE = 0.5  # seconds past a deadline before the watchdog kills: GRACE + GRACE_SHARE x limit
+GRACE_SHARE = 0.1
+STUCK_AFTER = 60.0  # seconds without a finished game (no limits) before a warning
+OUTPUT_LIMIT = 64 * 1024  # characters of plugin output stored per chunk
+OUTPUT_LOGGER = "harness.tourney.output"
+START_FAILURES = 3  # workers in a row that die before they are ready: the run stops
 
 
 @dataclass
@@ -53,162 +103,14 @@ class Done:
 class Failed:
     spec: ChunkSpec
     reason: str
+    refused: bool = False  # the worker refused to play it (other code than the parent's)
 
 
 Outcome = Done | Failed | None
 
 
-def start_method() -> str:
-    """fork where there is one: multiprocessing-logging needs it (records are lost or
-    refused under spawn and forkserver)."""
-    return "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-
-
-class SerialBackend:
-    """Plays every chunk in this process (``workers: 0``): for debuggers and profilers."""
-
-    workers = 0
-
-    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
-        for spec in specs:
-            for attempt in range(1, ATTEMPTS + 1):
-                try:
-                    result = play_chunk(spec)
-                except Exception as exc:
-                    reason = f"{type(exc).__name__}: {exc}"
-                    log.warning(
-                        "chunk %s failed (attempt %d): %s", spec.describe(), attempt, reason
-                    )
-                    if attempt == ATTEMPTS:
-                        yield Failed(spec, reason)
-                    continue
-                yield Done(spec, result)
-                break
-
-
-WORKER_LOGGER = "harness.tourney.worker"
-
-
-class _Forward(logging.Handler):
-    """Hands records to the run's handler through its handle() (which takes its lock:
-    several receiving threads share the file)."""
-
-    def __init__(self, target: logging.Handler) -> None:
-        super().__init__()
-        self.target = target
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.target.handle(record)
-
-    def close(self) -> None:  # the run's handler is closed by its owner
-        super().close()
-
-
-def _worker_log(index: int, target: logging.Handler | None) -> Any:
-    """A worker's own multiprocessing-logging handler (made in the parent, before fork)."""
-    if target is None or start_method() != "fork":
-        return None
-    from multiprocessing_logging import MultiProcessingHandler
-
-    return MultiProcessingHandler(f"harness-worker-{index}-log", sub_handler=_Forward(target))
-
-
-def _close_log(handler: Any, clean: bool) -> threading.Thread | None:
-    """Close a worker's log handler in a thread; the thread to wait for, if any.
-
-    After a clean exit the queue is drained (a process joins its queue feeder threads
-    as it exits) and closing takes a moment: wait for it. After a death, records the
-    worker counted but never sent keep the handler waiting (up to 5 s) for them: let it
-    finish on its own.
-    """
-    if handler is None:
-        return None
-    thread = threading.Thread(target=handler.close, name="harness-log-close", daemon=True)
-    thread.start()
-    return thread if clean else None
-
-
-def _worker_main(conn: Any, index: int, handler: Any = None) -> None:
-    """A worker: receive a spec, play it, send the compact result; until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    wlog = logging.getLogger(WORKER_LOGGER)
-    # Only this worker's own handler: the handlers of workers forked earlier are
-    # inherited too, and must not be written to from here.
-    for old in list(wlog.handlers):
-        wlog.removeHandler(old)
-    if handler is not None:
-        wlog.addHandler(handler)
-    wlog.setLevel(logging.INFO)
-    wlog.propagate = False
-    sent = None  # when the last result was sent: the wait for the next chunk starts
-    while True:
-        try:
-            spec = conn.recv()
-        except (EOFError, OSError):  # the parent is gone
-            return
-        if spec is None:
-            return
-        # Time spent waiting for work after a result: how well the parent keeps
-        # workers fed (it bounds the scaling whatever the machine's load).
-        waited = time.perf_counter() - sent if sent is not None else 0.0
-        started = time.perf_counter()
-        try:
-            result = play_chunk(spec)
-            message: tuple = ("ok", result, waited, time.perf_counter() - started)
-            wlog.info(
-                "worker %d (pid %d): %s: %d games in %.2f CPU-s",
-                index,
-                os.getpid(),
-                spec.describe(),
-                result.rows,
-                result.cpu,
-            )
-        except Exception as exc:
-            wlog.error("worker %d: %s raised:\n%s", index, spec.describe(), traceback.format_exc())
-            message = ("error", f"{type(exc).__name__}: {exc}", waited, 0.0)
-        try:
-            conn.send(message)
-            sent = time.perf_counter()
-        except (BrokenPipeError, OSError):  # the parent is gone
-            return
-
-
-class _Worker:
-    def __init__(self, ctx: Any, index: int, log_to: logging.Handler | None) -> None:
-        self.index = index
-        parent_end, child_end = ctx.Pipe(duplex=True)
-        self.conn = parent_end
-        self.log = _worker_log(index, log_to)
-        self.proc = ctx.Process(
-            target=_worker_main,
-            args=(child_end, index, self.log),
-            name=f"harness-worker-{index}",
-        )
-        self.proc.daemon = True  # never outlive the parent's normal exit
-        self.proc.start()
-        child_end.close()
-        self.spec: ChunkSpec | None = None
-
-    def stop(self, now: bool) -> None:
-        if self.proc.is_alive():
-            if now:
-                self.proc.terminate()
-            else:
-                try:
-                    self.conn.send(None)
-                except OSError:
-                    self.proc.terminate()
-        self.proc.join(timeout=5)
-        if self.proc.is_alive():
-            self.proc.kill()
-            self.proc.join()
-        self.conn.close()
-
-    def close_log(self) -> threading.Thread | None:
-        """Start closing this worker's log handler; the thread to join (None if none)."""
-        log, self.log = self.log, None
-        return _close_log(log, clean=self.proc.exitcode == 0)
+class WorkersCannotStart(RuntimeError):
+    """Worker processes die before they are ready (one line, for the run to stop)."""
 
 
 def describe_exit(code: int | None) -> str:
@@ -222,105 +124,1122 @@ def describe_exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
-class ProcessBackend:
-    """Plays chunks in ``workers`` processes of its own (see the module docstring)."""
+# -- user code ----------------------------------------------------------------------------
+def is_builtin_ref(ref: EntrantRef) -> bool:
+    """An entrant whose code is harness's own (a built-in name, or a module reference into
+    harness's packages); anything else (files, other modules, entry points) is user code."""
+    name = parse_reference(ref.load)[0]
+    where, sep, _ = name.rpartition(":")
+    if not sep:
+        return name in builtin_strategies()
+    if where.endswith(".py") or "/" in where or "\\" in where:
+        return False
+    return where.split(".")[0] in ("harness", "strategies")
 
-    def __init__(self, workers: int, log_to: logging.Handler | None = None) -> None:
+
+def user_codes(spec: ChunkSpec) -> set[str]:
+    """The code digests of a chunk's user entrants: the user code it may have loaded."""
+    return {ref.code for ref in spec.entrants if not is_builtin_ref(ref)}
+
+
+# -- plugin output ----------------------------------------------------------------------------
+class PluginOutput:
+    """What plugins write, as labelled lines for run.log, at most :data:`OUTPUT_LIMIT`
+    characters per chunk (then one "output truncated" line); each line at most
+    :data:`~harness.errors.MESSAGE_LIMIT` characters.
+
+    A line is labelled with the game being played (:data:`~.chunks.NOW`) and, found at
+    write time from the writer's stack, the seat whose strategy wrote it.
+    """
+
+    def __init__(self, emit: Callable[[str], None]) -> None:
+        self.emit = emit
+        self.used = 0
+        self.truncated = False
+        self.lock = threading.Lock()
+
+    def begin(self) -> None:
+        """A new chunk: a new allowance."""
+        with self.lock:
+            self.used, self.truncated = 0, False
+
+    def line(self, text: str, frame: Any = None, *, raw: bool = False) -> None:
+        """One line; ``raw``: written to a file descriptor, read a moment later (so
+        labelled with the table only: the game may have moved on)."""
+        with self.lock:
+            if self.truncated:
+                return
+            text = text.rstrip("\r")
+            if len(text) > MESSAGE_LIMIT:
+                text = text[:MESSAGE_LIMIT] + f"... ({len(text) - MESSAGE_LIMIT} more characters)"
+            if self.used + len(text) > OUTPUT_LIMIT:
+                self.truncated = True
+                where = label(None)
+                self.emit(f"{where}: ... output truncated (more than {OUTPUT_LIMIT:,} characters)")
+                return
+            self.used += len(text)
+            where = label(frame) if not raw else raw_label()
+            self.emit(f"{where}: {safe_text(text, MESSAGE_LIMIT + 40)}")
+
+
+def seat_of(frame: Any) -> int | None:
+    """The seat whose strategy instance is running in ``frame`` or a caller of it."""
+    seats = NOW.seats
+    depth = 0
+    while frame is not None and seats and depth < 40:
+        try:
+            owner = frame.f_locals.get("self")
+        except Exception:
+            owner = None
+        for i, instance in enumerate(seats):
+            if owner is instance:
+                return i
+        frame, depth = frame.f_back, depth + 1
+    return None
+
+
+def raw_label() -> str:
+    spec = NOW.spec
+    where = f", table {spec.table}" if spec is not None else ""
+    return f"plugin output (file descriptor 1 or 2){where}"
+
+
+def label(frame: Any) -> str:
+    """How a line of plugin output is labelled: strategy, seat, table, deal."""
+    spec = NOW.spec
+    if spec is None:
+        return "plugin output"
+    if NOW.deal < 0:
+        return f"plugin output, table {spec.table} (loading its strategies)"
+    where = f"table {spec.table} deal {NOW.deal} rotation {NOW.rotation}"
+    seat = seat_of(frame) if frame is not None else None
+    if seat is None:
+        return f"plugin output, {where}"
+    return f"output of {NOW.names[seat]} (seat {seat}), {where}"
+
+
+class _Lines(io.TextIOBase):
+    """A text stream (sys.stdout, sys.stderr) whose lines go to a :class:`PluginOutput`."""
+
+    def __init__(self, output: PluginOutput, name: str) -> None:
+        super().__init__()
+        self.output = output
+        self.name = name
+        self.buffer_text = ""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:
+        return False
+
+    def write(self, text: Any) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type_name(text)}")
+        if self.output.truncated:
+            return len(text)
+        pending = self.buffer_text + text
+        if "\n" not in pending:
+            # One unending line: keep what a stored line may hold, and no more.
+            self.buffer_text = pending[: MESSAGE_LIMIT + 100]
+            return len(text)
+        *lines, rest = pending.split("\n")
+        self.buffer_text = rest[: MESSAGE_LIMIT + 100]
+        frame = sys._getframe(1)
+        for line in lines:
+            self.output.line(line, frame)
+            if self.output.truncated:
+                break
+        return len(text)
+
+    def flush(self) -> None:
+        if self.buffer_text:
+            text, self.buffer_text = self.buffer_text, ""
+            self.output.line(text, sys._getframe(1))
+
+
+class _PluginRecords(logging.Handler):
+    """Log records of anyone but harness (a plugin's logging) become plugin output."""
+
+    def __init__(self, output: PluginOutput) -> None:
+        super().__init__(logging.DEBUG)
+        self.output = output
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.split(".")[0] == "harness":
+            return
+        try:
+            text = f"{record.levelname} {record.name}: {safe_text(record.getMessage())}"
+        except Exception:
+            text = f"{record.levelname} {record.name}: <unprintable log record>"
+        self.output.line(text, sys._getframe(1))
+
+
+@contextlib.contextmanager
+def contained(output: PluginOutput) -> Iterator[None]:
+    """Within the block (serial play), sys.stdout, sys.stderr, file descriptors 1 and 2
+    and log records of non-harness loggers go to ``output``.
+
+    ``breakpoint()`` still reaches the terminal: serial play is for debuggers, so the
+    debugger is given the real stdout (on a copy of the original descriptor).
+    """
+    saved = sys.stdout, sys.stderr
+    saved_hook = sys.breakpointhook
+    handler = _PluginRecords(output)
+    root = logging.getLogger()
+    with contextlib.ExitStack() as stack:
+        terminal = stack.enter_context(_fds_to(output))
+
+        def debugger(*args: Any, **kwargs: Any) -> Any:
+            inner = sys.stdout
+            sys.stdout = terminal or saved[0]
+            try:
+                return saved_hook(*args, **kwargs)
+            finally:
+                sys.stdout = inner
+
+        sys.stdout, sys.stderr = _Lines(output, "<stdout>"), _Lines(output, "<stderr>")
+        sys.breakpointhook = debugger
+        root.addHandler(handler)
+        try:
+            yield
+        finally:
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            sys.stdout, sys.stderr = saved
+            sys.breakpointhook = saved_hook
+            root.removeHandler(handler)
+
+
+@contextlib.contextmanager
+def _fds_to(output: PluginOutput) -> Iterator[Any]:
+    """File descriptors 1 and 2 into ``output`` for the block, then back as they were;
+    yields a text stream on a copy of the original stdout (None if fds cannot be moved)."""
+    try:
+        sys.__stdout__ and sys.__stdout__.flush()
+        sys.__stderr__ and sys.__stderr__.flush()
+        kept = os.dup(1), os.dup(2)
+    except (OSError, ValueError):
+        yield None
+        return
+    capture = _FdCapture(output)
+    terminal = open(os.dup(kept[0]), "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+    try:
+        yield terminal
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            terminal.close()
+        os.dup2(kept[0], 1)  # the pipe's last write end closes: its reader ends
+        os.dup2(kept[1], 2)
+        os.close(kept[0])
+        os.close(kept[1])
+        capture.thread.join(timeout=5)
+
+
+# -- serial ---------------------------------------------------------------------------------
+class SerialBackend:
+    """Plays every chunk in this process (``workers: 0``): for debuggers and profilers.
+
+    A plugin's exceptions (SystemExit and its KeyboardInterrupt too) and output are
+    contained; what one process cannot contain (a plugin that kills it, loops in C
+    code, or patches other strategies when imported) is said once, in one line.
+    """
+
+    workers = 0
+
+    def __init__(self, echo: Callable[[str], None] | None = None) -> None:
+        self.echo = echo or (lambda text: None)
+        self.output = PluginOutput(lambda text: logging.getLogger(OUTPUT_LOGGER).info("%s", text))
+        self.warned: set[str] = set()
+
+    def _warn_once(self, what: str, text: str, tell: bool = True) -> None:
+        if what not in self.warned:
+            self.warned.add(what)
+            log.warning("%s", text)
+            if tell:
+                self.echo(f"Note: {text}")
+
+    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
+        for spec in specs:
+            if spec.limited and spec.isolation == "none":
+                self._warn_once(
+                    "limits",
+                    "workers: 0 cannot stop a strategy stuck in C code (only Python code is "
+                    "interrupted at move_time in-process); use workers: 1 or more",
+                )
+            for attempt in range(1, ATTEMPTS + 1):
+                self.output.begin()
+                try:
+                    with contained(self.output):
+                        result = play_chunk(spec)
+                except BaseException as exc:
+                    if isinstance(exc, GeneratorExit):
+                        raise
+                    reraise_if_user(exc)  # the user's Ctrl-C stops the run; a plugin's not
+                    reason = f"{type_name(exc)}: {safe_text(exc)}"
+                    log.warning(
+                        "chunk %s failed (attempt %d): %s", spec.describe(), attempt, reason
+                    )
+                    if attempt == ATTEMPTS:
+                        yield Failed(spec, reason)
+                    continue
+                if not set(result.loaded) <= user_codes(spec):
+                    self._warn_once(
+                        "loaded",
+                        "workers: 0 plays every table in this one process, with every "
+                        "plugin loaded: a plugin that patches other strategies would change "
+                        "their games too, so later runs will not reuse these chunks; use "
+                        "workers: 1 or more to play each table with its own code only",
+                        tell=False,  # run.log only: common in notebooks, and harmless there
+                    )
+                yield Done(spec, result)
+                break
+
+
+# -- the worker process ---------------------------------------------------------------------
+# The watch: a few doubles of shared memory per worker, written by the worker, read by
+# the parent (an aligned 8-byte store is atomic; no lock on the hot path).
+W_ROW, W_SEAT, W_TURN, W_DEADLINE, W_ENTERED, W_INSIDE, W_METHOD = range(7)
+WATCH_SLOTS = 8
+NAN = float("nan")
+
+
+class Watch(Beacon):
+    """The worker's side of its shared memory: the row it plays (once per game), and,
+    under limits or tracing, the seat, turn, deadline and method of each decision."""
+
+    def __init__(self, shm: Any) -> None:
+        self.shm = shm
+
+    def game(self, row: int) -> None:
+        shm = self.shm
+        shm[W_INSIDE] = 0.0
+        shm[W_ROW] = row
+
+    def enter(self, seat: int, turn: int, deadline: float | None) -> None:
+        shm = self.shm
+        shm[W_SEAT] = seat
+        shm[W_TURN] = turn
+        shm[W_ENTERED] = time.monotonic()
+        shm[W_DEADLINE] = NAN if deadline is None else deadline
+        shm[W_INSIDE] = 1.0
+
+    def leave(self) -> None:
+        shm = self.shm
+        shm[W_INSIDE] = 0.0
+        shm[W_DEADLINE] = NAN
+
+    def trace(self, seat: int, turn: int, method: int) -> None:
+        shm = self.shm
+        shm[W_SEAT] = seat
+        shm[W_TURN] = turn
+        shm[W_METHOD] = method
+        shm[W_INSIDE] = 1.0
+
+
+@dataclass
+class Job:
+    """What a worker is asked to play: a chunk from ``start`` (rows before it are in the
+    parent), the games the parent decided, and tracing from ``trace_from`` on."""
+
+    spec: ChunkSpec
+    start: int = 0
+    decided: dict[int, GameError] = field(default_factory=dict)
+    trace_from: int | None = None
+    setup: Any = None  # a picklable callable(spec) -> spec, run first (Dask: install, check)
+    report: bool = True  # log one record per chunk
+
+
+class Refused(Exception):
+    """Raised by a job's setup: this worker must not play the chunk (other code)."""
+
+
+def _prctl(option: int, value: Any) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError, TypeError):
+        return False
+
+
+def die_with_parent(lifeline: Any, parent: int) -> None:
+    """Make this process end when its parent does: the kernel's parent-death signal
+    (Linux), and a thread that exits once the lifeline pipe reaches end of file (the
+    parent held its only write end)."""
+    if sys.platform.startswith("linux"):
+        _prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG; the parent may be gone already:
+    if lifeline is None:
+        return
+
+    def watch() -> None:
+        with contextlib.suppress(Exception):
+            lifeline.recv_bytes()
+        os._exit(1)  # EOF: the parent is gone (or sent something: it never does)
+
+    threading.Thread(target=watch, name="harness-lifeline", daemon=True).start()
+    try:
+        alive = os.getppid() != 1 and (parent <= 0 or _exists(parent))
+    except OSError:
+        alive = False
+    if not alive:
+        os._exit(1)
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class _Sender:
+    """The worker's end of its pipe, shared by the main thread and the output reader."""
+
+    def __init__(self, conn: Any, name: str) -> None:
+        self.conn = conn
+        self.name = name
+        self.lock = threading.Lock()
+
+    def send(self, message: tuple) -> None:
+        with self.lock:
+            self.conn.send(message)
+
+    def record(self, logger: str, level: int, text: str) -> None:
+        data = {
+            "name": logger,
+            "levelno": level,
+            "levelname": logging.getLevelName(level),
+            "msg": text,
+            "created": time.time(),
+            "process": os.getpid(),
+            "processName": self.name,
+        }
+        with contextlib.suppress(Exception):
+            self.send(("log", [data]))
+
+
+class _SendRecords(logging.Handler):
+    """harness's own worker records (a forfeit's traceback, the chunk's summary)."""
+
+    def __init__(self, sender: _Sender) -> None:
+        super().__init__(logging.INFO)
+        self.sender = sender
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = record.getMessage()
+        except Exception:
+            text = safe_text(record.msg)
+        self.sender.record(record.name, record.levelno, text)
+
+
+_SYNC = b"\x00harness-output-sync "
+
+
+class _FdCapture:
+    """File descriptors 1 and 2 into a pipe whose lines become plugin output (C code,
+    subprocesses, whatever bypasses sys.stdout), read by a thread of its own."""
+
+    def __init__(self, output: PluginOutput) -> None:
+        read_end, write_end = os.pipe()
+        os.dup2(write_end, 1)
+        os.dup2(write_end, 2)
+        os.close(write_end)
+        self.output = output
+        self.synced = threading.Condition()
+        self.seen = 0
+        self.thread = threading.Thread(
+            target=self._read, args=(read_end,), name="harness-output", daemon=True
+        )
+        self.thread.start()
+
+    def _read(self, read_end: int) -> None:
+        output, pending = self.output, b""
+        with open(read_end, "rb", buffering=0) as pipe:
+            while True:
+                data = pipe.read(65536)
+                if not data:
+                    break
+                pending += data
+                *lines, pending = pending.split(b"\n")
+                pending = pending[: MESSAGE_LIMIT * 4]
+                for line in lines:
+                    if line.startswith(_SYNC):
+                        with self.synced:
+                            self.seen = int(line[len(_SYNC) :] or 0)
+                            self.synced.notify_all()
+                    elif not output.truncated:
+                        output.line(line.decode("utf-8", "replace"), raw=True)
+        if pending and not output.truncated:
+            output.line(pending.decode("utf-8", "replace"), raw=True)
+
+    def sync(self, timeout: float = 2.0) -> None:
+        """Wait until everything written to fds 1 and 2 so far has been read (so that a
+        chunk's output is sent before the chunk's end)."""
+        with self.synced:
+            token = self.seen + 1
+        try:
+            os.write(1, _SYNC + str(token).encode() + b"\n")
+        except OSError:  # a plugin closed fd 1
+            return
+        with self.synced:
+            self.synced.wait_for(lambda: self.seen >= token, timeout)
+
+
+def worker_main(
+    conn: Any, lifeline: Any, shm: Any, index: int, parent: int, name: str | None = None
+) -> None:
+    """A worker: receive a job, play it (streaming rows), until told to stop."""
+    die_with_parent(lifeline, parent)
+    plugin_interrupts_only()  # SIGINT ignored: the parent handles Ctrl-C
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    process_name = name or f"harness-worker-{index}"
+    if sys.platform.startswith("linux"):
+        _prctl(15, ctypes.c_char_p(process_name[:15].encode()))  # PR_SET_NAME: for ps, tests
+    sender = _Sender(conn, process_name)
+    output = PluginOutput(lambda text: sender.record(OUTPUT_LOGGER, logging.INFO, text))
+    fds: _FdCapture | None = None
+    with contextlib.suppress(OSError):
+        fds = _FdCapture(output)
+    sys.stdout, sys.stderr = _Lines(output, "<stdout>"), _Lines(output, "<stderr>")
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(_PluginRecords(output))
+    wlog = logging.getLogger(WORKER_LOGGER)
+    for old in list(wlog.handlers):
+        wlog.removeHandler(old)
+    wlog.addHandler(_SendRecords(sender))
+    wlog.setLevel(logging.INFO)
+    wlog.propagate = False
+    watch = Watch(shm)
+    try:
+        sender.send(("ready", os.getpid(), chunks.loaded_code()))
+    except OSError:
+        return
+    sent_at: float | None = None  # when the last job ended: the wait for the next starts
+    while True:
+        try:
+            job = conn.recv()
+        except (EOFError, OSError):  # the parent is gone
+            return
+        if job is None:
+            return
+        waited = time.perf_counter() - sent_at if sent_at is not None else 0.0
+        try:
+            _play_job(job, sender, watch, output, index, waited, fds)
+        except OSError:  # the parent is gone (a send failed)
+            return
+        sent_at = time.perf_counter()
+
+
+def _play_job(
+    job: Job,
+    sender: _Sender,
+    watch: Watch,
+    output: PluginOutput,
+    index: int,
+    waited: float,
+    fds: _FdCapture | None = None,
+) -> None:
+    started = time.perf_counter()
+    spec = job.spec
+    sent = job.start  # rows up to here are the parent's
+
+    def sink(result: ChunkResult, stop: int) -> None:
+        nonlocal sent
+        part = rows_of(result, sent - job.start, stop - job.start, job.start)
+        sender.send(("rows", sent, part))
+        sent = stop
+
+    output.begin()
+    try:
+        if job.setup is not None:
+            spec = job.setup(spec)
+        result = play_chunk(
+            spec,
+            start=job.start,
+            decided=job.decided,
+            watch=watch,
+            trace_from=job.trace_from,
+            sink=sink,
+        )
+    except Refused as exc:
+        sender.send(("refused", safe_text(exc), waited))
+        return
+    except OSError:
+        raise
+    except BaseException as exc:  # every KeyboardInterrupt here is a plugin's
+        with contextlib.suppress(Exception):
+            text = bounded(traceback.format_exc())
+            logging.getLogger(WORKER_LOGGER).error("%s raised:\n%s", spec.describe(), text)
+        sender.send(("error", f"{type_name(exc)}: {safe_text(exc)}", waited))
+        return
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        if fds is not None:
+            fds.sync()  # the chunk's output (C code's too) before its end
+    if job.report:  # before "done": the parent reads no further once a chunk is done
+        logging.getLogger(WORKER_LOGGER).info(
+            "worker %d (pid %d): %s: %d games in %.2f CPU-s",
+            index,
+            os.getpid(),
+            spec.describe(),
+            result.rows + job.start,
+            result.cpu,
+        )
+    tail = rows_of(result, sent - job.start, result.rows, job.start)
+    busy = time.perf_counter() - started
+    sender.send(("done", sent, tail, result.cpu, result.loaded, waited, busy))
+
+
+def bounded(text: str, limit: int = chunks.TRACEBACK_LIMIT) -> str:
+    return text if len(text) <= limit else "...\n" + text[-limit:]
+
+
+# -- the parent's side ------------------------------------------------------------------------
+def context() -> Any:
+    """Where workers come from: a fork server (a fresh interpreter that imported harness
+    and its built-ins, never user code), or spawn where there is none."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        preload = ["harness.tourney.backend"] + [f"strategies.{m}" for m in _builtin_modules()]
+        ctx.set_forkserver_preload(preload)  # no "__main__": a user script is user code
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _builtin_modules() -> list[str]:
+    import pkgutil
+
+    import strategies
+
+    return [m.name for m in pkgutil.iter_modules(strategies.__path__)]
+
+
+class _Chunk:
+    """A chunk in play: the rows received so far and how its workers fared."""
+
+    def __init__(self, spec: ChunkSpec) -> None:
+        self.spec = spec
+        self.result = empty_result(spec)
+        self.decided: dict[int, GameError] = {}
+        self.trace_from: int | None = None
+        self.cpu = 0.0
+        self.loaded: set[str] = set()
+        self.deaths = 0
+        self.unexplained: dict[int, int] = {}  # row -> deaths there outside any decision
+        self.stalls: dict[int, int] = {}  # rows received -> deaths before the next game
+        self.errors = 0
+
+    @property
+    def received(self) -> int:
+        return self.result.rows
+
+    def add(self, offset: int, part: ChunkResult) -> None:
+        if offset != self.received:  # cannot happen: a worker starts where rows end
+            raise RuntimeError(f"rows from {offset}, expected {self.received}")
+        extend(self.result, part)
+
+    def job(self, setup: Any, report: bool) -> Job:
+        return Job(self.spec, self.received, dict(self.decided), self.trace_from, setup, report)
+
+    def whole(self) -> ChunkResult:
+        result = finish(self.spec, self.result)
+        result.cpu = self.cpu
+        result.loaded = sorted(self.loaded)
+        return result
+
+
+class _Worker:
+    def __init__(self, backend: ProcessBackend, index: int) -> None:
+        ctx = backend.ctx
+        self.index = index
+        self.conn, child_end = ctx.Pipe(duplex=True)
+        life_read, self.lifeline = ctx.Pipe(duplex=False)
+        self.shm = ctx.RawArray("d", WATCH_SLOTS)
+        self.shm[W_ROW] = -1
+        self.shm[W_DEADLINE] = NAN
+        self.proc = ctx.Process(
+            target=worker_main,
+            args=(child_end, life_read, self.shm, index, os.getpid(), backend.name(index)),
+            name=backend.name(index),
+        )
+        self.proc.daemon = True  # never outlive the parent's normal exit
+        with _children_allowed(), _without_main():
+            self.proc.start()
+        child_end.close()
+        life_read.close()
+        self.chunk: _Chunk | None = None
+        self.ready = False
+        self.fresh = True  # has played nothing yet: as clean as a worker gets
+        self.loaded: set[str] = set()
+        self.seen_row = -1.0
+        self.seen_at = time.monotonic()
+        self.warned_row = -1.0
+
+    def send(self, job: Job) -> None:
+        self.shm[W_ROW] = -1
+        self.shm[W_INSIDE] = 0
+        self.shm[W_DEADLINE] = NAN
+        self.seen_row, self.seen_at = -1.0, time.monotonic()
+        self.conn.send(job)
+
+    def stop(self, now: bool, forward: Any = None) -> None:
+        """End the worker (at once, or when it has read the stop); ``forward`` gets the
+        log records it sent meanwhile."""
+        if self.proc.is_alive():
+            if now:
+                self.proc.kill()
+            else:
+                try:
+                    self.conn.send(None)
+                except OSError:
+                    self.proc.kill()
+        self.proc.join(timeout=5)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        while forward is not None:
+            try:
+                if not self.conn.poll():
+                    break
+                message = self.conn.recv()
+            except Exception:
+                break
+            if message[0] == "log":
+                forward(message[1])
+        for end in (self.conn, self.lifeline):
+            with contextlib.suppress(OSError):
+                end.close()
+
+
+_STARTING = threading.Lock()
+
+
+@contextlib.contextmanager
+def _without_main() -> Iterator[None]:
+    """While a worker starts: leave the parent's ``__main__`` out of what it prepares.
+
+    multiprocessing has every child import the parent's main script or module first;
+    a worker needs nothing from it (jobs are harness objects), and a user's script is
+    user code (and slow to import, and must otherwise guard its run under ``if __name__
+    == "__main__":``). Only while this process starts a worker, under a lock.
+    """
+    from multiprocessing import spawn
+
+    real = getattr(spawn, "get_preparation_data", None)
+    if real is None:  # pragma: no cover - another multiprocessing
+        yield
+        return
+
+    def prepared(name: str) -> dict[str, Any]:
+        data = real(name)
+        data.pop("init_main_from_name", None)
+        data.pop("init_main_from_path", None)
+        return data
+
+    with _STARTING:
+        spawn.get_preparation_data = prepared
+        try:
+            yield
+        finally:
+            spawn.get_preparation_data = real
+
+
+@contextlib.contextmanager
+def _children_allowed() -> Iterator[None]:
+    """Let a daemonic process (a Dask worker is one) start workers of its own: they die
+    with it anyway (see :func:`die_with_parent`)."""
+    config = multiprocessing.current_process()._config  # type: ignore[attr-defined]
+    daemon = config.get("daemon")
+    if daemon:
+        config["daemon"] = False
+    try:
+        yield
+    finally:
+        if daemon:
+            config["daemon"] = daemon
+
+
+class ProcessBackend:
+    """Plays chunks in ``workers`` processes of its own (see the module docstring).
+
+    ``log_to`` gets the workers' log records and their plugins' output (run.log's
+    handler); ``setup`` (picklable) is run by a worker on each spec before playing it
+    (it may raise :class:`Refused`); ``report=False`` leaves out the one record per
+    chunk; a chunk that raises is played ``attempts`` times in all.
+    """
+
+    def __init__(
+        self,
+        workers: int,
+        log_to: logging.Handler | None = None,
+        *,
+        setup: Any = None,
+        report: bool = True,
+        attempts: int = ATTEMPTS,
+        prefix: str = "harness-worker",
+    ) -> None:
         if workers < 1:
             raise ValueError("a process backend needs at least one worker")
         self.workers = workers
         self.log_to = log_to  # the handler workers' records go to (run.log)
+        self.setup = setup
+        self.report = report
+        self.attempts = attempts
+        self.prefix = prefix
         self.waited = 0.0  # seconds workers spent waiting for their next chunk
         self.busy = 0.0  # seconds workers spent playing chunks (wall clock)
-        self.ctx = multiprocessing.get_context(start_method())
+        self.replaced = 0  # workers replaced for a table with other user code
+        self.restarted = 0  # workers that died and were replaced
+        self.ctx = context()
+        self._start_failures = 0
 
-    def _replace(self, workers: list[_Worker], dead: _Worker) -> _Worker:
-        """Put a fresh worker in a dead one's place."""
-        dead.stop(now=True)
-        dead.close_log()
-        fresh = _Worker(self.ctx, dead.index, self.log_to)
-        workers[workers.index(dead)] = fresh
+    def name(self, index: int) -> str:
+        return f"{self.prefix}-{index}"
+
+    # -- log records --------------------------------------------------------------------
+    def _forward(self, records: list[dict[str, Any]]) -> None:
+        if self.log_to is None:
+            return
+        for data in records:
+            record = logging.makeLogRecord({**data, "args": None})
+            with contextlib.suppress(Exception):
+                self.log_to.handle(record)
+
+    # -- handing out ----------------------------------------------------------------------
+    def _fresh(self, workers: list[_Worker], old: _Worker) -> _Worker:
+        old.stop(now=True)
+        fresh = _Worker(self, old.index)
+        workers[workers.index(old)] = fresh
         return fresh
 
-    def _hand_out(
-        self, workers: list[_Worker], pending: Iterator[ChunkSpec], retry: deque[ChunkSpec]
-    ) -> None:
-        """Give every idle worker its next chunk (retries first)."""
-        for w in list(workers):
-            if w.spec is not None:
-                continue
-            spec = retry.popleft() if retry else next(pending, None)
-            if spec is None:
-                return
-            try:
-                w.conn.send(spec)
-            except OSError:  # it died while idle: the chunk never started; a fresh worker
-                w.proc.join(timeout=5)
-                log.warning(
-                    "worker %d died between chunks (%s); starting a new one",
-                    w.index,
-                    describe_exit(w.proc.exitcode),
-                )
-                w = self._replace(workers, w)
-                w.conn.send(spec)
-            w.spec = spec
+    def _fits(self, worker: _Worker, spec: ChunkSpec) -> bool:
+        return worker.fresh or worker.loaded <= user_codes(spec)
 
+    def _hand_out(
+        self,
+        workers: list[_Worker],
+        ahead: deque[ChunkSpec],
+        pending: Iterator[ChunkSpec | None],
+        resume: deque[_Chunk],
+    ) -> None:
+        """Give every idle worker its next job: chunks to go on with first, then the next
+        chunks in plan order (table by table), a chunk its loaded code fits first."""
+        for i in range(len(workers)):
+            w = workers[i]
+            if w.chunk is not None:
+                continue
+            chunk: _Chunk | None = None
+            for candidate in list(resume):
+                if self._fits(w, candidate.spec):
+                    chunk = candidate
+                    resume.remove(candidate)
+                    break
+            if chunk is None and resume:
+                chunk = resume.popleft()
+            if chunk is None:
+                while len(ahead) < 2 * len(workers) + 2:
+                    spec = next(pending, None)
+                    if spec is None:
+                        break
+                    ahead.append(spec)
+                if not ahead:
+                    return
+                spec = next((s for s in ahead if self._fits(w, s)), ahead[0])
+                ahead.remove(spec)
+                chunk = _Chunk(spec)
+            if not self._fits(w, chunk.spec):
+                # Its loaded plugins are not this table's: a fresh worker plays it.
+                self.replaced += 1
+                log.info(
+                    "a fresh worker for %s: worker %d has other plugins loaded",
+                    chunk.spec.describe(),
+                    w.index,
+                )
+                w = self._fresh(workers, w)
+            self._send(workers, w, chunk)
+
+    def _send(self, workers: list[_Worker], w: _Worker, chunk: _Chunk) -> None:
+        w.chunk = chunk
+        w.fresh = False
+        w.loaded |= user_codes(chunk.spec)  # what it will load: assume the worst
+        try:
+            w.send(chunk.job(self.setup, self.report))
+        except OSError:  # it died while idle: a fresh one
+            w.proc.join(timeout=5)
+            log.warning(
+                "worker %d died between chunks (%s); starting a new one",
+                w.index,
+                describe_exit(w.proc.exitcode),
+            )
+            fresh = self._fresh(workers, w)
+            fresh.chunk, fresh.fresh = chunk, False
+            fresh.loaded = set(user_codes(chunk.spec))
+            fresh.send(chunk.job(self.setup, self.report))
+
+    # -- the loop -------------------------------------------------------------------------
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         pending = iter(specs)
-        retry: deque[ChunkSpec] = deque()
-        failures: dict[str, int] = {}
-        workers = [_Worker(self.ctx, i, self.log_to) for i in range(self.workers)]
+        ahead: deque[ChunkSpec] = deque()
+        resume: deque[_Chunk] = deque()
+        workers = [_Worker(self, i) for i in range(self.workers)]
         finished = False
         try:
             while True:
-                self._hand_out(workers, pending, retry)
-                busy = [w for w in workers if w.spec is not None]
+                self._hand_out(workers, ahead, pending, resume)
+                busy = [w for w in workers if w.chunk is not None]
                 if not busy:
                     finished = True
                     return
-                ready = set(wait([w.conn for w in busy] + [w.proc.sentinel for w in busy], POLL))
-                if not ready:
-                    yield None
-                    continue
+                handles = [w.conn for w in busy] + [w.proc.sentinel for w in busy]
+                ready = set(wait(handles, POLL))
                 outcomes: list[Outcome] = []
                 for w in busy:
-                    if w.conn not in ready and w.proc.sentinel not in ready:
-                        continue
-                    spec = w.spec
-                    assert spec is not None
-                    try:
-                        if not w.conn.poll():
-                            raise EOFError
-                        message = w.conn.recv()
-                    except Exception:  # EOF, a torn message: the worker died mid-send
-                        w.proc.join(timeout=5)
-                        reason = f"its worker process died ({describe_exit(w.proc.exitcode)})"
-                        w.spec = None
-                        self._replace(workers, w)
-                    else:
-                        w.spec = None
-                        self.waited += message[2]
-                        self.busy += message[3]
-                        if message[0] == "ok":
-                            outcomes.append(Done(spec, message[1]))
-                            continue
-                        reason = f"playing it raised {message[1]}"
-                    failures[spec.key] = failures.get(spec.key, 0) + 1
-                    if failures[spec.key] < ATTEMPTS:
-                        log.warning(
-                            "chunk %s failed: %s; retrying it once", spec.describe(), reason
-                        )
-                        retry.append(spec)
-                    else:
-                        log.error("chunk %s failed again: %s; giving up", spec.describe(), reason)
-                        outcomes.append(Failed(spec, reason))
+                    dead = w.proc.sentinel in ready
+                    if dead or w.conn in ready:
+                        outcomes.extend(self._serve(workers, w, resume, dead))
+                for w in [w for w in workers if w.chunk is not None]:
+                    outcomes.extend(self._watchdog(workers, w, resume))
                 # Refill idle workers before the caller gets (and stores) the outcomes:
                 # a worker that just finished starts its next chunk at once.
-                self._hand_out(workers, pending, retry)
+                self._hand_out(workers, ahead, pending, resume)
+                if not outcomes:
+                    yield None
                 yield from outcomes
         finally:
             for w in workers:
-                w.stop(now=not finished)
-            for thread in [w.close_log() for w in workers]:
-                if thread is not None:
-                    thread.join()
+                w.stop(now=not finished, forward=self._forward)
+
+    def _serve(
+        self, workers: list[_Worker], w: _Worker, resume: deque[_Chunk], dead: bool
+    ) -> list[Outcome]:
+        """Read what a worker sent; handle its death if it died."""
+        chunk = w.chunk
+        assert chunk is not None
+        outcomes, broken = self._read(w, chunk, resume)
+        if w.chunk is None:  # the chunk ended (done, raised or refused)
+            return outcomes
+        if not (dead or broken):
+            return outcomes
+        w.proc.join(timeout=5)
+        if w.proc.is_alive():  # its pipe broke but it lives on (a plugin closed it)
+            w.proc.kill()
+            w.proc.join(timeout=5)
+        return outcomes + self._died(workers, w, chunk, resume)
+
+    def _read(self, w: _Worker, chunk: _Chunk, resume: deque[_Chunk]) -> tuple[list, bool]:
+        """Every message waiting in a worker's pipe: (outcomes, whether the pipe broke)."""
+        outcomes: list[Outcome] = []
+        while True:
+            try:
+                if not w.conn.poll():
+                    return outcomes, False
+                message = w.conn.recv()
+            except Exception:  # EOF, a torn message: it died (mid-send)
+                return outcomes, True
+            kind = message[0]
+            if kind == "log":
+                self._forward(message[1])
+            elif kind == "ready":
+                w.ready = True
+                self._start_failures = 0
+                w.loaded |= set(message[2])
+            elif kind == "rows":
+                chunk.add(message[1], message[2])
+            elif kind == "done":
+                _, offset, tail, cpu, loaded, waited, busy = message
+                chunk.add(offset, tail)
+                chunk.cpu += cpu
+                chunk.loaded |= set(loaded)
+                w.loaded |= set(loaded)
+                self.waited += waited
+                self.busy += busy
+                w.chunk = None
+                outcomes.append(Done(chunk.spec, chunk.whole()))
+                return outcomes, False
+            elif kind in ("error", "refused"):
+                w.chunk = None
+                self.waited += message[2]
+                outcomes.extend(self._raised(chunk, message[1], kind == "refused", resume))
+                return outcomes, False
+
+    def _raised(
+        self, chunk: _Chunk, reason: str, refused: bool, resume: deque[_Chunk]
+    ) -> list[Outcome]:
+        spec = chunk.spec
+        if refused:
+            log.error("chunk %s refused: %s", spec.describe(), reason)
+            return [Failed(spec, reason, refused=True)]
+        chunk.errors += 1
+        reason = f"playing it raised {reason}"
+        if chunk.errors < self.attempts:
+            log.warning("chunk %s failed: %s; retrying it once", spec.describe(), reason)
+            retry = _Chunk(spec)  # from the start: nothing of a failed attempt is kept
+            retry.errors = chunk.errors
+            resume.append(retry)
+            return []
+        log.error("chunk %s failed again: %s; giving up", spec.describe(), reason)
+        return [Failed(spec, reason)]
+
+    def _died(
+        self, workers: list[_Worker], w: _Worker, chunk: _Chunk, resume: deque[_Chunk]
+    ) -> list[Outcome]:
+        """A worker died mid-chunk: find the game, decide it if it is the second death
+        there, go on from the first row not received (in a fresh worker)."""
+        spec, shm = chunk.spec, w.shm
+        how = describe_exit(w.proc.exitcode)
+        row, inside = int(shm[W_ROW]), shm[W_INSIDE] == 1
+        w.chunk = None
+        chunk.loaded |= w.loaded  # rows it sent were played with what it had loaded
+        self.restarted += 1
+        if not w.ready:
+            self._start_failures += 1
+            if self._start_failures >= START_FAILURES:
+                raise WorkersCannotStart(
+                    f"worker processes die before they start ({how}); see run.log"
+                )
+        self._fresh(workers, w)
+        chunk.deaths += 1
+        n = spec.rules.players
+        if row >= chunk.received:
+            deal, rotation = spec.first + row // n, row % n
+            where = f"deal {deal} rotation {rotation}"
+            traced = chunk.trace_from is not None and row >= chunk.trace_from
+            if traced and inside and row not in chunk.decided:
+                seat, turn = int(shm[W_SEAT]), int(shm[W_TURN])
+                method = METHODS[int(shm[W_METHOD])]
+                name = spec.entrants[(seat + rotation) % n].name
+                detail = f"its worker process died ({how}) in {method}()"
+                chunk.decided[row] = SeatCrashed(turn, seat, name, detail)
+                log.warning(
+                    "chunk %s: %s: seat %d (%s) %s at turn %d; stored as its forfeit, going on",
+                    spec.describe(),
+                    where,
+                    seat,
+                    name,
+                    detail,
+                    turn,
+                )
+            elif traced:
+                chunk.unexplained[row] = chunk.unexplained.get(row, 0) + 1
+                if chunk.unexplained[row] >= ATTEMPTS:
+                    reason = (
+                        f"its worker process died ({how}) in {where} each time, outside any "
+                        "strategy call"
+                    )
+                    log.error("chunk %s failed: %s; giving up", spec.describe(), reason)
+                    return [Failed(spec, reason)]
+            else:
+                chunk.trace_from = row
+                log.warning(
+                    "chunk %s: its worker process died (%s); retrying it once from %s, "
+                    "tracing each decision",
+                    spec.describe(),
+                    how,
+                    where,
+                )
+        else:
+            # Before its first game, or between two: nothing to decide. Twice in the
+            # same place (a plugin that kills its process when imported, say): give up.
+            chunk.stalls[chunk.received] = chunk.stalls.get(chunk.received, 0) + 1
+            if chunk.stalls[chunk.received] > ATTEMPTS:
+                reason = f"its worker process died ({how}) each time before it played a game"
+                log.error("chunk %s failed: %s; giving up", spec.describe(), reason)
+                return [Failed(spec, reason)]
+            log.warning(
+                "chunk %s: its worker process died (%s) between games; going on",
+                spec.describe(),
+                how,
+            )
+        if chunk.deaths > 2 * spec.games + ATTEMPTS:  # cannot happen: each death decides
+            return [Failed(spec, f"its worker process died ({how}) {chunk.deaths} times")]
+        resume.appendleft(chunk)
+        return []
+
+    def _watchdog(self, workers: list[_Worker], w: _Worker, resume: deque[_Chunk]) -> list[Outcome]:
+        """Kill a worker stuck in a decision past its deadline (a time forfeit); warn
+        once about a game without progress when there are no limits."""
+        chunk = w.chunk
+        assert chunk is not None
+        spec, shm, now = chunk.spec, w.shm, time.monotonic()
+        row = shm[W_ROW]
+        if row != w.seen_row:
+            w.seen_row, w.seen_at = row, now
+        deadline = shm[W_DEADLINE]
+        if shm[W_INSIDE] == 1 and not math.isnan(deadline):
+            limit = spec.move_time or spec.game_time or 0.0
+            if now > deadline + GRACE + GRACE_SHARE * limit:
+                return self._overtime(workers, w, chunk, resume)
+        elif not spec.limited and now - w.seen_at > STUCK_AFTER and w.warned_row != row:
+            w.warned_row = row
+            n = spec.rules.players
+            r = int(row) if row >= 0 else chunk.received
+            log.warning(
+                "table %s (%s) deal %d rotation %d: no game finished for %.0f s in worker "
+                "%d; a strategy may be stuck: set move_time (--move-time SECONDS) to make "
+                "it forfeit",
+                spec.table,
+                " v ".join(e.name for e in spec.entrants),
+                spec.first + r // n,
+                r % n,
+                now - w.seen_at,
+                w.index,
+            )
+        return []
+
+    def _overtime(
+        self, workers: list[_Worker], w: _Worker, chunk: _Chunk, resume: deque[_Chunk]
+    ) -> list[Outcome]:
+        """Kill a worker whose decision ran past its deadline; the game is that seat's
+        time forfeit (state at the start of the turn), and the chunk goes on after it."""
+        spec, shm = chunk.spec, w.shm
+        w.proc.kill()
+        w.proc.join(timeout=5)
+        outcomes, _ = self._read(w, chunk, resume)  # rows it sent before it was killed
+        row, seat, turn = int(shm[W_ROW]), int(shm[W_SEAT]), int(shm[W_TURN])
+        entered, deadline, inside = shm[W_ENTERED], shm[W_DEADLINE], shm[W_INSIDE] == 1
+        chunk.loaded |= w.loaded
+        self.restarted += 1
+        self._fresh(workers, w)
+        if w.chunk is None:  # it finished the chunk just before the kill
+            return outcomes
+        w.chunk = None
+        if row >= chunk.received and inside and not math.isnan(deadline):
+            n = spec.rules.players
+            rotation = row % n
+            name = spec.entrants[(seat + rotation) % n].name
+            if spec.move_time is not None and abs(entered + spec.move_time - deadline) < 1e-3:
+                over = f"move_time {spec.move_time:g} s"
+            elif spec.game_time is not None:
+                over = f"game_time {spec.game_time:g} s"
+            else:
+                over = "its time limit"
+            detail = (
+                f"was stopped after {time.monotonic() - entered:.2f} s in one call, over "
+                f"{over} (it did not return: its worker process was killed)"
+            )
+            chunk.decided[row] = TimeForfeit(turn, seat, name, detail)
+            log.warning(
+                "chunk %s: deal %d rotation %d: seat %d (%s) %s; stored as its forfeit, "
+                "going on from the next game",
+                spec.describe(),
+                spec.first + row // n,
+                rotation,
+                seat,
+                name,
+                detail,
+            )
+        resume.appendleft(chunk)
+        return outcomes

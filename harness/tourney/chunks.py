@@ -3,27 +3,47 @@
 :func:`play_chunk` is the whole of a worker's job and depends on nothing but its spec
 (strategies are built from references and parameters, dice and ``view.rng`` from the
 spec's seeds), so any backend can run it and the same spec always gives the same rows.
-The result is columnar (``array`` per column, a few strings): no per-game Python objects
-cross between processes. :func:`replay_game` plays one game of a chunk again, with a
-record or a narration, for debugging a forfeit.
+Every game starts from fresh strategy instances built from the same parameters, so a
+strategy that keeps state cannot carry it from one game to the next: a game is the same
+whatever chunk, worker or position in a chunk plays it (and a forfeit's reproduce
+command replays it). The result is columnar (``array`` per column, a few strings): no
+per-game Python objects cross between processes. :func:`replay_game` plays one game of
+a chunk again, with a record or a narration, for debugging a forfeit.
+
+What a backend needs to contain a plugin is here too, at no cost to a chunk that does
+not use it: ``start`` and ``decided`` resume a chunk whose worker died (the game it died
+in is given as a forfeit, played up to the start of that turn), ``watch`` is told the
+row of every game (and, for traced rows, every decision), ``sink`` gets the rows played
+so far now and then, and :data:`NOW` says which game is being played (plugin output is
+labelled from it). ``ChunkResult.loaded`` tells which user code the process had loaded.
 """
 
 from __future__ import annotations
 
+import copy
+import logging
+import sys
 import time
+import traceback
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness import schema
 from harness.dice import DuplicateDice, SeededDice
 from harness.engine import Game, GameObserver, GameResult
-from harness.errors import GameError, PluginError
-from harness.plugins import StrategySpec, resolve
+from harness.errors import GameError, IllegalMove, PluginError, StrategyFailed, safe_text
+from harness.interrupts import is_user_interrupt
+from harness.plugins import StrategySpec, code_digest, resolve
+from harness.rules import Rules
 from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
 
 STATUS_CODES = {"over": 0, "turn-cap": 1, "forfeit": 2}
 STATUS_NAMES = tuple(STATUS_CODES)
+ERROR_KINDS = schema.ERROR_KINDS  # error_kind codes: the index; -1 for no forfeit
+KIND_CODES = {kind: code for code, kind in enumerate(ERROR_KINDS)}
 # Columns a chunk fills, with their array typecodes; the seat columns are per seat.
 GAME_ARRAYS = {
     "deal": "i",
@@ -34,8 +54,15 @@ GAME_ARRAYS = {
     "status": "b",
     "winner": "b",
     "error_seat": "b",
+    "error_kind": "b",
 }
 SEAT_ARRAYS = {"worms": "b", "rank": "b", "busts": "h", "steals": "h", "stolen": "h"}
+# What a traced seat was doing (Watch.trace): the method's code is its index here.
+METHODS = ("__init__", "new_game", "pick", "stop", "claim")
+FLUSH_EVERY = 0.2  # seconds between the rows handed to ``sink``
+TRACEBACK_LIMIT = 8000  # characters of a forfeit's traceback in run.log
+WORKER_LOGGER = "harness.tourney.worker"
+log = logging.getLogger(WORKER_LOGGER)
 
 
 @dataclass
@@ -44,7 +71,9 @@ class ChunkResult:
 
     ``games`` holds the game columns, ``seats[i]`` the columns of seat i; ``errors``
     maps a row to its forfeit message; ``stats[e]`` sums up table entrant e (rotation-0
-    seat order) for the standings; ``cpu`` is the worker's CPU seconds.
+    seat order) for the standings; ``cpu`` is the worker's CPU seconds; ``loaded`` the
+    sorted code digests of the user (not built-in) strategy code that was loaded in the
+    process that played it, when it finished (see :func:`loaded_code`).
     """
 
     key: str
@@ -53,19 +82,66 @@ class ChunkResult:
     errors: dict[int, str] = field(default_factory=dict)
     stats: list[dict[str, Any]] = field(default_factory=list)
     cpu: float = 0.0
+    loaded: list[str] = field(default_factory=list)
 
     @property
     def rows(self) -> int:
         return len(self.games["deal"])
 
 
+def empty_result(spec: ChunkSpec) -> ChunkResult:
+    """A result with no rows yet, with every column."""
+    games = {name: array(code) for name, code in GAME_ARRAYS.items()}
+    seats = [
+        {name: array(code) for name, code in SEAT_ARRAYS.items()} for _ in range(spec.rules.players)
+    ]
+    return ChunkResult(spec.key, games, seats)
+
+
+def rows_of(result: ChunkResult, start: int, stop: int, offset: int = 0) -> ChunkResult:
+    """Rows ``start``..``stop - 1`` of a result's arrays (errors keyed by chunk row: the
+    arrays' first row is chunk row ``offset``)."""
+    games = {k: v[start:stop] for k, v in result.games.items()}
+    seats = [{k: v[start:stop] for k, v in s.items()} for s in result.seats]
+    errors = {r: e for r, e in result.errors.items() if offset + start <= r < offset + stop}
+    return ChunkResult(result.key, games, seats, errors)
+
+
+def extend(into: ChunkResult, part: ChunkResult) -> None:
+    """Append a part's rows (the rows that follow ``into``'s) in place."""
+    for name, values in part.games.items():
+        into.games[name].extend(values)
+    for mine, theirs in zip(into.seats, part.seats, strict=True):
+        for name, values in theirs.items():
+            mine[name].extend(values)
+    into.errors.update(part.errors)
+
+
+def finish(spec: ChunkSpec, result: ChunkResult) -> ChunkResult:
+    """Fill in the standings counters of a whole chunk."""
+    result.stats = chunk_stats(result, spec.rules.players)
+    return result
+
+
+def kind_code(exc: GameError) -> int:
+    """The error_kind code of a forfeit (GameError.kind; by class for older errors)."""
+    kind = getattr(exc, "kind", None)
+    if kind not in KIND_CODES:
+        kind = "rule" if isinstance(exc, IllegalMove) else "raised"
+    return KIND_CODES[kind]
+
+
 # -- building strategies in a worker ------------------------------------------------------
-_SPECS: dict[tuple[str, tuple], StrategySpec] = {}
+_SPECS: dict[tuple[str, tuple, str], StrategySpec] = {}
 
 
 def _spec(ref: EntrantRef) -> StrategySpec:
-    """Resolve once per process, and check the code is what the parent planned with."""
-    cache_key = (ref.load, ref.params)
+    """Resolve once per process, and check the code is what the parent planned with.
+
+    Cached by the planned code too: a plugin file edited between two runs in one
+    process (a notebook) is resolved again, never played with its old code.
+    """
+    cache_key = (ref.load, ref.params, ref.code)
     spec = _SPECS.get(cache_key)
     if spec is None:
         spec = resolve(ref.load, dict(ref.params) or None)
@@ -84,6 +160,24 @@ def build(entrants: tuple[EntrantRef, ...]) -> list[Strategy]:
     return [_spec(ref).create() for ref in entrants]
 
 
+def _factory(spec: StrategySpec) -> Callable[[], Strategy]:
+    """What makes a fresh instance per game: the class and the parameters (copied per
+    game when one is mutable, so that no instance can change the next one's)."""
+    cls, params = spec.cls, dict(spec.params)
+    if not params:
+        return cls
+    if all(isinstance(v, (int, float, str, bool, type(None))) for v in params.values()):
+        return lambda: cls(**params)
+    return lambda: cls(**copy.deepcopy(params))
+
+
+class _Absent(Strategy):
+    """Stands in a seat whose instance could not be built: a game that ends before its
+    first turn never asks it anything."""
+
+    name = "absent"
+
+
 def seats_of(items: list[Any], rotation: int) -> list[Any]:
     """Seat i holds table entrant (i + rotation) % n."""
     n = len(items)
@@ -97,17 +191,178 @@ def dice_for(spec: ChunkSpec, seed: int, rotation: int) -> DuplicateDice | Seede
     return SeededDice(game_seed(seed, rotation, spec.dice))
 
 
+# -- user code: what a process has loaded -----------------------------------------------
+_OWN = ("harness", "strategies")  # harness's own packages: its built-ins live there
+_DIGESTS: dict[type, str] = {}
+
+
+def is_builtin(cls: type) -> bool:
+    """A strategy of harness's own (a built-in or a base of them), not user code."""
+    return cls.__module__.split(".")[0] in _OWN
+
+
+def user_classes() -> list[type[Strategy]]:
+    """Every user strategy class alive in this process (subclasses of subclasses too)."""
+    found: list[type[Strategy]] = []
+    todo = list(Strategy.__subclasses__())
+    seen: set[type] = set()
+    while todo:
+        cls = todo.pop()
+        if cls in seen:
+            continue
+        seen.add(cls)
+        todo.extend(cls.__subclasses__())
+        if not is_builtin(cls) and cls is not _Absent:
+            found.append(cls)
+    return found
+
+
+def loaded_code(entrants: tuple[EntrantRef, ...] = ()) -> list[str]:
+    """The code digests of the user strategy code loaded in this process, sorted.
+
+    A class that is part of an entrant's code (its module is among the modules the
+    entrant's digest covers) counts as that entrant's digest: a plugin's helper classes
+    are its own code. Any other user class counts as its own digest. So the list is a
+    subset of the entrants' digests exactly when nothing else was loaded.
+    """
+    from harness.plugins import _project_modules  # the modules a code digest covers
+
+    covered: dict[str, str] = {}
+    for ref in entrants:
+        spec = _SPECS.get((ref.load, ref.params, ref.code))
+        module = sys.modules.get(spec.cls.__module__) if spec is not None else None
+        if module is not None and not is_builtin(spec.cls):
+            for name in _project_modules(module):
+                covered.setdefault(name, ref.code)
+    digests: set[str] = set()
+    for cls in user_classes():
+        if cls.__module__ in covered:
+            digests.add(covered[cls.__module__])
+            continue
+        if cls not in _DIGESTS:
+            _DIGESTS[cls] = code_digest(cls)
+        digests.add(_DIGESTS[cls])
+    return sorted(digests)
+
+
+# -- the game being played (for labels of plugin output and forfeits) ---------------------
+class Playing:
+    """The game this process plays now: what labels a plugin's output in run.log.
+
+    Five attribute stores per game; read only when a plugin writes something.
+    """
+
+    __slots__ = ("spec", "deal", "rotation", "row", "names", "seats")
+
+    def __init__(self) -> None:
+        self.spec: ChunkSpec | None = None
+        self.deal = -1
+        self.rotation = -1
+        self.row = -1
+        self.names: list[str] = []
+        self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
+
+    def clear(self) -> None:
+        self.spec, self.deal, self.rotation, self.row = None, -1, -1, -1
+        self.names, self.seats = [], []
+
+
+NOW = Playing()
+
+
+# -- tracing: which seat, turn and method a worker died in ---------------------------------
+class _Traced(Strategy):
+    """Tells the watch every call into the strategy it wraps (only in traced rows: a
+    worker that died is replayed this way to find the seat, turn and method)."""
+
+    def __init__(self, inner: Strategy, trace: Callable[[int, int, int], None]) -> None:
+        self.inner = inner
+        self.trace = trace
+        self.seat = 0
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        self.seat = seat
+        self.trace(seat, 0, 1)
+        self.inner.new_game(seat, rules)
+
+    def pick(self, view: Any) -> Any:
+        self.trace(self.seat, view.turn, 2)
+        return self.inner.pick(view)
+
+    def stop(self, view: Any) -> Any:
+        self.trace(self.seat, view.turn, 3)
+        return self.inner.stop(view)
+
+    def claim(self, view: Any, choices: Any) -> Any:
+        self.trace(self.seat, view.turn, 4)
+        return self.inner.claim(view, choices)
+
+
+# -- tracebacks in run.log ---------------------------------------------------------------
+_SHOWN: set[str] = set()  # strategies whose first forfeit's traceback this process logged
+
+
+def bounded_traceback(exc: BaseException, limit: int = TRACEBACK_LIMIT) -> str:
+    """A traceback for people, bounded: frames, then the exception's one bounded line."""
+    frames = "".join(traceback.format_tb(exc.__traceback__))
+    if len(frames) > limit:
+        frames = "  ...\n" + frames[-limit:]
+    return f"Traceback (most recent call last):\n{frames}{type(exc).__name__}: {safe_text(exc)}"
+
+
+def _log_first(exc: GameError, spec: ChunkSpec, deal: int, rotation: int) -> None:
+    """The full traceback of each strategy's first forfeit (in this process) to run.log."""
+    cause = exc.__cause__
+    if exc.strategy in _SHOWN or cause is None or cause.__traceback__ is None:
+        return
+    _SHOWN.add(exc.strategy)
+    log.warning(
+        "first forfeit of %s (table %s deal %d rotation %d): %s\n%s",
+        exc.strategy,
+        spec.table,
+        deal,
+        rotation,
+        safe_text(exc),
+        bounded_traceback(cause),
+    )
+
+
 # -- the pure function ---------------------------------------------------------------------
-def play_chunk(spec: ChunkSpec) -> ChunkResult:
-    """Play every rotation of deals ``spec.first``..``spec.stop - 1`` of the table."""
-    start = time.process_time()
+def play_chunk(
+    spec: ChunkSpec,
+    *,
+    start: int = 0,
+    decided: dict[int, GameError] | None = None,
+    watch: Any = None,
+    trace_from: int | None = None,
+    sink: Callable[[ChunkResult, int], None] | None = None,
+) -> ChunkResult:
+    """Play every rotation of deals ``spec.first``..``spec.stop - 1`` of the table.
+
+    The rest is for backends that contain plugins (all off by default): rows before
+    ``start`` are left out (a resumed chunk: the result's first row is row ``start``,
+    its ``errors`` keyed by chunk row); a row in ``decided`` is stored as that forfeit,
+    played up to the start of its turn; ``watch.game(row)`` is told each game's row,
+    ``watch.trace(seat, turn, method)`` each decision of the rows from ``trace_from`` on,
+    and with seat limits on, ``watch`` is the seats' :class:`~harness.seats.Beacon`;
+    ``sink(result, stop)`` gets the result so far (rows up to chunk row ``stop``) every
+    :data:`FLUSH_EVERY` seconds. ``loaded`` is filled; ``stats`` only for a whole chunk.
+    """
+    started = time.process_time()
     n = spec.rules.players
-    instances = build(spec.entrants)
+    decided = decided or {}
     names = [e.name for e in spec.entrants]
-    rotations = [(r, seats_of(instances, r), seats_of(names, r)) for r in range(n)]
-    games = {name: array(code) for name, code in GAME_ARRAYS.items()}
-    seats = [{name: array(code) for name, code in SEAT_ARRAYS.items()} for _ in range(n)]
-    errors: dict[int, str] = {}
+    NOW.spec = spec
+    isolated = spec.isolation != "none"
+    try:
+        # Isolated seats build their strategies in their own processes: none here.
+        factories = [] if isolated else [_factory(_spec(ref)) for ref in spec.entrants]
+    except BaseException:
+        NOW.clear()
+        raise
+    seat_names = [seats_of(names, r) for r in range(n)]
+    result = empty_result(spec)
+    games, seats, errors = result.games, result.seats, result.errors
     # Bound methods, looked up once: this loop runs once per game.
     g_deal, g_rot, g_seed, g_gseed = (
         games["deal"].append,
@@ -115,11 +370,12 @@ def play_chunk(spec: ChunkSpec) -> ChunkResult:
         games["seed"].append,
         games["game_seed"].append,
     )
-    g_turns, g_status, g_winner, g_eseat = (
+    g_turns, g_status, g_winner, g_eseat, g_ekind = (
         games["turns"].append,
         games["status"].append,
         games["winner"].append,
         games["error_seat"].append,
+        games["error_kind"].append,
     )
     seat_appends = [
         [
@@ -131,56 +387,218 @@ def play_chunk(spec: ChunkSpec) -> ChunkResult:
         ]
         for s in seats
     ]
-    rules, dice_mode, max_turns = spec.rules, spec.dice, spec.max_turns
+    dice_mode = spec.dice
     duplicate = dice_mode == "duplicate"
-    row = 0
-    for deal in range(spec.first, spec.stop):
-        dseed = deal_seed(spec.seed, spec.table_key, deal)
-        shared = dice_for(spec, dseed, 0) if duplicate else None  # one per deal, all rotations
-        for r, seat_strategies, seat_names in rotations:
-            gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
-            game = Game(
-                seat_strategies,
-                rules,
-                shared if duplicate else dice_for(spec, dseed, r),
-                names=seat_names,
-                max_turns=max_turns,
-                seed=gseed,
-            )
-            try:
-                result = game.play()
-                status = 1 if result.capped else 0
-                error_seat = -1
-            except GameError as exc:
-                result = game.result(error=exc)
-                status, error_seat = 2, exc.seat
-                errors[row] = str(exc)
-            g_deal(deal)
-            g_rot(r)
-            g_seed(dseed)
-            g_gseed(gseed)
-            g_turns(result.turns)
-            g_status(status)
-            g_winner(-1 if result.winner is None else result.winner)
-            g_eseat(error_seat)
-            scores, ranks, busts, steals, stolen = (
-                result.scores,
-                result.ranks,
-                result.busts,
-                result.steals,
-                result.stolen,
-            )
-            for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(seat_appends):
-                a_worms(scores[i])
-                a_rank(ranks[i])
-                a_busts(busts[i])
-                a_steals(steals[i])
-                a_stolen(stolen[i])
-            row += 1
-    result = ChunkResult(spec.key, games, seats, errors)
-    result.stats = chunk_stats(result, n)
-    result.cpu = time.process_time() - start
+    seats_for = _Seats(spec, watch) if spec.limited else None
+    mark = getattr(watch, "game", None)
+    trace = getattr(watch, "trace", None) if trace_from is not None else None
+    flush_at = time.monotonic() + FLUSH_EVERY if sink is not None else None
+    first_deal = spec.first + start // n
+    row = (first_deal - spec.first) * n
+    try:
+        for deal in range(first_deal, spec.stop):
+            dseed = deal_seed(spec.seed, spec.table_key, deal)
+            shared = dice_for(spec, dseed, 0) if duplicate else None  # one per deal
+            for r in range(n):
+                if row < start:
+                    row += 1
+                    continue
+                if mark is not None:
+                    mark(row)
+                gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
+                dice = shared if duplicate else dice_for(spec, dseed, r)
+                result_game, error = _play_one(
+                    spec,
+                    factories,
+                    seat_names[r],
+                    r,
+                    dice,
+                    gseed,
+                    decided.get(row),
+                    seats_for,
+                    trace if trace is not None and row >= trace_from else None,  # type: ignore[operator]
+                    deal,
+                    row,
+                )
+                if error is None:
+                    status = 1 if result_game.capped else 0
+                    error_seat = kind = -1
+                else:
+                    status, error_seat, kind = 2, error.seat, kind_code(error)
+                    errors[row] = safe_text(error)
+                    if row not in decided:
+                        _log_first(error, spec, deal, r)
+                g_deal(deal)
+                g_rot(r)
+                g_seed(dseed)
+                g_gseed(gseed)
+                g_turns(result_game.turns)
+                g_status(status)
+                g_winner(-1 if result_game.winner is None else result_game.winner)
+                g_eseat(error_seat)
+                g_ekind(kind)
+                scores, ranks, busts, steals, stolen = (
+                    result_game.scores,
+                    result_game.ranks,
+                    result_game.busts,
+                    result_game.steals,
+                    result_game.stolen,
+                )
+                for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(seat_appends):
+                    a_worms(scores[i])
+                    a_rank(ranks[i])
+                    a_busts(busts[i])
+                    a_steals(steals[i])
+                    a_stolen(stolen[i])
+                row += 1
+                if flush_at is not None and time.monotonic() >= flush_at:
+                    sink(result, row)  # type: ignore[misc]
+                    flush_at = time.monotonic() + FLUSH_EVERY
+    finally:
+        NOW.clear()
+        if seats_for is not None:
+            seats_for.close()
+    result.loaded = loaded_code(spec.entrants)
+    if start == 0:
+        finish(spec, result)
+    result.cpu = time.process_time() - started
     return result
+
+
+def _play_one(
+    spec: ChunkSpec,
+    factories: list[Callable[[], Strategy]],
+    names: list[str],
+    rotation: int,
+    dice: Any,
+    gseed: int,
+    decided: GameError | None,
+    seats_for: _Seats | None,
+    trace: Callable[[int, int, int], None] | None,
+    deal: int,
+    row: int,
+) -> tuple[GameResult, GameError | None]:
+    """One game from fresh instances: its result and its forfeit (None if none)."""
+    n = spec.rules.players
+    if decided is not None and decided.turn == 0:
+        # Decided before the first turn (a constructor or new_game): nobody is asked.
+        game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
+        return game.result(error=decided), decided
+    if not factories:  # isolated seats: their processes build the instances
+        NOW.deal, NOW.rotation, NOW.row, NOW.names = deal, rotation, row, names
+        assert seats_for is not None
+        game = Game(
+            seats_for.guard(None, names, rotation),
+            spec.rules,
+            dice,
+            names=names,
+            max_turns=spec.max_turns,
+            seed=gseed,
+        )
+        if decided is not None:
+            return _play_until(game, decided)
+        try:
+            return game.play(), None
+        except GameError as exc:
+            return game.result(error=exc), exc
+    instances: list[Strategy] = []
+    failed: GameError | None = None
+    for seat in range(n):
+        factory = factories[(seat + rotation) % n]
+        if trace is not None:
+            trace(seat, 0, 0)
+        try:
+            instances.append(factory())
+        except BaseException as exc:
+            if _user_interrupt(exc):
+                raise
+            failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
+            failed.__cause__ = exc
+            instances.append(_Absent())
+    NOW.deal, NOW.rotation, NOW.row, NOW.names, NOW.seats = deal, rotation, row, names, instances
+    if failed is not None:
+        game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
+        return game.result(error=failed), failed
+    playing: list[Strategy] = instances
+    if trace is not None:
+        playing = [_Traced(s, trace) for s in playing]
+    if seats_for is not None:
+        playing = seats_for.guard(playing, names, rotation)
+    game = Game(playing, spec.rules, dice, names=names, max_turns=spec.max_turns, seed=gseed)
+    if decided is not None:
+        return _play_until(game, decided)
+    try:
+        return game.play(), None
+    except GameError as exc:
+        return game.result(error=exc), exc
+
+
+def _play_until(game: Game, error: GameError) -> tuple[GameResult, GameError]:
+    """A game decided by the parent (its worker died or ran out of time at ``error.turn``):
+    the turns before that one, then the forfeit, in the state at the start of the turn."""
+    try:
+        game.start()
+        while game.turn < error.turn - 1 and not game.over:
+            game.play_turn()
+    except GameError as exc:  # it forfeited earlier this time (a machine's timing)
+        return game.result(error=exc), exc
+    result = game.result(error=error)
+    # As a forfeit raised in turn T is stored: T turns begun (nothing of turn T counts).
+    result.turns = max(result.turns, error.turn)
+    return result, error
+
+
+def _user_interrupt(exc: BaseException) -> bool:
+    """The user's Ctrl-C (which must stop the run), not something a plugin raised."""
+    return is_user_interrupt(exc)
+
+
+class _Seats:
+    """Seats under limits (:func:`harness.seats.guard`), kept for the whole chunk.
+
+    In-process, one set of timed wrappers per rotation, each given the game's fresh
+    instance (a wrapper's ``new_game`` starts the game's clock); with process
+    isolation, one set of seat processes per rotation (each builds a fresh instance per
+    game, in its own process): no plugin code runs in the playing process at all.
+    """
+
+    def __init__(self, spec: ChunkSpec, watch: Any) -> None:
+        from harness.seats import SeatLimits
+
+        self.limits = SeatLimits(
+            move_time=spec.move_time, game_time=spec.game_time, isolation=spec.isolation
+        )
+        self.isolated = self.limits.isolation != "none"
+        self.spec = spec
+        self.watch = watch
+        self.by_rotation: dict[int, list[Strategy]] = {}
+
+    def guard(
+        self, instances: list[Strategy] | None, names: list[str], rotation: int
+    ) -> list[Strategy]:
+        from harness.seats import guard
+
+        seats = self.by_rotation.get(rotation)
+        if seats is None:
+            n = len(names)
+            refs = None
+            if self.isolated:
+                refs = seats_of([(ref.load, ref.params) for ref in self.spec.entrants], rotation)
+            given: list[Any] = list(instances) if instances is not None else [None] * n
+            seats = guard(given, names, self.limits, refs=refs, beacon=self.watch)
+            self.by_rotation[rotation] = seats
+        elif instances is not None:
+            for wrapper, instance in zip(seats, instances, strict=True):
+                wrapper.inner = instance  # type: ignore[attr-defined]
+        return seats
+
+    def close(self) -> None:
+        if self.by_rotation:
+            from harness.seats import close_all
+
+            for seats in self.by_rotation.values():
+                close_all(seats)
+            self.by_rotation.clear()
 
 
 def new_stats(players: int) -> dict[str, Any]:
@@ -243,31 +661,57 @@ def replay_game(
     """Play game (deal, rotation) of the spec's table again, exactly as the chunk did.
 
     ``record=True`` attaches the game record (``result.record``); a forfeit is returned
-    as the result (``result.error``), not raised.
+    as the result (``result.error``), not raised (its ``__cause__`` is the plugin's
+    exception, with its traceback).
     """
     from harness.engine import Fanout
     from harness.record import RecordBuilder
 
+    n = spec.rules.players
     dseed = deal_seed(spec.seed, spec.table_key, deal)
     gseed = game_seed(dseed, rotation, spec.dice)
-    instances = seats_of(build(spec.entrants), rotation)
     names = seats_of([e.name for e in spec.entrants], rotation)
     builder = RecordBuilder(spec.rules, names, gseed) if record else None
     observers = [o for o in (builder, observer) if o is not None]
     fan = observers[0] if len(observers) == 1 else (Fanout(observers) if observers else None)
+    dice = dice_for(spec, dseed, rotation)
+    seats_for = _Seats(spec, None) if spec.limited else None
+    error: GameError | None = None
+    if seats_for is not None and seats_for.isolated:
+        playing = seats_for.guard(None, names, rotation)
+    else:
+        factories = [_factory(_spec(ref)) for ref in spec.entrants]
+        instances: list[Strategy] = []
+        for seat in range(n):
+            try:
+                instances.append(factories[(seat + rotation) % n]())
+            except BaseException as exc:
+                if _user_interrupt(exc):
+                    raise
+                error = StrategyFailed(0, seat, names[seat], "__init__", exc)
+                error.__cause__ = exc
+                instances.append(_Absent())
+        playing = instances if seats_for is None else seats_for.guard(instances, names, rotation)
     game = Game(
-        instances,
+        playing,
         spec.rules,
-        dice_for(spec, dseed, rotation),
+        dice,
         names=names,
         observer=fan,
         max_turns=spec.max_turns,
         seed=gseed,
     )
     try:
-        result = game.play()
-    except GameError as exc:
-        result = game.result(error=exc)
+        if error is not None:
+            result = game.result(error=error)
+        else:
+            try:
+                result = game.play()
+            except GameError as exc:
+                result = game.result(error=exc)
+    finally:
+        if seats_for is not None:
+            seats_for.close()
     if builder is not None:
         result.record = builder.finish(result)
         result.record["tourney"] = {"table": spec.table, "deal": deal, "rotation": rotation}

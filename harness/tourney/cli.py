@@ -2,30 +2,24 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
+from harness.cli_common import (
+    EXIT_FAILED,
+    EXIT_FORFEITS,
+    EXIT_INTERRUPTED,
+    limits_options,
+    strict_option,
+    user_errors,
+)
+
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.
 DEFAULT_OUT = "results"
-
-
-def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """harness.cli's user_errors, looked up at call time: harness.cli imports this module
-    at its end, so importing it back here at import time would be circular."""
-
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from harness.cli import user_errors as shared
-
-        return shared(func)(*args, **kwargs)
-
-    return wrapper
 
 
 def _err(text: str) -> None:
@@ -94,6 +88,14 @@ def _err(text: str) -> None:
     metavar="TABLE:DEAL:ROTATION",
     help="Play one game of the tournament again, narrated (e.g. a forfeit), and store nothing.",
 )
+@click.option(
+    "--traceback",
+    "show_traceback",
+    is_flag=True,
+    help="With --game: on a forfeit, also print the plugin's traceback (to stderr).",
+)
+@limits_options(isolation_default=None)
+@strict_option("the run finished but had forfeits")
 @user_errors
 def tourney(
     config: str,
@@ -109,6 +111,11 @@ def tourney(
     address: str | None,
     dashboard: bool,
     game: str | None,
+    show_traceback: bool,
+    isolation: str | None,
+    move_time: float | None,
+    game_time: float | None,
+    strict: bool,
 ) -> None:
     """Play the tournament CONFIG describes and print the standings.
 
@@ -116,6 +123,8 @@ def tourney(
     OUT/<name>/<run id>/ (with run.json, manifest.jsonl, run.log and summary.csv).
     Running the same command again resumes an interrupted run; chunks that earlier
     runs already played with the same content are reused, not played again.
+    Exit status: 0 for a finished run, 1 when it cannot finish (failed chunks,
+    --fail-fast), 2 for bad input, 3 with --strict when it had forfeits, 130 on Ctrl-C.
 
     \b
     Examples:
@@ -125,8 +134,9 @@ def tourney(
     """
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
+    limits = {"move_time": move_time, "game_time": game_time, "isolation": isolation}
     if game is not None:
-        _replay_one(config, game, seed)
+        _replay_one(config, game, seed, show_traceback, limits)
         return
     if backend is None:
         backend = "dask" if address or dashboard else "local"
@@ -143,6 +153,7 @@ def tourney(
             backend=backend,
             address=address,
             dashboard=dashboard,
+            **limits,
         )
     except TourneyInterrupted as exc:
         if as_json:
@@ -150,10 +161,10 @@ def tourney(
         run = exc.run
         _err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
         _err("Run the same command again to resume.")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         _err("Interrupted. Run the same command again to resume.")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
     report = None if no_report or not run.stored else _write_report(run.run_dir, as_json)
     if as_json:
         summary = run.summary()
@@ -164,7 +175,10 @@ def tourney(
         if report:
             click.echo(f"Report: {report}")
     if run.status != "complete":
-        sys.exit(1)
+        sys.exit(EXIT_FAILED)
+    if strict and run.forfeits:
+        _err(f"--strict: {run.forfeits:,} forfeits in a finished run; exit status 3.")
+        sys.exit(EXIT_FORFEITS)
 
 
 def _write_report(run_dir: Any, quiet: bool) -> Any:
@@ -213,13 +227,16 @@ def _print_run(run: Any) -> None:
         click.echo("Stopped at the first forfeit (--fail-fast); run again to go on.")
 
 
-def _replay_one(config_path: str, game: str, seed: int | None) -> None:
+def _replay_one(
+    config_path: str, game: str, seed: int | None, show_traceback: bool, limits: dict[str, Any]
+) -> None:
     from harness.narrate import Narrator, summary_lines
+    from harness.seats import plugin_traceback
     from harness.tourney.chunks import replay_game
     from harness.tourney.config import load_config
     from harness.tourney.repro import find_game
 
-    config = load_config(config_path).override(seed=seed)
+    config = load_config(config_path).override(seed=seed, **limits)
     spec, deal, rotation = find_game(config, game)
     n = config.players
     names = [spec.entrants[(i + rotation) % n].name for i in range(n)]
@@ -233,4 +250,7 @@ def _replay_one(config_path: str, game: str, seed: int | None) -> None:
     for line in summary_lines(result):
         click.echo(line)
     if result.error is not None:
-        sys.exit(1)
+        if show_traceback:
+            trace = plugin_traceback(result.error)
+            _err(trace.rstrip("\n") if trace else "(no traceback: the seat raised nothing)")
+        sys.exit(EXIT_FAILED)

@@ -4,12 +4,20 @@ A config is checked whole before any game is played. Every mistake is one
 :class:`~harness.errors.ConfigError` line, ``FILE:LINE: KEY: what is wrong``, with the
 line where YAML gives it. The result is a :class:`TourneyConfig`: rules, entrants
 resolved to their classes (with code identity) and every default filled in.
+
+Every input is bounded, before anything is planned or played: the document (its size,
+and the values YAML aliases expand to: a 1 kB "billion laughs" is one line at once),
+each number (the ``MAX_*`` constants below fit the stored schema: ``deal`` int32,
+``turns`` int16, seeds int64) and each name. :func:`check_bounds` applies the same
+bounds to command-line values (``--games``, ``--seed``, ``--max-turns``, ...). A value
+shown in a message goes through :func:`harness.plugins.shown`, bounded whatever it is.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -19,9 +27,15 @@ from typing import Any
 import yaml
 
 from harness.engine import DEFAULT_MAX_TURNS
-from harness.errors import ConfigError, HarnessError
-from harness.plugins import StrategySpec, builtin_strategies, resolve
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from harness.errors import ConfigError, HarnessError, safe_text
+from harness.plugins import (
+    MAX_REFERENCE_CHARS,
+    StrategySpec,
+    builtin_strategies,
+    resolve,
+    shown,
+)
+from harness.rules import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 
 FORMATS = ("round_robin", "gauntlet")
 DICE_MODES = ("duplicate", "independent")
@@ -39,7 +53,11 @@ KEYS = (
     "workers",
     "max_turns",
     "chunk",
+    "move_time",
+    "game_time",
+    "isolation",
 )
+ISOLATIONS = ("none", "process")
 ENTRANT_KEYS = ("strategy", "name", "params")
 # A chunk holds whole deals (every rotation of a deal shares its duplicate dice). About
 # 1,200 games a chunk is ~0.3-0.6 s of work at today's engine speed: far above the
@@ -47,6 +65,101 @@ ENTRANT_KEYS = ("strategy", "name", "params")
 # lose little work to a Ctrl-C.
 CHUNK_GAMES = 1200
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+# -- bounds -------------------------------------------------------------------------------
+# Every number a config or a command line gives, checked before anything is planned.
+# The stored schema (harness/schema.py) decides most of them: a value outside could
+# never be stored, so the run could never complete.
+MAX_GAMES = 100_000_000  # deals per table (``deal`` is int32); 10^8 2-player deals: ~16 h
+MAX_CHUNK = 100_000  # deals per chunk (a chunk's rows are held in memory while it plays)
+MAX_PLANNED_GAMES = 1_000_000_000  # games of one tournament: tables x deals x rotations
+MAX_CHUNKS = 1_000_000  # chunks of one tournament (one manifest line each)
+SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # int64, as the stored seeds and records hold them
+MAX_TURNS = 32_767  # the turn cap: ``turns`` and the per-seat counters are int16
+MAX_ENTRANTS = 64  # listed entrants (all-builtins adds the built-ins to these)
+MAX_WORKERS = 1024  # worker processes
+MAX_SECONDS = 3600.0  # move_time and game_time (seconds, > 0)
+MAX_NAME_CHARS = 200  # a display name (entrant) and the config's name
+MAX_CONFIG_BYTES = 1_000_000  # the YAML document
+MAX_YAML_VALUES = 20_000  # values in the document once aliases are expanded
+MAX_YAML_DEPTH = 32  # nesting of mappings and lists
+MAX_RULE_CHARS = 40  # a variant key or value under rules:
+
+BOUNDS: dict[str, tuple[int | float, int | float, str]] = {
+    # key: (lowest, highest, why the highest)
+    "games": (1, MAX_GAMES, "deals per table"),
+    "seed": (SEED_MIN, SEED_MAX, "seeds are stored as int64"),
+    "max_turns": (1, MAX_TURNS, "the stored turn count is int16"),
+    "chunk": (1, MAX_CHUNK, "deals per chunk"),
+    "workers": (0, MAX_WORKERS, "worker processes; 0 plays in-process"),
+    "max_games": (1, MAX_PLANNED_GAMES, "games of one run"),
+}
+"""The documented bounds of the numeric keys and of the options of the same names."""
+
+
+def check_bounds(**values: Any) -> None:
+    """ConfigError (one line) unless every given command-line value is within its bounds.
+
+    Keys are those of :data:`BOUNDS` plus ``move_time`` and ``game_time``; a value of
+    None (not given) is skipped. Messages name the option (``--max-turns: 40000; ...``).
+    Commands call it before anything is planned or played.
+    """
+    for key, value in values.items():
+        if value is None:
+            continue
+        option = "--" + key.replace("_", "-")
+        if key in ("move_time", "game_time"):
+            problem = _seconds_problem(value)
+        elif key in BOUNDS:
+            problem = _integer_problem(value, *BOUNDS[key])
+        else:
+            raise TypeError(f"check_bounds: no bounds for {key!r}")
+        if problem:
+            raise ConfigError(f"{option}: {problem}")
+
+
+def _integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
+    if type(value) is not int:
+        return f"expected a whole number, got {shown(value)}"
+    if value < low:
+        return f"{shown(value)}; must be at least {low:,}"
+    if value > high:
+        return f"{shown(value)}; at most {high:,} ({why})"
+    return None
+
+
+def _seconds_problem(value: Any) -> str | None:
+    if type(value) not in (int, float):
+        return f"expected seconds (a number, or null for no limit), got {shown(value)}"
+    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
+        return f"{shown(value)}; give seconds above 0 and at most {MAX_SECONDS:g}"
+    return None
+
+
+def plan_size(fmt: str, players: int, entrants: int, games: int, chunk: int) -> tuple[int, int]:
+    """(tables, chunks) of a tournament, counted without building it."""
+    field_size, seats = (entrants, players) if fmt == "round_robin" else (entrants, players - 1)
+    tables = math.comb(field_size, seats) if field_size >= seats else 0
+    return tables, tables * -(-games // chunk)
+
+
+def _plan_problem(config: TourneyConfig) -> str | None:
+    """Why a tournament is too big to plan, or None (checked before it is planned)."""
+    tables, chunks = plan_size(
+        config.format, config.players, len(config.entrants), config.games, config.deals_per_chunk
+    )
+    games = tables * config.games * config.players
+    if games > MAX_PLANNED_GAMES:
+        return (
+            f"{tables:,} tables x {config.games:,} deals x {config.players} rotations = "
+            f"{games:,} games; at most {MAX_PLANNED_GAMES:,} in one run (fewer games or entrants)"
+        )
+    if chunks > MAX_CHUNKS:
+        return (
+            f"{chunks:,} chunks of {config.deals_per_chunk:,} deals; at most {MAX_CHUNKS:,} "
+            "in one run (a larger chunk:, fewer games or entrants)"
+        )
+    return None
 
 
 # -- YAML with line numbers ------------------------------------------------------------
@@ -65,7 +178,95 @@ class _Seq(list):
 
 
 class _Loader(yaml.SafeLoader):
-    pass
+    """SafeLoader (no arbitrary objects) that refuses documents that expand too far."""
+
+    _depth = 0
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        _check_expansion(node)  # before anything is constructed from it
+        return node
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        # Refuse deep nesting as soon as it is read: the composer recurses per level.
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _YamlProblem(mark.line + 1, f"values nested more than {MAX_YAML_DEPTH} deep")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _check_expansion(root: yaml.Node | None) -> None:
+    """Refuse a document of more than MAX_YAML_VALUES values once aliases are expanded,
+    nested deeper than MAX_YAML_DEPTH, or with an alias inside itself.
+
+    An alias is the node it names (the composer shares it), so each node's expanded size
+    is computed once: a 1 kB alias bomb of 9^9 values costs a few dozen steps here.
+    """
+    if root is None:
+        return
+    problem = _expansion_problem(root, _node_children)
+    if problem:
+        node, message = problem
+        raise _YamlProblem(node.start_mark.line + 1, message)
+
+
+def _node_children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
+def _value_children(value: Any) -> list[Any]:
+    if isinstance(value, dict):
+        return [v for pair in dict.items(value) for v in pair]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return []
+
+
+def _expansion_problem(root: Any, children: Any) -> tuple[Any, str] | None:
+    """(where, why) if ``root`` expands to too many values, too deep or into itself.
+
+    Shared parts (aliases; the same list twice in a mapping given from Python) are
+    counted as often as they appear but walked once, so the cost is the number of
+    distinct parts, however far they expand.
+    """
+    size: dict[int, int] = {}  # id(part) -> values it expands to (capped)
+    depth: dict[int, int] = {}
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    open_parts: set[int] = set()  # the parts on the path from the root: a cycle's test
+    keep = []  # every part walked stays alive, so no id() is reused meanwhile
+    while stack:
+        part, done = stack.pop()
+        key = id(part)
+        if done:
+            open_parts.discard(key)
+            kids = children(part)
+            size[key] = min(1 + sum(size[id(k)] for k in kids), MAX_YAML_VALUES + 1)
+            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
+            if size[key] > MAX_YAML_VALUES:
+                return part, (
+                    f"the document expands to more than {MAX_YAML_VALUES:,} values "
+                    "(aliases repeat what they name); a config needs a few dozen"
+                )
+            if depth[key] > MAX_YAML_DEPTH:
+                return part, f"values nested more than {MAX_YAML_DEPTH} deep"
+            continue
+        if key in size:
+            continue
+        if key in open_parts:
+            return part, "a value that contains itself (an alias inside what it names)"
+        open_parts.add(key)
+        keep.append(part)
+        stack.append((part, True))
+        stack.extend((k, False) for k in children(part) if id(k) not in size)
+    return None
 
 
 def _construct_map(loader: _Loader, node: yaml.MappingNode) -> _Map:
@@ -77,9 +278,11 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> _Map:
         key = loader.construct_object(key_node, deep=True)
         line = key_node.start_mark.line + 1
         if not isinstance(key, (str, int, float, bool)) and key is not None:
-            raise _YamlProblem(line, f"a key must be a plain word, got {key!r}")
+            raise _YamlProblem(line, f"a key must be a plain word, got {shown(key)}")
         if key in data:
-            raise _YamlProblem(line, f"{key}: duplicate key (first on line {data.lines[key]})")
+            raise _YamlProblem(
+                line, f"{shown(key)}: duplicate key (first on line {data.lines[key]})"
+            )
         data[key] = loader.construct_object(value_node, deep=True)
         data.lines[key] = line
     return data
@@ -92,8 +295,18 @@ def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
     return data
 
 
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
+    # No bound here is above 20 digits; reading a longer one can cost a lot (Python refuses
+    # decimal ones past 4,300 digits; "1:1:1:..." base 60 is quadratic), so it is not read.
+    if len(node.value) > 100:
+        line = node.start_mark.line + 1
+        raise _YamlProblem(line, f"a number of {len(node.value):,} characters; far too large")
+    return yaml.SafeLoader.construct_yaml_int(loader, node)
+
+
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_map)
 _Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_SEQUENCE_TAG, _construct_seq)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 class _YamlProblem(Exception):
@@ -155,6 +368,9 @@ class TourneyConfig:
     challenger: Entrant | None = None
     source: str = "<dict>"
     extra: dict[str, Any] = field(default_factory=dict)
+    move_time: float | None = None  # seconds per decision of a seat; None = no limit
+    game_time: float | None = None  # seconds of one seat's decisions in one game
+    isolation: str = "none"  # "process": each seat's strategy in a process of its own
 
     @property
     def players(self) -> int:
@@ -169,37 +385,76 @@ class TourneyConfig:
         return ((self.challenger,) if self.challenger else ()) + self.entrants
 
     def override(
-        self, *, games: int | None = None, seed: int | None = None, workers: int | None = None
+        self,
+        *,
+        games: int | None = None,
+        seed: int | None = None,
+        workers: int | None = None,
+        max_turns: int | None = None,
+        chunk: int | None = None,
+        move_time: float | None = None,
+        game_time: float | None = None,
+        isolation: str | None = None,
     ) -> TourneyConfig:
-        """This config with command-line values in place of its own."""
-        changes: dict[str, Any] = {}
-        if games is not None:
-            if games < 1:
-                raise ConfigError(f"--games: {games}; play at least one deal per table")
-            changes["games"] = games
-        if seed is not None:
-            changes["seed"] = seed
-        if workers is not None:
-            if workers < 0:
-                raise ConfigError(f"--workers: {workers}; give 1 or more (0 plays in-process)")
-            changes["workers"] = workers
-        return replace(self, **changes)
+        """This config with command-line values in place of its own (None: keep its own).
+
+        Each value is checked against the same bounds as the config key (ConfigError
+        naming the option), and so is the size of the plan they make.
+        """
+        given = {
+            "games": games,
+            "seed": seed,
+            "workers": workers,
+            "max_turns": max_turns,
+            "chunk": chunk,
+            "move_time": move_time,
+            "game_time": game_time,
+        }
+        check_bounds(**given)
+        changes = {k: v for k, v in given.items() if v is not None}
+        for key in ("move_time", "game_time"):
+            if key in changes:
+                changes[key] = float(changes[key])
+        if isolation is not None:
+            if isolation not in ISOLATIONS:
+                raise ConfigError(
+                    f"--isolation: {shown(isolation)} is not one of {', '.join(ISOLATIONS)}"
+                )
+            changes["isolation"] = isolation
+        if not changes:
+            return self
+        changed = replace(self, **changes)
+        problem = _plan_problem(changed)
+        if problem:
+            raise ConfigError(f"--games: {problem}" if games is not None else problem)
+        return changed
 
 
 # -- loading ----------------------------------------------------------------------------
 def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfig:
     """Read and check a config file (or a mapping); ConfigError (one line) if anything is off."""
     if isinstance(source, dict):
+        problem = _expansion_problem(source, _value_children)
+        if problem:
+            raise ConfigError(f"config: {problem[1]}")
         return _Checker("config", None, base=Path.cwd()).check(source, default_name="tourney")
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as fh:  # at most the bound (and one byte to tell it is more)
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 text (byte {exc.start:,})") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; a config is a few lines of YAML"
+        )
     try:
         data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no arbitrary objects
     except _YamlProblem as exc:
@@ -208,7 +463,9 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
         mark = getattr(exc, "problem_mark", None)
         where = f"{path}:{mark.line + 1}" if mark is not None else str(path)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{where}: not valid YAML: {problem}") from None
+        raise ConfigError(f"{where}: not valid YAML: {safe_text(problem, 200)}") from None
+    except RecursionError:  # the composer recurses per level of nesting
+        raise ConfigError(f"{path}: values nested more than {MAX_YAML_DEPTH} deep") from None
     if data is None:
         raise ConfigError(f"{path}: the config is empty; it needs at least entrants")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-") or "tourney"
@@ -238,17 +495,20 @@ class _Checker:
             raise self.fail(data, None, "a config is a mapping of keys (name, players, ...)")
         for key in data:
             if key not in KEYS:
-                close = difflib.get_close_matches(str(key), KEYS, n=1)
+                text = key if isinstance(key, str) else ""
+                # difflib is quadratic: only a key of plausible length gets a suggestion
+                close = difflib.get_close_matches(text, KEYS, n=1) if len(text) <= 40 else []
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 raise self.fail(
-                    data, key, f"unknown key {key!r}; {hint}keys are: {', '.join(KEYS)}"
+                    data, key, f"unknown key {shown(key)}; {hint}keys are: {', '.join(KEYS)}"
                 )
         name = data.get("name", default_name)
-        if not isinstance(name, str) or not _NAME.match(name):
+        if not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME_CHARS:
             raise self.fail(
                 data,
                 "name",
-                f"name: {name!r}; use letters, digits, '.', '_' or '-' (a folder name)",
+                f"name: {shown(name)}; use up to {MAX_NAME_CHARS} letters, digits, '.', '_' "
+                "or '-' (a folder name)",
             )
         players = self.integer(data, "players", 2, low=None)
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
@@ -260,13 +520,16 @@ class _Checker:
         rules = self.rules(data, players)
         fmt = self.choice(data, "format", FORMATS, "round_robin")
         dice = self.choice(data, "dice", DICE_MODES, "duplicate")
-        games = self.integer(data, "games", 1000, low=1)
-        seed = self.integer(data, "seed", 0, low=None)
+        games = self.integer(data, "games", 1000, *BOUNDS["games"])
+        seed = self.integer(data, "seed", 0, *BOUNDS["seed"])
         workers = data.get("workers")
         if workers is not None:
-            workers = self.integer(data, "workers", 0, low=0)
-        max_turns = self.integer(data, "max_turns", DEFAULT_MAX_TURNS, low=1)
-        chunk = self.integer(data, "chunk", 0, low=1) if "chunk" in data else 0
+            workers = self.integer(data, "workers", 0, *BOUNDS["workers"])
+        max_turns = self.integer(data, "max_turns", DEFAULT_MAX_TURNS, *BOUNDS["max_turns"])
+        chunk = self.integer(data, "chunk", 0, *BOUNDS["chunk"]) if "chunk" in data else 0
+        move_time = self.seconds(data, "move_time")
+        game_time = self.seconds(data, "game_time")
+        isolation = self.choice(data, "isolation", ISOLATIONS, "none")
 
         if "entrants" not in data:
             raise self.fail(data, None, "entrants: missing; list the strategies to play")
@@ -294,7 +557,7 @@ class _Checker:
                 f"needs at least {needed}",
             )
         self.unique(data, ((challenger,) if challenger else ()) + entrants)
-        return TourneyConfig(
+        config = TourneyConfig(
             name=name,
             rules=rules,
             format=fmt,
@@ -307,41 +570,91 @@ class _Checker:
             chunk=chunk,
             challenger=challenger,
             source=self.where,
+            move_time=move_time,
+            game_time=game_time,
+            isolation=isolation,
         )
+        problem = _plan_problem(config)
+        if problem:
+            raise self.fail(data, "games", f"games: {problem}")
+        return config
 
     # -- single keys ---------------------------------------------------------------------
-    def integer(self, data: dict, key: str, default: int, low: int | None) -> int:
+    def integer(
+        self,
+        data: dict,
+        key: str,
+        default: int,
+        low: int | float | None,
+        high: int | float | None = None,
+        why: str = "",
+    ) -> int:
         value = data.get(key, default)
         if type(value) is not int:
-            raise self.fail(data, key, f"{key}: expected a whole number, got {value!r}")
+            raise self.fail(data, key, f"{key}: expected a whole number, got {shown(value)}")
         if low is not None and value < low:
-            raise self.fail(data, key, f"{key}: {value}; must be at least {low}")
+            raise self.fail(data, key, f"{key}: {shown(value)}; must be at least {low:,}")
+        if high is not None and value > high:
+            raise self.fail(data, key, f"{key}: {shown(value)}; at most {high:,} ({why})")
         return value
+
+    def seconds(self, data: dict, key: str) -> float | None:
+        value = data.get(key)
+        if value is None:
+            return None
+        problem = _seconds_problem(value)
+        if problem:
+            raise self.fail(data, key, f"{key}: {problem}")
+        return float(value)
 
     def choice(self, data: dict, key: str, allowed: tuple[str, ...], default: str) -> str:
         value = data.get(key, default)
-        if value not in allowed:
-            raise self.fail(data, key, f"{key}: {value!r} is not one of {', '.join(allowed)}")
+        if not isinstance(value, str) or value not in allowed:
+            raise self.fail(data, key, f"{key}: {shown(value)} is not one of {', '.join(allowed)}")
         return value
 
     def rules(self, data: dict, players: int) -> Rules:
         value = data.get("rules", "official")
         try:
             if isinstance(value, str):
+                if len(value) > MAX_RULE_CHARS:
+                    raise self.fail(data, "rules", f"rules: {shown(value, 60)} is not a preset")
                 return Rules.preset(value, players)
             if isinstance(value, dict):
+                self.plain_rules(value)
                 if "players" in value and value["players"] != players:
                     raise self.fail(
                         value,
                         "players",
-                        f"rules.players: {value['players']!r} differs from players: {players}; "
-                        "give the player count once, as players:",
+                        f"rules.players: {shown(value['players'])} differs from players: "
+                        f"{players}; give the player count once, as players:",
                     )
                 return Rules.from_dict({**dict(value), "players": players}, where="rules")
         except HarnessError as exc:
+            if isinstance(exc, ConfigError):
+                raise
             key = _key_named(exc, value)
             raise self.fail(value if key is not None else data, key or "rules", str(exc)) from None
-        raise self.fail(data, "rules", f"rules: expected a preset name or a mapping, got {value!r}")
+        raise self.fail(
+            data, "rules", f"rules: expected a preset name or a mapping, got {shown(value)}"
+        )
+
+    def plain_rules(self, value: dict) -> None:
+        """Every rules key a short word, every value a short word, number or true/false:
+        what Rules then says about them (with repr) stays short."""
+        for key, item in value.items():
+            if not isinstance(key, str) or len(key) > MAX_RULE_CHARS:
+                known = ", ".join(["preset", "players", *VARIANTS])
+                raise self.fail(
+                    value, key, f"rules: unknown key {shown(key, 60)}; keys are {known}"
+                )
+            plain = item is None or type(item) in (bool, int, float)
+            if not plain and not (isinstance(item, str) and len(item) <= MAX_RULE_CHARS):
+                raise self.fail(
+                    value,
+                    key,
+                    f"rules.{key}: {shown(item, 60)}; expected a word, a number or true/false",
+                )
 
     def entrants(self, data: dict) -> tuple[Entrant, ...]:
         items = data["entrants"]
@@ -351,11 +664,18 @@ class _Checker:
             items.lines = [items.line]
         if not isinstance(items, list) or not items:
             raise self.fail(data, "entrants", "entrants: expected a list of strategies")
+        if len(items) > MAX_ENTRANTS:
+            raise self.fail(
+                data,
+                "entrants",
+                f"entrants: {len(items):,} listed; at most {MAX_ENTRANTS} (all-builtins counts "
+                "as one)",
+            )
         found: list[Entrant] = []
         explicit: set[str] = set()
         wants_all = False
         for i, item in enumerate(items):
-            if item == ALL_BUILTINS:
+            if isinstance(item, str) and item == ALL_BUILTINS:
                 wants_all = True
                 continue
             entrant = self.entrant(items, i, item, f"entrants[{i}]")
@@ -377,18 +697,21 @@ class _Checker:
                     raise self.fail(
                         item,
                         key,
-                        f"{what}: unknown key {key!r}; an entrant has {', '.join(ENTRANT_KEYS)}",
+                        f"{what}: unknown key {shown(key)}; an entrant has "
+                        f"{', '.join(ENTRANT_KEYS)}",
                     )
             ref = item.get("strategy")
             if not isinstance(ref, str) or not ref.strip():
                 raise self.fail(item, "strategy", f"{what}.strategy: expected a strategy reference")
             name = item.get("name")
-            if name is not None and (not isinstance(name, str) or not name.strip()):
-                raise self.fail(item, "name", f"{what}.name: expected a display name")
+            if name is not None:
+                problem = name_problem(name)
+                if problem:
+                    raise self.fail(item, "name", f"{what}.name: {problem}")
             params = item.get("params")
             if params is not None and not isinstance(params, dict):
                 raise self.fail(
-                    item, "params", f"{what}.params: expected a mapping, got {params!r}"
+                    item, "params", f"{what}.params: expected a mapping, got {shown(params)}"
                 )
             where = (item, "strategy")
         elif isinstance(item, str):
@@ -398,35 +721,40 @@ class _Checker:
             raise self.fail(
                 container,
                 index,
-                f"{what}: expected a strategy reference or a mapping with strategy:, got {item!r}",
+                f"{what}: expected a strategy reference or a mapping with strategy:, "
+                f"got {shown(item)}",
             )
-        load = self.locate(ref)
         try:
+            load = self.locate(ref)
             spec = resolve(load, dict(params) if params else None)
             spec.create()  # a constructor that rejects its parameters fails here, not mid-run
+            code = spec.identity()["code"]
         except HarnessError as exc:
-            raise self.fail(*where, f"{what}: {exc}") from None
+            raise self.fail(*where, f"{what}: {safe_text(exc)}") from None
         written = ref.split("(", 1)[0].strip()
         spec = replace(spec, ref=written)
         key = written + (json.dumps(dict(spec.params), sort_keys=True) if spec.params else "")
-        return Entrant(
-            name=(name or spec.label).strip(),
-            spec=spec,
-            key=key,
-            load=load,
-            code=spec.identity()["code"],
-        )
+        shown_name = (name or spec.label).strip()
+        problem = name_problem(shown_name)
+        if problem:  # a long label from long parameters: the entrant needs a name:
+            raise self.fail(*where, f"{what}: its label {problem}; give it a shorter name:")
+        return Entrant(name=shown_name, spec=spec, key=key, load=load, code=code)
 
     def locate(self, ref: str) -> str:
         """A file plugin's path is taken relative to the config's folder (then the cwd)."""
         head, sep, tail = ref.partition(":")
         if not sep or not (head.endswith(".py") or "/" in head or "\\" in head):
             return ref
+        if len(ref) > MAX_REFERENCE_CHARS:  # resolve() says so, in one line
+            return ref
         path = Path(head).expanduser()
-        if not path.is_absolute():
-            beside = self.base / path
-            path = beside if beside.exists() else Path.cwd() / path
-        return f"{path.resolve()}:{tail}"
+        try:
+            if not path.is_absolute():
+                beside = self.base / path
+                path = beside if beside.exists() else Path.cwd() / path
+            return f"{path.resolve()}:{tail}"
+        except (OSError, ValueError, RuntimeError):  # a NUL byte, a loop of symlinks
+            return ref  # resolve() then says the file is not found
 
     def unique(self, data: dict, entrants: tuple[Entrant, ...]) -> None:
         keys: dict[str, str] = {}
@@ -441,10 +769,25 @@ class _Checker:
                 )
             if e.name in names:
                 raise self.fail(
-                    data, "entrants", f"entrants: two entrants are named {e.name!r}; rename one"
+                    data,
+                    "entrants",
+                    f"entrants: two entrants are named {shown(e.name)}; rename one",
                 )
             keys[e.key] = e.name
             names.add(e.name)
+
+
+def name_problem(name: Any) -> str | None:
+    """What is wrong with a display name, or None: one printable line, at most
+    MAX_NAME_CHARS characters (it is stored in every game row, drawn in every plot)."""
+    if not isinstance(name, str) or not name.strip():
+        return f"expected a display name, got {shown(name)}"
+    if len(name) > MAX_NAME_CHARS:
+        return f"{shown(name, 60)} has {len(name):,} characters; at most {MAX_NAME_CHARS}"
+    bad = next((c for c in name if not c.isprintable()), None)
+    if bad is not None:
+        return f"{shown(name, 60)} holds a control character ({bad!r}); a name is one line"
+    return None
 
 
 def _key_named(exc: Exception, mapping: Any) -> str | None:

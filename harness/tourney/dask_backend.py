@@ -20,10 +20,14 @@ What a worker needs besides the spec travels with each task (:class:`~.dask_work
   stored so far. The workers present are checked when the run starts; workers that
   join later, by their first task.
 
-Faults: a chunk whose playing raises is retried once (a new task), then reported, as
-locally. A worker that dies is Dask's to handle: the scheduler reschedules its tasks on
-other workers (up to ``distributed.scheduler.allowed-failures`` times, then
-``KilledWorker``, reported without a retry of ours: Dask has retried it already).
+Faults: a chunk with user code (or seat limits) is played in a clean child process of
+the Dask worker (:mod:`.dask_worker`), with everything the local backend contains: a
+plugin that kills its process, loops in C code or prints costs only its own seat's
+games, as locally. A chunk whose playing raises is retried once (a new task), then
+reported, as locally. A Dask worker that dies itself (killed from outside) is Dask's
+to handle: the scheduler reschedules its tasks on other workers (up to
+``distributed.scheduler.allowed-failures`` times, then ``KilledWorker``, reported
+without a retry of ours: Dask has retried it already).
 
 Without an address, a ``LocalCluster`` of ``workers`` processes (one thread each: the
 games are CPU-bound Python) runs on this machine, dashboard off unless asked for, its
@@ -51,7 +55,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError, PluginError
+from harness.errors import PluginError, RunFailed
 from harness.plugins import parse_reference, resolve
 from harness.tourney.backend import ATTEMPTS, POLL, WORKER_LOGGER, Done, Failed, Outcome
 from harness.tourney.dask_worker import Reply, Shipped, Task, identity, mismatch, play_task
@@ -64,7 +68,7 @@ SCRATCH = ".dask"  # the local cluster's scratch space, inside the run folder
 LOOK_EVERY = 2.0  # seconds between looks at the cluster's workers (joined, left)
 
 
-class DaskError(HarnessError):
+class DaskError(RunFailed):
     """The Dask backend cannot go on: Dask missing, scheduler unreachable or lost."""
 
 

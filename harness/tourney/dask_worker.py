@@ -7,6 +7,15 @@ plays the chunk with :func:`~harness.tourney.chunks.play_chunk`, and returns a
 :class:`Reply`: the result or the reason it failed, with the log records the task made.
 Nothing is written anywhere: the parent stores results and log (run.log).
 
+A Dask worker process is long-lived and plays every table, so it never loads user code
+itself: a chunk with a user entrant (or with seat limits, which need the watchdog) is
+played in a clean child process of the Dask worker, by the local backend
+(:class:`~harness.tourney.backend.ProcessBackend` with one worker, forked from its fork
+server): the shipped files are installed, the code checked and the chunk played there,
+with all the local backend contains (a plugin that kills its process, loops in C code
+or prints) and the same rows. Chunks of built-ins alone, without limits, are played in
+the Dask worker itself, as fast as before.
+
 :func:`dask_setup` is a worker preload for the local cluster (see DaskBackend): its
 workers share the terminal, whose Ctrl-C is the parent's to handle.
 """
@@ -30,7 +39,14 @@ from typing import Any
 
 from harness.errors import PluginError
 from harness.plugins import resolve
-from harness.tourney.backend import WORKER_LOGGER
+from harness.tourney.backend import (
+    WORKER_LOGGER,
+    Done,
+    Failed,
+    ProcessBackend,
+    Refused,
+    is_builtin_ref,
+)
 from harness.tourney.chunks import ChunkResult, play_chunk
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
@@ -196,6 +212,113 @@ def _unship(text: str, shipped: tuple[Shipped, ...]) -> str:
 
 
 # -- the task -----------------------------------------------------------------------------------
+def needs_child(spec: ChunkSpec) -> bool:
+    """A chunk with user code or seat limits: played in a clean child process."""
+    return spec.limited or not all(is_builtin_ref(ref) for ref in spec.entrants)
+
+
+def _other_code(spec: ChunkSpec, codes: tuple[str, ...], worker: str) -> str | None:
+    """Why this process must not play ``spec`` (an entrant's code differs), or None."""
+    for ref, expected in zip(spec.entrants, codes, strict=True):
+        here = code_of(ref)
+        if here != expected:
+            return (
+                f"Dask worker {worker} has other code for strategy {ref.name} "
+                f"(digest {here}, this machine {expected}): install the same "
+                "harness and strategy packages on every worker, the same way (an "
+                "editable install on one side and a regular one on the other differ)"
+            )
+    return None
+
+
+@dataclass(frozen=True)
+class _Prepare:
+    """Run in the child before it plays: install the shipped files, check the code."""
+
+    shipped: tuple[Shipped, ...]
+    codes: tuple[str, ...]
+    worker: str
+
+    def __call__(self, spec: ChunkSpec) -> ChunkSpec:
+        for item in self.shipped:
+            install(item)
+        refusal = _other_code(spec, self.codes, self.worker)
+        if refusal is not None:
+            raise Refused(refusal)
+        return spec
+
+
+class _ToReply(logging.Handler):
+    """The child's log records (and its plugins' output), kept for the reply."""
+
+    def __init__(self, capture: _Capture) -> None:
+        super().__init__(logging.DEBUG)
+        self.capture = capture
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.capture.records.append(
+            {
+                "name": record.name,
+                "levelno": record.levelno,
+                "levelname": record.levelname,
+                "msg": record.getMessage(),
+                "created": record.created,
+                "msecs": record.msecs,
+                "process": record.process,
+                "processName": f"dask-worker {self.capture.worker}",
+            }
+        )
+
+
+def _local_temp() -> None:
+    """multiprocessing's temp folder (its fork server's socket) in the Dask worker's own
+    local directory, not the system's, where the path is short enough: a local
+    cluster's scratch space is the run folder's, removed at the end. Once per process."""
+    import multiprocessing.process
+    import multiprocessing.util
+    import shutil
+    import tempfile
+
+    config = multiprocessing.process.current_process()._config  # type: ignore[attr-defined]
+    if config.get("tempdir") is not None:
+        return
+    try:
+        from distributed import get_worker
+
+        where = get_worker().local_directory
+    except (ImportError, ValueError, AttributeError):  # not in a Dask worker
+        return
+    # The fork server listens on a socket in that folder: a Unix socket's path has at
+    # most 107 bytes; in a deeper folder, the system's temp folder it is.
+    if len(os.fsencode(os.path.join(where, "pymp-xxxxxxxx", "listener-xxxxxxxx"))) > 100:
+        return
+    tempdir = tempfile.mkdtemp(prefix="pymp-", dir=where)
+    multiprocessing.util.Finalize(None, shutil.rmtree, args=(tempdir, True), exitpriority=-100)
+    config["tempdir"] = tempdir
+
+
+def _in_child(task: Task, worker: str, capture: _Capture) -> Reply:
+    """Play the task's chunk in a clean child process (see the module docstring)."""
+    _local_temp()
+    backend = ProcessBackend(
+        1,
+        _ToReply(capture),
+        setup=_Prepare(task.shipped, task.codes, worker),
+        report=False,  # play_task logs the chunk's one record
+        attempts=1,  # the parent retries a chunk that raises
+        prefix="harness-dask-child",
+    )
+    outcome: Done | Failed | None = None
+    for item in backend.results([task.spec]):
+        if item is not None:
+            outcome = item
+    if isinstance(outcome, Done):
+        return Reply("ok", outcome.result, "", worker, capture.records)
+    assert isinstance(outcome, Failed)
+    reason = _unship(outcome.reason.removeprefix("playing it raised "), task.shipped)
+    return Reply("refused" if outcome.refused else "error", None, reason, worker, capture.records)
+
+
 def play_task(task: Task) -> Reply:
     """Check the code is the parent's, load shipped plugins, play the chunk.
 
@@ -208,20 +331,24 @@ def play_task(task: Task) -> Reply:
         refusal = mismatch(identity(), task.version, task.engine, worker)
         if refusal is not None:
             return Reply("refused", None, refusal, worker, capture.records)
+        started = time.perf_counter()
+        if needs_child(task.spec):
+            reply = _in_child(task, worker, capture)
+            if reply.status == "ok":
+                assert reply.result is not None
+                wlog.info(
+                    "pid %d (a child of its own): %s: %d games in %.2f CPU-s (%.2f s)",
+                    os.getpid(),
+                    task.spec.describe(),
+                    reply.result.rows,
+                    reply.result.cpu,
+                    time.perf_counter() - started,
+                )
+            return reply
         try:
-            for item in task.shipped:
-                install(item)
-            for ref, expected in zip(task.spec.entrants, task.codes, strict=True):
-                here = code_of(ref)
-                if here != expected:
-                    text = (
-                        f"Dask worker {worker} has other code for strategy {ref.name} "
-                        f"(digest {here}, this machine {expected}): install the same "
-                        "harness and strategy packages on every worker, the same way (an "
-                        "editable install on one side and a regular one on the other differ)"
-                    )
-                    return Reply("refused", None, text, worker, capture.records)
-            started = time.perf_counter()
+            refusal = _other_code(task.spec, task.codes, worker)
+            if refusal is not None:
+                return Reply("refused", None, refusal, worker, capture.records)
             result = play_chunk(task.spec)
         except Exception as exc:
             wlog.error(

@@ -10,7 +10,8 @@ Everything here is a pure function of the config (and of the code that will play
 * A chunk is a run of whole deals of one table (every rotation of a deal shares its
   duplicate dice). Its content key covers all that decides its rows: rules, dice mode,
   turn cap, seeds, the entrants with their code identity, parameters and display names,
-  the deal range, the engine's code and the stored schema. Equal keys, equal rows:
+  the deal range, the time limits and isolation (a slow or cheating plugin's games
+  differ with them), the engine's code and the stored schema. Equal keys, equal rows:
   that is what lets a later run reuse a chunk instead of playing it again.
 """
 
@@ -74,6 +75,15 @@ class ChunkSpec:
     first: int
     stop: int
     max_turns: int
+    # Per-seat limits (harness.seats.SeatLimits): off by default.
+    move_time: float | None = None
+    game_time: float | None = None
+    isolation: str = "none"
+
+    @property
+    def limited(self) -> bool:
+        """True when a seat has a time limit or runs in a process of its own."""
+        return self.move_time is not None or self.game_time is not None or self.isolation != "none"
 
     @property
     def deals(self) -> int:
@@ -144,6 +154,8 @@ def engine_digest() -> str:
         roots[0] / name
         for name in ("engine.py", "dice.py", "rules.py", "view.py", "turnstate.py", "strategy.py")
     ]
+    # The seat wrappers (time limits, process isolation) decide games that use them.
+    files += [roots[0] / "seats.py", roots[0] / "isolation.py"]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     files += [roots[0] / "tourney" / "chunks.py", roots[0] / "tourney" / "plan.py"]
     files += [roots[1] / "_common.py"]
@@ -152,6 +164,18 @@ def engine_digest() -> str:
         digest.update(path.name.encode())
         digest.update(path.read_bytes() if path.exists() else b"")
     return digest.hexdigest()[:16]
+
+
+def limits_of(config: TourneyConfig) -> dict[str, Any]:
+    """The config's seat limits: move_time, game_time (seconds or None), isolation.
+
+    (Read with defaults, so that a config object without the keys plans as before.)
+    """
+    return {
+        "move_time": getattr(config, "move_time", None),
+        "game_time": getattr(config, "game_time", None),
+        "isolation": getattr(config, "isolation", None) or "none",
+    }
 
 
 def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str:
@@ -165,6 +189,7 @@ def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str
         "table": table.key,
         "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
         "deals": [first, stop],
+        **limits_of(config),
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -182,6 +207,7 @@ def spec_for(config: TourneyConfig, table: Table, first: int, stop: int) -> Chun
         first=first,
         stop=stop,
         max_turns=config.max_turns,
+        **limits_of(config),
     )
 
 
@@ -206,5 +232,6 @@ def run_key(config: TourneyConfig) -> str:
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.identity() if config.challenger else None,
         "entrants": [e.identity() for e in config.entrants],
+        **limits_of(config),
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,5 +1,10 @@
 """Playing one game of a tournament again: the command a forfeit report shows, and
-finding a game by ``TABLE:DEAL:ROTATION`` (``harness tourney CONFIG --game ...``)."""
+finding a game by ``TABLE:DEAL:ROTATION`` (``harness tourney CONFIG --game ...``).
+
+Every game starts from fresh strategy instances (see :mod:`.chunks`), so ``harness
+play`` with the game's seed, rules and seat limits plays the very game the tournament
+stored, forfeit included (a time forfeit depends on the machine, though).
+"""
 
 from __future__ import annotations
 
@@ -52,6 +57,13 @@ def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[st
         args += ["--dice", "duplicate"]
     if config.max_turns != DEFAULT_MAX_TURNS:
         args += ["--max-turns", str(config.max_turns)]
+    # The seat limits the game was played under (a time forfeit needs them to recur).
+    limits = plan.limits_of(config)
+    if limits["isolation"] != "none":
+        args += ["--isolation", limits["isolation"]]
+    for key in ("move_time", "game_time"):
+        if limits[key] is not None:
+            args += ["--" + key.replace("_", "-"), f"{limits[key]:g}"]
     return shlex.join(args)
 
 

@@ -22,9 +22,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import __version__, schema
-from harness.errors import HarnessError
+from harness.errors import HarnessError, RunFailed
+from harness.interrupts import user_interrupts
 from harness.tourney import plan
-from harness.tourney.backend import Done, Failed, ProcessBackend, SerialBackend
+from harness.tourney.backend import (
+    Done,
+    Failed,
+    ProcessBackend,
+    SerialBackend,
+    WorkersCannotStart,
+)
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.progress import Progress
 from harness.tourney.repro import reproduce_command
@@ -129,7 +136,12 @@ def sigterm_as_interrupt() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+        # As the user's Ctrl-C (harness.interrupts notes it, then raises): never taken
+        # for a plugin's KeyboardInterrupt, even when it lands inside a plugin's call.
+        from harness import interrupts
+
+        interrupts._on_sigint(signum, frame)
+        raise KeyboardInterrupt  # outside user_interrupts(), _on_sigint raises too
 
     old = signal.signal(signal.SIGTERM, handler)
     try:
@@ -182,6 +194,9 @@ def run_tournament(
     backend: str = "local",
     address: str | None = None,
     dashboard: bool = False,
+    move_time: float | None = None,
+    game_time: float | None = None,
+    isolation: str | None = None,
 ) -> TourneyRun:
     """Play a tournament (or the rest of it) and return what was done.
 
@@ -194,12 +209,22 @@ def run_tournament(
     ``backend="dask"`` plays the chunks on the Dask scheduler at ``address``, or on a
     local Dask cluster of ``workers`` processes (``dashboard=True`` serves its dashboard);
     the games and the run folder are the same whichever backend plays them.
-    Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done.
+    ``move_time``, ``game_time`` (seconds) and ``isolation`` ("none" or "process")
+    override the config's seat limits.
+    Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
+    KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
     started = time.monotonic()
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
-    config = config.override(games=games, seed=seed, workers=workers)
+    config = config.override(
+        games=games,
+        seed=seed,
+        workers=workers,
+        move_time=move_time,
+        game_time=game_time,
+        isolation=isolation,
+    )
     _check_backend(backend, address, dashboard, config.workers)
     say = echo or (lambda text: None)
     if address and workers is not None:
@@ -213,7 +238,11 @@ def run_tournament(
     folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
     folder.create()
     try:
-        with run_log(folder.path / "run.log") as log_handler, sigterm_as_interrupt():
+        with (
+            run_log(folder.path / "run.log") as log_handler,
+            sigterm_as_interrupt(),
+            user_interrupts(),
+        ):
             return _run(
                 config,
                 folder,
@@ -267,6 +296,9 @@ def _run_json(
         "games": config.games,
         "seed": config.seed,
         "max_turns": config.max_turns,
+        "move_time": config.move_time,
+        "game_time": config.game_time,
+        "isolation": config.isolation,
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.name if config.challenger else None,
         "entrants": [e.identity() for e in config.all_entrants()],
@@ -330,19 +362,42 @@ def _run(
     if resumed:
         say(f"Resuming {folder.path}: {resumed:,} of {total_games:,} games already stored.")
 
-    # Reuse chunks of earlier runs with the same content (not with --fresh).
+    # Reuse chunks of earlier runs with the same content (not with --fresh). First every
+    # chunk kept from this run's folder is held to the plan: load() verified its bytes
+    # and rows against its manifest line; here the line must describe the chunk its key
+    # names (a line relabelled with another chunk's key is played again). Then each
+    # missing chunk may come from another run's folder, verified the same way (and
+    # refused unless its line records that its process loaded only its entrants' code).
     reused = 0
     reused_from: set[str] = set()
-    if not fresh:
-        missing = set(planned) - set(folder.entries)
-        specs_by_key = {s.key: s for s in plan.chunks(config, table_list) if s.key in missing}
-        for source, entry in scan_reusable(folder.path.parent.parent, missing, folder.path):
+    missing_specs: dict[str, Any] = {}
+    off_plan: dict[str, str] = {}
+    for spec in plan.chunks(config, table_list):
+        if spec.key not in folder.entries:
+            if not fresh:
+                missing_specs[spec.key] = spec
+            continue
+        why = folder.against_plan(spec)
+        if why is not None:
+            off_plan[spec.key] = why
+            if not fresh:
+                missing_specs[spec.key] = spec
+    if off_plan:
+        for note in folder.drop(off_plan):
+            log.warning("%s", note)
+        resumed = sum(e["games"] for e in folder.entries.values())
+    if folder.damaged:
+        more = f" (and {len(folder.damaged) - 1} more: run.log)" if len(folder.damaged) > 1 else ""
+        say(f"Stored chunk failed verification, played again: {folder.damaged[0]}{more}")
+    if missing_specs:
+        root = folder.path.parent.parent
+        for source, entry in scan_reusable(root, set(missing_specs), folder.path):
             if entry["key"] in folder.entries:
                 continue
-            if folder.link_chunk(specs_by_key[entry["key"]], source, entry):
-                reused += entry["games"]
+            if folder.link_chunk(missing_specs[entry["key"]], source, entry):
+                reused += folder.entries[entry["key"]]["games"]
                 reused_from.add(str(source))
-        del specs_by_key
+    del missing_specs
     if reused:
         where = ", ".join(sorted(reused_from))
         say(f"Reused {reused:,} games (chunks with the same content) from {where}.")
@@ -369,7 +424,9 @@ def _run(
         )
         where = player.describe()
     else:
-        player = ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend()
+        player = (
+            ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend(echo=say)
+        )
         where = f"{n_workers} worker{'s' if n_workers > 1 else ''}" if n_workers else "in-process"
     if chunks_left:
         say(f"Playing {to_play:,} games ({chunks_left} chunks, {where}) into {folder.path}")
@@ -422,6 +479,8 @@ def _run(
     except KeyboardInterrupt:
         interrupted = True
         status = "interrupted"
+    except WorkersCannotStart as exc:
+        raise RunFailed(str(exc)) from None
     finally:
         outcomes.close()  # stops the workers at once if anything is left
         bar.finish()
@@ -436,6 +495,12 @@ def _run(
             player.waited,
             100 * player.waited / (player.busy + player.waited),
         )
+    if isinstance(player, ProcessBackend) and (player.replaced or player.restarted):
+        log.info(
+            "workers started afresh: %d for tables with other plugins, %d after a death",
+            player.replaced,
+            player.restarted,
+        )
     log.info(
         "played %d games in %.1f s; peak memory: this process %.0f MB, largest worker %.0f MB",
         bar.played,
@@ -444,7 +509,21 @@ def _run(
         peak_mb(resource.RUSAGE_CHILDREN),
     )
 
-    # Sum up from the manifest: chunks played now, resumed and reused alike.
+    # Sum up from the verified chunks: chunks played now, resumed and reused alike were
+    # counted from their rows as stored (never from numbers in the manifest), so these
+    # standings, summary.csv and the report agree by construction. Before calling the run
+    # complete, every chunk's sha256 is checked once more (cheap: hashing only), so a
+    # chunk damaged while the run went on is never part of a "complete" run.
+    if status == "complete":
+        changed = folder.recheck()
+        if changed:
+            for note in changed:
+                log.warning("%s; run again to play it again", note)
+            say(
+                f"{len(changed)} stored chunk(s) changed on disk during the run ({changed[0]}); "
+                "run the same command again to play them again."
+            )
+            status = "incomplete"
     totals = new_totals(e.name for e in config.all_entrants())
     for name, counters in folder.totals.items():
         totals[name] = counters

@@ -37,12 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine import DEFAULT_MAX_TURNS
-from harness.errors import ConfigError, HarnessError
+from harness.errors import ConfigError, HarnessError, RunFailed
 from harness.report.stats import Sprt, block_elo
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
-from harness.tourney.config import Entrant, TourneyConfig, _Checker
+from harness.tourney.config import ISOLATIONS, Entrant, TourneyConfig, _Checker, check_bounds
 
 # Games between two looks at the test: 50 blocks with 2 players, a tenth of a second of
 # fast strategies (half a second of `optimal`): far above a chunk's cost to hand out,
@@ -85,6 +85,9 @@ class SprtSetup:
     beta: float = 0.05
     max_games: int | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    move_time: float | None = None  # seat limits, as a tourney config's (off by default)
+    game_time: float | None = None
+    isolation: str = "none"
 
     @property
     def players(self) -> int:
@@ -131,6 +134,9 @@ class SprtSetup:
             games=self.max_deals or 0,  # not read by spec_for: the checks set the deals
             seed=self.seed,
             max_turns=self.max_turns,
+            move_time=self.move_time,
+            game_time=self.game_time,
+            isolation=self.isolation,
         )
 
     def sprt(self) -> Sprt:
@@ -152,6 +158,9 @@ class SprtSetup:
             "beta": self.beta,
             "max_games": self.max_games,
             "max_turns": self.max_turns,
+            "move_time": self.move_time,
+            "game_time": self.game_time,
+            "isolation": self.isolation,
             "table": self.table.id,
             "games_per_block": self.games_per_block,
             "deals_per_check": self.deals_per_check,
@@ -173,12 +182,16 @@ def make_setup(
     max_games: int | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     base: Path | None = None,
+    move_time: float | None = None,
+    game_time: float | None = None,
+    isolation: str = "none",
 ) -> SprtSetup:
     """Check every setting and resolve the strategies; SprtError/ConfigError: one line.
 
     ``fillers`` fill seats 3 and up: one strategy for all of them (default
     :data:`DEFAULT_FILLER`) or one per seat. ``rules`` defaults to the official rules;
-    its player count is set to ``players``.
+    its player count is set to ``players``. ``move_time``, ``game_time`` (seconds) and
+    ``isolation`` ("none" or "process") limit every seat as in a tourney config.
     """
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SprtError(f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} (R3)")
@@ -190,8 +203,15 @@ def make_setup(
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not 0 < value < 0.5:
             raise SprtError(f"{name}: {value:g}; an error rate lies strictly between 0 and 0.5")
-    if max_turns < 1:
-        raise SprtError(f"max_turns: {max_turns}; must be at least 1")
+    check_bounds(
+        seed=seed,
+        max_turns=max_turns,
+        max_games=max_games,
+        move_time=move_time,
+        game_time=game_time,
+    )
+    if isolation not in ISOLATIONS:
+        raise SprtError(f"isolation: {isolation!r} is not one of {', '.join(ISOLATIONS)}")
     fillers = tuple(fillers)
     if players == 2 and fillers:
         raise SprtError("filler: fills seats 3 and up; give 3 or more players to use one")
@@ -224,6 +244,9 @@ def make_setup(
         beta=beta,
         max_games=max_games,
         max_turns=max_turns,
+        move_time=None if move_time is None else float(move_time),
+        game_time=None if game_time is None else float(game_time),
+        isolation=isolation,
     )
     if max_games is not None and setup.max_deals < 1:
         raise SprtError(
@@ -439,7 +462,7 @@ def run_sprt(
     ``workers`` processes play the chunks (0: in this process), or any tourney
     ``backend`` (``results(specs)`` yielding Done/Failed/None) when given. ``on_check``
     sees the tally after every check; ``on_tick`` is called now and then while nothing
-    finishes. Raises SprtError if a chunk fails twice (the test cannot skip blocks).
+    finishes. Raises RunFailed if a chunk fails twice (the test cannot skip blocks).
     """
     from harness.tourney.backend import Done, Failed, ProcessBackend, SerialBackend
 
@@ -480,7 +503,7 @@ def run_sprt(
             while verdict == "continue":
                 if tally.checks in failed:
                     lost = failed[tally.checks]
-                    raise SprtError(
+                    raise RunFailed(
                         f"deals {lost.spec.first}-{lost.spec.stop - 1} could not be played: "
                         f"{lost.reason}; the test stops after {tally.games:,} games, "
                         "without a verdict"

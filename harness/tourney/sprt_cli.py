@@ -17,7 +17,15 @@ from typing import Any
 
 import click
 
-from harness.cli_common import parse_variants, rules_options, user_errors
+from harness.cli_common import (
+    EXIT_FORFEITS,
+    EXIT_INTERRUPTED,
+    limits_options,
+    parse_variants,
+    rules_options,
+    strict_option,
+    user_errors,
+)
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
@@ -201,6 +209,8 @@ def json_safe(value: Any) -> Any:
     default=None,
     help="Turn cap per game; a block with a capped game is left out (default 1,000).",
 )
+@limits_options(isolation_default="none")
+@strict_option("the test finished but had forfeits")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead.")
 @user_errors
 def sprt(
@@ -218,6 +228,10 @@ def sprt(
     workers: int | None,
     max_games: int | None,
     max_turns: int | None,
+    isolation: str,
+    move_time: float | None,
+    game_time: float | None,
+    strict: bool,
     as_json: bool,
 ) -> None:
     """Play A against B until a sequential probability ratio test decides.
@@ -257,6 +271,9 @@ def sprt(
         beta=beta,
         max_games=max_games,
         max_turns=max_turns or DEFAULT_MAX_TURNS,
+        move_time=move_time,
+        game_time=game_time,
+        isolation=isolation,
     )
     workers = default_workers() if workers is None else workers
     # Check lines for people: always without --json; with it, only on a terminal.
@@ -287,4 +304,8 @@ def sprt(
     if result.verdict == "interrupted":
         if talk:
             _err("Interrupted (Ctrl-C): the test stopped without a verdict.")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+    forfeits = sum(result.tally.forfeits.values())
+    if strict and forfeits:
+        _err(f"--strict: {forfeits:,} forfeits in a finished test; exit status 3.")
+        sys.exit(EXIT_FORFEITS)

@@ -1,17 +1,23 @@
-"""Standings: the per-entrant sums of the manifest turned into a table for people and CSV.
+"""Standings: per-entrant counters counted from stored games, turned into a table.
 
-A chunk's manifest line carries integer counters per entrant (games, sole wins, shared
-firsts by how many shared, worms, rank sum, forfeits, capped games), so standings never
-re-read the games and add up exactly in any order. Win share splits ties: a first
-place shared by k players counts 1/k to each. Turn-capped games are never scored.
+The counters (games, sole wins, shared firsts by how many shared, worms, rank sum,
+forfeits, capped games) are counted by :func:`count_games` from a chunk's rows as they
+are stored in its Parquet part, after the part has been checked against its manifest
+line (:mod:`harness.tourney.storage`). Nothing is taken from counters written in the
+manifest: the terminal standings, ``summary.csv`` and the report (which reads the same
+rows) come from one source, so they agree by construction. Counters are integers, so
+sums are exact in any order. Win share splits ties: a first place shared by k players
+counts 1/k to each. Turn-capped games are never scored.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
+
+import numpy as np
 
 COLUMNS = (
     "rank",
@@ -31,29 +37,71 @@ def new_totals(names: Iterable[str]) -> dict[str, dict[str, Any]]:
     return {name: _zero() for name in names}
 
 
-def _zero() -> dict[str, Any]:
-    return {"games": 0, "wins": 0, "shared": [], "worms": 0, "rank": 0, "forfeits": 0, "capped": 0}
+def _zero(players: int = 0) -> dict[str, Any]:
+    shared = [0] * (players + 1) if players else []
+    return {
+        "games": 0,
+        "wins": 0,
+        "shared": shared,
+        "worms": 0,
+        "rank": 0,
+        "forfeits": 0,
+        "capped": 0,
+    }
 
 
-def add_entry(totals: dict[str, dict[str, Any]], entry: dict[str, Any]) -> None:
-    """Add one manifest entry's per-entrant counters to ``totals`` (in place)."""
-    for name, stats in entry.get("stats", {}).items():
+def count_games(
+    capped: np.ndarray,
+    error_seat: np.ndarray,
+    strategies: Sequence[np.ndarray],
+    worms: Sequence[np.ndarray],
+    ranks: Sequence[np.ndarray],
+) -> dict[str, dict[str, Any]]:
+    """Per-entrant counters of some stored games, one array per column (seat i: index i).
+
+    ``capped`` marks turn-capped games (counted apart, never scored); ``error_seat`` is the
+    forfeiting seat or -1. ``shared[k]`` counts first places shared by k players.
+    """
+    players = len(strategies)
+    capped = np.asarray(capped, dtype=bool)
+    scored = ~capped
+    error_seat = np.asarray(error_seat)
+    rank = [np.asarray(r, dtype=np.int64) for r in ranks]
+    firsts = np.zeros(len(capped), dtype=np.int64)
+    for r in rank:
+        firsts += r == 1
+    out: dict[str, dict[str, Any]] = {}
+    for seat in range(players):
+        names = np.asarray(strategies[seat], dtype=object)
+        seat_worms = np.asarray(worms[seat], dtype=np.int64)
+        first = scored & (rank[seat] == 1)
+        for name in dict.fromkeys(names.tolist()):  # first-seen order, no sorting of objects
+            mine = names == name
+            played = mine & scored
+            t = out.setdefault(str(name), _zero(players))
+            t["capped"] += int((mine & capped).sum())
+            t["games"] += int(played.sum())
+            t["worms"] += int(seat_worms[played].sum())
+            t["rank"] += int(rank[seat][played].sum())
+            won = mine & first
+            t["wins"] += int((won & (firsts == 1)).sum())
+            for k in range(2, players + 1):
+                t["shared"][k] += int((won & (firsts == k)).sum())
+            t["forfeits"] += int((played & (error_seat == seat)).sum())
+    return out
+
+
+def add_counters(totals: dict[str, dict[str, Any]], counters: dict[str, dict[str, Any]]) -> None:
+    """Add one chunk's per-entrant counters to ``totals`` (in place)."""
+    for name, stats in counters.items():
         total = totals.setdefault(name, _zero())
         for key in ("games", "wins", "worms", "rank", "forfeits", "capped"):
             total[key] += stats[key]
         shared = stats["shared"]
         if len(total["shared"]) < len(shared):
             total["shared"] += [0] * (len(shared) - len(total["shared"]))
-        for k, count in enumerate(shared):
-            total["shared"][k] += count
-
-
-def add_up(entries: Iterable[dict[str, Any]], names: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Sum the manifest entries' per-entrant counters (every name appears, even at 0)."""
-    totals = new_totals(names)
-    for entry in entries:
-        add_entry(totals, entry)
-    return totals
+        for k, n in enumerate(shared):
+            total["shared"][k] += n
 
 
 def standings(totals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

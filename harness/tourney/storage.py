@@ -5,7 +5,9 @@ Layout of ``<root>/<config name>/<run id>/``::
     run.json         the fully resolved config, the table list, the status and, at the
                      end, the summary (written atomically)
     games/*.parquet  one part file per chunk (harness.schema); pandas reads the folder
-    manifest.jsonl   one JSON line per completed chunk: key, file, size, digest, stats
+    manifest.jsonl   one JSON line per completed chunk: its key, file, size and sha256,
+                     what it holds (table, deals first..stop-1, games) and the user
+                     strategy code its process had loaded (``loaded``)
     run.log          the log (workers' records included)
     summary.csv      the standings, when the run is complete
 
@@ -13,8 +15,17 @@ Nothing is ever read as a result unless it is complete: a part file is written t
 ``.tmp/``, flushed to disk and renamed into ``games/``, and only then listed in the
 manifest (an append of one line). A run killed at any point leaves at worst a stray
 temp file, a part file not yet listed (deleted on resume) or a torn last manifest line
-(dropped on resume). Chunks are content-keyed: a chunk of an earlier run with the same
-key is hard-linked (or copied) instead of being played again.
+(dropped on resume).
+
+Nothing stored is believed unchecked. A chunk kept on resume, taken from an earlier run
+or read by ``harness report`` is read once and held to its manifest line
+(:func:`read_part`): the same size, the same sha256, and rows that are exactly the games
+the line says (one table, every rotation of deals first..stop-1). A chunk that fails is
+played again (resume, reuse) or named in one line (report). The standings, summary.csv
+and the forfeit examples are counted from those verified rows (:func:`part_summary`),
+never from numbers in the manifest's text, so they and the report, which reads the same
+rows, agree by construction. A chunk of an earlier run with the same content key is
+reused as a copy of its verified bytes, never a hard link (see :meth:`RunFolder.link_chunk`).
 """
 
 from __future__ import annotations
@@ -24,29 +35,51 @@ import errno
 import fcntl
 import hashlib
 import json
+import logging
 import os
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness import schema
-from harness.errors import HarnessError
+from harness.errors import HarnessError, safe_text
 from harness.tourney.chunks import STATUS_NAMES, ChunkResult
 from harness.tourney.plan import ChunkSpec
-from harness.tourney.standings import add_entry
+from harness.tourney.standings import add_counters, count_games
 
-RUN_FORMAT = "harness-run/1"
+# harness-run/2: chunks are verified by sha256 and row range, standings are counted from
+# the rows (the manifest holds no counters), and each line records ``loaded``. Folders of
+# harness-run/1 are never resumed (one line: use --fresh) and never reused from.
+RUN_FORMAT = "harness-run/2"
 MANIFEST = "manifest.jsonl"
 RUN_JSON = "run.json"
 GAMES = "games"
 TMP = ".tmp"
-EXAMPLE_FORFEITS = 3  # forfeits kept in full per chunk; the stats count them all
+DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
+EXAMPLE_FORFEITS = 3  # forfeit examples taken per chunk; the counters count them all
 KEPT_EXAMPLES = 10  # forfeit examples a run keeps in memory for its summary
+# The columns read to verify a part (what it covers) and to count it (the standings).
+_COVER_COLUMNS = ("table", "deal", "rotation", "players")
+_COUNT_COLUMNS = ("game_seed", "status", "error", "error_seat")
+_COUNT_SEAT_FIELDS = ("strategy", "worms", "rank")
+
+log = logging.getLogger("harness.tourney")
 
 
 class StorageError(HarnessError):
     """The results folder cannot be written or read as a run: one line, what and where."""
+
+
+class ChunkDamaged(StorageError):
+    """A stored chunk that is not what its manifest line says: missing, changed, unreadable,
+    or holding other games. ``file`` names it, ``reason`` says what is wrong."""
+
+    def __init__(self, file: str, reason: str) -> None:
+        self.file = file
+        self.reason = reason
+        super().__init__(f"{file}: {reason}")
 
 
 def describe_os_error(exc: OSError, path: Path | str, doing: str) -> StorageError:
@@ -79,8 +112,13 @@ def atomic_write(path: Path, data: bytes) -> None:
         raise describe_os_error(exc, path, "write") from None
 
 
+def digest_of(data: bytes) -> str:
+    """A chunk's digest as the manifest holds it (the first 32 hex digits of its sha256)."""
+    return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+
+
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()[:32]
+    return digest_of(path.read_bytes())
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
@@ -112,11 +150,202 @@ def read_manifest(path: Path) -> tuple[list[dict[str, Any]], int]:
             entry = json.loads(line)
         except ValueError:
             break
-        if not isinstance(entry, dict) or "key" not in entry or "file" not in entry:
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("key"), str)
+            or not isinstance(entry.get("file"), str)
+        ):
             break
         entries.append(entry)
         good += len(line)
     return entries, good
+
+
+# -- verifying a stored chunk -------------------------------------------------------------
+def safe_part_name(name: Any) -> bool:
+    """Whether a manifest's file name names a part file inside ``games/`` (no path)."""
+    return (
+        isinstance(name, str)
+        and name.endswith(".parquet")
+        and not name.startswith(".")
+        and "/" not in name
+        and "\\" not in name
+        and "\x00" not in name
+    )
+
+
+def covered(entry: Mapping[str, Any]) -> tuple[str, int, int, int] | None:
+    """(table, first, stop, players) a manifest line claims, or None if it is malformed."""
+    table, first, stop, games = (entry.get(k) for k in ("table", "first", "stop", "games"))
+    if not isinstance(table, str) or not all(type(v) is int for v in (first, stop, games)):
+        return None
+    deals = stop - first
+    if first < 0 or deals <= 0 or games <= 0 or games % deals:
+        return None
+    players = games // deals
+    return (table, first, stop, players) if 2 <= players <= 7 else None
+
+
+def part_columns(players: int) -> list[str]:
+    """The columns :func:`read_part` reads to verify and count a part of ``players`` seats."""
+    seats = [schema.seat_column(i, f) for i in range(players) for f in _COUNT_SEAT_FIELDS]
+    return [*_COVER_COLUMNS, *_COUNT_COLUMNS, *seats]
+
+
+def read_part(path: Path, entry: Mapping[str, Any], columns: Iterable[str] | None = None) -> Any:
+    """A stored chunk's rows (a pyarrow Table), after checking them against the manifest.
+
+    The file is read once: its size and sha256 must be the line's (``bytes``, ``sha256``)
+    and its rows exactly the games the line says it holds. ``columns`` are read (default:
+    what verifying and counting need). Raises :class:`ChunkDamaged`, one line, otherwise.
+    """
+    name = str(entry.get("file"))
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ChunkDamaged(name, "listed in the manifest but missing") from None
+    except OSError as exc:
+        raise ChunkDamaged(name, f"cannot be read ({exc.strerror or exc})") from None
+    return verify_bytes(data, entry, columns)
+
+
+def verify_bytes(
+    data: bytes, entry: Mapping[str, Any], columns: Iterable[str] | None = None
+) -> Any:
+    """:func:`read_part` on bytes already read (reuse copies exactly the bytes it checked)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    name = str(entry.get("file"))
+    claim = covered(entry)
+    if claim is None:
+        raise ChunkDamaged(name, "its manifest line is malformed (table, first, stop, games)")
+    size, digest = entry.get("bytes"), entry.get("sha256")
+    if len(data) != size:
+        raise ChunkDamaged(name, f"{len(data):,} bytes where the manifest says {size}")
+    if not isinstance(digest, str) or len(digest) != DIGEST_CHARS:
+        raise ChunkDamaged(name, "the manifest holds no sha256 for it")
+    if digest_of(data) != digest:
+        raise ChunkDamaged(
+            name, "its sha256 differs from the manifest's: the file changed after it was stored"
+        )
+    wanted = list(columns) if columns is not None else part_columns(claim[3])
+    for needed in _COVER_COLUMNS:
+        if needed not in wanted:
+            wanted.append(needed)
+    try:
+        part = pq.ParquetFile(pa.BufferReader(data))
+        names = set(part.schema_arrow.names)
+        missing = [c for c in wanted if c not in names]
+        table = None if missing else part.read(columns=wanted)
+    except Exception as exc:  # noqa: BLE001 - a damaged file can raise anything from the
+        # C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError from its metadata)
+        raise ChunkDamaged(name, f"not a readable Parquet file ({_first_line(exc)})") from None
+    if missing:
+        raise ChunkDamaged(name, f"missing column(s) {', '.join(missing)} (harness/schema.py)")
+    check_rows(table, claim, name)
+    return table
+
+
+def check_rows(table: Any, claim: tuple[str, int, int, int], name: str) -> None:
+    """The rows are every rotation of deals first..stop-1 of one table, once each."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    table_id, first, stop, players = claim
+    deals = stop - first
+    wrong = f"its rows are not deals {first}-{stop - 1} of table {table_id} in {players} rotations"
+    if table.num_rows != deals * players:
+        raise ChunkDamaged(
+            name, f"{table.num_rows:,} games where the manifest says {deals * players:,}"
+        )
+    ids = pc.unique(table.column("table").cast("string")).to_pylist()
+    if ids != [table_id]:
+        raise ChunkDamaged(name, wrong)
+    deal = table.column("deal").to_numpy().astype(np.int64)
+    rotation = table.column("rotation").to_numpy().astype(np.int64)
+    seats = table.column("players").to_numpy()
+    order = np.lexsort((rotation, deal))
+    if (
+        (seats != players).any()
+        or not np.array_equal(deal[order], np.repeat(np.arange(first, stop), players))
+        or not np.array_equal(rotation[order], np.tile(np.arange(players), deals))
+    ):
+        raise ChunkDamaged(name, wrong)
+
+
+def _first_line(exc: BaseException) -> str:
+    return safe_text(exc, 300) or type(exc).__name__
+
+
+@dataclass
+class PartSummary:
+    """What a verified part adds to the standings: counted from its rows, nothing else."""
+
+    rows: int
+    counters: dict[str, dict[str, Any]]
+    forfeits: int
+    examples: list[dict[str, Any]] = field(default_factory=list)
+
+
+def part_summary(table: Any, players: int) -> PartSummary:
+    """Standings counters, forfeit count and the first forfeits of a part's rows."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    def col(name: str) -> Any:
+        return table.column(name).to_numpy(zero_copy_only=False)
+
+    status = table.column("status").cast("string")
+    capped = pc.equal(status, "turn-cap").to_numpy(zero_copy_only=False)
+    error_seat = col("error_seat").astype(np.int64)
+    strategies = [col(schema.seat_column(i, "strategy")) for i in range(players)]
+    counters = count_games(
+        capped,
+        error_seat,
+        strategies,
+        [col(schema.seat_column(i, "worms")) for i in range(players)],
+        [col(schema.seat_column(i, "rank")) for i in range(players)],
+    )
+    forfeit_rows = np.flatnonzero(pc.equal(status, "forfeit").to_numpy(zero_copy_only=False))
+    examples = []
+    if len(forfeit_rows):
+        deal, rotation, seed, error = col("deal"), col("rotation"), col("game_seed"), col("error")
+        for row in forfeit_rows[:EXAMPLE_FORFEITS]:
+            seat = int(error_seat[row])
+            examples.append(
+                {
+                    "deal": int(deal[row]),
+                    "rotation": int(rotation[row]),
+                    "seat": seat,
+                    "strategy": str(strategies[seat][row]) if 0 <= seat < players else "?",
+                    "game_seed": int(seed[row]),
+                    "error": safe_text(error[row]),
+                }
+            )
+    return PartSummary(table.num_rows, counters, len(forfeit_rows), examples)
+
+
+def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
+    """Why a stored chunk may not stand for ``spec`` (None: it may), judging its line.
+
+    Its line must claim exactly the spec's file, table and deals, and record the user
+    strategy code its process had loaded (issue 9, item 3): only code of the chunk's own
+    entrants may have been there, or the games may depend on another plugin's tampering.
+    """
+    if entry.get("file") != spec.file or covered(entry) != (
+        spec.table,
+        spec.first,
+        spec.stop,
+        spec.rules.players,
+    ):
+        return "its manifest line does not describe the chunk its key names"
+    loaded = entry.get("loaded")
+    if not isinstance(loaded, list) or not all(isinstance(d, str) for d in loaded):
+        return "its manifest line does not record which strategy code its process had loaded"
+    if not set(loaded) <= {e.code for e in spec.entrants}:
+        return "its process had loaded strategy code of other entrants than its own"
+    return None
 
 
 class RunFolder:
@@ -127,13 +356,15 @@ class RunFolder:
         self.games_dir = path / GAMES
         self.tmp_dir = path / TMP
         self.manifest_path = path / MANIFEST
-        # What is remembered of each stored chunk is small (file, games, size): the
-        # standings counters are summed as entries come, so memory does not grow with
-        # the games' detail, only by a few hundred bytes a chunk.
-        self.entries: dict[str, dict[str, Any]] = {}  # chunk key -> {file, games, bytes}
+        # What is remembered of each stored chunk is small (its line's claims and digest):
+        # the standings counters are summed as chunks are verified, so memory does not grow
+        # with the games' detail, only by a few hundred bytes a chunk.
+        self.entries: dict[str, dict[str, Any]] = {}  # chunk key -> file, games, bytes, ...
         self.totals: dict[str, dict[str, Any]] = {}  # entrant -> standings counters
         self.forfeits = 0
-        self.examples: list[dict[str, Any]] = []  # (table, example) of the first forfeits
+        self.examples: list[dict[str, Any]] = []  # the first forfeits, with their table
+        self.damaged: list[str] = []  # notes on stored chunks found damaged (played again)
+        self._planned: set[str] = set()
         self._manifest: Any = None
         self._lock: Any = None
 
@@ -156,9 +387,9 @@ class RunFolder:
             if data.get("run_format") != RUN_FORMAT:
                 raise StorageError(
                     f"{run_json.parent}: a results folder of another harness version "
-                    f"({data.get('run_format', 'unknown format')}, harness "
-                    f"{data.get('version', '?')}); this one writes {RUN_FORMAT}: "
-                    "use --fresh to start a new run, or --out for another folder"
+                    f"({safe_text(data.get('run_format', 'unknown format'), 40)}, harness "
+                    f"{safe_text(data.get('version', '?'), 40)}); this one writes "
+                    f"{RUN_FORMAT}: use --fresh to start a new run, or --out for another folder"
                 )
             found = run_json.parent
         return found
@@ -198,15 +429,18 @@ class RunFolder:
             raise describe_os_error(exc, self.path, "lock the run folder") from None
 
     def close(self) -> None:
-        if self._manifest is not None:
-            with contextlib.suppress(OSError):
-                self._manifest.close()
-            self._manifest = None
+        self._close_manifest()
         if self._lock is not None:
             with contextlib.suppress(OSError):
                 fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
                 self._lock.close()
             self._lock = None
+
+    def _close_manifest(self) -> None:
+        if self._manifest is not None:
+            with contextlib.suppress(OSError):
+                self._manifest.close()
+            self._manifest = None
 
     # -- run.json -----------------------------------------------------------------------
     def read_run_json(self) -> dict[str, Any] | None:
@@ -218,32 +452,42 @@ class RunFolder:
 
     # -- the manifest --------------------------------------------------------------------
     def load(self, planned: set[str]) -> list[str]:
-        """Read the manifest, keep the chunks whose files are intact, clear the rest.
+        """Read the manifest, keep the chunks that verify, clear the rest.
 
-        Returns notes for the log (what was dropped and why).
+        Every listed chunk is read and held to its line (:func:`read_part`): a chunk that
+        is missing, changed (sha256), unreadable or holds other games is dropped from the
+        manifest and its file deleted, so it is played again. Its counters are counted
+        from its rows. Returns notes for the log (what was dropped and why).
         """
+        self._planned = set(planned)
         notes: list[str] = []
         entries, good = read_manifest(self.manifest_path)
-        kept: dict[str, dict[str, Any]] = {}
+        kept: dict[str, tuple[dict[str, Any], PartSummary]] = {}
+        files: set[str] = set()
         self.entries, self.totals, self.forfeits, self.examples = {}, {}, 0, []
+        self.damaged = []
         for entry in entries:
-            part = self.games_dir / entry["file"]
+            name = entry["file"]
             if entry["key"] not in planned:
-                notes.append(f"{entry['file']}: not a chunk of this run; dropped")
+                notes.append(f"{safe_text(name, 200)}: not a chunk of this run; dropped")
+                continue
+            if entry["key"] in kept or name in files or not safe_part_name(name):
+                notes.append(f"{safe_text(name, 200)}: listed twice or misnamed; dropped")
                 continue
             try:
-                size = part.stat().st_size
-            except OSError:
-                notes.append(f"{entry['file']}: listed but missing; will be played again")
+                table = read_part(self.games_dir / name, entry)
+            except ChunkDamaged as exc:
+                notes.append(f"{exc}; played again")
+                self.damaged.append(str(exc))
                 continue
-            if size != entry.get("bytes"):
-                notes.append(f"{entry['file']}: size differs from the manifest; played again")
-                continue
-            kept[entry["key"]] = entry
+            assert (claim := covered(entry)) is not None  # read_part checked it
+            kept[entry["key"]] = (entry, part_summary(table, claim[3]))
+            files.add(name)
         rewrite = len(kept) != len(entries)
         try:
             if rewrite:
-                text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in kept.values())
+                self._close_manifest()  # a handle would still point at the old file
+                text = "".join(json.dumps(e, sort_keys=True) + "\n" for e, _ in kept.values())
                 atomic_write(self.manifest_path, text.encode())
             elif self.manifest_path.exists() and self.manifest_path.stat().st_size != good:
                 notes.append("manifest: a torn last line (the run was killed while writing it)")
@@ -251,28 +495,72 @@ class RunFolder:
                     f.truncate(good)
             # Part files not in the manifest were renamed in but never listed: a kill
             # between the two steps. They are complete, but unlisted means unknown.
-            listed = {e["file"] for e in kept.values()}
+            noted = {n.split(":", 1)[0] for n in notes}
             for part in self.games_dir.glob("*"):
-                if part.name not in listed:
+                if part.name not in files:
                     part.unlink()
-                    notes.append(f"{part.name}: not in the manifest; removed, played again")
+                    if part.name not in noted:
+                        notes.append(f"{part.name}: not in the manifest; removed, played again")
             for stray in self.tmp_dir.glob("*"):
                 stray.unlink()
         except OSError as exc:
             raise describe_os_error(exc, self.path, "tidy the run folder") from None
-        for entry in sorted(kept.values(), key=lambda e: e["file"]):
-            self._remember(entry)
+        for entry, summary in sorted(kept.values(), key=lambda k: k[0]["file"]):
+            self._remember(entry, summary)
         return notes
 
-    def _remember(self, entry: dict[str, Any]) -> None:
-        self.entries[entry["key"]] = {k: entry[k] for k in ("file", "games", "bytes")}
-        add_entry(self.totals, entry)
-        self.forfeits += entry.get("forfeits", 0)
-        for example in entry.get("forfeit_examples", []):
+    def against_plan(self, spec: ChunkSpec) -> str | None:
+        """Why the kept chunk of ``spec.key`` cannot stand for that chunk (None: it can).
+
+        Its line must describe the spec's own file, table and deals (a line relabelled
+        with another key is caught here). ``loaded`` is not held against a run's own
+        chunks: they were played the way this run plays them (``workers: 0`` plays every
+        table with every plugin loaded, and says so in run.log), so playing them again
+        would play them the same way; it is other runs' chunks that must not stand in
+        (:func:`refuse_reuse`).
+        """
+        entry = self.entries[spec.key]
+        if entry["file"] != spec.file or covered(entry) != (
+            spec.table,
+            spec.first,
+            spec.stop,
+            spec.rules.players,
+        ):
+            return "its manifest line does not describe the chunk its key names"
+        return None
+
+    def drop(self, problems: Mapping[str, str]) -> list[str]:
+        """Forget kept chunks (key -> why) so they are played again; notes for the log.
+
+        The manifest is rewritten without them and their files deleted; then the rest is
+        loaded (and verified) again, so the counters never hold a dropped chunk's games.
+        Rare (a manifest edited by hand), so the second pass costs nothing in practice.
+        """
+        found = [f"{self.entries[key]['file']}: {why}" for key, why in problems.items()]
+        notes = [f"{text}; played again" for text in found]
+        entries, _ = read_manifest(self.manifest_path)
+        keep = [e for e in entries if e["key"] not in problems]
+        self._close_manifest()
+        text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in keep)
+        atomic_write(self.manifest_path, text.encode())
+        damaged = self.damaged + found
+        notes += self.load(self._planned)  # deletes the files no longer listed
+        self.damaged = damaged + self.damaged
+        return notes
+
+    def _remember(self, entry: dict[str, Any], summary: PartSummary) -> None:
+        self.entries[entry["key"]] = {
+            **{k: entry.get(k) for k in ("file", "table", "first", "stop", "bytes", "sha256")},
+            "games": summary.rows,
+            "loaded": entry.get("loaded"),
+        }
+        add_counters(self.totals, summary.counters)
+        self.forfeits += summary.forfeits
+        for example in summary.examples:
             if len(self.examples) < KEPT_EXAMPLES:
                 self.examples.append({**example, "table": entry["table"]})
 
-    def _append(self, entry: dict[str, Any]) -> None:
+    def _append(self, entry: dict[str, Any], summary: PartSummary) -> None:
         line = (json.dumps(entry, sort_keys=True) + "\n").encode()
         try:
             if self._manifest is None:
@@ -282,60 +570,115 @@ class RunFolder:
             os.fsync(self._manifest.fileno())
         except OSError as exc:
             raise describe_os_error(exc, self.manifest_path, "append to the manifest") from None
-        self._remember(entry)
+        self._remember(entry, summary)
+
+    def recheck(self) -> list[str]:
+        """Notes on stored chunks whose bytes no longer match their sha256 (none: all do).
+
+        The last look before a run calls itself complete: hashing every chunk again costs
+        about 0.04 CPU-seconds per million games (benchmarks/verify_cost.py), and closes
+        the window between a chunk's verification and the run's end.
+        """
+        notes = []
+        for entry in self.entries.values():
+            try:
+                data = (self.games_dir / entry["file"]).read_bytes()
+            except OSError as exc:
+                notes.append(f"{entry['file']}: cannot be read ({exc.strerror or exc})")
+                continue
+            if len(data) != entry["bytes"] or digest_of(data) != entry["sha256"]:
+                notes.append(f"{entry['file']}: changed on disk while the run went on")
+        return notes
 
     # -- chunks -------------------------------------------------------------------------
     def write_chunk(self, spec: ChunkSpec, result: ChunkResult) -> dict[str, Any]:
-        """Store a played chunk (atomically) and list it in the manifest."""
+        """Store a played chunk (atomically) and list it in the manifest.
+
+        Returns its manifest line, plus ``forfeits`` and ``forfeit_examples`` counted from
+        the rows as stored (they are not kept in the manifest: counts come from rows).
+        """
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         table = to_arrow(spec, result)
+        claim = (spec.table, spec.first, spec.stop, spec.rules.players)
+        try:  # the rows resume will hold it to: a chunk that would fail is never stored
+            check_rows(table, claim, spec.file)
+        except ChunkDamaged as exc:
+            raise StorageError(f"{spec.describe()}: not stored: {exc.reason}") from None
+        summary = part_summary(table, spec.rules.players)
         final = self.games_dir / spec.file
         tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
         try:
+            # Serialised in memory (a chunk is tens of kB), so the digest is of exactly
+            # the bytes handed to the file system.
+            sink = pa.BufferOutputStream()
+            pq.write_table(table, sink, compression="zstd")
+            data = sink.getvalue().to_pybytes()
             with open(tmp, "wb") as f:
-                pq.write_table(table, f, compression="zstd")
+                f.write(data)
                 f.flush()
                 os.fsync(f.fileno())
-            size = tmp.stat().st_size
-            digest = file_digest(tmp)
             os.replace(tmp, final)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             raise describe_os_error(exc, final, "write the chunk") from None
-        entry = chunk_entry(spec, result, size, digest)
-        self._append(entry)
-        return entry
+        entry = chunk_entry(spec, result, len(data), digest_of(data))
+        self._append(entry, summary)
+        return {**entry, "forfeits": summary.forfeits, "forfeit_examples": summary.examples}
 
     def link_chunk(self, spec: ChunkSpec, source: Path, entry: dict[str, Any]) -> bool:
-        """Reuse a stored chunk of another run: hard-link (or copy) it, then list it.
+        """Reuse a stored chunk of another run: verify it, copy it, list it.
 
-        False if the source is not intact (then the chunk is played instead).
+        False if it may not stand for ``spec`` (see :func:`refuse_reuse`) or its file does
+        not verify (then the chunk is played instead; the log says why).
+
+        Why a copy and not a hard link (as before) or a reflink: a hard link makes two
+        runs share one mutable file, so damage to either later changes both, and a
+        reflink or ``os.copy_file_range`` copies whatever the source holds at the moment
+        of the copy, which would have to be hashed a second time. Copying the bytes that
+        were just verified writes exactly what was checked; chunks are small (about
+        23 MB per million games), so the disk a shared copy would save is small too.
         """
-        src = source / GAMES / entry["file"]
-        try:
-            if src.stat().st_size != entry.get("bytes") or file_digest(src) != entry.get("sha256"):
-                return False
-        except OSError:
+        name = entry.get("file")
+        why = refuse_reuse(entry, spec)
+        if why is not None:
+            log.info("not reused: %s/%s: %s", source, safe_text(name, 200), why)
             return False
+        src = source / GAMES / str(name)
+        try:
+            data = src.read_bytes()
+            table = verify_bytes(data, entry, part_columns(spec.rules.players))
+        except (OSError, ChunkDamaged) as exc:
+            reason = exc.reason if isinstance(exc, ChunkDamaged) else exc.strerror or str(exc)
+            log.warning("not reused: %s: %s; the chunk is played instead", src, reason)
+            return False
+        summary = part_summary(table, spec.rules.players)
         final = self.games_dir / spec.file
         tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
         try:
-            try:
-                os.link(src, tmp)
-            except OSError:
-                data = src.read_bytes()
-                with open(tmp, "wb") as f:
-                    f.write(data)
-                    f.flush()
-                    os.fsync(f.fileno())
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
             os.replace(tmp, final)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 tmp.unlink()
             raise describe_os_error(exc, final, "store a reused chunk") from None
-        self._append({**entry, "file": spec.file, "reused_from": str(source)})
+        kept = {
+            k: entry[k] for k in ("key", "table", "first", "stop", "games", "cpu") if k in entry
+        }
+        line = {
+            **kept,
+            "file": spec.file,
+            "bytes": len(data),
+            "sha256": digest_of(data),
+            "loaded": entry["loaded"],
+            "reused_from": str(source),
+        }
+        self._append(line, summary)
         return True
 
     def write_text(self, name: str, text: str) -> Path:
@@ -345,22 +688,13 @@ class RunFolder:
 
 
 def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) -> dict[str, Any]:
-    """The manifest line of a chunk: where it is, how to check it, what it adds up to."""
-    n = spec.rules.players
-    examples = []
-    for row in sorted(result.errors)[:EXAMPLE_FORFEITS]:
-        r = result.games["rotation"][row]
-        seat = result.games["error_seat"][row]
-        examples.append(
-            {
-                "deal": result.games["deal"][row],
-                "rotation": r,
-                "seat": seat,
-                "strategy": spec.entrants[(seat + r) % n].name,
-                "game_seed": result.games["game_seed"][row],
-                "error": result.errors[row],
-            }
-        )
+    """The manifest line of a chunk: where it is, how to check it, what it holds.
+
+    No standings counters: those are counted from the chunk's rows whenever it is read.
+    ``loaded`` is the user strategy code the playing process had loaded (ChunkResult.loaded,
+    None from a player that does not report it: such a chunk is never reused).
+    """
+    loaded = getattr(result, "loaded", None)
     return {
         "key": spec.key,
         "file": spec.file,
@@ -371,9 +705,7 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
         "bytes": size,
         "sha256": digest,
         "cpu": round(result.cpu, 4),
-        "stats": {e.name: s for e, s in zip(spec.entrants, result.stats, strict=True)},
-        "forfeits": len(result.errors),
-        "forfeit_examples": examples,
+        "loaded": sorted(str(d) for d in loaded) if loaded is not None else None,
     }
 
 
@@ -381,6 +713,8 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
     """The chunk's rows as a pyarrow Table of the stored schema (harness.schema)."""
     import numpy as np
     import pyarrow as pa
+
+    from harness.tourney.chunks import ERROR_KINDS
 
     n = spec.rules.players
     rows = result.rows
@@ -391,6 +725,19 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
     def labels(codes: Any, names: Iterable[str]) -> Any:
         return pa.DictionaryArray.from_arrays(
             pa.array(codes, type=pa.int8()), pa.array(list(names), type=pa.string())
+        ).cast(pa.string())
+
+    def kinds(result: ChunkResult) -> Any:
+        # int8 codes (index into ERROR_KINDS, -1 = no forfeit) -> strings, null for -1;
+        # a result without the column (made by older code) has no kinds.
+        codes = result.games.get("error_kind")
+        if codes is None or len(codes) != rows:
+            values = np.full(rows, -1, dtype=np.int8)
+        else:
+            values = np.frombuffer(codes, dtype=np.int8)
+        return pa.DictionaryArray.from_arrays(
+            pa.array(np.where(values < 0, 0, values).astype(np.int8), mask=values < 0),
+            pa.array(list(ERROR_KINDS), type=pa.string()),
         ).cast(pa.string())
 
     rotation = np.frombuffer(result.games["rotation"], dtype=np.int8)
@@ -410,6 +757,7 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
         "winner": ints(result.games["winner"], "int8"),
         "error": pa.array(errors, type=pa.string()),
         "error_seat": ints(result.games["error_seat"], "int8"),
+        "error_kind": kinds(result),
     }
     for i, seat in enumerate(result.seats):
         cols[schema.seat_column(i, "strategy")] = labels(
