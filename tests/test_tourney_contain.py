@@ -145,7 +145,9 @@ def test_a_plugin_that_patches_greedy_changes_no_table_it_does_not_play(tmp_path
     clean = run_tournament(pair, out=tmp_path / "clean", workers=1)
     patcher = {"strategy": f"{HOSTILE / 'workers_patcher.py'}:Patcher", "name": "patcher"}
     mixed_config = {**pair, "name": "mixed", "entrants": ["greedy", "simple", patcher]}
-    mixed = run_tournament(mixed_config, out=tmp_path / "mixed", workers=2)
+    # One worker plays every table in plan order (by table id), so whether it must be
+    # replaced (a patcher table before the clean one) is known in advance.
+    mixed = run_tournament(mixed_config, out=tmp_path / "mixed", workers=1)
     assert mixed.status == "complete"
     a, b = games_of(clean.run_dir), games_of(mixed.run_dir)
     table = a["table"].iloc[0]
@@ -153,7 +155,9 @@ def test_a_plugin_that_patches_greedy_changes_no_table_it_does_not_play(tmp_path
     code = next(e.code for e in load_config(mixed_config).entrants if e.name == "patcher")
     for entry in manifest(mixed.run_dir):
         assert entry["loaded"] == ([] if entry["table"] == table else [code]), entry["table"]
-    assert "a fresh worker for table" in (mixed.run_dir / "run.log").read_text()
+    order = [t.names for t in plan.tables(load_config(mixed_config))]
+    replaced = order.index(["greedy", "simple"]) > 0  # a patcher table came first
+    assert ("a fresh worker for table" in (mixed.run_dir / "run.log").read_text()) == replaced
 
 
 def test_in_process_play_records_the_foreign_code_it_had_loaded(tmp_path):
