@@ -18,6 +18,7 @@ from harness.cli_common import (  # noqa: F401 - parse_variants, user_errors: sh
     EXIT_FORFEITS,
     HarnessGroup,
     RecordInvalid,
+    engine_option,
     limits_options,
     parse_variants,
     rules_options,
@@ -57,6 +58,7 @@ def main() -> None:
     help="Turn cap: stop the game unfinished after this many turns.",
 )
 @limits_options(isolation_default="none")
+@engine_option(config=False)
 @click.option(
     "--traceback",
     "show_traceback",
@@ -78,6 +80,7 @@ def play(
     isolation: str,
     move_time: float | None,
     game_time: float | None,
+    engine: str,
     show_traceback: bool,
     strict: bool,
     quiet: bool,
@@ -116,6 +119,16 @@ def play(
     limits = SeatLimits(move_time, game_time, isolation)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
+    if engine == "native":  # what it cannot do: one line, before anything is loaded or told
+        from harness.errors import HarnessError
+        from harness.play import native_problem
+
+        if not (quiet or as_json):
+            why = "it does not narrate a game: add --quiet or --json"
+        else:
+            why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
+        if why is not None:
+            raise HarnessError(f"--engine native: {why}; or use --engine auto")
     # Every strategy loaded (in its own process with --isolation process) before the
     # first line: a bad reference is one line, nothing told.
     with open_seats(list(strategies), limits) as seats:
@@ -136,6 +149,7 @@ def play(
             max_turns=max_turns or DEFAULT_MAX_TURNS,
             forfeit=True,
             names=names,
+            engine=engine,
         )
     trace = plugin_traceback(result.error) if show_traceback else None
     if record_path:

@@ -224,6 +224,23 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
     return decorate
 
 
+ENGINE_CHOICES = ("auto", "python", "native")
+
+
+def engine_option(config: bool) -> Callable[[F], F]:
+    """``--engine auto|python|native`` (as ``engine``), alike on ``play``, ``tourney`` and
+    ``sprt``. ``config`` True: the option overrides a config's ``engine`` (default None)."""
+    where = "overrides the config's; default auto" if config else "default auto"
+    return click.option(
+        "--engine",
+        type=click.Choice(list(ENGINE_CHOICES)),
+        default=None if config else "auto",
+        help="auto: the native engine where it can play (built-ins, no seat limits), the "
+        "Python engine elsewhere; native: refuse what it cannot play; python: never native. "
+        f"Same games with each ({where}).",
+    )
+
+
 def strict_option(when: str) -> Callable[[F], F]:
     """``--strict``: exit with EXIT_FORFEITS when ``when`` (for CI)."""
     return click.option(

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.dice import DiceSource, SeededDice
+from harness.dice import DiceSource, DuplicateDice, SeededDice
 from harness.engine import DEFAULT_MAX_TURNS, Fanout, Game, GameObserver, GameResult
 from harness.errors import GameError, HarnessError
 from harness.plugins import (
@@ -155,6 +155,7 @@ def play_game(
     move_time: float | None = None,
     game_time: float | None = None,
     isolation: str = "none",
+    engine: str = "python",
 ) -> GameResult:
     """Play one game and return its :class:`~harness.engine.GameResult`.
 
@@ -172,9 +173,27 @@ def play_game(
     "process"`` runs each seat's strategy in a process of its own (see
     :mod:`harness.seats`): same games for honest strategies, a dead process is that
     seat's SeatCrashed.
+
+    ``engine="auto"`` plays on the native engine (issue 12) when it can: built-in seats,
+    an int64 seed, no record, observer, limits or dice other than ``DuplicateDice(seed)``
+    (the same game either way); ``"native"`` raises a one-line HarnessError when it
+    cannot; ``"python"`` (the default) never uses it.
     """
     limits = SeatLimits(move_time, game_time, isolation)
     game_rules = Rules.coerce(rules, players=len(strategies))  # bad rules: before any process
+    if engine not in ENGINES:
+        raise HarnessError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    if engine != "python":
+        why = native_problem(
+            strategies, seed, record=record, observer=observer, dice=dice, limits=limits
+        )
+        if why is None:
+            played = _play_native(strategies, game_rules, seed, dice, max_turns, names)  # type: ignore[arg-type]
+            if played is not None:
+                return played
+            why = "the native engine could not play this game"
+        if engine == "native":
+            raise HarnessError(f"--engine native: {why}; use --engine auto or python")
     seats = open_seats(strategies, limits, names)
     try:
         return _play(
@@ -190,6 +209,101 @@ def play_game(
         )
     finally:
         seats.close()
+
+
+ENGINES = ("auto", "python", "native")
+
+
+def native_problem(
+    strategies: Sequence[str | Strategy],
+    seed: int | str | None,
+    *,
+    record: bool = False,
+    observer: GameObserver | None = None,
+    dice: DiceSource | None = None,
+    limits: SeatLimits | None = None,
+) -> str | None:
+    """Why the native engine cannot play this game (None: it can), in a few words."""
+    from harness import native
+
+    limits = limits if limits is not None else SeatLimits()
+    if not native.available():
+        return "the native engine is not built in this installation"
+    if record:
+        return "a game record is written by the Python engine"
+    if observer is not None:
+        return "an observer (narration) needs the Python engine"
+    if limits.move_time is not None or limits.game_time is not None:
+        return "seat time limits run on the Python engine"
+    if limits.isolation != "none":
+        return "process isolation runs on the Python engine"
+    if type(seed) is not int or not -(2**63) <= seed < 2**63:
+        return "the native engine needs an integer (int64) seed"
+    if dice is not None and not (
+        type(dice) is DuplicateDice and type(dice.key) is int and dice.key == seed
+    ):
+        return "dice other than the seeded ones run on the Python engine"
+    for seat, item in enumerate(strategies):
+        try:
+            native.native_seat(item)
+        except native.NotNative:
+            return f"seat {seat} ({_label(item)}) is not a built-in with a native version"
+    return None
+
+
+def _label(item: str | Strategy) -> str:
+    if isinstance(item, Strategy):
+        return item.name or type(item).__name__
+    return item
+
+
+def _play_native(
+    strategies: Sequence[str | Strategy],
+    game_rules: Rules,
+    seed: int,
+    dice: DiceSource | None,
+    max_turns: int,
+    names: Sequence[str] | None,
+) -> GameResult | None:
+    """The game on the native engine, as a GameResult (None if it forfeited: built-ins
+    never do, but a forfeit's error object is the Python engine's to give)."""
+    from harness import native
+
+    mode = "independent" if dice is None else "duplicate"
+    try:
+        res = native.play_games(
+            game_rules, list(strategies), [seed], dice=mode, max_turns=max_turns, detail=True
+        )
+    except native.NotNative:
+        return None
+    g = res.games
+    if g["status"][0] == 2:
+        return None
+    n = game_rules.players
+    if names is None:
+        names = [
+            _label(item) if isinstance(item, Strategy) else resolve(item).label
+            for item in strategies
+        ]
+    board = res.board(0)
+    seat = {k: [res.seats[i][k][0] for i in range(n)] for k in native.SEAT_COLUMNS}
+    capped = g["status"][0] == 1
+    return GameResult(
+        players=n,
+        names=list(names),
+        scores=seat["worms"],
+        ranks=seat["rank"],
+        winner=None if g["winner"][0] < 0 else g["winner"][0],
+        over=not capped,
+        turns=g["turns"][0],
+        stacks=board["stacks"],
+        grill=board["grill"],
+        flipped=board["flipped"],
+        busts=seat["busts"],
+        steals=seat["steals"],
+        stolen=seat["stolen"],
+        capped=capped,
+    )
 
 
 def _play(

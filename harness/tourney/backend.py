@@ -700,7 +700,7 @@ def _play_job(
         )
     tail = rows_of(result, sent - job.start, result.rows, job.start)
     busy = time.perf_counter() - started
-    sender.send(("done", sent, tail, result.cpu, result.loaded, waited, busy))
+    sender.send(("done", sent, tail, result.cpu, result.loaded, waited, busy, result.engine))
 
 
 def bounded(text: str, limit: int = chunks.TRACEBACK_LIMIT) -> str:
@@ -741,6 +741,7 @@ class _Chunk:
         self.unexplained: dict[int, int] = {}  # row -> deaths there outside any decision
         self.stalls: dict[int, int] = {}  # rows received -> deaths before the next game
         self.errors = 0
+        self.engines: set[str] = set()  # the engines that played its parts
 
     @property
     def received(self) -> int:
@@ -758,6 +759,8 @@ class _Chunk:
         result = finish(self.spec, self.result)
         result.cpu = self.cpu
         result.loaded = sorted(self.loaded)
+        # Native only if every part was (a part after a worker died is played in Python).
+        result.engine = "native" if self.engines == {"native"} else "python"
         return result
 
 
@@ -1059,8 +1062,9 @@ class ProcessBackend:
             elif kind == "rows":
                 chunk.add(message[1], message[2])
             elif kind == "done":
-                _, offset, tail, cpu, loaded, waited, busy = message
+                _, offset, tail, cpu, loaded, waited, busy, engine = message
                 chunk.add(offset, tail)
+                chunk.engines.add(engine)
                 chunk.cpu += cpu
                 chunk.loaded |= set(loaded)
                 w.loaded |= set(loaded)

@@ -12,6 +12,7 @@ from harness.cli_common import (
     EXIT_FAILED,
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
+    engine_option,
     limits_options,
     strict_option,
     user_errors,
@@ -95,6 +96,7 @@ def _err(text: str) -> None:
     help="With --game: on a forfeit, also print the plugin's traceback (to stderr).",
 )
 @limits_options(isolation_default=None)
+@engine_option(config=True)
 @strict_option("the run finished but had forfeits")
 @user_errors
 def tourney(
@@ -115,6 +117,7 @@ def tourney(
     isolation: str | None,
     move_time: float | None,
     game_time: float | None,
+    engine: str | None,
     strict: bool,
 ) -> None:
     """Play the tournament CONFIG describes and print the standings.
@@ -153,6 +156,7 @@ def tourney(
             backend=backend,
             address=address,
             dashboard=dashboard,
+            engine=engine,
             **limits,
         )
     except TourneyInterrupted as exc:

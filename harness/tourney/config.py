@@ -56,8 +56,12 @@ KEYS = (
     "move_time",
     "game_time",
     "isolation",
+    "engine",
 )
 ISOLATIONS = ("none", "process")
+# auto: the native engine (issue 12) for every table it can play, else the Python engine;
+# native: refuse, before anything is played, a table it cannot play; python: never native.
+ENGINES = ("auto", "python", "native")
 ENTRANT_KEYS = ("strategy", "name", "params")
 # A chunk holds whole deals (every rotation of a deal shares its duplicate dice). About
 # 1,200 games a chunk is ~0.3-0.6 s of work at today's engine speed: far above the
@@ -371,6 +375,7 @@ class TourneyConfig:
     move_time: float | None = None  # seconds per decision of a seat; None = no limit
     game_time: float | None = None  # seconds of one seat's decisions in one game
     isolation: str = "none"  # "process": each seat's strategy in a process of its own
+    engine: str = "auto"  # auto | python | native (the rows are the same with each)
 
     @property
     def players(self) -> int:
@@ -395,6 +400,7 @@ class TourneyConfig:
         move_time: float | None = None,
         game_time: float | None = None,
         isolation: str | None = None,
+        engine: str | None = None,
     ) -> TourneyConfig:
         """This config with command-line values in place of its own (None: keep its own).
 
@@ -421,6 +427,10 @@ class TourneyConfig:
                     f"--isolation: {shown(isolation)} is not one of {', '.join(ISOLATIONS)}"
                 )
             changes["isolation"] = isolation
+        if engine is not None:
+            if engine not in ENGINES:
+                raise ConfigError(f"--engine: {shown(engine)} is not one of {', '.join(ENGINES)}")
+            changes["engine"] = engine
         if not changes:
             return self
         changed = replace(self, **changes)
@@ -530,6 +540,7 @@ class _Checker:
         move_time = self.seconds(data, "move_time")
         game_time = self.seconds(data, "game_time")
         isolation = self.choice(data, "isolation", ISOLATIONS, "none")
+        engine = self.choice(data, "engine", ENGINES, "auto")
 
         if "entrants" not in data:
             raise self.fail(data, None, "entrants: missing; list the strategies to play")
@@ -573,6 +584,7 @@ class _Checker:
             move_time=move_time,
             game_time=game_time,
             isolation=isolation,
+            engine=engine,
         )
         problem = _plan_problem(config)
         if problem:

@@ -28,6 +28,7 @@ from typing import Any
 
 from harness import schema
 from harness.dice import derive_seed
+from harness.errors import ConfigError
 from harness.rules import Rules
 from harness.tourney.config import Entrant, TourneyConfig
 
@@ -79,6 +80,10 @@ class ChunkSpec:
     move_time: float | None = None
     game_time: float | None = None
     isolation: str = "none"
+    # Which engine plays it (not part of the key: the rows are the same either way):
+    # "python"; "auto", the native engine, or Python where it cannot (planning found it
+    # can); "native", the native engine or a failed chunk (the user asked for it).
+    engine: str = "python"
 
     @property
     def limited(self) -> bool:
@@ -159,6 +164,9 @@ def engine_digest() -> str:
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     files += [roots[0] / "tourney" / "chunks.py", roots[0] / "tourney" / "plan.py"]
     files += [roots[1] / "_common.py"]
+    # The native engine plays the same games: a change in its code must not reuse chunks
+    # it played before the change (the source, whether or not it is built here).
+    files += [roots[0] / "native.py", roots[0] / "_native" / "core.c"]
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode())
@@ -178,6 +186,58 @@ def limits_of(config: TourneyConfig) -> dict[str, Any]:
     }
 
 
+def native_problem(config: TourneyConfig, table: Table) -> str | None:
+    """Why the native engine cannot play a table (None: it can), naming the seat."""
+    from harness import native
+
+    if not native.available():
+        return "the native engine is not built in this installation (no C compiler at install)"
+    limits = limits_of(config)
+    if limits["move_time"] is not None or limits["game_time"] is not None:
+        return "seat time limits (move_time, game_time) run on the Python engine"
+    if limits["isolation"] != "none":
+        return "process isolation runs on the Python engine"
+    for entrant in table.entrants:
+        try:
+            native.native_seat(entrant.spec)
+        except native.NotNative as exc:
+            if entrant.spec.cls.__module__.split(".")[0] not in ("harness", "strategies"):
+                return f"entrant {entrant.name} is a plugin (only built-ins play natively)"
+            return f"entrant {entrant.name} has no native version ({exc})"
+    try:
+        native.check_table(
+            config.rules,
+            [e.spec for e in table.entrants],
+            config.seed,
+            table.key,
+            dice=config.dice,
+            max_turns=config.max_turns,
+        )
+    except native.NotNative as exc:
+        return str(exc)
+    return None
+
+
+def table_engine(config: TourneyConfig, table: Table) -> str:
+    """The engine of a table's chunks (ChunkSpec.engine), from the config's ``engine``.
+
+    ``native`` for a table the native engine cannot play is a ConfigError (one line,
+    naming the table and why), raised while planning: before anything is played.
+    """
+    choice = getattr(config, "engine", "python")
+    if choice == "python":
+        return "python"
+    problem = native_problem(config, table)
+    if problem is None:
+        return choice
+    if choice == "native":
+        raise ConfigError(
+            f"engine: native, but table {table.id} ({' v '.join(table.names)}) cannot play "
+            f"natively: {problem}; use engine: auto to play it on the Python engine"
+        )
+    return "python"
+
+
 def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str:
     content = {
         "schema": schema.SCHEMA_VERSION,
@@ -194,8 +254,11 @@ def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:32]
 
 
-def spec_for(config: TourneyConfig, table: Table, first: int, stop: int) -> ChunkSpec:
-    """The chunk of deals ``first``..``stop - 1`` of a table."""
+def spec_for(
+    config: TourneyConfig, table: Table, first: int, stop: int, engine: str | None = None
+) -> ChunkSpec:
+    """The chunk of deals ``first``..``stop - 1`` of a table (``engine``: its
+    :func:`table_engine`, worked out here when not given)."""
     return ChunkSpec(
         key=chunk_key(config, table, first, stop),
         table=table.id,
@@ -208,6 +271,7 @@ def spec_for(config: TourneyConfig, table: Table, first: int, stop: int) -> Chun
         stop=stop,
         max_turns=config.max_turns,
         **limits_of(config),
+        engine=table_engine(config, table) if engine is None else engine,
     )
 
 
@@ -215,8 +279,9 @@ def chunks(config: TourneyConfig, table_list: list[Table] | None = None) -> Iter
     """Every chunk of the tournament, table by table (lazily: memory stays flat)."""
     size = config.deals_per_chunk
     for table in table_list if table_list is not None else tables(config):
+        engine = table_engine(config, table)  # once per table: it builds the seats
         for first in range(0, config.games, size):
-            yield spec_for(config, table, first, min(first + size, config.games))
+            yield spec_for(config, table, first, min(first + size, config.games), engine)
 
 
 def run_key(config: TourneyConfig) -> str:

@@ -62,6 +62,8 @@ class TourneyRun:
     forfeit_examples: list[dict[str, Any]] = field(default_factory=list)
     failed: list[dict[str, Any]] = field(default_factory=list)
     worker_wait: float = 0.0  # share of the workers' time spent waiting for a chunk
+    engine: str = "auto"  # the engine asked for (auto | python | native)
+    engine_used: dict[str, int] = field(default_factory=dict)  # chunks played now, by engine
 
     @property
     def games_per_second(self) -> float:
@@ -81,6 +83,8 @@ class TourneyRun:
             "games_per_second": round(self.games_per_second, 1),
             "workers": self.workers,
             "worker_wait": round(self.worker_wait, 5),
+            "engine": self.engine,
+            "engine_used": dict(self.engine_used),
             "standings": self.standings,
             "forfeits": {"count": self.forfeits, "examples": self.forfeit_examples},
             "failed_chunks": self.failed,
@@ -197,6 +201,7 @@ def run_tournament(
     move_time: float | None = None,
     game_time: float | None = None,
     isolation: str | None = None,
+    engine: str | None = None,
 ) -> TourneyRun:
     """Play a tournament (or the rest of it) and return what was done.
 
@@ -210,7 +215,9 @@ def run_tournament(
     local Dask cluster of ``workers`` processes (``dashboard=True`` serves its dashboard);
     the games and the run folder are the same whichever backend plays them.
     ``move_time``, ``game_time`` (seconds) and ``isolation`` ("none" or "process")
-    override the config's seat limits.
+    override the config's seat limits; ``engine`` ("auto", "python", "native") its
+    engine (the games are the same with each; "native" refuses, before anything is
+    played, a table the native engine cannot play).
     Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
     KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
@@ -224,6 +231,7 @@ def run_tournament(
         move_time=move_time,
         game_time=game_time,
         isolation=isolation,
+        engine=engine,
     )
     _check_backend(backend, address, dashboard, config.workers)
     say = echo or (lambda text: None)
@@ -231,6 +239,8 @@ def run_tournament(
         say(f"Note: the workers of the cluster at {address} play; --workers is ignored.")
     root = Path(out)
     table_list = plan.tables(config)
+    # Which engine plays each table: a table "native" cannot play is one line, here.
+    engines = {t.id: plan.table_engine(config, t) for t in table_list}
     planned = {spec.key: spec.games for spec in plan.chunks(config, table_list)}
     total_games = sum(planned.values())
     key = plan.run_key(config)
@@ -250,6 +260,7 @@ def run_tournament(
                 planned,
                 total_games,
                 key,
+                engines,
                 resuming=existing is not None,
                 fresh=fresh,
                 fail_fast=fail_fast,
@@ -276,7 +287,10 @@ def _run_json(
     status: str,
     created: str,
     summary: dict[str, Any] | None = None,
+    engines: dict[str, str] | None = None,
+    engine_used: dict[str, int] | None = None,
 ) -> dict[str, Any]:
+    engines = engines or {}
     return {
         "name": config.name,
         "run_id": folder.path.name,
@@ -288,6 +302,9 @@ def _run_json(
         "version": __version__,
         "python": platform.python_version(),
         "engine": plan.engine_digest(),
+        "engine_choice": config.engine,
+        # Chunks of this folder played by each engine, over every call (not reused ones).
+        "engine_used": dict(engine_used or {}),
         "schema": schema.SCHEMA_VERSION,
         "rules": config.rules.to_dict(),
         "players": config.players,
@@ -302,7 +319,10 @@ def _run_json(
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.name if config.challenger else None,
         "entrants": [e.identity() for e in config.all_entrants()],
-        "tables": [{"id": t.id, "entrants": t.names} for t in table_list],
+        "tables": [
+            {"id": t.id, "entrants": t.names, "engine": _shown_engine(engines.get(t.id))}
+            for t in table_list
+        ],
         "totals": {
             "tables": len(table_list),
             "deals": len(table_list) * config.games,
@@ -313,6 +333,11 @@ def _run_json(
     }
 
 
+def _shown_engine(engine: str | None) -> str:
+    """A table's engine as run.json says it: native or python."""
+    return "python" if engine in (None, "python") else "native"
+
+
 def _run(
     config: TourneyConfig,
     folder: RunFolder,
@@ -320,6 +345,7 @@ def _run(
     planned: dict[str, int],
     total_games: int,
     key: str,
+    engines: dict[str, str],
     *,
     resuming: bool,
     fresh: bool,
@@ -335,11 +361,29 @@ def _run(
 ) -> TourneyRun:
     previous = folder.read_run_json() if resuming else None
     created = (previous or {}).get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
+    earlier = (previous or {}).get("engine_used")
+    engine_used: dict[str, int] = {"native": 0, "python": 0}  # chunks played by this call
+    ever = dict.fromkeys(engine_used, 0)  # and over every call into this folder
+    if isinstance(earlier, dict):
+        for name in ever:
+            count = earlier.get(name)
+            ever[name] = count if type(count) is int and count >= 0 else 0
 
     def write_status(status: str, summary: dict[str, Any] | None = None) -> None:
+        total = {name: ever[name] + engine_used[name] for name in ever}
         folder.write_run_json(
             _run_json(
-                config, folder, table_list, key, total_games, len(planned), status, created, summary
+                config,
+                folder,
+                table_list,
+                key,
+                total_games,
+                len(planned),
+                status,
+                created,
+                summary,
+                engines,
+                total,
             )
         )
 
@@ -429,6 +473,11 @@ def _run(
         )
         where = f"{n_workers} worker{'s' if n_workers > 1 else ''}" if n_workers else "in-process"
     if chunks_left:
+        native_tables = sum(_shown_engine(e) == "native" for e in engines.values())
+        if native_tables == len(engines):
+            where += ", native engine"
+        elif native_tables:
+            where += f", native engine for {native_tables} of {len(engines)} tables"
         say(f"Playing {to_play:,} games ({chunks_left} chunks, {where}) into {folder.path}")
         log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
 
@@ -463,6 +512,8 @@ def _run(
                 continue
             assert isinstance(outcome, Done)
             entry = folder.write_chunk(outcome.spec, outcome.result)
+            used = "native" if outcome.result.engine == "native" else "python"
+            engine_used[used] += 1
             bar.add(outcome.result.rows)
             if entry["forfeits"]:
                 for example in entry["forfeit_examples"]:
@@ -556,6 +607,8 @@ def _run(
         forfeit_examples=examples,
         failed=failed,
         worker_wait=worker_wait,
+        engine=config.engine,
+        engine_used=dict(engine_used),
     )
     summary = run.summary()
     write_status(status, summary)

@@ -42,7 +42,14 @@ from harness.report.stats import Sprt, block_elo
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
-from harness.tourney.config import ISOLATIONS, Entrant, TourneyConfig, _Checker, check_bounds
+from harness.tourney.config import (
+    ENGINES,
+    ISOLATIONS,
+    Entrant,
+    TourneyConfig,
+    _Checker,
+    check_bounds,
+)
 
 # Games between two looks at the test: 50 blocks with 2 players, a tenth of a second of
 # fast strategies (half a second of `optimal`): far above a chunk's cost to hand out,
@@ -88,6 +95,7 @@ class SprtSetup:
     move_time: float | None = None  # seat limits, as a tourney config's (off by default)
     game_time: float | None = None
     isolation: str = "none"
+    engine: str = "auto"  # auto | python | native, as a tourney config's
 
     @property
     def players(self) -> int:
@@ -137,6 +145,16 @@ class SprtSetup:
             move_time=self.move_time,
             game_time=self.game_time,
             isolation=self.isolation,
+            engine=self.engine,
+        )
+
+    @cached_property
+    def engines(self) -> tuple[str, ...]:
+        """The engine of each seat order's chunks (:func:`plan.table_engine`)."""
+        base = self.table
+        return tuple(
+            plan.table_engine(self.config, plan.Table(base.id, base.key, order))
+            for order in self.orders
         )
 
     def sprt(self) -> Sprt:
@@ -161,6 +179,8 @@ class SprtSetup:
             "move_time": self.move_time,
             "game_time": self.game_time,
             "isolation": self.isolation,
+            "engine": self.engine,
+            "engine_plays": "python" if "python" in self.engines else "native",
             "table": self.table.id,
             "games_per_block": self.games_per_block,
             "deals_per_check": self.deals_per_check,
@@ -185,13 +205,16 @@ def make_setup(
     move_time: float | None = None,
     game_time: float | None = None,
     isolation: str = "none",
+    engine: str = "auto",
 ) -> SprtSetup:
     """Check every setting and resolve the strategies; SprtError/ConfigError: one line.
 
     ``fillers`` fill seats 3 and up: one strategy for all of them (default
     :data:`DEFAULT_FILLER`) or one per seat. ``rules`` defaults to the official rules;
     its player count is set to ``players``. ``move_time``, ``game_time`` (seconds) and
-    ``isolation`` ("none" or "process") limit every seat as in a tourney config.
+    ``isolation`` ("none" or "process") limit every seat as in a tourney config;
+    ``engine`` ("auto", "python", "native") as a tourney config's (the same games each
+    way; "native" for a test it cannot play is one line here, before any game).
     """
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SprtError(f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} (R3)")
@@ -212,6 +235,8 @@ def make_setup(
     )
     if isolation not in ISOLATIONS:
         raise SprtError(f"isolation: {isolation!r} is not one of {', '.join(ISOLATIONS)}")
+    if engine not in ENGINES:
+        raise SprtError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
     fillers = tuple(fillers)
     if players == 2 and fillers:
         raise SprtError("filler: fills seats 3 and up; give 3 or more players to use one")
@@ -247,7 +272,9 @@ def make_setup(
         move_time=None if move_time is None else float(move_time),
         game_time=None if game_time is None else float(game_time),
         isolation=isolation,
+        engine=engine,
     )
+    setup.engines  # noqa: B018 - "native" that cannot play: one line now, not mid-test
     if max_games is not None and setup.max_deals < 1:
         raise SprtError(
             f"max_games: {max_games}; a block is {setup.games_per_block} games, allow at least one"
@@ -277,8 +304,8 @@ def check_specs(setup: SprtSetup, check: int) -> list[plan.ChunkSpec]:
     return [
         # Every order keeps the table's seeding key (the same deal, the same dice) but
         # has an id of its own: backends may name a chunk by table id and first deal.
-        plan.spec_for(setup.config, plan.Table(base.id + suffix, base.key, order), *deals)
-        for suffix, order in zip(("", "-BA"), setup.orders, strict=False)
+        plan.spec_for(setup.config, plan.Table(base.id + suffix, base.key, order), *deals, engine)
+        for suffix, order, engine in zip(("", "-BA"), setup.orders, setup.engines, strict=False)
     ]
 
 

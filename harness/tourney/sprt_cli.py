@@ -20,6 +20,7 @@ import click
 from harness.cli_common import (
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
+    engine_option,
     limits_options,
     parse_variants,
     rules_options,
@@ -210,6 +211,7 @@ def json_safe(value: Any) -> Any:
     help="Turn cap per game; a block with a capped game is left out (default 1,000).",
 )
 @limits_options(isolation_default="none")
+@engine_option(config=False)
 @strict_option("the test finished but had forfeits")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead.")
 @user_errors
@@ -231,6 +233,7 @@ def sprt(
     isolation: str,
     move_time: float | None,
     game_time: float | None,
+    engine: str,
     strict: bool,
     as_json: bool,
 ) -> None:
@@ -274,6 +277,7 @@ def sprt(
         move_time=move_time,
         game_time=game_time,
         isolation=isolation,
+        engine=engine,
     )
     workers = default_workers() if workers is None else workers
     # Check lines for people: always without --json; with it, only on a terminal.

@@ -1,0 +1,506 @@
+"""The native engine tier: built-in tables played in C, bit-identical to the Python engine.
+
+The C extension ``harness._native_core`` (harness/_native/core.c, built by setup.py when
+a C compiler is there) plays whole batches of games: the engine (R1-R11 and every
+variant), the dice (the same draws as :mod:`harness.dice`: same seed, same dice) and
+the built-in strategies that have a native version (:data:`NATIVE_STRATEGIES`). This
+module is its only door: it decides which seats can play natively, turns rules and
+seats into the plain values the C code takes, and hands back the columns a chunk
+stores (the same arrays and typecodes as :func:`harness.tourney.chunks.play_chunk`).
+
+The Python engine stays the reference. A seat plays natively only when its class is
+exactly the built-in class and the built-in's source is the source the C code was
+transcribed from (:data:`_SOURCES`); anything else (a plugin, a subclass, an edited
+built-in, a parameter that is not a plain number) is :class:`NotNative`, and the
+caller plays that table on the Python engine. Without the extension,
+:func:`available` is False and nothing here plays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import math
+import sys
+from array import array
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.engine import DEFAULT_MAX_TURNS
+from harness.rules import Rules
+
+try:  # the optional extension; absent on a machine that had no C compiler
+    from harness import _native_core as _core
+except ImportError:  # pragma: no cover - exercised by the HARNESS_NO_NATIVE CI step
+    _core = None
+
+# The columns a chunk fills, as harness.tourney.chunks declares them (GAME_ARRAYS,
+# SEAT_ARRAYS; tests check they agree), in the order the C code takes its buffers.
+GAME_COLUMNS: dict[str, str] = {
+    "deal": "i",
+    "rotation": "b",
+    "seed": "q",
+    "game_seed": "q",
+    "turns": "h",
+    "status": "b",
+    "winner": "b",
+    "error_seat": "b",
+    "error_kind": "b",
+}
+SEAT_COLUMNS: dict[str, str] = {
+    "worms": "b",
+    "rank": "b",
+    "busts": "h",
+    "steals": "h",
+    "stolen": "h",
+}
+DICE_MODES = ("independent", "duplicate")
+_INT64 = 1 << 63
+_EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles in C
+
+# name -> (C kind, module, class, the parameters the C code reads, as attributes)
+_KINDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
+    "greedy": (0, "strategies.greedy", "Greedy", ()),
+    "threshold": (1, "strategies.threshold", "Threshold", ("target",)),
+    "worm-first": (2, "strategies.worm_first", "WormFirst", ("target", "min_dice")),
+    "simple": (3, "strategies.simple", "Simple", ()),
+    "env-heuristic": (4, "strategies.env_heuristic", "EnvHeuristic", ()),
+    "tactician": (5, "strategies.tactician", "Tactician", ("caution", "worm_by")),
+    "random": (6, "strategies.random_play", "RandomPlay", ("p_stop",)),
+    "optimal": (7, "strategies.optimal", "Optimal", ("endgame", "spread", "flip")),
+}
+# Modules a native strategy mirrors besides its own and strategies._common.
+_ALSO: dict[str, tuple[str, ...]] = {"optimal": ("harness.analysis.turn",)}
+# Parameters that must be finite (NaN or infinity would reach the C arithmetic
+# differently from numpy's: such a seat plays on the Python engine).
+_FINITE: dict[str, tuple[str, ...]] = {"optimal": ("spread", "flip")}
+NATIVE_STRATEGIES: tuple[str, ...] = tuple(_KINDS)
+"""The built-in strategies that have a native version."""
+
+# SHA-256 of the source files each native strategy was transcribed from. A built-in
+# whose source differs (someone improved it) is not played natively until the C code
+# and this table are brought along: silently playing the old decisions would break
+# "bit-identical". tests/test_native.py fails when a digest is stale.
+_COMMON = "strategies._common"
+_SOURCES: dict[str, str] = {
+    "strategies._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
+    "strategies.greedy": "aa1487079a9f1236d4985990bc0b000cc48c6d926a854ea3e39ed248b97fd143",
+    "strategies.threshold": "148d8c42cb7efb75874e6bc854378a18d4faa5505f8ed057d4e5334178645b42",
+    "strategies.worm_first": "3f5cea878f6ab66958e7eb4f724497d4aabc8a9c280e2f70f2107531030821cf",
+    "strategies.simple": "37faa10a31428ad3a0dd8b94e2a28757347d33654f80dc58510ae540f9541b25",
+    "strategies.env_heuristic": "0ec15440599d65def41106d5c37f9646beefe89e4dd523963c6312d7a5e2bd9d",
+    "strategies.tactician": "b113c9a9e6e280a80fed280df760c11ba95e131663e288bb3a7718643320f4b0",
+    "strategies.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
+    "strategies.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
+    "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
+}
+
+
+class NotNative(ValueError):
+    """A seat, rule set or seed the native engine does not play (use the Python engine)."""
+
+
+def available() -> bool:
+    """True when the extension is built and importable in this process."""
+    return _core is not None
+
+
+@dataclass(frozen=True)
+class NativeSeat:
+    """A seat's native strategy: the C kind and its parameters (as doubles)."""
+
+    name: str
+    kind: int
+    params: tuple[float, ...] = ()
+
+    def as_c(self) -> tuple:
+        return (self.kind, *self.params)
+
+
+def source_digest(module_name: str) -> str | None:
+    """SHA-256 of a module's source file (None if it cannot be read)."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        try:
+            module = __import__(module_name, fromlist=["_"])
+        except Exception:  # noqa: BLE001 - a broken built-in is simply not native
+            return None
+    try:
+        return hashlib.sha256(inspect.getsource(module).encode()).hexdigest()
+    except (OSError, TypeError):
+        return None
+
+
+_STALE: dict[str, bool] = {}
+
+
+def _stale(name: str) -> bool:
+    """Whether a native strategy's sources are not the ones the C code mirrors (cached)."""
+    found = _STALE.get(name)
+    if found is None:
+        modules = (_KINDS[name][1], _COMMON, *_ALSO.get(name, ()))
+        found = _STALE[name] = any(source_digest(m) != _SOURCES[m] for m in modules)
+    return found
+
+
+_CLASSES: dict[str, type | None] = {}
+
+
+def _builtin_class(name: str) -> type | None:
+    """The built-in class a native kind mirrors (None if its module cannot be imported)."""
+    if name not in _CLASSES:
+        _, module_name, class_name, _ = _KINDS[name]
+        try:
+            module = __import__(module_name, fromlist=[class_name])
+            _CLASSES[name] = getattr(module, class_name)
+        except Exception:  # noqa: BLE001 - a broken built-in is simply not native
+            _CLASSES[name] = None
+    return _CLASSES[name]
+
+
+def _number(value: Any, where: str) -> float:
+    if type(value) is float:
+        return value
+    if type(value) in (int, bool) and -_EXACT <= value <= _EXACT:
+        return float(value)
+    raise NotNative(f"{where}: {value!r} is not a plain number the native engine can use")
+
+
+def native_seat(strategy: Any) -> NativeSeat:
+    """The native version of a strategy, or NotNative saying why there is none.
+
+    ``strategy`` is a reference (``"threshold(target=28)"``), a resolved
+    :class:`~harness.plugins.StrategySpec`, an instance of a built-in class, or a
+    :class:`NativeSeat`. The class is recognised by identity alone (nothing of a
+    plugin's runs here: not its ``name``, not its metaclass). The parameters are
+    checked by building an instance, as the Python engine would: a constructor that
+    raises is NotNative (its forfeit is the Python engine's to report).
+    """
+    from harness.plugins import StrategySpec, resolve
+
+    if type(strategy) is NativeSeat:
+        return strategy
+    if type(strategy) is str:
+        try:
+            strategy = resolve(strategy)
+        except Exception as exc:  # noqa: BLE001 - a bad reference: not ours to report
+            raise NotNative(f"{strategy}: {exc}") from None
+    if type(strategy) is StrategySpec:
+        cls, instance, make = strategy.cls, None, strategy.create
+    else:
+        cls, instance, make = type(strategy), strategy, None
+    name = next((n for n in _KINDS if _builtin_class(n) is cls), None)
+    if name is None:
+        raise NotNative(f"{type.__repr__(cls)}: no native version (not a built-in)")
+    kind, _, _, attributes = _KINDS[name]
+    if _stale(name):
+        raise NotNative(f"{name}: its source differs from the one the native engine mirrors")
+    if make is not None:
+        try:
+            instance = make()
+        except Exception as exc:  # noqa: BLE001
+            raise NotNative(f"{name}: {exc}") from None
+    params = tuple(_number(getattr(instance, a), f"{name}.{a}") for a in attributes)
+    for a in _FINITE.get(name, ()):
+        if not math.isfinite(getattr(instance, a)):
+            raise NotNative(f"{name}.{a}: {getattr(instance, a)!r} is not a finite number")
+    return NativeSeat(name, kind, params)
+
+
+def supports(strategies: Iterable[Any]) -> bool:
+    """True when the extension is here and every seat has a native version."""
+    if not available():
+        return False
+    try:
+        for s in strategies:
+            native_seat(s)
+    except NotNative:
+        return False
+    return True
+
+
+def rules_c(rules: Rules) -> tuple[int, int, int, int, int]:
+    """(players, lower_any, flip mode, flip_without_tile, keep_returned) for the C code."""
+    flip = {"none": 0, "highest": 1, "lowest": 2}[rules.bust_flip]
+    return (
+        rules.players,
+        int(rules.lower_tile == "any"),
+        flip,
+        int(rules.flip_without_tile),
+        int(rules.returned_tile == "keep"),
+    )
+
+
+@dataclass
+class NativeResult:
+    """Columns of the games played, as a chunk stores them, plus the final boards.
+
+    ``games`` and ``seats`` have the keys and typecodes of a
+    :class:`~harness.tourney.chunks.ChunkResult`'s; ``detail`` (when asked for) holds
+    each game's final grill, face-down tiles and stacks, read with :meth:`board`.
+    """
+
+    games: dict[str, array]
+    seats: list[dict[str, array]]
+    detail: bytearray | None = None
+
+    @property
+    def rows(self) -> int:
+        return len(self.games["deal"])
+
+    def board(self, row: int) -> dict[str, list]:
+        """The final {"grill", "flipped", "stacks"} of a row (needs ``detail=True``)."""
+        if self.detail is None:
+            raise ValueError("no boards kept: play with detail=True")
+        size = _core.DETAIL_BYTES
+        d = self.detail[row * size : (row + 1) * size]
+        grill = d[0] | d[1] << 8
+        flipped = d[2] | d[3] << 8
+        stacks = []
+        for s in range(len(self.seats)):
+            at = 4 + 17 * s
+            stacks.append(list(d[at + 1 : at + 1 + d[at]]))
+        return {
+            "grill": [21 + i for i in range(16) if grill >> i & 1],
+            "flipped": [21 + i for i in range(16) if flipped >> i & 1],
+            "stacks": stacks,
+        }
+
+
+def _columns(players: int, rows: int) -> tuple[dict[str, array], list[dict[str, array]]]:
+    games = {k: array(code, bytes(rows * array(code).itemsize)) for k, code in GAME_COLUMNS.items()}
+    seats = [
+        {k: array(code, bytes(rows * array(code).itemsize)) for k, code in SEAT_COLUMNS.items()}
+        for _ in range(players)
+    ]
+    return games, seats
+
+
+def _flat(games: dict[str, array], seats: list[dict[str, array]]) -> tuple:
+    return (*games.values(), *(col for s in seats for col in s.values()))
+
+
+def _prepare(
+    rules: Rules | str | dict | None, strategies: Sequence[Any], dice: str, max_turns: int
+) -> tuple[Rules, tuple, int]:
+    if _core is None:
+        raise NotNative("the native engine is not built in this installation")
+    game_rules = Rules.coerce(rules, players=len(strategies))
+    if dice not in DICE_MODES:
+        raise NotNative(f"dice {dice!r}: the native engine plays {', '.join(DICE_MODES)}")
+    if type(max_turns) is not int or max_turns > 32767:
+        raise NotNative(f"max_turns {max_turns!r}: the native engine takes ints up to 32767")
+    seats = tuple(native_seat(s).as_c() for s in strategies)
+    return game_rules, seats, int(dice == "duplicate")
+
+
+def _seed_column(values: Iterable[int], what: str) -> array:
+    column = array("q")
+    for v in values:
+        if type(v) is not int or not -_INT64 <= v < _INT64:
+            raise NotNative(f"{what}: {v!r} is not an int64 seed (the native engine needs one)")
+        column.append(v)
+    return column
+
+
+def play_games(
+    rules: Rules | str | dict | None,
+    strategies: Sequence[Any],
+    seeds: Iterable[int],
+    game_seeds: Iterable[int] | None = None,
+    rotations: Iterable[int] | None = None,
+    *,
+    dice: str = "independent",
+    max_turns: int = DEFAULT_MAX_TURNS,
+    detail: bool = False,
+) -> NativeResult:
+    """Play one game per seed natively; the columns a chunk stores, row by row.
+
+    ``strategies`` are the table's entrants in rotation-0 seat order (seat i of a row
+    with rotation r holds entrant (i + r) % n). With ``dice="independent"`` a row is
+    ``Game(..., SeededDice(game_seed), seed=game_seed)``; with ``"duplicate"`` it is
+    ``Game(..., DuplicateDice(seed), seed=game_seed)``. ``game_seeds`` default to
+    ``seeds`` (so row k is ``play_game(..., seed=seeds[k])``), rotations to 0; the
+    ``deal`` column is the row number. NotNative when something cannot play natively.
+    """
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
+    seed_col = _seed_column(seeds, "seed")
+    rows = len(seed_col)
+    gseed_col = seed_col if game_seeds is None else _seed_column(game_seeds, "game_seed")
+    if len(gseed_col) != rows:
+        raise ValueError(f"{len(gseed_col)} game seeds for {rows} seeds")
+    games, seat_cols = _columns(game_rules.players, rows)
+    games["seed"] = seed_col
+    games["game_seed"] = array("q", gseed_col)
+    games["deal"] = array("i", range(rows))
+    if rotations is not None:
+        rotation_col = array("b", rotations)
+        if len(rotation_col) != rows:
+            raise ValueError(f"{len(rotation_col)} rotations for {rows} seeds")
+        games["rotation"] = rotation_col
+    boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
+    _core.play_games(
+        rules_c(game_rules),
+        seats,
+        max_turns,
+        duplicate,
+        rows,
+        _flat(games, seat_cols),
+        boards,
+    )
+    return NativeResult(games, seat_cols, boards)
+
+
+def _prefix(seed: int, table_key: str) -> bytes:
+    prefix = "\x1f".join((str(seed), "deal", str(table_key), "")).encode()
+    if len(prefix) > 512:
+        raise NotNative("the run's seed and table key are too long for the native engine")
+    return prefix
+
+
+def check_table(
+    rules: Rules | str | dict | None,
+    strategies: Sequence[Any],
+    seed: int,
+    table_key: str,
+    *,
+    dice: str = "independent",
+    max_turns: int = DEFAULT_MAX_TURNS,
+) -> None:
+    """NotNative unless :func:`play_deals` can play this table (nothing is played):
+    what a planner asks before it hands a table to the native engine."""
+    _prepare(rules, strategies, dice, max_turns)
+    _prefix(seed, table_key)
+
+
+def play_deals(
+    rules: Rules | str | dict | None,
+    strategies: Sequence[Any],
+    seed: int,
+    table_key: str,
+    first: int,
+    stop: int,
+    *,
+    dice: str = "independent",
+    max_turns: int = DEFAULT_MAX_TURNS,
+    start: int = 0,
+    detail: bool = False,
+) -> NativeResult:
+    """Every rotation of deals ``first``..``stop - 1``: what ``play_chunk`` plays.
+
+    Row order, seeds and values are play_chunk's: deal seed
+    ``deal_seed(seed, table_key, deal)``, game seed ``game_seed(deal seed, rotation,
+    dice)``, dice from :func:`harness.tourney.chunks.dice_for`. Rows before ``start``
+    (a resumed chunk) are left out. The seeds are derived in C (BLAKE2b, as
+    :func:`harness.dice.derive_seed`).
+    """
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
+    if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
+        raise NotNative(f"deals {first!r}..{stop!r}: the native engine takes 0 <= first <= stop")
+    prefix = _prefix(seed, table_key)
+    n = game_rules.players
+    rows = (stop - first) * n - start
+    if not 0 <= start <= (stop - first) * n:
+        raise ValueError(f"start {start} is outside the chunk's {(stop - first) * n} rows")
+    games, seat_cols = _columns(n, rows)
+    boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
+    _core.play_deals(
+        rules_c(game_rules),
+        seats,
+        max_turns,
+        duplicate,
+        prefix,
+        first,
+        stop,
+        start,
+        _flat(games, seat_cols),
+        boards,
+    )
+    return NativeResult(games, seat_cols, boards)
+
+
+def chunk_stats(
+    games: dict[str, array], seats: list[dict[str, array]], players: int
+) -> list[dict[str, Any]]:
+    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C."""
+    if _core is None:
+        raise NotNative("the native engine is not built in this installation")
+    rows = len(games["rotation"])
+    flat = _core.chunk_stats(
+        players,
+        rows,
+        games["rotation"],
+        games["status"],
+        games["error_seat"],
+        tuple(s["worms"] for s in seats),
+        tuple(s["rank"] for s in seats),
+    )
+    per = 6 + players + 1
+    stats = []
+    for e in range(players):
+        v = flat[e * per : (e + 1) * per]
+        stats.append(
+            {
+                "games": v[0],
+                "wins": v[1],
+                "shared": list(v[6:]),
+                "worms": v[2],
+                "rank": v[3],
+                "forfeits": v[4],
+                "capped": v[5],
+            }
+        )
+    return stats
+
+
+def play_chunk(spec: Any, *, start: int = 0) -> Any:
+    """A :class:`~harness.tourney.chunks.ChunkSpec` played natively: the ChunkResult
+    ``harness.tourney.chunks.play_chunk(spec, start=start)`` returns, row for row.
+
+    NotNative when a seat has no native version or the spec asks for seat limits (a
+    limit is the Python engine's to enforce, so that a run's rows never depend on the
+    engine). Entrants are resolved as play_chunk resolves them (their code digest
+    checked against the plan).
+    """
+    import time
+
+    from harness.tourney import chunks
+
+    started = time.process_time()
+    if spec.limited:
+        raise NotNative("seat limits (move_time, game_time, isolation) run on the Python engine")
+    seats = [native_seat(chunks._spec(ref)) for ref in spec.entrants]
+    played = play_deals(
+        spec.rules,
+        seats,
+        spec.seed,
+        spec.table_key,
+        spec.first,
+        spec.stop,
+        dice=spec.dice,
+        max_turns=spec.max_turns,
+        start=start,
+    )
+    result = chunks.ChunkResult(spec.key, played.games, played.seats)
+    result.loaded = chunks.loaded_code(spec.entrants)
+    if start == 0:
+        result.stats = chunk_stats(played.games, played.seats, spec.rules.players)
+    result.cpu = time.process_time() - started
+    return result
+
+
+__all__ = [
+    "NATIVE_STRATEGIES",
+    "NativeResult",
+    "NativeSeat",
+    "NotNative",
+    "available",
+    "check_table",
+    "chunk_stats",
+    "native_seat",
+    "play_chunk",
+    "play_deals",
+    "play_games",
+    "supports",
+]

@@ -1,0 +1,76 @@
+"""The optional native engine (issue 12): the only thing setup.py adds to pyproject.toml.
+
+The package's metadata lives in pyproject.toml; this file only declares the C extension
+``harness._native_core`` (harness/_native/core.c). It is optional in every sense:
+
+* ``optional=True``, and any failure to build it (no compiler, no Python headers, a
+  compile error) is a warning, never a failed install: without it harness plays on the
+  pure-Python engine, which stays the reference (``harness.native.available()`` says
+  which one a process has);
+* ``HARNESS_NO_NATIVE=1`` does not even try (the CI step that tests the fallback);
+* ``HARNESS_REQUIRE_NATIVE=1`` makes a failed build an error (a CI step that must
+  test the native engine should not silently test the fallback instead).
+
+Nothing but setuptools and a C compiler is needed: no Cython, no Rust.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no")
+
+
+class OptionalBuildExt(build_ext):
+    """build_ext that turns any failure into a warning (unless HARNESS_REQUIRE_NATIVE)."""
+
+    def build_extensions(self) -> None:
+        # Bit-identical floats (the tactician's and optimal's arithmetic): no fused
+        # multiply-add contraction, so every operation rounds as Python's does.
+        if self.compiler.compiler_type == "msvc":
+            extra = ["/fp:strict"]
+        else:
+            extra = ["-ffp-contract=off", "-fno-fast-math"]
+        for ext in self.extensions:
+            ext.extra_compile_args = [*ext.extra_compile_args, *extra]
+        super().build_extensions()
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except Exception as exc:  # noqa: BLE001 - any failure: fall back to pure Python
+            self._skipped(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001
+            self._skipped(exc)
+
+    def _skipped(self, exc: Exception) -> None:
+        if _flag("HARNESS_REQUIRE_NATIVE"):
+            raise exc
+        print(
+            f"warning: the native engine was not built ({type(exc).__name__}: {exc}); "
+            "harness uses the pure-Python engine",
+            file=sys.stderr,
+        )
+
+
+extensions = []
+if not _flag("HARNESS_NO_NATIVE"):
+    extensions.append(
+        Extension(
+            "harness._native_core",
+            sources=["harness/_native/core.c"],
+            optional=not _flag("HARNESS_REQUIRE_NATIVE"),
+        )
+    )
+
+setup(ext_modules=extensions, cmdclass={"build_ext": OptionalBuildExt})
