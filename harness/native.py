@@ -29,32 +29,16 @@ from typing import Any
 
 from harness.engine import DEFAULT_MAX_TURNS
 from harness.rules import Rules
+from harness.schema import GAME_ARRAYS, SEAT_ARRAYS
 
 try:  # the optional extension; absent on a machine that had no C compiler
     from harness import _native_core as _core
 except ImportError:  # pragma: no cover - exercised by the HARNESS_NO_NATIVE CI step
     _core = None
 
-# The columns a chunk fills, as harness.tourney.chunks declares them (GAME_ARRAYS,
-# SEAT_ARRAYS; tests check they agree), in the order the C code takes its buffers.
-GAME_COLUMNS: dict[str, str] = {
-    "deal": "i",
-    "rotation": "b",
-    "seed": "q",
-    "game_seed": "q",
-    "turns": "h",
-    "status": "b",
-    "winner": "b",
-    "error_seat": "b",
-    "error_kind": "b",
-}
-SEAT_COLUMNS: dict[str, str] = {
-    "worms": "b",
-    "rank": "b",
-    "busts": "h",
-    "steals": "h",
-    "stolen": "h",
-}
+# The columns a chunk fills (harness.schema), in the order the C code takes its buffers.
+GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
+SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
 DICE_MODES = ("independent", "duplicate")
 _INT64 = 1 << 63
 _EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles in C

@@ -74,6 +74,20 @@ GAME_COLUMNS = (
 SEAT_FIELDS = ("strategy", "worms", "rank", "busts", "steals", "stolen")
 STATUSES = ("over", "turn-cap", "forfeit")
 ERROR_KINDS = ("rule", "raised", "time", "crash")
+# What a played chunk holds before it becomes Parquet: array typecodes of the game
+# columns and of each seat's columns (both engines fill exactly these).
+GAME_ARRAYS = {
+    "deal": "i",
+    "rotation": "b",
+    "seed": "q",
+    "game_seed": "q",
+    "turns": "h",
+    "status": "b",
+    "winner": "b",
+    "error_seat": "b",
+    "error_kind": "b",
+}
+SEAT_ARRAYS = {"worms": "b", "rank": "b", "busts": "h", "steals": "h", "stolen": "h"}
 
 
 def seat_column(seat: int, field: str) -> str:

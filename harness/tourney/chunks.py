@@ -45,18 +45,8 @@ STATUS_NAMES = tuple(STATUS_CODES)
 ERROR_KINDS = schema.ERROR_KINDS  # error_kind codes: the index; -1 for no forfeit
 KIND_CODES = {kind: code for code, kind in enumerate(ERROR_KINDS)}
 # Columns a chunk fills, with their array typecodes; the seat columns are per seat.
-GAME_ARRAYS = {
-    "deal": "i",
-    "rotation": "b",
-    "seed": "q",
-    "game_seed": "q",
-    "turns": "h",
-    "status": "b",
-    "winner": "b",
-    "error_seat": "b",
-    "error_kind": "b",
-}
-SEAT_ARRAYS = {"worms": "b", "rank": "b", "busts": "h", "steals": "h", "stolen": "h"}
+GAME_ARRAYS = schema.GAME_ARRAYS
+SEAT_ARRAYS = schema.SEAT_ARRAYS
 # What a traced seat was doing (Watch.trace): the method's code is its index here.
 METHODS = ("__init__", "new_game", "pick", "stop", "claim")
 FLUSH_EVERY = 0.2  # seconds between the rows handed to ``sink``
