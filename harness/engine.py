@@ -353,10 +353,6 @@ class Game:
                 return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
 
     # -- claims (R7) ----------------------------------------------------------------
-    def _claims(self, seat: int, total: int, worm: bool) -> tuple[Claim, ...]:
-        """Every legal claim for ``seat`` stopping at ``total``, best worm swing first."""
-        return legal_claims(seat, total, worm, self._grill, self._tops, self._lower_any)
-
     def _claim(self, seat: int, total: int) -> bool:
         """End the turn with a claim (R7); True when the game is over (R10)."""
         below = self._grill & LE[total]
@@ -388,7 +384,7 @@ class Game:
 
     def _choose(self, seat: int, total: int) -> Claim:
         """Ask the strategy when more than one claim is legal (R7)."""
-        choices = self._claims(seat, total, True)
+        choices = legal_claims(seat, total, True, self._grill, self._tops, self._lower_any)
         if len(choices) == 1:
             return choices[0]
         try:
@@ -510,15 +506,6 @@ class Game:
                 if choice.tile == tile and (not pair or choice.victim == victim):
                     return choice
         raise self._illegal(seat, self._why_not(seat, answer, tile, victim, total), "R7")
-
-    def explain_claim(self, seat: int, answer: Any, total: int) -> str:
-        """Why ``answer`` is not a legal claim for ``seat`` stopping at ``total`` (R7)."""
-        try:
-            tile, victim, _ = _plain_pair(answer)
-        except BaseException as exc:
-            reraise_if_user(exc)
-            tile, victim = None, None
-        return self._why_not(seat, answer, tile, victim, total)
 
     def _why_not(self, seat: int, answer: Any, tile: int | None, victim: Any, total: int) -> str:
         if tile is None or tile not in TILES:

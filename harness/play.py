@@ -17,7 +17,7 @@ from typing import Any
 
 from harness.dice import DiceSource, DuplicateDice, SeededDice
 from harness.engine import DEFAULT_MAX_TURNS, Fanout, Game, GameObserver, GameResult
-from harness.errors import GameError, HarnessError
+from harness.errors import GameError, HarnessError, safe_repr
 from harness.plugins import (
     StrategySpec,
     check_params,
@@ -51,7 +51,7 @@ def build_strategies(
         if isinstance(item, Strategy):
             _check_own_instance(item, instances)
             instances.append(item)
-            names.append(item.name or type(item).__name__)
+            names.append(_label(item))
         else:
             spec = resolve(item)
             instances.append(spec.create())
@@ -72,7 +72,7 @@ def _references(
             _check_own_instance(item, instances)
             instances.append(item)
             refs.append(None)
-            names.append(item.name or type(item).__name__)
+            names.append(_label(item))
         else:
             ref, params = parse_reference(item)
             check_params(ref, params)  # plain, bounded values: no plugin code involved
@@ -182,7 +182,9 @@ def play_game(
     limits = SeatLimits(move_time, game_time, isolation)
     game_rules = Rules.coerce(rules, players=len(strategies))  # bad rules: before any process
     if engine not in ENGINES:
-        raise HarnessError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+        raise HarnessError(f"engine: {safe_repr(engine)} is not one of {', '.join(ENGINES)}")
+    if names is not None and len(names) != len(strategies):  # before either engine
+        raise HarnessError(f"{len(names)} names for {len(strategies)} seats")
     if engine != "python":
         why = native_problem(
             strategies, seed, record=record, observer=observer, dice=dice, limits=limits

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engine import _plain_int  # the engine's own reading of an int answer
+from harness.engine import _BAD, _plain_int, _plain_pair  # the engine's own reading
 from harness.errors import (
     HarnessError,
     PluginError,
@@ -91,11 +91,6 @@ class SeatLimits:
         return (
             self.move_time is not None or self.game_time is not None or (self.isolation != "none")
         )
-
-    @property
-    def timed(self) -> bool:
-        """True when a time limit is on."""
-        return self.move_time is not None or self.game_time is not None
 
 
 class Beacon:
@@ -328,15 +323,12 @@ def _plain_answer(answer: Any) -> Any:
 
 
 def _plain_claim(answer: Any) -> Any:
-    """A claim answer as a plain (tile, victim) pair or tile, where it is made of ints."""
-    if issubclass(type(answer), tuple) and tuple.__len__(answer) == 2:
-        tile, victim = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
-        plain_tile = _plain_int(tile)
-        plain_victim = None if victim is None else _plain_int(victim)
-        if plain_tile is None or (victim is not None and plain_victim is None):
-            return answer
-        return (plain_tile, plain_victim)
-    return _plain_answer(answer)
+    """A claim answer as the plain (tile, victim) pair or tile the engine reads it as
+    (its own _plain_pair); anything it would refuse, as given, for it to refuse."""
+    tile, victim, pair = _plain_pair(answer)
+    if tile is None or victim is _BAD:
+        return answer
+    return (tile, victim) if pair else tile
 
 
 class _ProcessSeat(_Seat):

@@ -310,3 +310,9 @@ def test_a_chunk_planned_native_that_cannot_play_fails_or_falls_back(monkeypatch
     assert auto.engine == "python" and auto.rows == spec.games
     with pytest.raises(HarnessError, match="the native engine cannot play it"):
         chunks.play_chunk(replace(spec, engine="native"))
+
+
+def test_a_wrong_number_of_names_is_refused_by_every_engine():
+    for engine in ("python", "auto"):
+        with pytest.raises(HarnessError, match="^1 names for 2 seats$"):
+            play_game(["greedy", "greedy"], seed=1, names=["a"], engine=engine)

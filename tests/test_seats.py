@@ -7,13 +7,12 @@ faulthandler deadline bounds every test: a hang ends the run with a traceback.
 
 from __future__ import annotations
 
-import faulthandler
 import signal
 import threading
 import time
-from pathlib import Path
 
 import pytest
+from helpers import CRASH, TIME
 
 from harness import play_game
 from harness.errors import HarnessError, StrategyFailed, TimeForfeit
@@ -22,17 +21,7 @@ from harness.plugins import create
 from harness.seats import Beacon, SeatLimits, close_all, guard, plugin_traceback
 from harness.strategy import Strategy
 
-HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
-TIME = f"{HOSTILE}/seats_time.py"
-CRASH = f"{HOSTILE}/seats_crash.py"
-
-
-@pytest.fixture(autouse=True)
-def bounded():
-    """No test here may hang: after 60 s the process dumps its stacks and exits."""
-    faulthandler.dump_traceback_later(60, exit=True)
-    yield
-    faulthandler.cancel_dump_traceback_later()
+pytestmark = pytest.mark.usefixtures("deadline")  # a hang ends the run with a traceback
 
 
 def forfeit_of(strategies, **kw):
@@ -244,3 +233,33 @@ def test_an_answer_whose_index_loops_is_stopped_at_move_time():
     result = play_game([_AnswersWithALoop(), "greedy"], seed=1, forfeit=True, move_time=0.3)
     assert result.error is not None and result.error.kind == "time"
     assert result.error.seat == 0 and "over move_time 0.3 s" in str(result.error)
+
+
+class _IndexedTriple(tuple):
+    """A claim answer of the wrong length whose __index__ names a legal tile."""
+
+    def __index__(self) -> int:
+        return 21
+
+
+class _ClaimsATriple(Strategy):
+    name = "triple"
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return True
+
+    def claim(self, view, choices):
+        return _IndexedTriple((0, 0, 0))
+
+
+def test_a_lying_claim_gets_the_same_verdict_with_and_without_limits():
+    from harness.rules import Rules
+
+    rules = Rules.coerce({"lower_tile": "any"}, players=2)  # claims are asked often
+    plain = play_game([_ClaimsATriple(), "greedy"], rules, seed=3, forfeit=True)
+    timed = play_game([_ClaimsATriple(), "greedy"], rules, seed=3, forfeit=True, move_time=5)
+    assert plain.error is not None and "(R7)" in str(plain.error)
+    assert timed.error is not None and str(timed.error) == str(plain.error)
