@@ -201,3 +201,38 @@ def test_kill_9_of_the_parent_ends_its_workers_and_the_run_resumes(tmp_path):
     saved = len(next(out.glob("nap/*/manifest.jsonl")).read_text().splitlines())
     resumed = run_tournament(config, out=out, workers=2)  # the lock is free again
     assert resumed.status == "complete" and resumed.resumed >= saved * 4 > 0
+
+
+class _InsideWatch:
+    """Records what a worker's watch would hold: whether a seat is deciding now."""
+
+    def __init__(self) -> None:
+        self.inside = False
+        self.traced = 0
+
+    def game(self, row: int) -> None:
+        self.inside = False
+
+    def trace(self, seat: int, turn: int, method: int) -> None:
+        self.inside = True
+        self.traced += 1
+
+    def enter(self, seat: int, turn: int, deadline: float | None) -> None:
+        self.inside = True
+
+    def leave(self) -> None:
+        self.inside = False
+
+
+def test_a_traced_seat_is_inside_only_while_it_decides():
+    """A worker that dies after a decision returned (between games, while sending rows)
+    must not be blamed on the seat that decided last: the trace ends with each call."""
+    from harness.tourney.chunks import play_chunk
+
+    config = load_config({"name": "t", "entrants": ["greedy", "random"], "games": 2})
+    spec = next(plan.chunks(config))
+    watch = _InsideWatch()
+    traced = play_chunk(spec, watch=watch, trace_from=0)
+    assert watch.traced > 0 and not watch.inside
+    plain = play_chunk(spec)
+    assert traced.games == plain.games and traced.seats == plain.seats  # the same games

@@ -66,7 +66,7 @@ from typing import Any
 
 from harness.errors import MESSAGE_LIMIT, GameError, SeatCrashed, TimeForfeit, safe_text, type_name
 from harness.interrupts import plugin_interrupts_only, reraise_if_user
-from harness.plugins import builtin_strategies, parse_reference
+from harness.plugins import _OWN_PACKAGES, builtin_strategies, parse_reference
 from harness.seats import Beacon
 from harness.tourney import chunks
 from harness.tourney.chunks import (
@@ -134,7 +134,7 @@ def is_builtin_ref(ref: EntrantRef) -> bool:
         return name in builtin_strategies()
     if where.endswith(".py") or "/" in where or "\\" in where:
         return False
-    return where.split(".")[0] in ("harness", "strategies")
+    return where.split(".")[0] in _OWN_PACKAGES
 
 
 def user_codes(spec: ChunkSpec) -> set[str]:

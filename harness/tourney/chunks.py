@@ -35,7 +35,7 @@ from harness.dice import DuplicateDice, SeededDice
 from harness.engine import Game, GameObserver, GameResult
 from harness.errors import GameError, IllegalMove, PluginError, StrategyFailed, safe_text
 from harness.interrupts import is_user_interrupt
-from harness.plugins import StrategySpec, code_digest, resolve
+from harness.plugins import _OWN_PACKAGES, StrategySpec, code_digest, resolve
 from harness.rules import Rules
 from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
@@ -193,13 +193,12 @@ def dice_for(spec: ChunkSpec, seed: int, rotation: int) -> DuplicateDice | Seede
 
 
 # -- user code: what a process has loaded -----------------------------------------------
-_OWN = ("harness", "strategies")  # harness's own packages: its built-ins live there
 _DIGESTS: dict[type, str] = {}
 
 
 def is_builtin(cls: type) -> bool:
     """A strategy of harness's own (a built-in or a base of them), not user code."""
-    return cls.__module__.split(".")[0] in _OWN
+    return cls.__module__.split(".")[0] in _OWN_PACKAGES  # harness's own packages
 
 
 def user_classes() -> list[type[Strategy]]:
@@ -273,30 +272,34 @@ NOW = Playing()
 
 # -- tracing: which seat, turn and method a worker died in ---------------------------------
 class _Traced(Strategy):
-    """Tells the watch every call into the strategy it wraps (only in traced rows: a
-    worker that died is replayed this way to find the seat, turn and method)."""
+    """Tells the watch every call into the strategy it wraps, and its end (only in
+    traced rows: a worker that died is replayed this way to find the seat, turn and
+    method). The end matters: a death after the call returned is not that seat's."""
 
-    def __init__(self, inner: Strategy, trace: Callable[[int, int, int], None]) -> None:
+    def __init__(self, inner: Strategy, watch: Any) -> None:
         self.inner = inner
-        self.trace = trace
+        self.watch = watch
         self.seat = 0
+
+    def _call(self, turn: int, method: int, call: Callable[..., Any], *args: Any) -> Any:
+        self.watch.trace(self.seat, turn, method)
+        try:
+            return call(*args)
+        finally:
+            self.watch.leave()
 
     def new_game(self, seat: int, rules: Rules) -> None:
         self.seat = seat
-        self.trace(seat, 0, 1)
-        self.inner.new_game(seat, rules)
+        self._call(0, 1, self.inner.new_game, seat, rules)
 
     def pick(self, view: Any) -> Any:
-        self.trace(self.seat, view.turn, 2)
-        return self.inner.pick(view)
+        return self._call(view.turn, 2, self.inner.pick, view)
 
     def stop(self, view: Any) -> Any:
-        self.trace(self.seat, view.turn, 3)
-        return self.inner.stop(view)
+        return self._call(view.turn, 3, self.inner.stop, view)
 
     def claim(self, view: Any, choices: Any) -> Any:
-        self.trace(self.seat, view.turn, 4)
-        return self.inner.claim(view, choices)
+        return self._call(view.turn, 4, self.inner.claim, view, choices)
 
 
 # -- tracebacks in run.log ---------------------------------------------------------------
@@ -347,7 +350,8 @@ def play_chunk(
     ``watch.trace(seat, turn, method)`` each decision of the rows from ``trace_from`` on,
     and with seat limits on, ``watch`` is the seats' :class:`~harness.seats.Beacon`;
     ``sink(result, stop)`` gets the result so far (rows up to chunk row ``stop``) every
-    :data:`FLUSH_EVERY` seconds. ``loaded`` is filled; ``stats`` only for a whole chunk.
+    :data:`FLUSH_EVERY` seconds. ``loaded`` is filled; ``stats`` only for a whole chunk
+    played without a sink (with one, the rows are counted where they are assembled).
 
     A spec whose ``engine`` is not "python" is played by the native engine when nothing
     of the above asks for game-by-game control (``decided``, ``trace_from``, limits):
@@ -403,7 +407,7 @@ def play_chunk(
     duplicate = dice_mode == "duplicate"
     seats_for = _Seats(spec, watch) if spec.limited else None
     mark = getattr(watch, "game", None)
-    trace = getattr(watch, "trace", None) if trace_from is not None else None
+    tracer = watch if trace_from is not None and hasattr(watch, "trace") else None
     flush_at = time.monotonic() + FLUSH_EVERY if sink is not None else None
     first_deal = spec.first + start // n
     row = (first_deal - spec.first) * n
@@ -428,7 +432,7 @@ def play_chunk(
                     gseed,
                     decided.get(row),
                     seats_for,
-                    trace if trace is not None and row >= trace_from else None,  # type: ignore[operator]
+                    tracer if tracer is not None and row >= trace_from else None,  # type: ignore[operator]
                     deal,
                     row,
                 )
@@ -471,7 +475,7 @@ def play_chunk(
         if seats_for is not None:
             seats_for.close()
     result.loaded = loaded_code(spec.entrants)
-    if start == 0:
+    if start == 0 and sink is None:  # a sink's backend counts the rows it was sent
         finish(spec, result)
     result.cpu = time.process_time() - started
     return result
@@ -510,7 +514,7 @@ def _play_one(
     gseed: int,
     decided: GameError | None,
     seats_for: _Seats | None,
-    trace: Callable[[int, int, int], None] | None,
+    tracer: Any,
     deal: int,
     row: int,
 ) -> tuple[GameResult, GameError | None]:
@@ -523,43 +527,36 @@ def _play_one(
     if not factories:  # isolated seats: their processes build the instances
         NOW.deal, NOW.rotation, NOW.row, NOW.names = deal, rotation, row, names
         assert seats_for is not None
-        game = Game(
-            seats_for.guard(None, names, rotation),
-            spec.rules,
-            dice,
-            names=names,
-            max_turns=spec.max_turns,
-            seed=gseed,
-        )
-        if decided is not None:
-            return _play_until(game, decided)
-        try:
-            return game.play(), None
-        except GameError as exc:
-            return game.result(error=exc), exc
-    instances: list[Strategy] = []
-    failed: GameError | None = None
-    for seat in range(n):
-        factory = factories[(seat + rotation) % n]
-        if trace is not None:
-            trace(seat, 0, 0)
-        try:
-            instances.append(factory())
-        except BaseException as exc:
-            if _user_interrupt(exc):
-                raise
-            failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
-            failed.__cause__ = exc
-            instances.append(_Absent())
-    NOW.deal, NOW.rotation, NOW.row, NOW.names, NOW.seats = deal, rotation, row, names, instances
-    if failed is not None:
-        game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
-        return game.result(error=failed), failed
-    playing: list[Strategy] = instances
-    if trace is not None:
-        playing = [_Traced(s, trace) for s in playing]
-    if seats_for is not None:
-        playing = seats_for.guard(playing, names, rotation)
+        playing = seats_for.guard(None, names, rotation)
+    else:
+        instances: list[Strategy] = []
+        failed: GameError | None = None
+        for seat in range(n):
+            factory = factories[(seat + rotation) % n]
+            try:
+                if tracer is not None:
+                    tracer.trace(seat, 0, 0)
+                try:
+                    instances.append(factory())
+                finally:
+                    if tracer is not None:
+                        tracer.leave()
+            except BaseException as exc:
+                if is_user_interrupt(exc):
+                    raise
+                failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
+                failed.__cause__ = exc
+                instances.append(_Absent())
+        NOW.deal, NOW.rotation, NOW.row, NOW.names = deal, rotation, row, names
+        NOW.seats = instances
+        if failed is not None:
+            game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
+            return game.result(error=failed), failed
+        playing = instances
+        if tracer is not None:
+            playing = [_Traced(s, tracer) for s in playing]
+        if seats_for is not None:
+            playing = seats_for.guard(playing, names, rotation)
     game = Game(playing, spec.rules, dice, names=names, max_turns=spec.max_turns, seed=gseed)
     if decided is not None:
         return _play_until(game, decided)
@@ -582,11 +579,6 @@ def _play_until(game: Game, error: GameError) -> tuple[GameResult, GameError]:
     # As a forfeit raised in turn T is stored: T turns begun (nothing of turn T counts).
     result.turns = max(result.turns, error.turn)
     return result, error
-
-
-def _user_interrupt(exc: BaseException) -> bool:
-    """The user's Ctrl-C (which must stop the run), not something a plugin raised."""
-    return is_user_interrupt(exc)
 
 
 class _Seats:
@@ -722,7 +714,7 @@ def replay_game(
             try:
                 instances.append(factories[(seat + rotation) % n]())
             except BaseException as exc:
-                if _user_interrupt(exc):
+                if is_user_interrupt(exc):
                     raise
                 error = StrategyFailed(0, seat, names[seat], "__init__", exc)
                 error.__cause__ = exc

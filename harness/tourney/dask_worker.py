@@ -167,18 +167,21 @@ class _Capture(logging.Handler):
         text = record.getMessage()
         if record.exc_info:
             text += "\n" + "".join(traceback.format_exception(*record.exc_info)).rstrip()
-        self.records.append(
-            {
-                "name": record.name,
-                "levelno": record.levelno,
-                "levelname": record.levelname,
-                "msg": text,
-                "created": record.created,
-                "msecs": record.msecs,
-                "process": record.process,
-                "processName": f"dask-worker {self.worker}",
-            }
-        )
+        self.records.append(_as_dict(record, text, self.worker))
+
+
+def _as_dict(record: logging.LogRecord, text: str, worker: str) -> dict[str, Any]:
+    """A record as the parent rebuilds it (its text given), labelled with the worker."""
+    return {
+        "name": record.name,
+        "levelno": record.levelno,
+        "levelname": record.levelname,
+        "msg": text,
+        "created": record.created,
+        "msecs": record.msecs,
+        "process": record.process,
+        "processName": f"dask-worker {worker}",
+    }
 
 
 @contextlib.contextmanager
@@ -256,18 +259,7 @@ class _ToReply(logging.Handler):
         self.capture = capture
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.capture.records.append(
-            {
-                "name": record.name,
-                "levelno": record.levelno,
-                "levelname": record.levelname,
-                "msg": record.getMessage(),
-                "created": record.created,
-                "msecs": record.msecs,
-                "process": record.process,
-                "processName": f"dask-worker {self.capture.worker}",
-            }
-        )
+        self.capture.records.append(_as_dict(record, record.getMessage(), self.capture.worker))
 
 
 def _local_temp() -> None:

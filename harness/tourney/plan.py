@@ -189,6 +189,7 @@ def limits_of(config: TourneyConfig) -> dict[str, Any]:
 def native_problem(config: TourneyConfig, table: Table) -> str | None:
     """Why the native engine cannot play a table (None: it can), naming the seat."""
     from harness import native
+    from harness.tourney.chunks import is_builtin  # chunks imports this module
 
     if not native.available():
         return "the native engine is not built in this installation (no C compiler at install)"
@@ -201,7 +202,7 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
         try:
             native.native_seat(entrant.spec)
         except native.NotNative as exc:
-            if entrant.spec.cls.__module__.split(".")[0] not in ("harness", "strategies"):
+            if not is_builtin(entrant.spec.cls):
                 return f"entrant {entrant.name} is a plugin (only built-ins play natively)"
             return f"entrant {entrant.name} has no native version ({exc})"
     try:
