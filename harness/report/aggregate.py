@@ -75,8 +75,6 @@ class RunInfo:
     config: dict[str, Any]
     parts: list[Path]
     notes: list[str] = field(default_factory=list)  # parts left out, and why
-    # Each verified part's manifest line (runner folders only): rows are held to it.
-    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)  # what failed verification
 
     @property
@@ -185,19 +183,19 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     manifest = folder / MANIFEST
     entries = _manifest_lines(manifest) if manifest.is_file() else []
     parts: list[Path] = []
-    claims: dict[str, dict[str, Any]] = {}
+    listed: set[str] = set()
     problems: list[str] = []
     spans: dict[str, list[tuple[int, int, str]]] = {}
     for entry in entries:
         name = entry["file"]
         claim = covered(entry)
-        if not safe_part_name(name) or name in claims or claim is None:
+        if not safe_part_name(name) or name in listed or claim is None:
             problems.append(f"manifest line for {str(name)[:200]!r} is malformed or repeated")
             continue
         # What the line claims counts for coverage even if its chunk is damaged: that is
         # one problem (the chunk), not two (the chunk and a gap).
         spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
-        claims[name] = entry
+        listed.add(name)
         try:
             read_part(games_dir / name, entry, columns=[])
         except ChunkDamaged as exc:
@@ -215,7 +213,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     if unlisted:
         notes.append(f"{unlisted} part file(s) not in the manifest (chunks not finished) left out")
     parts.sort()
-    return RunInfo(folder, config, parts, notes, claims, problems)
+    return RunInfo(folder, config, parts, notes, problems)
 
 
 def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:

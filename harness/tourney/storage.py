@@ -97,9 +97,9 @@ def describe_os_error(exc: OSError, path: Path | str, doing: str) -> StorageErro
     return StorageError(f"{path}: cannot {doing}: {why}")
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write a file whole or not at all (temp file, fsync, rename)."""
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+def atomic_write(path: Path, data: bytes, tmp: Path | None = None, doing: str = "write") -> None:
+    """Write a file whole or not at all (``tmp``, fsync, rename); ``doing`` names it in errors."""
+    tmp = tmp or path.with_name(f".{path.name}.tmp{os.getpid()}")
     try:
         with open(tmp, "wb") as f:
             f.write(data)
@@ -109,16 +109,12 @@ def atomic_write(path: Path, data: bytes) -> None:
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise describe_os_error(exc, path, "write") from None
+        raise describe_os_error(exc, path, doing) from None
 
 
 def digest_of(data: bytes) -> str:
     """A chunk's digest as the manifest holds it (the first 32 hex digits of its sha256)."""
     return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
-
-
-def file_digest(path: Path) -> str:
-    return digest_of(path.read_bytes())
 
 
 def read_json(path: Path) -> dict[str, Any] | None:
@@ -326,6 +322,12 @@ def part_summary(table: Any, players: int) -> PartSummary:
     return PartSummary(table.num_rows, counters, len(forfeit_rows), examples)
 
 
+def describes(entry: Mapping[str, Any], spec: ChunkSpec) -> bool:
+    """Whether a manifest line claims exactly ``spec``'s file, table, deals and seats."""
+    claim = (spec.table, spec.first, spec.stop, spec.rules.players)
+    return entry.get("file") == spec.file and covered(entry) == claim
+
+
 def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
     """Why a stored chunk may not stand for ``spec`` (None: it may), judging its line.
 
@@ -333,12 +335,7 @@ def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
     strategy code its process had loaded (issue 9, item 3): only code of the chunk's own
     entrants may have been there, or the games may depend on another plugin's tampering.
     """
-    if entry.get("file") != spec.file or covered(entry) != (
-        spec.table,
-        spec.first,
-        spec.stop,
-        spec.rules.players,
-    ):
+    if not describes(entry, spec):
         return "its manifest line does not describe the chunk its key names"
     loaded = entry.get("loaded")
     if not isinstance(loaded, list) or not all(isinstance(d, str) for d in loaded):
@@ -519,13 +516,7 @@ class RunFolder:
         would play them the same way; it is other runs' chunks that must not stand in
         (:func:`refuse_reuse`).
         """
-        entry = self.entries[spec.key]
-        if entry["file"] != spec.file or covered(entry) != (
-            spec.table,
-            spec.first,
-            spec.stop,
-            spec.rules.players,
-        ):
+        if not describes(self.entries[spec.key], spec):
             return "its manifest line does not describe the chunk its key names"
         return None
 
@@ -607,23 +598,15 @@ class RunFolder:
         except ChunkDamaged as exc:
             raise StorageError(f"{spec.describe()}: not stored: {exc.reason}") from None
         summary = part_summary(table, spec.rules.players)
-        final = self.games_dir / spec.file
-        tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
+        # Serialised in memory (a chunk is tens of kB), so the digest is of exactly the
+        # bytes handed to the file system.
         try:
-            # Serialised in memory (a chunk is tens of kB), so the digest is of exactly
-            # the bytes handed to the file system.
             sink = pa.BufferOutputStream()
             pq.write_table(table, sink, compression="zstd")
             data = sink.getvalue().to_pybytes()
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, final)
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise describe_os_error(exc, final, "write the chunk") from None
+            raise describe_os_error(exc, self.games_dir / spec.file, "write the chunk") from None
+        self._store(spec, data, "write the chunk")
         entry = chunk_entry(spec, result, len(data), digest_of(data))
         self._append(entry, summary)
         return {**entry, "forfeits": summary.forfeits, "forfeit_examples": summary.examples}
@@ -655,18 +638,7 @@ class RunFolder:
             log.warning("not reused: %s: %s; the chunk is played instead", src, reason)
             return False
         summary = part_summary(table, spec.rules.players)
-        final = self.games_dir / spec.file
-        tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
-        try:
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, final)
-        except OSError as exc:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
-            raise describe_os_error(exc, final, "store a reused chunk") from None
+        self._store(spec, data, "store a reused chunk")
         kept = {
             k: entry[k] for k in ("key", "table", "first", "stop", "games", "cpu") if k in entry
         }
@@ -680,6 +652,11 @@ class RunFolder:
         }
         self._append(line, summary)
         return True
+
+    def _store(self, spec: ChunkSpec, data: bytes, doing: str) -> None:
+        """A chunk's part file, written whole via ``.tmp/`` (not yet in the manifest)."""
+        tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
+        atomic_write(self.games_dir / spec.file, data, tmp, doing)
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.path / name
