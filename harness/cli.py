@@ -14,10 +14,9 @@ from typing import Any
 import click
 
 from harness import __version__
-from harness.cli_common import (  # noqa: F401 - parse_variants, user_errors: shared API
+from harness.cli_common import (
     EXIT_FORFEITS,
     HarnessGroup,
-    RecordInvalid,
     engine_option,
     limits_options,
     parse_variants,

@@ -77,13 +77,6 @@ class CommandError(click.ClickException):
         self.exit_code = exit_code
 
 
-class RecordInvalid(CommandError):
-    """A record that is malformed or illegal: exit status 2."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, EXIT_BAD_INPUT)
-
-
 def interrupted() -> None:
     """The user pressed Ctrl-C: say so in one line and exit 130."""
     click.echo("Interrupted.", err=True)
@@ -121,10 +114,14 @@ def user_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+MAX_USAGE_CHARS = 300  # click's own usage errors quote the value given
+
+
 class HarnessGroup(click.Group):
     """The ``harness`` group: a Ctrl-C that no command handles (one that lands while a
     command's module is imported, say) also ends with one line and status 130, where
-    click would print "Aborted!" and exit 1."""
+    click would print "Aborted!" and exit 1. Click's own usage errors, which quote the
+    value given (a 5,000-digit ``--seed``), are cut to one short line."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
@@ -132,6 +129,14 @@ class HarnessGroup(click.Group):
                 return super().invoke(ctx)
         except KeyboardInterrupt:
             interrupted()
+        except click.UsageError as exc:
+            if len(exc.message) > MAX_USAGE_CHARS:  # keep the end: it says what is wrong
+                cut = len(exc.message) - 200
+                exc.message = (
+                    f"{exc.message[:140]}... ({cut:,} characters left out) ...{exc.message[-60:]}"
+                )
+            exc.message = safe_text(exc.message, MAX_USAGE_CHARS + 60)
+            raise
 
 
 MAX_SETTING_CHARS = 80  # one --set KEY=VALUE

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import subprocess
 import sys
@@ -46,3 +47,12 @@ def run_harness(*args: str, cwd: Path | None = None, env: dict | None = None):
 @pytest.fixture
 def harness_process():
     return run_harness
+
+
+@pytest.fixture
+def deadline():
+    """No test that uses it may hang: after 60 s the process dumps its stacks and exits
+    (``pytestmark = pytest.mark.usefixtures("deadline")`` for a whole module)."""
+    faulthandler.dump_traceback_later(60, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()

@@ -14,12 +14,37 @@
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 from harness.dice import encode_turn
 from harness.strategy import Strategy
 
 FORMAT = "pickomino-record/1"
+HOSTILE = Path(__file__).parent / "fixtures" / "hostile"  # plugins that misbehave on purpose
+TIME = f"{HOSTILE}/seats_time.py"  # seats that loop, sleep or decide slowly
+CRASH = f"{HOSTILE}/seats_crash.py"  # seats that end their process or raise non-Exceptions
+# Every public field of harness.view.View (bust_cost is a method).
+VIEW_FIELDS = [
+    "seat",
+    "players",
+    "rules",
+    "turn",
+    "rolled",
+    "counts",
+    "choices",
+    "kept",
+    "kept_faces",
+    "total",
+    "dice_left",
+    "has_worm",
+    "grill",
+    "flipped",
+    "stacks",
+    "tops",
+    "scores",
+    "claims",
+]
 WORM = 6
 ALL_TILES = list(range(21, 37))
 # R1, written out from the rules text rather than computed like the engine does.

@@ -18,10 +18,9 @@ import json
 import pickle
 import random
 import types
-from pathlib import Path
 
 import pytest
-from helpers import Scripted
+from helpers import HOSTILE, VIEW_FIELDS, Scripted
 
 from harness import play_game
 from harness.dice import SeededDice, derive_seed
@@ -33,7 +32,6 @@ from harness.view import View, legal_claims
 from strategies.greedy import Greedy
 from strategies.random_play import RandomPlay
 
-HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 W = 6
 
 
@@ -45,31 +43,11 @@ def load(name: str):
 
 
 reach = load("engine_reach")
-PUBLIC = [
-    "seat",
-    "players",
-    "rules",
-    "turn",
-    "rolled",
-    "counts",
-    "choices",
-    "kept",
-    "kept_faces",
-    "total",
-    "dice_left",
-    "has_worm",
-    "grill",
-    "flipped",
-    "stacks",
-    "tops",
-    "scores",
-    "claims",
-]
 
 
 def shown(view: View) -> dict:
     """Everything a strategy can read of a view."""
-    return {**{f: getattr(view, f) for f in PUBLIC}, "bust_cost": view.bust_cost()}
+    return {**{f: getattr(view, f) for f in VIEW_FIELDS}, "bust_cost": view.bust_cost()}
 
 
 # -- no path back -------------------------------------------------------------------------

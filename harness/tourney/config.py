@@ -452,19 +452,20 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
     try:
         with path.open("rb") as fh:  # at most the bound (and one byte to tell it is more)
             raw = fh.read(MAX_CONFIG_BYTES + 1)
-        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(f"{path}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: cannot read: not UTF-8 text (byte {exc.start:,})") from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if len(raw) > MAX_CONFIG_BYTES:
+    if len(raw) > MAX_CONFIG_BYTES:  # before decoding: the cut may split a character
         raise ConfigError(
             f"{path}: larger than {MAX_CONFIG_BYTES:,} bytes; a config is a few lines of YAML"
         )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 text (byte {exc.start:,})") from None
     try:
         data = yaml.load(text, Loader=_Loader)  # a SafeLoader subclass: no arbitrary objects
     except _YamlProblem as exc:
