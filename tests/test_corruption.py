@@ -286,3 +286,20 @@ def test_a_hard_link_left_by_an_older_version_is_caught_when_its_source_is_damag
     again = run_tournament({**CONFIG, "name": "other"}, out=root, workers=1)
     assert again.played == PER_CHUNK and mine.stat().st_nlink == 1
     pd.testing.assert_frame_equal(games(other.run_dir), games(reference.run_dir))
+
+
+@pytest.mark.parametrize("other", [{"seed": 2}, {"max_turns": 900}, {"rules": "french"}])
+def test_a_key_copied_into_another_runs_manifest_is_not_reused(tmp_path, other):
+    """Another run with the same entrants names its chunks alike; a manifest line's key
+    is only its claim: the run's own settings and the rows' seeds must agree too."""
+    root = tmp_path / "out"
+    wanted = run_tournament({**CONFIG, "name": "a"}, out=root, workers=1)
+    keys = {(e["table"], e["first"]): e["key"] for e in manifest(wanted.run_dir)}
+    reference = games(wanted.run_dir)
+    shutil.rmtree(wanted.run_dir)
+    impostor = run_tournament({**CONFIG, **other, "name": "b"}, out=root, workers=1)
+    forged = [{**e, "key": keys[e["table"], e["first"]]} for e in manifest(impostor.run_dir)]
+    write_manifest(impostor.run_dir, forged)
+    again = run_tournament({**CONFIG, "name": "a"}, out=root, workers=1)
+    assert again.reused == 0 and again.played == again.stored
+    pd.testing.assert_frame_equal(games(again.run_dir), reference)

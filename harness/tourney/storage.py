@@ -46,7 +46,7 @@ from typing import Any
 from harness import schema
 from harness.errors import HarnessError, safe_text
 from harness.tourney.chunks import STATUS_NAMES, ChunkResult
-from harness.tourney.plan import ChunkSpec
+from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
 from harness.tourney.standings import add_counters, count_games
 
 # harness-run/2: chunks are verified by sha256 and row range, standings are counted from
@@ -345,6 +345,39 @@ def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
     return None
 
 
+def source_problem(settings: Mapping[str, Any] | None, spec: ChunkSpec) -> str | None:
+    """Why another run's chunk may not stand for ``spec`` by that run's own settings
+    (None: it may). A manifest line's key is only a claim: the run that wrote the chunk
+    must have played with everything the key covers besides its table and deals."""
+    if settings is None:
+        return "its run.json cannot be read"
+    wanted = {
+        "seed": spec.seed,
+        "dice": spec.dice,
+        "max_turns": spec.max_turns,
+        "rules": spec.rules.to_dict(),
+        "engine": engine_digest(),
+        "schema": schema.SCHEMA_VERSION,
+        "move_time": spec.move_time,
+        "game_time": spec.game_time,
+        "isolation": spec.isolation,
+    }
+    for name, value in wanted.items():
+        if settings.get(name) != value:
+            return f"its run played with another {name}"
+    return None
+
+
+def seeds_problem(table: Any, spec: ChunkSpec) -> str | None:
+    """Why a chunk's rows were not dealt by ``spec``'s seed (None: they were)."""
+    deals = table.column("deal").to_pylist()
+    seeds = table.column("seed").to_pylist()
+    for deal, seed in zip(deals, seeds, strict=True):
+        if seed != deal_seed(spec.seed, spec.table_key, deal):
+            return f"deal {deal} was not dealt with this run's seed"
+    return None
+
+
 class RunFolder:
     """One run's folder: creating it, resuming it, writing chunks and the manifest."""
 
@@ -629,13 +662,21 @@ class RunFolder:
         if why is not None:
             log.info("not reused: %s/%s: %s", source, safe_text(name, 200), why)
             return False
+        why = source_problem(read_json(source / RUN_JSON), spec)
+        if why is not None:
+            log.info("not reused: %s/%s: %s", source, safe_text(name, 200), why)
+            return False
         src = source / GAMES / str(name)
         try:
             data = src.read_bytes()
-            table = verify_bytes(data, entry, part_columns(spec.rules.players))
+            table = verify_bytes(data, entry, [*part_columns(spec.rules.players), "seed"])
         except (OSError, ChunkDamaged) as exc:
             reason = exc.reason if isinstance(exc, ChunkDamaged) else exc.strerror or str(exc)
             log.warning("not reused: %s: %s; the chunk is played instead", src, reason)
+            return False
+        why = seeds_problem(table, spec)
+        if why is not None:
+            log.warning("not reused: %s: %s; the chunk is played instead", src, why)
             return False
         summary = part_summary(table, spec.rules.players)
         self._store(spec, data, "store a reused chunk")
