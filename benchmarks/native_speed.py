@@ -18,6 +18,10 @@ Targets (issue 12): at least 250,000 games per CPU-second through the chunk path
 within 3x of the minimal C loop. Exits 1 when the native engine is not built, the C loop
 cannot be compiled, or a check fails.
 
+``--designs N``: also N games a round of a 4-player greedy table through the chunk path in
+each seating design (cyclic: 4 orders a deal, balanced: 12, permutations: 24), to show
+that a game costs the same whichever design (a deal costs its number of orders).
+
 ``--optimal N``: also ``optimal`` against ``simple`` (2 players, official), Python engine
 against native on the same N games per round (rows checked equal), after both have
 played --warm games (their solved-turn caches warm, as in a long run).
@@ -54,12 +58,12 @@ def fail(message: str) -> None:
     sys.exit(1)
 
 
-def spec_for(deals: int, first: int = 0) -> ChunkSpec:
+def spec_for(deals: int, first: int = 0, players: int = 2, seating: str = "cyclic") -> ChunkSpec:
     spec = resolve("greedy")
     ref = EntrantRef(spec.label, spec.ref, spec.params, spec.identity()["code"])
     return ChunkSpec(
-        "bench", "tbl", "0123456789ab", (ref, ref), Rules(players=2), "independent", 1,
-        first, first + deals, 1000,
+        "bench", "tbl", (ref,) * players, Rules(players=players), "independent", 1, first,
+        first + deals, 1000, seating=seating,
     )  # fmt: skip
 
 
@@ -99,6 +103,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100_000, help="native games per round")
     parser.add_argument("--python-games", type=int, default=4_000, help="Python games per round")
     parser.add_argument("--repeats", type=int, default=7, help="rounds; medians are shown")
+    parser.add_argument("--designs", type=int, default=0, help="4-player games per design")
     parser.add_argument("--optimal", type=int, default=0, help="optimal v simple games")
     parser.add_argument("--warm", type=int, default=1500, help="optimal warm-up games")
     args = parser.parse_args()
@@ -158,8 +163,30 @@ def main() -> None:
     print(f"  C loop rules only / native chunk path       {med['rules'] / med['chunk']:>8.2f}x")
     target = med["chunk"] >= 250_000 and med["rules"] / med["chunk"] <= 3
     print(f"  targets (>= 250,000; within 3x of the C loop): {'met' if target else 'NOT met'}")
+    if args.designs:
+        design_rounds(args.designs, args.repeats)
     if args.optimal:
         optimal_rounds(args.optimal, args.warm, args.repeats)
+
+
+def design_rounds(games: int, repeats: int) -> None:
+    """A 4-player greedy table in each seating design, the chunk path, interleaved."""
+    from harness.tourney.seating import SEATINGS
+
+    rates: dict[str, list[float]] = {mode: [] for mode in SEATINGS}
+    for r in range(repeats):
+        for mode in SEATINGS:
+            probe = spec_for(1, players=4, seating=mode)
+            deals = max(1, games // len(probe.orders))
+            spec = spec_for(deals, first=r * deals, players=4, seating=mode)
+            start = time.process_time()
+            result = native.play_chunk(spec)
+            rates[mode].append(result.rows / (time.process_time() - start))
+    print(f"greedy x4, 4 players, chunk path; medians of {repeats} x ~{games:,} games")
+    for mode, values in rates.items():
+        orders = len(spec_for(1, players=4, seating=mode).orders)
+        rate = statistics.median(values)
+        print(f"  {mode:13s} ({orders:2d} orders a deal) {rate:>11,.0f} games/CPU-s")
 
 
 def optimal_rounds(games: int, warm: int, repeats: int) -> None:

@@ -1,6 +1,7 @@
 """Speed of the `optimal` strategy: games and turns per CPU-second, and its cache.
 
     python benchmarks/optimal_speed.py [--games 2000] [--repeats 3] [--opponent simple]
+    python benchmarks/optimal_speed.py --chunk 300 [--repeats 5] [--warm 500]
 
 Plays 2-player duplicate-dice deals (both seat orders), `optimal` against an opponent,
 through the real engine, in one process. Shows CPU time (time.process_time) as the
@@ -9,21 +10,32 @@ median of repeats, the same for the opponent alone (the engine's own cost), the 
 and the cost of one solve. The first repeat starts with cold caches (as a tournament
 worker does); later repeats replay the same deals, so they are reported separately
 from a run on fresh deals.
+
+``--chunk N``: instead, the chunk path side by side (issue 12's figure: ``optimal`` against
+``simple`` natively at 10x the Python engine, with identical decisions): each repeat plays
+the same ChunkSpec of N fresh 2-player deals (both seat orders, independent dice) through
+``harness.tourney.chunks.play_chunk`` (the Python engine) and ``harness.native.play_chunk``,
+checks that every stored row is the same, and shows medians of games per CPU-second and
+their ratio; both engines first play --warm deals (their solved-turn caches warm, as in a
+long run), and the native engine's solved-turn cache counters are shown.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import statistics
 import sys
 import time
 
-from harness.analysis.turn import Payoff, solve_arrays
-from harness.dice import DuplicateDice, derive_seed
-from harness.engine import Game
-from harness.plugins import resolve
-from harness.rules import Rules
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads count as CPU time
+
+from harness.analysis.turn import Payoff, solve_arrays  # noqa: E402
+from harness.dice import DuplicateDice, derive_seed  # noqa: E402
+from harness.engine import Game  # noqa: E402
+from harness.plugins import resolve  # noqa: E402
+from harness.rules import Rules  # noqa: E402
 
 
 def play(first: str, second: str, deals: int, offset: int) -> tuple[float, int, int]:
@@ -47,7 +59,12 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="repeats on fresh deals")
     parser.add_argument("--opponent", default="simple", help="the other seat")
     parser.add_argument("--strategy", default="optimal", help="the strategy measured")
+    parser.add_argument("--chunk", type=int, default=0, help="deals a repeat: chunk path, both")
+    parser.add_argument("--warm", type=int, default=500, help="warm-up deals (--chunk)")
     args = parser.parse_args()
+    if args.chunk:
+        chunk_rounds(args.strategy, args.opponent, args.chunk, args.warm, args.repeats)
+        return
     import strategies.optimal as opt
 
     print(f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})")
@@ -91,6 +108,55 @@ def main() -> None:
     print(
         f"median {statistics.median(rates):,.0f} games/CPU-s; one solve {per_solve * 1e3:.2f} ms; "
         f"{len(opt._SOLVED)} solved turns cached"
+    )
+
+
+def chunk_spec(first: str, second: str, deals: int, offset: int):  # noqa: ANN201
+    """A ChunkSpec of 2-player deals offset.. (both seat orders, independent dice)."""
+    from harness.tourney.plan import ChunkSpec, EntrantRef
+
+    refs = []
+    for name in (first, second):
+        spec = resolve(name)
+        refs.append(EntrantRef(spec.label, spec.ref, spec.params, spec.identity()["code"]))
+    return ChunkSpec(
+        "optimal_speed", "tbl", tuple(refs), Rules(players=2), "independent", 1, offset,
+        offset + deals, 1000, seating="cyclic",
+    )  # fmt: skip
+
+
+def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -> None:
+    """The chunk path, Python engine and native, on the same fresh deals each repeat."""
+    from harness import native
+    from harness.tourney import chunks
+
+    if not native.available():
+        sys.exit("optimal_speed: the native engine is not built (pip install -e .)")
+    warm_spec = chunk_spec(first, second, warm, 10**6)
+    chunks.play_chunk(warm_spec)
+    native.play_chunk(warm_spec)
+    py_rates, nat_rates = [], []
+    for r in range(repeats):
+        spec = chunk_spec(first, second, deals, r * deals)
+        start = time.process_time()
+        expected = chunks.play_chunk(spec)
+        py_rates.append(spec.games / (time.process_time() - start))
+        start = time.process_time()
+        got = native.play_chunk(spec)
+        nat_rates.append(spec.games / (time.process_time() - start))
+        if (got.games, got.seats, got.stats) != (expected.games, expected.seats, expected.stats):
+            sys.exit(f"optimal_speed: repeat {r + 1}: the native rows differ from the Python rows")
+        print(
+            f"repeat {r + 1}: Python {py_rates[-1]:,.0f}, native {nat_rates[-1]:,.0f} games/CPU-s "
+            f"({nat_rates[-1] / py_rates[-1]:.1f}x); rows identical"
+        )
+    py, nat = statistics.median(py_rates), statistics.median(nat_rates)
+    hits, misses = native._core.dp_cache_stats()
+    print(
+        f"{first} v {second}, 2 players, chunk path; {warm} warm-up deals, medians of {repeats} "
+        f"x {2 * deals} games:\n  Python engine {py:>9,.0f} games/CPU-s\n  native        "
+        f"{nat:>9,.0f} games/CPU-s   {nat / py:.1f}x (target 10x); native solved-turn cache "
+        f"{hits:,} hits, {misses:,} misses"
     )
 
 

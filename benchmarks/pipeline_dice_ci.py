@@ -40,7 +40,7 @@ TABLES = [
 def per_deal_differences(
     entrants: tuple[str, ...], dice: str, deals: int, seed: int
 ) -> list[float]:
-    """Win share of entrants[0] minus entrants[1], per deal (rotations averaged)."""
+    """Win share of entrants[0] minus entrants[1], per deal (its seat orders averaged)."""
     players = len(entrants)
     config = load_config(
         {
@@ -57,18 +57,19 @@ def per_deal_differences(
     b = next(i for i, e in enumerate(spec.entrants) if e.name == entrants[1])
     result = play_chunk(spec)
     ranks = [s["rank"] for s in result.seats]
-    rotation, status = result.games["rotation"], result.games["status"]
+    seating, status = result.games["seating"], result.games["status"]
+    orders = spec.orders
     diffs: list[float] = []
     share = [0.0] * players
     counted = 0
     for row in range(result.rows):
-        r = rotation[row]
+        k = seating[row]
         if status[row] != 1:  # turn-capped games are not scored
             firsts = [s for s in range(players) if ranks[s][row] == 1]
             for s in firsts:
-                share[(s + r) % players] += 1 / len(firsts)
+                share[orders[k][s]] += 1 / len(firsts)
             counted += 1
-        if r == players - 1:  # the deal's last rotation
+        if k == len(orders) - 1:  # the deal's last seat order
             if counted:
                 diffs.append((share[a] - share[b]) / counted)
             share = [0.0] * players
@@ -108,10 +109,13 @@ def main() -> None:
                 f"{half:>8.4f} {spread:>10.4f}"
             )
         ratio = widths["independent"] / widths["duplicate"]
-        empirical = spreads["independent"] / spreads["duplicate"]
+        # Too few repeats can give equal estimates (a spread of 0): no ratio then.
+        empirical = (
+            f"x{spreads['independent'] / spreads['duplicate']:.2f}" if spreads["duplicate"] else "-"
+        )
         print(
             f"{'':<42} => duplicate CI is {1 / ratio:.0%} as wide (x{ratio:.2f} narrower; "
-            f"independent needs x{ratio**2:.1f} the games); repeats: x{empirical:.2f}"
+            f"independent needs x{ratio**2:.1f} the games); repeats: {empirical}"
         )
     print(
         f"({args.deals} deals per long run, {args.repeats} x {args.repeat_deals} deals of "

@@ -41,7 +41,7 @@ from pathlib import Path
 from harness.dice import DuplicateDice
 from harness.engine import Game
 from harness.plugins import resolve
-from harness.tourney import load_config, plan, run_tournament
+from harness.tourney import load_config, plan, run_tournament, seating
 from harness.tourney.chunks import play_chunk
 from harness.tourney.plan import deal_seed
 
@@ -59,14 +59,14 @@ def engine_alone(config, first: int = 0, tables: list | None = None) -> tuple[in
     (games, CPU seconds)."""
     games = 0
     start = time.process_time()
-    n = config.players
+    design = seating.design(config.players, config.seating)
     for table in tables if tables is not None else plan.tables(config):
         seats = [resolve(e.load, dict(e.spec.params) or None).create() for e in table.entrants]
-        rotations = [[seats[(i + r) % n] for i in range(n)] for r in range(n)]
+        orders = [seating.seats_of(seats, order) for order in design]
         for deal in range(first, config.games):
-            seed = deal_seed(config.seed, table.key, deal)
+            seed = deal_seed(config.seed, deal)
             dice = DuplicateDice(seed)
-            for order in rotations:
+            for order in orders:
                 Game(order, config.rules, dice, seed=seed).play()
                 games += 1
     return games, time.process_time() - start

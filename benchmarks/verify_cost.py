@@ -10,7 +10,7 @@ process, time.process_time) and wall seconds, medians of ``--repeats``:
 * stat only: the size check of the version before (what verification replaces);
 * sha256: read every chunk and hash it (the last look before a run says "complete",
   :meth:`RunFolder.recheck`);
-* report: size, sha256 and the rows' table/deal/rotation columns of every chunk, as
+* report: size, sha256 and the rows' table/deal/seating columns of every chunk, as
   ``harness report`` checks them (:func:`read_part` with no other columns);
 * resume: all of that plus the standings counted from the rows, as a resume does for
   every chunk it keeps (:meth:`RunFolder.load`).

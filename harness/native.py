@@ -8,6 +8,12 @@ module is its only door: it decides which seats can play natively, turns rules a
 seats into the plain values the C code takes, and hands back the columns a chunk
 stores (the same arrays and typecodes as :func:`harness.tourney.chunks.play_chunk`).
 
+A table is played in the seat orders of a seating design
+(:mod:`harness.tourney.seating`): order k puts table entrant ``orders[k][i]`` in seat i,
+and the stored ``seating`` column holds k. The C code takes the design as bytes and
+checks it again (every order a permutation, 1 to 127 orders): a bad design is a
+ValueError, never a seat read out of bounds.
+
 The Python engine stays the reference. A seat plays natively only when its class is
 exactly the built-in class and the built-in's source is the source the C code was
 transcribed from (:data:`_SOURCES`); anything else (a plugin, a subclass, an edited
@@ -30,6 +36,7 @@ from typing import Any
 from harness.engine import DEFAULT_MAX_TURNS
 from harness.rules import Rules
 from harness.schema import GAME_ARRAYS, SEAT_ARRAYS
+from harness.tourney.seating import design
 
 try:  # the optional extension; absent on a machine that had no C compiler
     from harness import _native_core as _core
@@ -39,6 +46,14 @@ except ImportError:  # pragma: no cover - exercised by the HARNESS_NO_NATIVE CI 
 # The columns a chunk fills (harness.schema), in the order the C code takes its buffers.
 GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
 SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
+# The game columns in the order core.c's get_out takes them (not the dict's order, which
+# is the schema's to change); the seat order's index is the schema's seating column.
+SEATING = "seating"
+_C_GAME_COLUMNS = (
+    "deal", SEATING, "seed", "game_seed", "turns", "status", "winner", "error_seat", "error_kind"
+)  # fmt: skip
+_C_SEAT_COLUMNS = ("worms", "rank", "busts", "steals", "stolen")
+MAX_ORDERS = 127  # the seating column is an int8 (core.c's MAX_ORDERS; a test ties them)
 DICE_MODES = ("independent", "duplicate")
 _INT64 = 1 << 63
 _EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles in C
@@ -262,7 +277,34 @@ def _columns(players: int, rows: int) -> tuple[dict[str, array], list[dict[str, 
 
 
 def _flat(games: dict[str, array], seats: list[dict[str, array]]) -> tuple:
-    return (*games.values(), *(col for s in seats for col in s.values()))
+    return (
+        *(games[k] for k in _C_GAME_COLUMNS),
+        *(s[k] for s in seats for k in _C_SEAT_COLUMNS),
+    )
+
+
+def orders_c(orders: Any, players: int) -> bytes:
+    """A seating design as core.c takes it: ``players`` bytes per order, order by order.
+
+    ValueError (one line) unless ``orders`` is 1 to 127 seat orders, each a permutation of
+    the table's entrants 0..players-1 given as plain ints. The sequence is read once
+    (a sequence that answers differently each time is judged on what it gave); the C
+    code checks the bytes again.
+    """
+    try:
+        rows = [tuple(order) for order in orders]
+    except TypeError:
+        raise ValueError("orders: expected a sequence of seat orders (sequences of ints)") from None
+    if not 1 <= len(rows) <= MAX_ORDERS:
+        raise ValueError(f"orders: {len(rows)} seat orders; a design has 1 to {MAX_ORDERS}")
+    flat = bytearray()
+    for k, order in enumerate(rows):
+        if not all(type(e) is int for e in order) or sorted(order) != list(range(players)):
+            raise ValueError(
+                f"orders: order {k} is not a permutation of 0..{players - 1}: {order!r:.60}"
+            )
+        flat.extend(order)
+    return bytes(flat)
 
 
 def _prepare(
@@ -293,20 +335,23 @@ def play_games(
     strategies: Sequence[Any],
     seeds: Iterable[int],
     game_seeds: Iterable[int] | None = None,
-    rotations: Iterable[int] | None = None,
+    seatings: Iterable[int] | None = None,
     *,
+    orders: Sequence[Sequence[int]] | None = None,
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     detail: bool = False,
 ) -> NativeResult:
     """Play one game per seed natively; the columns a chunk stores, row by row.
 
-    ``strategies`` are the table's entrants in rotation-0 seat order (seat i of a row
-    with rotation r holds entrant (i + r) % n). With ``dice="independent"`` a row is
-    ``Game(..., SeededDice(game_seed), seed=game_seed)``; with ``"duplicate"`` it is
-    ``Game(..., DuplicateDice(seed), seed=game_seed)``. ``game_seeds`` default to
-    ``seeds`` (so row k is ``play_game(..., seed=seeds[k])``), rotations to 0; the
-    ``deal`` column is the row number. NotNative when something cannot play natively.
+    ``strategies`` are the table's entrants; seat i of a row with seating k holds entrant
+    ``orders[k][i]`` (``orders`` defaults to the cyclic design: k = 0 is the entrants in
+    the order given). With ``dice="independent"`` a row is ``Game(...,
+    SeededDice(game_seed), seed=game_seed)``; with ``"duplicate"`` it is ``Game(...,
+    DuplicateDice(seed), seed=game_seed)``. ``game_seeds`` default to ``seeds`` (so row k
+    is ``play_game(..., seed=seeds[k])``), seatings to 0; the ``deal`` column is the row
+    number. NotNative when something cannot play natively; ValueError for a bad design
+    or a seating that is not an index into it.
     """
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
     seed_col = _seed_column(seeds, "seed")
@@ -318,11 +363,15 @@ def play_games(
     games["seed"] = seed_col
     games["game_seed"] = array("q", gseed_col)
     games["deal"] = array("i", range(rows))
-    if rotations is not None:
-        rotation_col = array("b", rotations)
-        if len(rotation_col) != rows:
-            raise ValueError(f"{len(rotation_col)} rotations for {rows} seeds")
-        games["rotation"] = rotation_col
+    design_c = _design(orders, game_rules.players)
+    if seatings is not None:
+        try:
+            seating_col = array("b", seatings)
+        except (TypeError, OverflowError):
+            raise ValueError("seatings: order indices 0..126, one per seed") from None
+        if len(seating_col) != rows:
+            raise ValueError(f"{len(seating_col)} seatings for {rows} seeds")
+        games[SEATING] = seating_col
     boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
     _core.play_games(
         rules_c(game_rules),
@@ -330,16 +379,24 @@ def play_games(
         max_turns,
         duplicate,
         rows,
+        design_c,
         _flat(games, seat_cols),
         boards,
     )
     return NativeResult(games, seat_cols, boards)
 
 
-def _prefix(seed: int, table_key: str) -> bytes:
-    prefix = "\x1f".join((str(seed), "deal", str(table_key), "")).encode()
+def _design(orders: Any, players: int) -> bytes:
+    """The design as bytes for the C code; None is the cyclic design."""
+    return orders_c(design(players, "cyclic") if orders is None else orders, players)
+
+
+def _prefix(seed: int) -> bytes:
+    """What the deal seeds hash before the deal: ``derive_seed(seed, "deal", deal)``
+    (harness.tourney.plan.deal_seed) is BLAKE2b of ``f"{seed}\x1fdeal\x1f{deal}"``."""
+    prefix = "\x1f".join((str(seed), "deal", "")).encode()
     if len(prefix) > 512:
-        raise NotNative("the run's seed and table key are too long for the native engine")
+        raise NotNative("the run's seed is too long for the native engine")
     return prefix
 
 
@@ -347,7 +404,6 @@ def check_table(
     rules: Rules | str | dict | None,
     strategies: Sequence[Any],
     seed: int,
-    table_key: str,
     *,
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
@@ -355,38 +411,41 @@ def check_table(
     """NotNative unless :func:`play_deals` can play this table (nothing is played):
     what a planner asks before it hands a table to the native engine."""
     _prepare(rules, strategies, dice, max_turns)
-    _prefix(seed, table_key)
+    _prefix(seed)
 
 
 def play_deals(
     rules: Rules | str | dict | None,
     strategies: Sequence[Any],
     seed: int,
-    table_key: str,
     first: int,
     stop: int,
     *,
+    orders: Sequence[Sequence[int]],
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     start: int = 0,
     detail: bool = False,
 ) -> NativeResult:
-    """Every rotation of deals ``first``..``stop - 1``: what ``play_chunk`` plays.
+    """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
-    Row order, seeds and values are play_chunk's: deal seed
-    ``deal_seed(seed, table_key, deal)``, game seed ``game_seed(deal seed, rotation,
-    dice)``, dice from :func:`harness.tourney.chunks.dice_for`. Rows before ``start``
-    (a resumed chunk) are left out. The seeds are derived in C (BLAKE2b, as
+    Row order, seeds and values are play_chunk's: rows by deal, then order index k;
+    seat i of order k holds ``strategies[orders[k][i]]``; deal seed ``deal_seed(seed,
+    deal)``, game seed ``game_seed(deal seed, k, dice)``, dice from
+    :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
+    are left out. The seeds are derived in C (BLAKE2b, as
     :func:`harness.dice.derive_seed`).
     """
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
         raise NotNative(f"deals {first!r}..{stop!r}: the native engine takes 0 <= first <= stop")
-    prefix = _prefix(seed, table_key)
+    prefix = _prefix(seed)
     n = game_rules.players
-    rows = (stop - first) * n - start
-    if not 0 <= start <= (stop - first) * n:
-        raise ValueError(f"start {start} is outside the chunk's {(stop - first) * n} rows")
+    design_c = orders_c(orders, n)
+    total = (stop - first) * (len(design_c) // n)
+    if type(start) is not int or not 0 <= start <= total:
+        raise ValueError(f"start {start!r} is outside the chunk's {total} rows")
+    rows = total - start
     games, seat_cols = _columns(n, rows)
     boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
     _core.play_deals(
@@ -398,6 +457,7 @@ def play_deals(
         first,
         stop,
         start,
+        design_c,
         _flat(games, seat_cols),
         boards,
     )
@@ -405,16 +465,24 @@ def play_deals(
 
 
 def chunk_stats(
-    games: dict[str, array], seats: list[dict[str, array]], players: int
+    games: dict[str, array],
+    seats: list[dict[str, array]],
+    players: int,
+    orders: Sequence[Sequence[int]] | None = None,
 ) -> list[dict[str, Any]]:
-    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C."""
+    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C.
+
+    Per table entrant: seat i of a row with seating k holds entrant ``orders[k][i]``
+    (None: the cyclic design). ValueError for a bad design or a seating outside it.
+    """
     if _core is None:
         raise NotNative("the native engine is not built in this installation")
-    rows = len(games["rotation"])
+    rows = len(games[SEATING])
     flat = _core.chunk_stats(
         players,
         rows,
-        games["rotation"],
+        _design(orders, players),
+        games[SEATING],
         games["status"],
         games["error_seat"],
         tuple(s["worms"] for s in seats),
@@ -455,13 +523,14 @@ def play_chunk(spec: Any, *, start: int = 0) -> Any:
     if spec.limited:
         raise NotNative("seat limits (move_time, game_time, isolation) run on the Python engine")
     seats = [native_seat(chunks._spec(ref)) for ref in spec.entrants]
+    orders = spec.orders
     played = play_deals(
         spec.rules,
         seats,
         spec.seed,
-        spec.table_key,
         spec.first,
         spec.stop,
+        orders=orders,
         dice=spec.dice,
         max_turns=spec.max_turns,
         start=start,
@@ -469,7 +538,7 @@ def play_chunk(spec: Any, *, start: int = 0) -> Any:
     result = chunks.ChunkResult(spec.key, played.games, played.seats)
     result.loaded = chunks.loaded_code(spec.entrants)
     if start == 0:
-        result.stats = chunk_stats(played.games, played.seats, spec.rules.players)
+        result.stats = chunk_stats(played.games, played.seats, spec.rules.players, orders)
     result.cpu = time.process_time() - started
     return result
 

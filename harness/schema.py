@@ -13,13 +13,16 @@ Columns (``i`` is a seat, 0 starts; a run has one player count, so ``seat0_`` ..
 =====================  ========  ====================================================
 column                 type      meaning
 =====================  ========  ====================================================
-table                  string    table id: a digest of its entrants (references + params)
-deal                   int32     deal index within the table (0-based)
-rotation               int8      seat rotation r: seat i holds table entrant (i + r) % n
-seed                   int64     the deal's dice seed (every rotation of a deal shares it)
+table                  string    table id: a digest of its entrants (names, references, params)
+deal                   int32     deal index (0-based): deal d has the same dice at every table
+seating                int8      index k of the game's seat order in the run's seating
+                                 design (run.json ``design``): seat i holds table
+                                 entrant ``design[k][i]`` (harness.tourney.seating)
+seed                   int64     the deal's dice seed: config seed and deal only, so
+                                 every table and every run with that seed shares it
 game_seed              int64     the seed the game was played with (dice and view.rng):
-                                 the deal's seed with duplicate dice, one per rotation
-                                 with independent dice (``harness play --seed``)
+                                 the deal's seed with duplicate dice, one per seat
+                                 order with independent dice (``harness play --seed``)
 players                int8      players at the table
 turns                  int16     turns played
 status                 string    "over", "turn-cap" (unfinished) or "forfeit"
@@ -41,13 +44,18 @@ seat{i}_stolen         int16     steals suffered
 Games with status "turn-cap" are unfinished and must not be scored as results.
 
 Part files are named ``<table>-<first deal>.parquet``: reading them in name order gives
-rows sorted by table, deal and rotation. Only files listed in the run's
+rows sorted by table, deal and seat order. Only files listed in the run's
 ``manifest.jsonl`` are complete results; a run is finished when ``run.json`` says
 ``"status": "complete"``.
 
 Schema versions: 1 had every column but ``error_kind`` (``game_seed`` was added to its
 first draft, a new column, so readers of the draft kept working); 2 adds ``error_kind``
-after ``error_seat``. Status values are unchanged. Time forfeits (``error_kind ==
+after ``error_seat``; 3 renames ``rotation`` (cyclic: seat i held entrant (i + r) % n) to
+``seating`` (the order's index in the run's design, see run.json ``seating`` and
+``design``) and derives a deal's seed from (config seed, deal) only, no longer from the
+table: rows of schema 1 and 2 are never resumed or reused (their seeds differ); a reader
+of an old part maps ``rotation`` to ``seating`` under the cyclic design. Status values
+are unchanged. Time forfeits (``error_kind ==
 "time"``) depend on the machine that played them: count them apart from the others.
 """
 
@@ -55,12 +63,12 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 GAME_COLUMNS = (
     "table",
     "deal",
-    "rotation",
+    "seating",
     "seed",
     "game_seed",
     "players",
@@ -78,7 +86,7 @@ ERROR_KINDS = ("rule", "raised", "time", "crash")
 # columns and of each seat's columns (both engines fill exactly these).
 GAME_ARRAYS = {
     "deal": "i",
-    "rotation": "b",
+    "seating": "b",
     "seed": "q",
     "game_seed": "q",
     "turns": "h",
@@ -106,7 +114,7 @@ def columns(players: int) -> list[str]:
 _TYPES = {
     "table": "string",
     "deal": "int32",
-    "rotation": "int8",
+    "seating": "int8",
     "seed": "int64",
     "game_seed": "int64",
     "players": "int8",
@@ -127,7 +135,8 @@ _TYPES = {
 
 def column_type(column: str) -> str:
     """The Arrow type name of a column: ``column_type("seat1_worms") == "int8"``."""
-    return _TYPES[column.split("_", 1)[1] if column.startswith("seat") else column]
+    # Seat columns are seat{i}_{field}; "seating" is a game column.
+    return _TYPES[column.split("_", 1)[1] if column[4:5].isdigit() else column]
 
 
 def arrow_schema(players: int) -> Any:

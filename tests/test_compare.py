@@ -38,7 +38,10 @@ def test_a_real_difference_is_significant_and_no_difference_is_not(tmp_path):
     assert vs_b["win_share"]["significant"] is True
     assert vs_c["win_share"]["diff"] == 0 and vs_c["win_share"]["significant"] is False
     assert result["differences"] == []
-    assert result["tests"] == 2 * 2 * 2 + 2  # strategies x runs x measures + the pair
+    assert vs_b["paired"] and vs_b["shared_deals"] == 200 and not vs_b["identical"]
+    assert vs_c["identical"] and vs_c["win_share"]["p_holm"] is None  # equal rows: no test
+    # strategies x measures of run B + the head-to-head pair of B and C; C's are identical
+    assert result["tests"] == 2 * 2 + 2
 
 
 def test_runs_with_different_rules_and_entrants_compare_on_what_they_share(tmp_path):
@@ -72,7 +75,7 @@ def test_changed_code_is_reported(tmp_path):
     config["entrants"][0]["code"] = "changed"
     (two / "run.json").write_text(json.dumps(config))
     result = compare([summarise_run(one), summarise_run(two)])
-    assert "entrant a: code differs between runs" in result["differences"]
+    assert "entrant a: code digest differs (A: x, B: changed)" in result["differences"]
 
 
 def test_cached_summary_is_used_only_while_current(tmp_path):

@@ -49,7 +49,7 @@ def copy(reference, tmp_path):
 
 def games(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def manifest(run_dir: Path) -> list[dict]:
@@ -183,7 +183,7 @@ def test_counters_edited_in_the_manifest_change_nothing(copy, reference):
     for entry in entries:
         entry["stats"] = {"greedy": {"games": 1, "wins": 10, "shared": [0, 0, 0], "worms": 99}}
         entry["forfeits"] = 7
-        entry["forfeit_examples"] = [{"deal": 0, "rotation": 0, "seat": 0, "error": "forged"}]
+        entry["forfeit_examples"] = [{"deal": 0, "seating": 0, "seat": 0, "error": "forged"}]
     write_manifest(copy, entries)
     report = load_run(copy)  # verifies: these fields are not what a chunk is checked by
     assert len(report.parts) == len(entries)

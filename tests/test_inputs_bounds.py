@@ -113,7 +113,7 @@ def test_a_tournament_too_big_to_plan_is_refused_before_planning(tmp_path):
         f"{{strategy: random, name: r{i}, params: {{p_stop: {i / 100}}}}}" for i in range(1, 31)
     )
     message = config_error(tmp_path, f"players: 7\nentrants: [{entrants}]\n", budget=2.0)
-    assert "2,035,800 tables x 1,000 deals x 7 rotations" in message
+    assert "2,035,800 tables x 1,000 deals x 42 seat orders" in message  # balanced at 7
     assert "at most 1,000,000,000 in one run" in message
 
 

@@ -26,6 +26,7 @@ from harness import native
 from harness.errors import ConfigError, HarnessError
 from harness.play import play_game
 from harness.tourney import chunks, load_config, plan, run_tournament
+from harness.tourney.seating import design
 from harness.tourney.sprt import make_setup, run_sprt
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,7 +42,7 @@ SMALL = {
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def run_json(run) -> dict:
@@ -100,6 +101,26 @@ def test_python_native_and_auto_store_identical_games(tmp_path, monkeypatch):
         sorted(json.loads(line)["key"] for line in m.read_text().splitlines()) for m in manifest
     ]
     assert keys[0] == keys[1]
+
+
+@needs_native
+@pytest.mark.parametrize(
+    ("seating", "players"), [("cyclic", 3), ("balanced", 4), ("permutations", 3)]
+)
+def test_every_seating_stores_identical_games_on_both_engines(tmp_path, seating, players):
+    # seat i of order k holds entrant design[k][i]: both engines, row for row, resumed
+    # chunks aside (test_a_run_begun_in_python_is_finished_natively)
+    config = {**SMALL, "players": players, "seating": seating, "games": 3, "chunk": 2}
+    py = run_tournament({**config, "engine": "python"}, workers=0, out=tmp_path / "py")
+    nat = run_tournament(config, workers=0, out=tmp_path / "nat", engine="native")
+    frame = games_of(py.run_dir)
+    orders = len(design(players, seating))  # 3, 12 and 6 seat orders a deal
+    tables = 4 if players == 3 else 1  # of the 4 entrants
+    assert len(frame) == tables * 3 * orders
+    assert sorted(frame["seating"].unique()) == list(range(orders))
+    pd.testing.assert_frame_equal(frame, games_of(nat.run_dir))
+    assert py.standings == nat.standings
+    assert nat.engine_used["python"] == 0
 
 
 def test_keys_do_not_depend_on_the_engine():

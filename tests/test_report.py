@@ -63,12 +63,15 @@ def test_exact_standings_of_a_hand_made_run(tmp_path):
     assert s["turn_capped"]["by_table"] == {"t1": {"games": 1, "entrants": ["a", "b"]}}
 
 
-def test_independent_dice_use_wilson_per_game(tmp_path):
-    run = write_run(tmp_path / "r", two_player_rows(), dice="independent")
-    s = summarise_run(run)
-    a = by_name(s, "a")
-    assert (a["win_low"], a["win_high"]) == pytest.approx(stats.wilson(3.5, 5))
-    assert "independent games" in s["intervals"]
+def test_independent_dice_cluster_by_deal_too(tmp_path):
+    """Independent dice of deal d are one stream per seat order, the same at every table:
+    the deal is the unit in both modes, so the intervals are those of duplicate dice."""
+    dup = summarise_run(write_run(tmp_path / "d", two_player_rows()))
+    ind = summarise_run(write_run(tmp_path / "i", two_player_rows(), dice="independent"))
+    a, b = by_name(ind, "a"), by_name(dup, "a")
+    assert (a["win_low"], a["win_high"]) == pytest.approx((b["win_low"], b["win_high"]))
+    assert (a["win_low"], a["win_high"]) != pytest.approx(stats.wilson(3.5, 5))
+    assert a["units"] == 3  # deals, not games
 
 
 def test_three_players_split_shared_wins_and_rate_with_plackett_luce(tmp_path):
@@ -186,8 +189,8 @@ def test_stale_plots_are_removed(tmp_path):
     run = play_run(tmp_path / "r", ["greedy", "random"], deals=3)
     (run / "plots").mkdir()
     (run / "plots" / "ratings.png").write_bytes(b"old")
-    (run / "games" / "part-00000.parquet").unlink()
-    (run / "games" / "part-00001.parquet").unlink()
+    for part in (run / "games").glob("*.parquet"):
+        part.unlink()
     report = write_report(run)
     assert report.plots == {} and not (run / "plots" / "ratings.png").exists()
 
@@ -354,3 +357,155 @@ def test_columns_reports_do_not_use_may_be_absent(tmp_path):
     part = run / "games" / "part-00000.parquet"
     pd.read_parquet(part).drop(columns=["game_seed", "winner"]).to_parquet(part)
     assert aggregate(run).rows == 6
+
+
+# -- reading whole deals of every table (issue 10) -----------------------------------------
+THREE = ["greedy", "random", "worm-first"]
+
+
+def test_batches_hold_whole_deals_of_every_table(tmp_path):
+    run = play_run(tmp_path / "r", THREE, deals=9, parts=3)
+    assert len(list((run / "games").glob("*-000000003.parquet"))) == 3  # one per table
+    info = aggregate_module.load_run(run)
+    seen: set[int] = set()
+    cols = aggregate_module._read_columns(2, "main")
+    frames = list(aggregate_module.iter_games(info, cols, batch_rows=5))
+    assert len(frames) > 3  # several batches per group of parts
+    for f in frames:
+        sizes = f.groupby("deal").size()
+        assert (sizes == 3 * 2).all()  # every table, both seat orders
+        assert not seen & set(sizes.index)
+        seen |= set(sizes.index)
+    assert seen == set(range(9))
+
+
+def test_a_missing_part_leaves_its_deals_incomplete_not_wrong(tmp_path, monkeypatch):
+    run = play_run(tmp_path / "r", THREE, deals=9, parts=3)
+    part = sorted((run / "games").glob("*-000000003.parquet"))[0]
+    part.unlink()
+    import pandas as pd
+
+    rest = pd.concat([pd.read_parquet(p) for p in sorted((run / "games").glob("*.parquet"))])
+    whole = write_run(tmp_path / "one", rest.to_dict("records"), entrants=THREE)
+    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 4)
+    got, expected = summarise_run(run), summarise_run(whole)
+    for key in ("standings", "head_to_head", "seats", "ratings"):
+        assert _same(got[key], expected[key]), key
+    assert by_name(got, "greedy")["units"] == 9
+
+
+def test_rows_out_of_deal_order_and_odd_chunks_give_the_same_results(tmp_path, monkeypatch):
+    import pandas as pd
+
+    run = play_run(tmp_path / "r", THREE, deals=8, parts=2)
+    expected = summarise_run(run)
+    rows = pd.read_parquet(run / "games").sample(frac=1.0, random_state=1)  # shuffled
+    odd = write_run(tmp_path / "odd", rows.to_dict("records"), parts=7, entrants=THREE)
+    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 3)
+    got = summarise_run(odd)
+    for key in ("standings", "head_to_head", "seats", "ratings"):
+        assert _same(got[key], expected[key]), key
+
+
+def test_old_parts_with_a_rotation_column_are_read_as_seating(tmp_path):
+    import pandas as pd
+
+    run = play_run(tmp_path / "r", THREE, deals=4, parts=1, seating="cyclic")
+    expected = summarise_run(run)
+    config = json.loads((run / "run.json").read_text())
+    del config["seating"], config["design"]  # a run of schema 2: cyclic rotations
+    (run / "run.json").write_text(json.dumps(config))
+    for part in (run / "games").glob("*.parquet"):
+        pd.read_parquet(part).rename(columns={"seating": "rotation"}).to_parquet(part)
+    got = summarise_run(run)
+    for key in ("standings", "head_to_head", "seats", "ratings", "tables"):
+        assert _same(got[key], expected[key]), key
+
+
+def test_design_from_run_json_orders_the_tables_entrants(tmp_path):
+    rows = [row("t", d, k, [["b", "a"], ["a", "b"]][k], [3, 1]) for d in range(3) for k in (0, 1)]
+    run = write_run(tmp_path / "r", rows, extra={"design": [[1, 0], [0, 1]]})
+    assert aggregate(run).tables == {"t": ["a", "b"]}  # order 0 seats entrant 1 first
+    bad = write_run(tmp_path / "bad", rows, extra={"design": [[0, 0], [1, 0]]})
+    with pytest.raises(ReportError, match=r"'design' must be a list of seat orders"):
+        aggregate(bad)
+
+
+def test_a_game_stored_twice_in_two_parts_is_found(tmp_path):
+    rows = two_player_rows()
+    run = write_run(tmp_path / "r", rows + rows[2:3], parts=2)
+    with pytest.raises(ReportError, match="stored twice"):
+        aggregate(run)
+
+
+def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
+    """Item 7: the terminal table shows the report's 95% interval and rating."""
+    from harness.tourney.standings import format_table, with_report
+
+    config = tmp_path / "c.yaml"
+    config.write_text("name: c\nplayers: 2\ngames: 30\nseed: 4\nentrants: [greedy, random]\n")
+    for extra in ([], ["--no-report"]):
+        out = tmp_path / ("o" + "".join(extra))
+        result = CliRunner().invoke(
+            main, ["tourney", str(config), "--out", str(out), "--workers", "0", *extra]
+        )
+        assert result.exit_code == 0, result.output
+        run = find_run(out / "c")
+        summary = summarise_run(run)
+        greedy = by_name(summary, "greedy")
+        low, high = f"{greedy['win_low'] * 100:.1f}", f"{greedy['win_high'] * 100:.1f}"
+        line = next(x for x in result.output.splitlines() if " greedy " in x)
+        assert f"{low}-{high}%" in line and f"{greedy['elo']:+.0f}" in line
+        assert f"{greedy['elo_low']:+.0f} to {greedy['elo_high']:+.0f}" in line
+        assert "95% CI" in result.output and "Elo" in result.output
+        assert (run / "report.html").exists() == (not extra)  # --no-report writes nothing
+    rows = [
+        {
+            "rank": 1,
+            "strategy": "x",
+            "games": 10,
+            "win_share": 0.5,
+            "mean_worms": 1.0,
+            "mean_rank": 1.5,
+            "forfeits": 0,
+            "capped": 0,
+        }
+    ]
+    assert "95% CI" not in format_table(rows)[0]  # no report figures: no columns for them
+    lines = format_table(with_report(rows, {"standings": [{"strategy": "x", "elo": None}]}))
+    assert "Elo" not in lines[0] and lines[1].split()[-3] == "-"  # an unknown interval: a dash
+    assert with_report(rows, None)[0]["win_low"] is None
+
+
+def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
+    """What --json prints once the command passes the run (see harness/tourney/cli.py):
+    ``run.standings`` gets the report's figures in place, written or not."""
+    from types import SimpleNamespace
+
+    from harness.tourney.cli import _write_report
+
+    expected = {r["strategy"]: r for r in summarise_run(played)["standings"]}
+    for write in (True, False):
+        rows = [
+            {
+                "rank": 1,
+                "strategy": name,
+                "games": 1,
+                "win_share": 0.5,
+                "mean_worms": 1.0,
+                "mean_rank": 1.5,
+                "forfeits": 0,
+                "capped": 0,
+            }
+            for name in expected
+        ]
+        run = SimpleNamespace(run_dir=played, standings=rows)
+        html = _write_report(run, True, write=write)
+        assert (html is not None) == write
+        assert run.standings is rows  # the same list: run.summary() hands it out
+        for got in rows:
+            mine = expected[got["strategy"]]
+            for key in ("win_low", "win_high", "elo", "elo_low", "elo_high"):
+                assert got[key] == pytest.approx(mine[key]), key
+    broken = SimpleNamespace(run_dir=played / "nope", standings=[])
+    assert _write_report(broken, True, write=False) is None  # told, never raised

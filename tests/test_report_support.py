@@ -1,9 +1,13 @@
 """Builders of small run folders for the report tests (no tests here).
 
-Run folders follow harness/schema.py: ``run.json`` plus ``games/*.parquet``. Two
-kinds: ``write_run`` stores hand-made rows (exact checks), ``play_run`` plays real
-seat-rotated deals through the engine with duplicate dice shared by the rotations of
-a deal, as the tournament runner does.
+Run folders follow harness/schema.py (schema 3): ``run.json`` plus ``games/*.parquet``.
+Two kinds: ``write_run`` stores hand-made rows (exact checks), ``play_run`` plays real
+deals through the engine as the tournament runner does (contracts of issue 10): deal d
+has the same seed at every table (:func:`deal_seed`: config seed and d only), is played
+once in every seat order of the run's design (stored ``seating`` = the order's index),
+with duplicate dice shared by every order, or independent dice of one stream per order
+(equal across tables); each table's deals are stored in chunks with the same boundaries
+at every table, named ``{table}-{first:09d}.parquet``.
 """
 
 from __future__ import annotations
@@ -21,6 +25,13 @@ from harness.errors import GameError
 from harness.plugins import resolve
 from harness.rules import Rules
 from harness.schema import column_type, columns, seat_column
+from harness.tourney import seating as seating_design
+from harness.tourney.plan import SEED_MASK, game_seed
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """Deal ``deal``'s seed in a run of config seed ``seed``: no table in it (contract 1)."""
+    return derive_seed(seed, "deal", deal) & SEED_MASK
 
 
 def frame(rows: list[dict[str, Any]], players: int) -> pd.DataFrame:
@@ -40,8 +51,14 @@ def write_run(
     parts: int = 1,
     name: str = "test",
     extra: dict[str, Any] | None = None,
+    by_table: bool = False,
 ) -> Path:
-    """Write a run folder with these game rows split into ``parts`` Parquet files."""
+    """Write a run folder with these game rows split into ``parts`` Parquet files.
+
+    ``part-{k:05d}.parquet`` files of equal row counts, or with ``by_table`` as the runner
+    chunks: each table's deals cut into ``parts`` chunks at the same deal boundaries for
+    every table, one ``{table}-{first:09d}.parquet`` file per table and chunk.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     names = entrants
     if names is None:
@@ -65,7 +82,16 @@ def write_run(
     (folder / "run.json").write_text(json.dumps(config))
     games = folder / "games"
     games.mkdir(exist_ok=True)
-    if rows:
+    if rows and by_table:
+        df = frame(rows, players)
+        deals = int(df["deal"].max()) + 1
+        size = -(-deals // parts)
+        for table, mine in df.groupby("table", sort=True):
+            for first in range(0, deals, size):
+                chunk = mine[(mine["deal"] >= first) & (mine["deal"] < first + size)]
+                if len(chunk):
+                    chunk.to_parquet(games / f"{table}-{first:09d}.parquet", index=False)
+    elif rows:
         df = frame(rows, players)
         size = -(-len(df) // parts)
         for k in range(parts):
@@ -78,7 +104,7 @@ def write_run(
 def row(
     table: str,
     deal: int,
-    rotation: int,
+    seating: int,
     seats: list[str],
     worms: list[int],
     *,
@@ -91,7 +117,8 @@ def row(
     error: str | None = None,
     error_seat: int = -1,
 ) -> dict[str, Any]:
-    """One game row; ranks default to "more worms is better" (ties share)."""
+    """One game row (``seating``: the index of its seat order); ranks default to "more
+    worms is better" (ties share)."""
     n = len(seats)
     if ranks is None:
         ranks = [1 + sum(o > w for o in worms) for w in worms]
@@ -99,7 +126,7 @@ def row(
     out: dict[str, Any] = {
         "table": table,
         "deal": deal,
-        "rotation": rotation,
+        "seating": seating,
         "seed": 1000 + deal,
         "game_seed": 1000 + deal,
         "players": n,
@@ -131,33 +158,37 @@ def play_run(
     parts: int = 2,
     name: str = "played",
     max_turns: int = 1000,
+    seating: str = "balanced",
 ) -> Path:
-    """Play every table of ``players`` entrants, ``deals`` deals in every rotation."""
+    """Play every table of ``players`` entrants, ``deals`` deals in every seat order."""
     rules = rules or Rules(players=players)
     specs = {ref: resolve(ref) for ref in refs}
+    orders = seating_design.design(players, seating)
     rows = []
-    for table_refs in itertools.combinations(refs, players):
+    by_name = sorted(refs, key=lambda r: specs[r].label)  # table order: by display name
+    for table_refs in itertools.combinations(by_name, players):
         table = "-".join(specs[r].label for r in table_refs)
         for deal in range(deals):
-            deal_seed = derive_seed(seed, table, deal)
-            shared = DuplicateDice(deal_seed)
-            for rot in range(players):
-                seats = [table_refs[(i + rot) % players] for i in range(players)]
+            dseed = deal_seed(seed, deal)
+            shared = DuplicateDice(dseed)
+            for k, order in enumerate(orders):
+                seats = seating_design.seats_of(list(table_refs), order)
                 names = [specs[r].label for r in seats]
-                source = shared if dice == "duplicate" else SeededDice(derive_seed(deal_seed, rot))
+                gseed = game_seed(dseed, k, dice)
+                source = shared if dice == "duplicate" else SeededDice(gseed)
                 game = Game(
                     [specs[r].create() for r in seats],
                     rules,
                     source,
                     names=names,
-                    seed=deal_seed,
+                    seed=gseed,
                     max_turns=max_turns,
                 )
                 try:
                     result = game.play()
                 except GameError as exc:
                     result = game.result(error=exc)
-                rows.append(_result_row(table, deal, rot, deal_seed, names, result))
+                rows.append(_result_row(table, deal, k, dseed, gseed, names, result))
     return write_run(
         folder,
         rows,
@@ -167,16 +198,18 @@ def play_run(
         rules=rules.to_dict(),
         parts=parts,
         name=name,
+        extra={"seating": seating, "design": [list(o) for o in orders], "games": deals},
+        by_table=True,
     )
 
 
-def _result_row(table, deal, rot, deal_seed, names, result) -> dict[str, Any]:
+def _result_row(table, deal, k, dseed, gseed, names, result) -> dict[str, Any]:
     status = result.status if result.status != "unfinished" else "turn-cap"
     return {
         **row(
             table,
             deal,
-            rot,
+            k,
             names,
             result.scores,
             ranks=result.ranks,
@@ -188,7 +221,7 @@ def _result_row(table, deal, rot, deal_seed, names, result) -> dict[str, Any]:
             error=str(result.error) if result.error else None,
             error_seat=result.forfeit if result.forfeit is not None else -1,
         ),
-        "seed": deal_seed % (1 << 63),
-        "game_seed": deal_seed % (1 << 63),
+        "seed": dseed,
+        "game_seed": gseed,
         "winner": result.winner if result.winner is not None else -1,
     }

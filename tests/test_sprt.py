@@ -145,7 +145,7 @@ def test_multi_player_blocks_score_a_against_b_in_both_seat_orders():
     assert result.tally.summary()["counts"] == expected
     assert firsts == {"tactician", "greedy", "random", "simple"}
     # One deal, one set of dice, in both orders: the same seeds.
-    assert specs[0].table_key == specs[1].table_key and specs[0].key != specs[1].key
+    assert specs[0].seed == specs[1].seed and specs[0].key != specs[1].key
     assert specs[0].table != specs[1].table  # backends may name chunks by table and deal
 
 
@@ -275,7 +275,8 @@ def test_bad_settings_are_one_line(kwargs, message):
 
 # -- the command -------------------------------------------------------------------------------
 def test_command_prints_checks_then_the_verdict(cli):
-    result = cli("sprt", "tactician", "random", "--workers", "0")
+    # seed 24: tactician finishes ahead in every block (with the deal seeds of issue 10)
+    result = cli("sprt", "tactician", "random", "--workers", "0", "--seed", "24")
     assert result.exit_code == 0, result.output
     checks = [line for line in result.stderr.splitlines() if line.startswith("games ")]
     assert checks[0].startswith("games 100  LLR +")
@@ -313,7 +314,7 @@ def test_command_json(cli):
 
 
 def test_command_json_has_null_for_an_infinite_elo(cli):
-    result = cli("sprt", "tactician", "random", "--json", "--workers", "0")
+    result = cli("sprt", "tactician", "random", "--json", "--workers", "0", "--seed", "24")
     data = json.loads(result.stdout)
     assert data["verdict"] == "H1" and data["elo"] is None and data["counts"][:4] == [0, 0, 0, 0]
 

@@ -235,7 +235,7 @@ def test_reuse_is_refused_unless_the_line_says_only_own_code_was_loaded(stored, 
 
 def games_sorted(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def test_a_run_that_loaded_a_patching_plugin_is_not_reused(tmp_path, harness_process):

@@ -79,8 +79,8 @@ def error_of(tmp_path: Path, text: str) -> str:
         ("format: gauntlet\nchallenger: greedy\nplayers: 3\nentrants: [random]\n", ["at least 2"]),
         ("format: gauntlet\nentrants: [greedy, random]\n", ["challenger: missing"]),
         ("challenger: greedy\nentrants: [greedy, random]\n", ["t.yaml:1:", "only a gauntlet"]),
-        # the same entrant twice; two entrants with one display name
-        ("entrants: [greedy, random, greedy]\n", ["listed twice"]),
+        # the same entrant twice (its display name twice); two entrants with one name
+        ("entrants: [greedy, random, greedy]\n", ["t.yaml:1:", "named 'greedy'"]),
         ("entrants:\n  - greedy\n  - strategy: random\n    name: greedy\n", ["named 'greedy'"]),
         # rules: a bad preset, a bad variant value on its line, a player count twice
         ("rules: fancy\nentrants: [greedy, random]\n", ["t.yaml:1:", "unknown preset 'fancy'"]),

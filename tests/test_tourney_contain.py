@@ -32,7 +32,7 @@ MISBEHAVE = HOSTILE / "workers_misbehave.py"
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def manifest(run_dir: Path) -> list[dict]:
@@ -193,7 +193,7 @@ def test_plugin_output_goes_to_run_log_labelled_never_to_stdout(tmp_path, worker
     assert "hello" not in done.stderr and "raw fd write" not in done.stderr
     log = (Path(summary["run_dir"]) / "run.log").read_text()
     spec = next(plan.chunks(load_config(config)))
-    assert f"output of chatty (seat 1), table {spec.table} deal 2 rotation 1: hello" in log
+    assert f"output of chatty (seat 1), table {spec.table} deal 2 seating 1: hello" in log
     assert "WARNING chatty: chatty warns" in log  # its logging too
     assert log.count("raw fd write") == 6  # and what it writes to file descriptor 1
 
@@ -222,7 +222,7 @@ def test_game_traceback_shows_the_plugin_frame_and_run_log_has_the_first(tmp_pat
     config.write_text(json.dumps(p_config(tmp_path, "Twin")))
     run = run_tournament(config, out=tmp_path / "out", workers=1)
     example = run.forfeit_examples[0]
-    game = f"{example['table']}:{example['deal']}:{example['rotation']}"
+    game = f"{example['table']}:{example['deal']}:{example['seating']}"
     done = harness("tourney", str(config), "--game", game, "--traceback")
     assert done.returncode == 1, done.stderr
     assert "raised RuntimeError in pick(): plain" in done.stdout
@@ -250,7 +250,7 @@ def test_a_stateful_plugin_plays_the_same_games_for_any_chunking(tmp_path, cli, 
 
 # -- the stored rows and the exit statuses --------------------------------------------------------
 def test_error_kind_is_stored_in_schema_version_2(tmp_path, twin):
-    assert schema.SCHEMA_VERSION == 2 and "error_kind" in schema.columns(2)
+    assert schema.SCHEMA_VERSION == 3 and "error_kind" in schema.columns(2)
     assert schema.column_type("error_kind") == "string"
     assert set(twin["error_kind"].dropna()) == {"raised"}
     assert twin.loc[twin["status"] != "forfeit", "error_kind"].isna().all()

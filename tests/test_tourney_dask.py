@@ -137,7 +137,7 @@ class Dies(Strategy):
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def digests(run_dir: Path) -> dict[str, str]:
@@ -376,7 +376,8 @@ def test_a_plugin_that_kills_its_process_forfeits_its_games_and_the_run_goes_on(
     config["players"] = 3  # one table, with dies: every game kills
     config["games"], config["chunk"] = 2, 2
     run = run_tournament(config, out=tmp_path / "out", workers=2, backend="dask")
-    assert run.status == "complete" and run.stored == 6 and not run.failed
+    # balanced seating (the default): 3 players, 6 seat orders a deal
+    assert run.status == "complete" and run.stored == 2 * 6 and not run.failed
     df = games_of(run.run_dir)
     assert (df["status"] == "forfeit").all() and set(df["error_kind"]) == {"crash"}
 

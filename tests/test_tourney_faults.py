@@ -76,7 +76,7 @@ class Crashy(Strategy):
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def only_run(out: Path, name: str) -> Path:

@@ -1,4 +1,4 @@
-"""Running tournaments: determinism across worker counts, seat rotations, duplicate dice,
+"""Running tournaments: determinism across worker counts, seat orders, duplicate dice,
 content-keyed reuse, forfeits, the stored table and the command's output.
 
 Game counts are tiny: every test plays a few hundred games at most.
@@ -21,7 +21,7 @@ SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "games"
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def test_one_and_two_workers_store_identical_games(tmp_path):
@@ -98,17 +98,18 @@ def test_every_entrant_sits_in_every_seat_equally(tmp_path):
     }
     run = run_tournament(config, out=tmp_path, workers=0)
     df = games_of(run.run_dir)
-    assert len(df) == 4 * 4 * 3  # 4 tables x 4 deals x 3 rotations
+    # balanced seating (the default) at 3 players: all 6 orders of every deal
+    assert len(df) == 4 * 4 * 6  # 4 tables x 4 deals x 6 seat orders
     for _table, games in df.groupby("table"):
         names = set(games["seat0_strategy"])
         assert len(names) == 3
         for seat in range(3):
             counts = games[f"seat{seat}_strategy"].value_counts()
-            assert set(counts.index) == names and set(counts) == {4}
-        # every rotation of a deal shares the deal's seed; rotation r moves everyone on
+            assert set(counts.index) == names and set(counts) == {4 * 2}
+        # every seat order of a deal shares the deal's seed
         for _deal, deal_games in games.groupby("deal"):
             assert deal_games["seed"].nunique() == 1
-            assert sorted(deal_games["rotation"]) == [0, 1, 2]
+            assert sorted(deal_games["seating"]) == list(range(6))
 
 
 def test_standings_add_up(tmp_path):
@@ -144,7 +145,7 @@ def rolls_by_seat(record: dict) -> dict[tuple[int, int, int], list[int]]:
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_duplicate_dice_are_shared_by_every_rotation_of_a_deal(players):
+def test_duplicate_dice_are_shared_by_every_seat_order_of_a_deal(players):
     config = load_config(
         {
             "entrants": ["greedy", "random", "threshold"][:players],
@@ -156,20 +157,20 @@ def test_duplicate_dice_are_shared_by_every_rotation_of_a_deal(players):
     spec = next(plan.chunks(config))
     compared = same = 0
     for deal in range(3):
-        records = [replay_game(spec, deal, r, record=True).record for r in range(players)]
+        records = [replay_game(spec, deal, k, record=True).record for k in range(len(spec.orders))]
         rolls = [rolls_by_seat(rec) for rec in records]
         for key in set(rolls[0]).intersection(*rolls[1:]):
             sizes = {len(r[key]) for r in rolls}
             if len(sizes) == 1:  # the same number of dice: the same dice
                 compared += 1
                 same += all(r[key] == rolls[0][key] for r in rolls)
-        # first roll of every seat's first turn is 8 dice in every rotation: equal
+        # first roll of every seat's first turn is 8 dice in every seat order: equal
         for seat in range(players):
             assert len({tuple(r[seat, 0, 0]) for r in rolls}) == 1
     assert compared > 50 and same == compared
 
 
-def test_independent_dice_differ_between_rotations():
+def test_independent_dice_differ_between_seat_orders():
     config = load_config({"entrants": ["greedy", "random"], "games": 2, "dice": "independent"})
     spec = next(plan.chunks(config))
     records = [replay_game(spec, 0, r, record=True).record for r in range(2)]
@@ -183,7 +184,7 @@ def test_replay_game_matches_the_stored_row():
     spec = next(plan.chunks(config))
     result = play_chunk(spec)
     for row in range(result.rows):
-        deal, r = result.games["deal"][row], result.games["rotation"][row]
+        deal, r = result.games["deal"][row], result.games["seating"][row]
         again = replay_game(spec, deal, r)
         assert again.scores == [result.seats[s]["worms"][row] for s in range(2)]
         assert again.turns == result.games["turns"][row]

@@ -30,7 +30,7 @@ LINUX = Path("/proc/self/task").exists()
 
 def games_of(run_dir: Path) -> pd.DataFrame:
     df = pd.read_parquet(run_dir / "games")
-    return df.sort_values(["table", "deal", "rotation"]).reset_index(drop=True)
+    return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
 def hanging(tmp: Path, cls: str, **extra) -> dict:
@@ -74,7 +74,7 @@ def test_limits_are_in_the_keys_and_in_the_reproduce_command(tmp_path):
     spec = next(plan.chunks(timed))
     assert (spec.move_time, spec.game_time, spec.isolation) == (0.5, 5.0, "none")
     table = plan.tables(timed)[0]
-    example = {"deal": 0, "rotation": 1, "game_seed": 7}
+    example = {"deal": 0, "seating": 1, "game_seed": 7}
     command = reproduce_command(timed, table, example)
     assert "--move-time 0.5 --game-time 5" in command
     assert "--isolation process" in reproduce_command(isolated, table, example)
@@ -99,7 +99,8 @@ def test_no_limits_a_game_without_progress_gets_one_warning(tmp_path, monkeypatc
     assert run.status == "complete" and run.forfeits == 0
     log = (run.run_dir / "run.log").read_text()
     table = plan.tables(load_config(config))[0].id
-    assert log.count(f"table {table} (h v greedy) deal 0 rotation 1: no game finished for") == 1
+    # entrants by display name (greedy, h): h sits in seat 1 of seat order 0
+    assert log.count(f"table {table} (greedy v h) deal 0 seating 0: no game finished for") == 1
     assert "set move_time (--move-time SECONDS)" in log
 
 

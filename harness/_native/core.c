@@ -12,8 +12,9 @@
  * two ever disagree the Python engine is right and tests/test_native.py fails.
  *
  * Entry points (see harness/native.py, which is the only caller):
- *   play_deals(...)    the chunk path: deal seeds derived here, every rotation played
- *   play_games(...)    explicit rows: rotation, dice seed and game seed per game
+ *   play_deals(...)    the chunk path: deal seeds derived here, every deal played in
+ *                      every seat order of the seating design
+ *   play_games(...)    explicit rows: seat order, dice seed and game seed per game
  *   chunk_stats(...)   the standings counters of a chunk's rows
  *   derive_seed(b)     BLAKE2b-64 of bytes, as an int (for tests)
  *   mt_words(seed, n)  the first n 32-bit outputs of random.Random(seed) (for tests)
@@ -690,7 +691,7 @@ static inline int count_of(uint32_t packed, int face) { return (packed >> (4 * f
 
 /* Duplicate dice: one stream per seat keyed by derive_seed(key, "seat", seat); the
  * k-th turn of a seat always gets the stream's k-th block, whatever the game did, so
- * the blocks drawn are kept for the deal's other rotations (DuplicateDice's cache).
+ * the blocks drawn are kept for the deal's other seat orders (DuplicateDice's cache).
  * The streams are seeded by the caller (several deals' streams at once). */
 typedef struct {
     int64_t key;
@@ -762,19 +763,22 @@ static int DP_N;                               /* 1,939 states */
 static uint8_t DP_MASK[DP_MAX_STATES], DP_LEFT[DP_MAX_STATES], DP_TOTAL[DP_MAX_STATES];
 static int16_t DP_LOOKUP[128][9][DP_MAX_TOTAL + 1]; /* (faces kept, dice left, total) */
 static int16_t *DP_CHILD;                      /* [state << 6 | face << 3 | count - 1] */
-static int DP_LAYER_LO[9], DP_LAYER_HI[9];      /* states with n dice left */
 static int DP_READY;
 /* The rows of a state depend on its dice left n and free faces k only (turn._outcomes):
  * one template per (n, k), each row as six indices into a state's table of keep values
  * (face slot j, count c at j * 9 + c; slot 54 holds -inf for "not shown"), and its
  * probability. A state's rows are then six loads and a max each, no branch. */
 #define DP_NONE_SLOT 54
+#define DP_MAX_ROWS 1287 /* the start state's: 8 dice in 6 faces */
 typedef struct {
     int rows;
     uint64_t *idx; /* six 8-bit slot indices per row, slot j in bits 8j..8j+7 */
     double *prob;
 } DpTemplate;
 static DpTemplate DP_TPL[9][7];
+/* DP_BELOW[i * DP_WORDS ...]: bit j set when state j is i or below it (reachable). */
+#define DP_WORDS (DP_MAX_STATES / 64)
+static uint64_t *DP_BELOW;
 
 static int dp_state_cmp(const void *a, const void *b) {
     const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -831,14 +835,11 @@ static int dp_init(void) {
     for (int m = 0; m < 128; m++)
         for (int n = 0; n <= 8; n++)
             for (int t = 0; t <= DP_MAX_TOTAL; t++) DP_LOOKUP[m][n][t] = -1;
-    for (int n = 0; n <= 8; n++) DP_LAYER_LO[n] = DP_LAYER_HI[n] = -1;
     for (int i = 0; i < count; i++) {
         DP_LEFT[i] = (uint8_t)(keys[i] >> 16);
         DP_MASK[i] = (uint8_t)(keys[i] >> 8);
         DP_TOTAL[i] = (uint8_t)keys[i];
         DP_LOOKUP[DP_MASK[i]][DP_LEFT[i]][DP_TOTAL[i]] = (int16_t)i;
-        if (DP_LAYER_LO[DP_LEFT[i]] < 0) DP_LAYER_LO[DP_LEFT[i]] = i;
-        DP_LAYER_HI[DP_LEFT[i]] = i + 1;
     }
     DP_CHILD = malloc((size_t)count * 64 * sizeof(int16_t));
     if (DP_CHILD == NULL) return -1;
@@ -849,6 +850,17 @@ static int dp_init(void) {
                 for (int c = 1; c <= DP_LEFT[i]; c++)
                     DP_CHILD[i << 6 | f << 3 | (c - 1)] =
                         DP_LOOKUP[DP_MASK[i] | 1 << f][DP_LEFT[i] - c][DP_TOTAL[i] + FACE_POINTS[f] * c];
+    /* what is below each state: itself and what is below its successors (lower indices) */
+    DP_BELOW = calloc((size_t)count * DP_WORDS, sizeof(uint64_t));
+    if (DP_BELOW == NULL) return -1;
+    for (int i = 0; i < count; i++) {
+        uint64_t *below = DP_BELOW + (size_t)i * DP_WORDS;
+        below[i >> 6] |= 1ULL << (i & 63);
+        for (int k = 0; k < 64; k++)
+            if (DP_CHILD[i << 6 | k] >= 0)
+                for (int w = 0; w < DP_WORDS; w++)
+                    below[w] |= DP_BELOW[(size_t)DP_CHILD[i << 6 | k] * DP_WORDS + w];
+    }
     /* the rows: turn._outcomes per (dice left, free faces), the kept faces lumped */
     int *comps = malloc((size_t)1287 * 7 * sizeof(int));
     if (comps == NULL) return -1;
@@ -907,9 +919,9 @@ static double dp_pairwise(const double *a, int n) {
     return dp_pairwise(a, n2) + dp_pairwise(a + n2, n - n2);
 }
 
-/* A state's rows, value * probability each (see dp_solve): the portable loop. */
-static inline void dp_rows_plain(const DpTemplate *tpl, int k, const double *keep, double bust,
-                          double *terms) {
+/* A state's rows, value * probability each: six loads and a max per row, no branch. */
+static inline void dp_rows(const DpTemplate *tpl, int k, const double *restrict keep, double bust,
+                           double *restrict terms) {
     int rows = tpl->rows;
     const uint64_t *idx = tpl->idx;
     const double *prob = tpl->prob;
@@ -937,55 +949,106 @@ static inline void dp_rows_plain(const DpTemplate *tpl, int k, const double *kee
 #undef DP_ROWS_OF
 }
 
+/* One payoff's turn programme, solved lazily: a state is solved when a decision first
+ * needs its value, together with every state below it not solved yet (DP_BELOW), in
+ * index order, which solves a state's successors before it (they have fewer dice left).
+ * A state's value is a function of its successors' values alone, computed by the same
+ * operations in the same order whichever decision asked for it, so a lazily solved state
+ * holds, bit for bit, the value of the full bottom-up solve (dp_solve solves every state
+ * this way; the tests compare that with solve_arrays). A turn needs only the states
+ * below the keeps its first roll offers: about half the rows, never the start state's. */
+typedef struct {
+    const double *stop; /* stop[0..40], -inf where no stop */
+    double bust;
+    double *value;
+    uint8_t *stops;
+    uint64_t *done; /* DP_WORDS words, bit i: state i solved */
+    double *terms;  /* scratch: one state's rows */
+} DpTurn;
 
-
-/* solve_arrays(Payoff(stop, bust)): stop[t] for t = 0..40 (-inf: no stop at t). */
-static void dp_solve(const double stop[DP_MAX_TOTAL + 1], double bust, double *value,
-                     uint8_t *stops) {
-    double terms[1400]; /* 1,287 rows at most */
-    for (int i = DP_LAYER_LO[0]; i < DP_LAYER_HI[0]; i++) {
-        double here = (DP_MASK[i] >> WORM & 1) ? stop[DP_TOTAL[i]] : -INFINITY;
-        value[i] = here > -INFINITY ? here : bust;
-        stops[i] = here > -INFINITY; /* R6: all dice kept, a claim: stop (else R8) */
+/* Solves state i from its successors' values (all solved). */
+static void dp_state(const DpTurn *w, int i) {
+    int n = DP_LEFT[i];
+    unsigned mask = DP_MASK[i];
+    double here = (mask >> WORM & 1) ? w->stop[DP_TOTAL[i]] : -INFINITY;
+    if (n == 0) {
+        w->value[i] = here > -INFINITY ? here : w->bust;
+        w->stops[i] = here > -INFINITY; /* R6: all dice kept, a claim: stop (else R8) */
+        return;
     }
     double keep[DP_NONE_SLOT + 1];
-    for (int k = 0; k <= DP_NONE_SLOT; k++) keep[k] = -INFINITY; /* count 0: not shown */
-    for (int n = 1; n <= 8; n++)
-        for (int i = DP_LAYER_LO[n]; i < DP_LAYER_HI[n]; i++) {
-            int nfree = 0;
-            for (int f = 6; f >= 1; f--) /* free faces, higher first: slot j */
-                if (!(DP_MASK[i] >> f & 1)) {
-                    for (int c = 1; c <= n; c++)
-                        keep[nfree * 9 + c] = value[DP_CHILD[i << 6 | f << 3 | (c - 1)]];
-                    nfree++;
-                }
-            const DpTemplate *tpl = &DP_TPL[n][nfree];
-            int rows = tpl->rows;
-            dp_rows_plain(tpl, nfree, keep, bust, terms);
-            /* np.add.reduceat: the first term, plus the pairwise sum of the others */
-            double roll = rows > 1 ? terms[0] + dp_pairwise(terms + 1, rows - 1) : terms[0];
-            double here = (DP_MASK[i] >> WORM & 1) ? stop[DP_TOTAL[i]] : -INFINITY;
-            value[i] = roll < here ? here : roll;
-            stops[i] = here > -INFINITY && here >= roll - DP_EPS;
+    int nfree = 0;
+    const double *value = w->value;
+    keep[DP_NONE_SLOT] = -INFINITY;
+    for (int f = 6; f >= 1; f--) /* free faces, higher first: slot j */
+        if (!(mask >> f & 1)) {
+            for (int c = 1; c <= n; c++)
+                keep[nfree * 9 + c] = value[DP_CHILD[i << 6 | f << 3 | (c - 1)]];
+            nfree++;
         }
+    const DpTemplate *tpl = &DP_TPL[n][nfree];
+    int rows = tpl->rows;
+    double *terms = w->terms;
+    dp_rows(tpl, nfree, keep, w->bust, terms);
+    /* np.add.reduceat: the first term, plus the pairwise sum of the others */
+    double roll = rows > 1 ? terms[0] + dp_pairwise(terms + 1, rows - 1) : terms[0];
+    w->value[i] = roll < here ? here : roll;
+    w->stops[i] = here > -INFINITY && here >= roll - DP_EPS;
+}
+
+/* State i solved, with what it needs. */
+static inline void dp_need(const DpTurn *w, int i) {
+    uint64_t *done = w->done;
+    if (done[i >> 6] >> (i & 63) & 1) return;
+    const uint64_t *below = DP_BELOW + (size_t)i * DP_WORDS;
+    for (int k = 0; k <= i >> 6; k++) { /* states below i have lower indices */
+        uint64_t todo = below[k] & ~done[k];
+        while (todo) {
+            dp_state(w, k << 6 | lowest_bit(todo));
+            todo &= todo - 1;
+        }
+        done[k] |= below[k];
+    }
+}
+
+/* solve_arrays(Payoff(stop, bust)): stop[t] for t = 0..40 (-inf: no stop at t); every
+ * state solved, through dp_need as a game solves them (the start state, the last, needs
+ * all the others). Returns -1 when out of memory. */
+static int dp_solve(const double stop[DP_MAX_TOTAL + 1], double bust, double *value,
+                    uint8_t *stops) {
+    uint64_t done[DP_WORDS] = {0};
+    double *terms = malloc(DP_MAX_ROWS * sizeof(double));
+    if (terms == NULL) return -1;
+    DpTurn w = {stop, bust, value, stops, done, terms};
+    for (int i = DP_N - 1; i >= 0; i--) dp_need(&w, i);
+    free(terms);
+    return 0;
 }
 
 /* Solved turns, by payoff: a set-associative table (4 ways, least recently used out)
  * kept per thread for the life of the process, like strategies/optimal.py's _SOLVED
- * (a cache never changes a decision, only its cost). An entry is 17.5 kB, allocated
- * when first used: at most DP_CACHE_SETS * DP_CACHE_WAYS of them (about 140 MB). */
+ * (a cache never changes a decision, only its cost). An entry is a payoff's lazily
+ * solved programme (DpTurn): a later turn with the same payoff goes on from the states
+ * already solved. An entry is 17.7 kB, allocated when first used: at most
+ * DP_CACHE_SETS * DP_CACHE_WAYS of them (about 145 MB). */
 #define DP_CACHE_SETS 2048
 #define DP_CACHE_WAYS 4
+/* End-game payoffs (chances to win, from the scores) almost never come back (under one
+ * in ten, and then at once: a board no turn changed): they get a small table of their
+ * own, which stays in the processor's cache and leaves the big one to the worm-swing
+ * payoffs, which come back all the time. */
+#define DP_RECENT_SETS 4
 typedef struct {
     uint64_t stamp; /* 0: unused */
     double key[DP_MAX_TOTAL + 2]; /* stop[0..40], bust */
-    double *value;
-    uint8_t *stops;
+    DpTurn turn; /* turn.stop is key, turn.bust key[40 + 1] */
 } DpEntry;
 typedef struct {
     DpEntry set[DP_CACHE_SETS][DP_CACHE_WAYS];
+    DpEntry recent[DP_RECENT_SETS][DP_CACHE_WAYS]; /* the end game's */
     uint64_t clock;
     long hits, misses;
+    double terms[DP_MAX_ROWS]; /* every entry's scratch: one state is solved at a time */
 } DpCache;
 
 #if defined(_MSC_VER)
@@ -994,9 +1057,11 @@ static __declspec(thread) DpCache *dp_cache;
 static _Thread_local DpCache *dp_cache;
 #endif
 
-/* The solved values and stops of a payoff (from the cache, or solved now); -1: no memory. */
-static int dp_solved(const double stop[DP_MAX_TOTAL + 1], double bust, const double **value,
-                     const uint8_t **stops) {
+/* The programme of a payoff (from the cache, or a fresh one, nothing solved yet); valid
+ * until the next call (which may reuse its entry). `endgame`: an end-game payoff (the
+ * small table). -1: no memory. */
+static int dp_solved(const double stop[DP_MAX_TOTAL + 1], double bust, int endgame,
+                     const DpTurn **out) {
     if (dp_cache == NULL) {
         dp_cache = calloc(1, sizeof(DpCache));
         if (dp_cache == NULL) return -1;
@@ -1011,7 +1076,9 @@ static int dp_solved(const double stop[DP_MAX_TOTAL + 1], double bust, const dou
         h = (h ^ bits) * 1099511628211ULL;
         h ^= h >> 29;
     }
-    DpEntry *set = dp_cache->set[h & (DP_CACHE_SETS - 1)], *e = NULL;
+    DpEntry *set = endgame ? dp_cache->recent[h & (DP_RECENT_SETS - 1)]
+                           : dp_cache->set[h & (DP_CACHE_SETS - 1)];
+    DpEntry *e = NULL;
     for (int w = 0; w < DP_CACHE_WAYS; w++)
         if (set[w].stamp && memcmp(set[w].key, key, sizeof(key)) == 0) e = &set[w];
     if (e != NULL) {
@@ -1020,24 +1087,30 @@ static int dp_solved(const double stop[DP_MAX_TOTAL + 1], double bust, const dou
         e = &set[0]; /* the way used least recently (or never) */
         for (int w = 1; w < DP_CACHE_WAYS; w++)
             if (set[w].stamp < e->stamp) e = &set[w];
-        if (e->value == NULL) {
-            e->value = malloc((size_t)DP_N * sizeof(double));
-            e->stops = malloc((size_t)DP_N);
-            if (e->value == NULL || e->stops == NULL) {
-                free(e->value);
-                free(e->stops);
-                e->value = NULL;
-                e->stops = NULL;
+        DpTurn *t = &e->turn;
+        if (t->value == NULL) {
+            t->value = malloc((size_t)DP_N * sizeof(double));
+            t->stops = malloc((size_t)DP_N);
+            t->done = malloc(DP_WORDS * sizeof(uint64_t));
+            if (t->value == NULL || t->stops == NULL || t->done == NULL) {
+                free(t->value);
+                free(t->stops);
+                free(t->done);
+                t->value = NULL;
+                t->stops = NULL;
+                t->done = NULL;
                 return -1;
             }
+            t->stop = e->key;
+            t->terms = dp_cache->terms;
         }
-        dp_solve(stop, bust, e->value, e->stops);
         memcpy(e->key, key, sizeof(key));
+        t->bust = bust;
+        memset(t->done, 0, DP_WORDS * sizeof(uint64_t)); /* nothing solved for it yet */
         dp_cache->misses++;
     }
     e->stamp = ++dp_cache->clock;
-    *value = e->value;
-    *stops = e->stops;
+    *out = &e->turn;
     return 0;
 }
 
@@ -1065,8 +1138,7 @@ typedef struct {
     MT rng[MAXP];
     int rng_ready[MAXP];
     /* optimal's plan of the turn, per seat: the solved turn and what each claim is worth */
-    const double *opt_value[MAXP];
-    const uint8_t *opt_stops[MAXP];
+    const DpTurn *opt_turn[MAXP];
     double opt_grill[MAXP][41], opt_steal[MAXP][MAXP];
     int failed; /* out of memory */
 } Game;
@@ -1215,7 +1287,8 @@ static int opt_plan(Game *g, int seat) {
     double *gv = g->opt_grill[seat], *sv = g->opt_steal[seat];
     double bust;
     int own = g->top[seat];
-    if (popcount64(grill) <= (int)s->p[0]) { /* the end game: chances to win */
+    int endgame = popcount64(grill) <= (int)s->p[0];
+    if (endgame) { /* the end game: chances to win */
         int highest[MAXP], scores[MAXP], ns[MAXP], nh[MAXP];
         for (int v = 0; v < n; v++) {
             highest[v] = 0;
@@ -1282,7 +1355,7 @@ static int opt_plan(Game *g, int seat) {
             int top = g->top[v];
             if (stop[top] == -INFINITY || sv[v] > stop[top]) stop[top] = sv[v];
         }
-    return dp_solved(stop, bust, &g->opt_value[seat], &g->opt_stops[seat]);
+    return dp_solved(stop, bust, endgame, &g->opt_turn[seat]);
 }
 
 static inline int opt_state(const Turn *t) {
@@ -1290,13 +1363,15 @@ static inline int opt_state(const Turn *t) {
 }
 
 static int opt_pick(const Game *g, int seat, const Turn *t) {
-    const double *value = g->opt_value[seat];
+    const DpTurn *w = g->opt_turn[seat];
     int base = opt_state(t) << 6, face = 0;
     double best = -1e300;
     for (int f = 6; f >= 1; f--) { /* higher face first: it keeps ties */
         int count = count_of(t->packed, f);
         if (!count) continue;
-        double v = value[DP_CHILD[base | f << 3 | (count - 1)]];
+        int child = DP_CHILD[base | f << 3 | (count - 1)];
+        dp_need(w, child); /* solved now if no turn of this payoff needed it before */
+        double v = w->value[child];
         if (v > best + DP_EPS) {
             best = v;
             face = f;
@@ -1398,8 +1473,11 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
         return tactician_stop(g, seat, t, s);
     case S_RANDOM:
         return mt_random(seat_rng(g, seat)) < s->p[0];
-    case S_OPTIMAL:
-        return g->opt_stops[seat][opt_state(t)] == 1;
+    case S_OPTIMAL: { /* the state was solved when opt_pick compared its value */
+        int i = opt_state(t);
+        dp_need(g->opt_turn[seat], i);
+        return g->opt_turn[seat]->stops[i] == 1;
+    }
     case S_GREEDY:
     case S_SIMPLE:
     default:
@@ -1528,12 +1606,13 @@ static int play_turn(Game *g) {
     }
 }
 
-/* A new game: seat i holds entrant (i + rotation) % n; the dice stream (or the deal's
- * streams) is already seeded and set (g->dice, g->dup). */
-static void game_start(Game *g, int rotation, const Strat *table, int64_t gseed) {
+/* A new game: seat i holds table entrant order[i] (a permutation, checked by
+ * parse_orders); the dice stream (or the deal's streams) is already seeded and set
+ * (g->dice, g->dup). */
+static void game_start(Game *g, const uint8_t *order, const Strat *table, int64_t gseed) {
     int n = g->n;
     for (int i = 0; i < n; i++) {
-        g->strat[i] = &table[(i + rotation) % n];
+        g->strat[i] = &table[order[i]];
         g->len[i] = g->top[i] = g->score[i] = g->busts[i] = g->steals[i] = g->stolen[i] = 0;
         g->rng_ready[i] = 0;
     }
@@ -1572,7 +1651,7 @@ static int integrity_ok(const Game *g) {
 /* ==== batches ========================================================================= */
 typedef struct {
     int32_t *deal;
-    int8_t *rotation;
+    int8_t *seating; /* the index of the row's seat order in the design */
     int64_t *seed, *game_seed;
     int16_t *turns;
     int8_t *status, *winner, *error_seat, *error_kind;
@@ -1582,9 +1661,9 @@ typedef struct {
 } Out;
 
 /* One game to the end (Game.play), stored in row `row`; -1 on failure. */
-static int play_row(Game *g, int rotation, const Strat *table, int64_t gseed, Out *o,
+static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t gseed, Out *o,
                     Py_ssize_t row) {
-    game_start(g, rotation, table, gseed);
+    game_start(g, order, table, gseed);
     for (int k = 0; k < g->max_turns; k++)
         if (play_turn(g)) break;
     if (g->failed) return -1;
@@ -1652,6 +1731,143 @@ static void free_game(Game *g) {
     if (g == NULL) return;
     for (int s = 0; s < MAXP; s++) free(g->dup.blocks[s]);
     PyMem_Free(g);
+}
+
+/* A seating design (harness/tourney/seating.py): order k puts table entrant at[k][i] in
+ * seat i; every deal is played once in each order, rows by deal, then order index. The
+ * stored seating column is an int8, so a design has at most 127 orders. */
+#define MAX_ORDERS 127
+typedef struct {
+    int count;
+    uint8_t at[MAX_ORDERS][MAXP];
+} Orders;
+
+/* The deal seeds of deals d0..d0+count-1 (count <= LANES): derive_seed of prefix +
+ * str(d) (prefix: "seed\x1fdeal\x1f", harness.tourney.plan.deal_seed), masked to int64;
+ * hashed four at a time when a message fits one block. */
+static void deal_seeds(const char *prefix, size_t prefix_len, long long d0, int count,
+                       int64_t *out) {
+    uint64_t hashed[LANES];
+    if (prefix_len + 20 <= B2_MAX_SHORT) {
+        uint8_t msgs[4][B2_MAX_SHORT];
+        size_t lens[4];
+        for (int k = 0; k < count; k += 4) {
+            int c = count - k < 4 ? count - k : 4;
+            for (int l = 0; l < c; l++) {
+                memset(msgs[l], 0, B2_MAX_SHORT);
+                memcpy(msgs[l], prefix, prefix_len);
+                lens[l] = prefix_len + (size_t)put_int((char *)msgs[l] + prefix_len, d0 + k + l);
+            }
+            derive4(msgs, lens, c, hashed + k);
+        }
+    } else {
+        char buf[600]; /* the caller keeps prefixes to 512 bytes */
+        memcpy(buf, prefix, prefix_len);
+        for (int k = 0; k < count; k++) {
+            size_t len = prefix_len + (size_t)put_int(buf + prefix_len, d0 + k);
+            hashed[k] = derive_bytes((const uint8_t *)buf, len);
+        }
+    }
+    for (int k = 0; k < count; k++) out[k] = (int64_t)(hashed[k] & SEED_MASK);
+}
+
+/* One row of the chunk path: deal `deal` in seat order k, stored in row `row`. */
+static int deal_row(Game *g, const Strat *table, const Orders *orders, int k, long long deal,
+                    int64_t dseed, int64_t gseed, Out *o, Py_ssize_t row) {
+    o->deal[row] = (int32_t)deal;
+    o->seating[row] = (int8_t)k;
+    o->seed[row] = dseed;
+    o->game_seed[row] = gseed;
+    return play_row(g, orders->at[k], table, gseed, o, row);
+}
+
+/* Duplicate dice: every order of a deal plays the deal's dice (game seed = deal seed,
+ * one stream per seat: derive_seed(deal seed, "seat", s)). The streams of LANES / n
+ * deals are seeded together; a deal's blocks are drawn once for all its orders. Rows
+ * before chunk row `start` are not played. *played: the rows filled. */
+static int deals_duplicate(Game *g, const Strat *table, const Orders *orders,
+                           const char *prefix, size_t prefix_len, long long first,
+                           long long stop, Py_ssize_t start, Out *o, Py_ssize_t *played) {
+    int n = g->n, m = orders->count, per_block = LANES / n;
+    long long d_begin = first + start / m;
+    int k_begin = (int)(start % m);
+    Py_ssize_t row = 0;
+    for (long long deal0 = d_begin; deal0 < stop; deal0 += per_block) {
+        int deals = stop - deal0 < per_block ? (int)(stop - deal0) : per_block;
+        int64_t dseeds[LANES], keys[LANES], seat_no[LANES];
+        uint64_t stream_seeds[LANES];
+        MT *streams[LANES];
+        deal_seeds(prefix, prefix_len, deal0, deals, dseeds);
+        for (int d = 0; d < deals; d++)
+            for (int s = 0; s < n; s++) {
+                keys[d * n + s] = dseeds[d];
+                seat_no[d * n + s] = s;
+                streams[d * n + s] = &g->pool[d * n + s];
+            }
+        derive3_many(keys, "seat", seat_no, deals * n, stream_seeds);
+        mt_seed_many(streams, stream_seeds, deals * n);
+        for (int d = 0; d < deals; d++) {
+            dup_attach(&g->dup, dseeds[d], &g->pool[d * n]);
+            for (int k = deal0 + d == d_begin ? k_begin : 0; k < m; k++, row++) {
+                int rc = deal_row(g, table, orders, k, deal0 + d, dseeds[d], dseeds[d], o, row);
+                if (rc) {
+                    *played = row;
+                    return rc;
+                }
+            }
+        }
+    }
+    *played = row;
+    return 0;
+}
+
+/* Independent dice: one stream per game, seeded by its game seed (derive_seed(deal seed,
+ * "rotation", k) masked, harness.tourney.plan.game_seed). The chunk's rows from `start`
+ * on go LANES at a time (across deals when the design is short, a deal in several
+ * passes when it is long); deal seeds are hashed LANES deals at a time as rows reach
+ * them. *played: the rows filled. */
+static int deals_independent(Game *g, const Strat *table, const Orders *orders,
+                             const char *prefix, size_t prefix_len, long long first,
+                             long long stop, Py_ssize_t start, Out *o, Py_ssize_t *played) {
+    int m = orders->count, have = 0;
+    Py_ssize_t total = (Py_ssize_t)(stop - first) * m, row = 0;
+    long long base = first; /* dseeds holds deals base..base+have-1 */
+    int64_t dseeds[LANES];
+    for (Py_ssize_t at = start; at < total; at += LANES) {
+        int count = total - at < LANES ? (int)(total - at) : LANES;
+        int64_t keys[LANES], ks[LANES], gseeds[LANES];
+        long long deal_of[LANES];
+        uint64_t stream_seeds[LANES];
+        MT *streams[LANES];
+        for (int l = 0; l < count; l++) {
+            long long deal = first + (at + l) / m;
+            if (deal >= base + have) {
+                base = deal;
+                have = stop - deal < LANES ? (int)(stop - deal) : LANES;
+                deal_seeds(prefix, prefix_len, base, have, dseeds);
+            }
+            deal_of[l] = deal;
+            keys[l] = dseeds[deal - base];
+            ks[l] = (at + l) % m;
+            streams[l] = &g->pool[l];
+        }
+        derive3_many(keys, "rotation", ks, count, stream_seeds);
+        for (int l = 0; l < count; l++) {
+            gseeds[l] = (int64_t)(stream_seeds[l] & SEED_MASK);
+            stream_seeds[l] = (uint64_t)gseeds[l];
+        }
+        mt_seed_many(streams, stream_seeds, count);
+        for (int l = 0; l < count; l++, row++) {
+            g->dice = &g->pool[l];
+            int rc = deal_row(g, table, orders, (int)ks[l], deal_of[l], keys[l], gseeds[l], o, row);
+            if (rc) {
+                *played = row;
+                return rc;
+            }
+        }
+    }
+    *played = row;
+    return 0;
 }
 
 /* ==== Python bindings ================================================================== */
@@ -1724,8 +1940,8 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
 
 static int get_out(Buffers *b, PyObject *columns, int n, Py_ssize_t rows, PyObject *detail,
                    Out *o) {
-    static const char *names[9] = {"deal",   "rotation", "seed",       "game_seed", "turns",
-                                   "status", "winner",   "error_seat", "error_kind"};
+    static const char *names[9] = {"deal",   "seating", "seed",       "game_seed", "turns",
+                                   "status", "winner",  "error_seat", "error_kind"};
     static const char *seat_names[5] = {"worms", "rank", "busts", "steals", "stolen"};
     static const int sizes[9] = {4, 1, 8, 8, 2, 1, 1, 1, 1};
     static const int seat_sizes[5] = {1, 1, 2, 2, 2};
@@ -1741,7 +1957,7 @@ static int get_out(Buffers *b, PyObject *columns, int n, Py_ssize_t rows, PyObje
         if (p[i] == NULL) return -1;
     }
     o->deal = p[0];
-    o->rotation = p[1];
+    o->seating = p[1];
     o->seed = p[2];
     o->game_seed = p[3];
     o->turns = p[4];
@@ -1764,6 +1980,45 @@ static int get_out(Buffers *b, PyObject *columns, int n, Py_ssize_t rows, PyObje
     return 0;
 }
 
+/* The seating design from a bytes-like object of count * n entrant indices (order k is
+ * bytes k*n..k*n+n-1), copied out and checked: 1..127 orders, each a permutation of
+ * 0..n-1. Anything else is a ValueError (the seats would index past the table). */
+static int parse_orders(PyObject *obj, int n, Orders *out) {
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_C_CONTIGUOUS) < 0) {
+        PyErr_Clear(); /* not bytes-like: the same one-line refusal as a bad design */
+        PyErr_SetString(PyExc_ValueError, "orders: a design is a bytes-like object");
+        return -1;
+    }
+    Py_ssize_t len = view.len;
+    int ok = view.itemsize == 1 && len > 0 && len % n == 0 && len / n <= MAX_ORDERS;
+    if (ok) {
+        out->count = (int)(len / n);
+        for (int k = 0; k < out->count; k++)
+            memcpy(out->at[k], (const uint8_t *)view.buf + (Py_ssize_t)k * n, (size_t)n);
+    }
+    PyBuffer_Release(&view);
+    if (!ok) {
+        PyErr_Format(PyExc_ValueError,
+                     "orders: %zd bytes; a design is 1 to %d orders of %d one-byte entrants",
+                     len, MAX_ORDERS, n);
+        return -1;
+    }
+    for (int k = 0; k < out->count; k++) {
+        unsigned seen = 0;
+        for (int i = 0; i < n; i++) {
+            unsigned e = out->at[k][i];
+            if (e >= (unsigned)n || (seen >> e) & 1) {
+                PyErr_Format(PyExc_ValueError, "orders: order %d is not a permutation of 0..%d",
+                             k, n - 1);
+                return -1;
+            }
+            seen |= 1u << e;
+        }
+    }
+    return 0;
+}
+
 static int check_max_turns(int max_turns) {
     if (max_turns > 32767) { /* the turns column is int16 */
         PyErr_SetString(PyExc_ValueError, "max_turns above 32767 does not fit the turns column");
@@ -1782,36 +2037,37 @@ static PyObject *finish_batch(int rc, Py_ssize_t row) {
     Py_RETURN_NONE;
 }
 
-/* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, columns,
- *            detail): every rotation of deals first..stop-1, rows from `start` on (the
- * deal seed of deal d is derive_seed of prefix + str(d), masked to int64). */
+/* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, orders,
+ *            columns, detail): deals first..stop-1, each in every seat order of `orders`
+ * (rows by deal, then order index), rows from chunk row `start` on (the deal seed of
+ * deal d is derive_seed of prefix + str(d), masked to int64). */
 static PyObject *py_play_deals(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *columns, *detail;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail;
     int max_turns, duplicate;
     const char *prefix;
     Py_ssize_t prefix_len, start;
     long long first, stop;
-    if (!PyArg_ParseTuple(args, "OOipy#LLnOO", &rules, &seats, &max_turns, &duplicate, &prefix,
-                          &prefix_len, &first, &stop, &start, &columns, &detail))
+    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO", &rules, &seats, &max_turns, &duplicate, &prefix,
+                          &prefix_len, &first, &stop, &start, &orders_obj, &columns, &detail))
         return NULL;
     Game proto;
     Strat table[MAXP];
+    Orders orders;
     if (parse_rules(rules, &proto) < 0 || parse_table(seats, proto.n, table) < 0 ||
-        check_max_turns(max_turns) < 0)
+        check_max_turns(max_turns) < 0 || parse_orders(orders_obj, proto.n, &orders) < 0)
         return NULL;
     if (prefix_len > 512 || stop < first || first < 0 || stop > INT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "play_deals: bad prefix or deal range");
         return NULL;
     }
-    int n = proto.n;
-    Py_ssize_t rows = (Py_ssize_t)(stop - first) * n - start;
-    if (start < 0 || rows < 0) {
+    Py_ssize_t total = (Py_ssize_t)(stop - first) * orders.count;
+    if (start < 0 || start > total) {
         PyErr_SetString(PyExc_ValueError, "play_deals: start is outside the chunk");
         return NULL;
     }
     Buffers b = {.held = 0};
     Out o;
-    if (get_out(&b, columns, n, rows, detail, &o) < 0) {
+    if (get_out(&b, columns, proto.n, total - start, detail, &o) < 0) {
         release_buffers(&b);
         return NULL;
     }
@@ -1820,97 +2076,34 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
         release_buffers(&b);
         return PyErr_NoMemory();
     }
-    int rc = 0;
-    Py_ssize_t out_row = 0;
-    char buf[600];
-    memcpy(buf, prefix, (size_t)prefix_len);
-    /* Deals go in blocks whose dice streams (one per game, or one per seat of a deal
-     * with duplicate dice) fill the lanes of one seeding pass. */
-    int per_block = LANES / n > 0 ? LANES / n : 1;
+    int rc;
+    Py_ssize_t played = 0;
     Py_BEGIN_ALLOW_THREADS;
-    Py_ssize_t chunk_row = 0;
-    for (long long deal0 = first; deal0 < stop && rc == 0; deal0 += per_block) {
-        int deals = stop - deal0 < per_block ? (int)(stop - deal0) : per_block;
-        int64_t dseeds[LANES], gseeds[LANES * MAXP];
-        uint64_t stream_seeds[POOL];
-        MT *streams[POOL];
-        uint64_t hashed[LANES];
-        if (prefix_len + 20 <= B2_MAX_SHORT) { /* deal seeds four at a time */
-            uint8_t msgs[4][B2_MAX_SHORT];
-            size_t lens[4];
-            for (int k = 0; k < deals; k += 4) {
-                int c = deals - k < 4 ? deals - k : 4;
-                for (int l = 0; l < c; l++) {
-                    memset(msgs[l], 0, B2_MAX_SHORT);
-                    memcpy(msgs[l], prefix, (size_t)prefix_len);
-                    lens[l] = (size_t)prefix_len +
-                              (size_t)put_int((char *)msgs[l] + prefix_len, deal0 + k + l);
-                }
-                derive4(msgs, lens, c, hashed + k);
-            }
-        } else {
-            for (int k = 0; k < deals; k++) {
-                int len = (int)prefix_len + put_int(buf + prefix_len, deal0 + k);
-                hashed[k] = derive_bytes((uint8_t *)buf, (size_t)len);
-            }
-        }
-        int64_t keys[LANES], seats_of[LANES];
-        for (int k = 0; k < deals; k++) {
-            dseeds[k] = (int64_t)(hashed[k] & SEED_MASK);
-            for (int r = 0; r < n; r++) {
-                keys[k * n + r] = dseeds[k];
-                seats_of[k * n + r] = r;
-                streams[k * n + r] = &g->pool[k * n + r];
-            }
-        }
-        /* duplicate: the game seed is the deal's, the streams are per seat (derive_seed(
-         * deal seed, "seat", s)); independent: one stream per game, its game seed */
-        derive3_many(keys, duplicate ? "seat" : "rotation", seats_of, deals * n, stream_seeds);
-        for (int k = 0; k < deals * n; k++) {
-            if (duplicate) {
-                gseeds[k] = keys[k];
-            } else {
-                gseeds[k] = (int64_t)(stream_seeds[k] & SEED_MASK);
-                stream_seeds[k] = (uint64_t)gseeds[k];
-            }
-        }
-        /* rows before `start` (a resumed chunk) are not played: their streams are seeded
-         * all the same, which costs a little and changes nothing */
-        mt_seed_many(streams, stream_seeds, deals * n);
-        for (int k = 0; k < deals && rc == 0; k++) {
-            if (duplicate) dup_attach(&g->dup, dseeds[k], &g->pool[k * n]);
-            for (int r = 0; r < n && rc == 0; r++, chunk_row++) {
-                if (chunk_row < start) continue;
-                o.deal[out_row] = (int32_t)(deal0 + k);
-                o.rotation[out_row] = (int8_t)r;
-                o.seed[out_row] = dseeds[k];
-                o.game_seed[out_row] = gseeds[k * n + r];
-                if (!duplicate) g->dice = &g->pool[k * n + r];
-                rc = play_row(g, r, table, gseeds[k * n + r], &o, out_row);
-                if (rc == 0) out_row++;
-            }
-        }
-    }
+    rc = (duplicate ? deals_duplicate : deals_independent)(g, table, &orders, prefix,
+                                                           (size_t)prefix_len, first, stop,
+                                                           start, &o, &played);
     Py_END_ALLOW_THREADS;
     free_game(g);
     release_buffers(&b);
-    return finish_batch(rc, out_row);
+    return finish_batch(rc, played);
 }
 
-/* play_games(rules, seats, max_turns, duplicate, rows, columns, detail): the games the
- * rows' rotation, seed (the dice key of duplicate dice) and game_seed (independent
- * dice, view.rng) columns describe, filling the other columns but deal. */
+/* play_games(rules, seats, max_turns, duplicate, rows, orders, columns, detail): the
+ * games the rows' seating (an index into `orders`), seed (the dice key of duplicate
+ * dice) and game_seed (independent dice, view.rng) columns describe, filling the other
+ * columns but deal. */
 static PyObject *py_play_games(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *columns, *detail;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail;
     int max_turns, duplicate;
     Py_ssize_t rows;
-    if (!PyArg_ParseTuple(args, "OOipnOO", &rules, &seats, &max_turns, &duplicate, &rows,
-                          &columns, &detail))
+    if (!PyArg_ParseTuple(args, "OOipnOOO", &rules, &seats, &max_turns, &duplicate, &rows,
+                          &orders_obj, &columns, &detail))
         return NULL;
     Game proto;
     Strat table[MAXP];
+    Orders orders;
     if (parse_rules(rules, &proto) < 0 || parse_table(seats, proto.n, table) < 0 ||
-        check_max_turns(max_turns) < 0)
+        check_max_turns(max_turns) < 0 || parse_orders(orders_obj, proto.n, &orders) < 0)
         return NULL;
     int n = proto.n;
     if (rows < 0) {
@@ -1924,10 +2117,10 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
         return NULL;
     }
     for (Py_ssize_t row = 0; row < rows; row++)
-        if (o.rotation[row] < 0 || o.rotation[row] >= n) {
+        if (o.seating[row] < 0 || o.seating[row] >= orders.count) {
+            PyErr_Format(PyExc_ValueError, "row %zd: seat order %d of a design of %d", row,
+                         o.seating[row], orders.count);
             release_buffers(&b);
-            PyErr_Format(PyExc_ValueError, "row %zd: rotation %d of %d seats", row,
-                         o.rotation[row], n);
             return NULL;
         }
     Game *g = new_game(&proto, duplicate, max_turns);
@@ -1951,7 +2144,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
                 mt_seed_many(streams, stream_seeds, n);
                 dup_attach(&g->dup, key, g->pool);
             }
-            rc = play_row(g, o.rotation[row], table, o.game_seed[row], &o, row);
+            rc = play_row(g, orders.at[o.seating[row]], table, o.game_seed[row], &o, row);
             row++;
             continue;
         }
@@ -1963,7 +2156,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
         mt_seed_many(streams, stream_seeds, count);
         for (int k = 0; k < count && rc == 0; k++, row++) {
             g->dice = &g->pool[k];
-            rc = play_row(g, o.rotation[row], table, o.game_seed[row], &o, row);
+            rc = play_row(g, orders.at[o.seating[row]], table, o.game_seed[row], &o, row);
         }
     }
     Py_END_ALLOW_THREADS;
@@ -1972,27 +2165,30 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
     return finish_batch(rc, row - 1);
 }
 
-/* chunk_stats(n, rows, rotation, status, error_seat, worms, ranks): the standings
- * counters of harness.tourney.chunks.chunk_stats, per table entrant (rotation-0 seat
- * order), flat: for each entrant games, wins, worms, rank, forfeits, capped, then
- * shared[0..n]. `worms` and `ranks` are tuples of n int8 columns. */
+/* chunk_stats(n, rows, orders, seating, status, error_seat, worms, ranks): the standings
+ * counters of harness.tourney.chunks.chunk_stats, per table entrant (seat i of a row in
+ * order k holds entrant orders[k][i]), flat: for each entrant games, wins, worms, rank,
+ * forfeits, capped, then shared[0..n]. `worms` and `ranks` are tuples of n int8
+ * columns. */
 static PyObject *py_chunk_stats(PyObject *self, PyObject *args) {
     int n;
     Py_ssize_t rows;
-    PyObject *rot_obj, *status_obj, *eseat_obj, *worms_obj, *ranks_obj;
-    if (!PyArg_ParseTuple(args, "inOOOOO", &n, &rows, &rot_obj, &status_obj, &eseat_obj,
-                          &worms_obj, &ranks_obj))
+    PyObject *orders_obj, *seating_obj, *status_obj, *eseat_obj, *worms_obj, *ranks_obj;
+    if (!PyArg_ParseTuple(args, "inOOOOOO", &n, &rows, &orders_obj, &seating_obj, &status_obj,
+                          &eseat_obj, &worms_obj, &ranks_obj))
         return NULL;
     if (n < 2 || n > MAXP || rows < 0 || !PyTuple_Check(worms_obj) || !PyTuple_Check(ranks_obj) ||
         PyTuple_GET_SIZE(worms_obj) != n || PyTuple_GET_SIZE(ranks_obj) != n) {
         PyErr_SetString(PyExc_ValueError, "chunk_stats: n columns of worms and ranks");
         return NULL;
     }
+    Orders orders;
+    if (parse_orders(orders_obj, n, &orders) < 0) return NULL;
     Py_buffer views[3 + 2 * MAXP];
     int held = 0, ok = 1;
     const int8_t *cols[3 + 2 * MAXP];
     PyObject *objs[3 + 2 * MAXP];
-    objs[0] = rot_obj;
+    objs[0] = seating_obj;
     objs[1] = status_obj;
     objs[2] = eseat_obj;
     for (int i = 0; i < n; i++) {
@@ -2016,21 +2212,24 @@ static PyObject *py_chunk_stats(PyObject *self, PyObject *args) {
         long long games[MAXP] = {0}, wins[MAXP] = {0}, worms[MAXP] = {0}, rank[MAXP] = {0},
                   forfeits[MAXP] = {0}, capped[MAXP] = {0}, shared[MAXP][MAXP + 1];
         memset(shared, 0, sizeof(shared));
-        const int8_t *rot = cols[0], *status = cols[1], *eseat = cols[2];
+        const int8_t *seating = cols[0], *status = cols[1], *eseat = cols[2];
         for (Py_ssize_t row = 0; row < rows; row++) {
-            int r = rot[row];
-            if (r < 0 || r >= n) {
-                PyErr_Format(PyExc_ValueError, "chunk_stats: row %zd has rotation %d", row, r);
+            int k = seating[row];
+            if (k < 0 || k >= orders.count) {
+                PyErr_Format(PyExc_ValueError,
+                             "chunk_stats: row %zd has seat order %d of a design of %d", row, k,
+                             orders.count);
                 ok = 0;
                 break;
             }
-            if (status[row] == 1) { /* turn cap: unfinished, never scored */
-                for (int i = 0; i < n; i++) capped[(i + r) % n]++;
+            const uint8_t *order = orders.at[k]; /* seat i holds entrant order[i] */
+            if (status[row] == 1) {              /* turn cap: unfinished, never scored */
+                for (int i = 0; i < n; i++) capped[order[i]]++;
                 continue;
             }
             int firsts = 0, first = -1;
             for (int i = 0; i < n; i++) {
-                int e = (i + r) % n;
+                int e = order[i];
                 games[e]++;
                 worms[e] += cols[3 + i][row];
                 rank[e] += cols[3 + n + i][row];
@@ -2040,13 +2239,13 @@ static PyObject *py_chunk_stats(PyObject *self, PyObject *args) {
                 }
             }
             if (firsts == 1) {
-                wins[(first + r) % n]++;
+                wins[order[first]]++;
             } else {
                 for (int i = 0; i < n; i++)
-                    if (cols[3 + n + i][row] == 1) shared[(i + r) % n][firsts]++;
+                    if (cols[3 + n + i][row] == 1) shared[order[i]][firsts]++;
             }
             int es = eseat[row];
-            if (es >= 0 && es < n) forfeits[(es + r) % n]++;
+            if (es >= 0 && es < n) forfeits[order[es]]++;
         }
         if (ok) {
             out = PyTuple_New(n * (6 + n + 1));
@@ -2127,7 +2326,7 @@ static PyObject *py_dp_states(PyObject *self, PyObject *unused) {
 }
 
 /* dp_solve(stop, bust): (values, stops) of solve_arrays(Payoff(stop, bust)) for a stop
- * tuple of 41 floats or None (for tests). */
+ * tuple of 41 floats or None, every state solved (for tests). */
 static PyObject *py_dp_solve(PyObject *self, PyObject *args) {
     PyObject *stop_obj;
     double bust;
@@ -2152,8 +2351,7 @@ static PyObject *py_dp_solve(PyObject *self, PyObject *args) {
     double *value = malloc((size_t)DP_N * sizeof(double));
     uint8_t *stops = malloc((size_t)DP_N);
     PyObject *values = NULL, *flags = NULL;
-    if (value != NULL && stops != NULL) {
-        dp_solve(stop, bust, value, stops);
+    if (value != NULL && stops != NULL && dp_solve(stop, bust, value, stops) == 0) {
         values = PyList_New(DP_N);
         for (int i = 0; values != NULL && i < DP_N; i++)
             PyList_SET_ITEM(values, i, PyFloat_FromDouble(value[i]));
@@ -2176,7 +2374,7 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
 }
 
 static PyMethodDef methods[] = {
-    {"play_deals", py_play_deals, METH_VARARGS, "Play every rotation of a range of deals."},
+    {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},
     {"play_games", py_play_games, METH_VARARGS, "Play the games described by rows."},
     {"chunk_stats", py_chunk_stats, METH_VARARGS, "The standings counters of a chunk's rows."},
     {"derive_seed", py_derive_seed, METH_O, "BLAKE2b-64 of bytes, big-endian (derive_seed)."},
@@ -2202,7 +2400,8 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "DETAIL_BYTES", DETAIL_BYTES) < 0 ||
-        PyModule_AddIntConstant(m, "KINDS", S_KINDS) < 0) {
+        PyModule_AddIntConstant(m, "KINDS", S_KINDS) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_ORDERS", MAX_ORDERS) < 0) {
         Py_DECREF(m);
         return NULL;
     }

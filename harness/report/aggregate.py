@@ -3,9 +3,12 @@
 The games are read part by part and batch by batch with only the columns needed, and
 every batch is folded into fixed-size sums (:class:`Aggregates`): memory depends on the
 number of strategies and seats, never on the number of games. The sums are cluster
-moments (see :class:`harness.report.stats.Moments`): with duplicate dice a deal's seat
-rotations are one unit, so a batch only folds deals it holds whole and carries the rest
-into the next batch.
+moments (see :class:`harness.report.stats.Moments`) whose unit is a deal of the whole
+run: every table plays deal d on the same dice (in either dice mode), so all the games
+of deal d, at every table and in every seat order, are one cluster. A batch therefore
+holds whole deals of every table (:func:`iter_games`): the parts of all tables that
+cover the same deals are read side by side, and a deal is folded only once every part
+has gone past it.
 
 Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
 ``run_format``): every part the manifest lists is checked against its line first, with
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,8 +103,38 @@ class RunInfo:
 
     @property
     def blocks(self) -> bool:
-        """Whether intervals go by deal blocks (duplicate dice) rather than by games."""
-        return self.dice == "duplicate"
+        """Whether intervals go by deal clusters: always, since every table plays a deal on
+        the same dice in either dice mode (see :mod:`harness.report.stats`). Kept so that
+        callers that choose the interval by it get the clustered one."""
+        return True
+
+    @property
+    def design(self) -> tuple[tuple[int, ...], ...]:
+        """The run's seat orders: order k puts table entrant ``design[k][i]`` in seat i.
+
+        From run.json's ``design`` (schema 3), else its ``seating`` mode, else the cyclic
+        rotations every run before seating modes played.
+        """
+        from harness.tourney import seating
+
+        n = self.players
+        raw = self.config.get("design")
+        if isinstance(raw, list) and raw:
+            try:
+                orders = tuple(tuple(int(e) for e in order) for order in raw)
+            except (TypeError, ValueError):
+                orders = ()
+            if orders and all(sorted(o) == list(range(n)) for o in orders):
+                return orders
+            raise ReportError(
+                f"{self.path / 'run.json'}: 'design' must be a list of seat orders of "
+                f"0..{n - 1}, got {safe_text(raw, 200)}"
+            )
+        mode = self.config.get("seating", "cyclic")
+        try:
+            return seating.design(n, mode if isinstance(mode, str) else "cyclic")
+        except ValueError as exc:
+            raise ReportError(f"{self.path / 'run.json'}: {exc}") from None
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -325,7 +358,9 @@ def cluster_moments(
         return out
     flat = cluster.astype(np.int64) * keys + key
     cells = (int(cluster.max()) + 1) * keys
-    if cells <= DENSE_CELLS:  # every (cluster, key) cell: plain counting, no hashing
+    # Every (cluster, key) cell counted densely (no hashing) unless most cells would be
+    # empty (many keys, as the convergence curve's buckets): then hashing is cheaper.
+    if cells <= min(DENSE_CELLS, 8 * len(key)):
         big_y = np.bincount(flat, weights=y, minlength=cells)
         big_m = np.bincount(flat, weights=m, minlength=cells)
         unit_key = np.tile(np.arange(keys), cells // keys)
@@ -381,7 +416,7 @@ TOTALS = ("busts", "seat_turns", "steals", "stolen", "games")
 READ_COLUMNS = (
     "table",
     "deal",
-    "rotation",
+    "seating",
     "seed",
     "players",
     "turns",
@@ -393,14 +428,86 @@ READ_COLUMNS = (
 # Columns a part may lack (written before they existed): read as nulls. error_kind came
 # with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
 OPTIONAL_COLUMNS = ("error_kind",)
+# Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat
+# order's index as ``rotation`` (cyclic design); it is read as ``seating``.
+RENAMED_COLUMNS = (("seating", "rotation"),)
 
 
 def _read_columns(players: int, pass_: str) -> list[str]:
     if pass_ == "ratings":
-        return ["table", "deal", "rotation", "status"] + [
+        return ["table", "deal", "seating", "status"] + [
             seat_column(i, f) for i in range(players) for f in ("strategy", "rank")
         ]
     return list(READ_COLUMNS) + [seat_column(i, f) for i in range(players) for f in SEAT_FIELDS]
+
+
+@dataclass
+class _Part:
+    """One part file opened for reading: the columns to read (stored names) and its deals."""
+
+    path: Path
+    pf: pq.ParquetFile
+    stored: list[str]  # the names to read, as stored (an old part's "rotation")
+    rename: dict[str, str]  # stored name -> the name reports use
+    rows: int
+    low: int  # its lowest and highest deal (low > high: no rows)
+    high: int
+    ordered: bool  # its rows go by deal (the runner's order), so it can be streamed
+
+
+def _open_part(part: Path, cols: list[str], players: int) -> _Part:
+    """Open a part, map renamed columns, find its deal range; one-line errors."""
+    try:
+        pf = pq.ParquetFile(part)
+        names = pf.schema_arrow.names
+        rows = pf.metadata.num_rows
+    except Exception as exc:  # noqa: BLE001 - a damaged footer can raise anything from
+        # the C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError): one line
+        raise ReportError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+    rename = {old: new for new, old in RENAMED_COLUMNS if new in cols and new not in names}
+    rename = {old: new for old, new in rename.items() if old in names}
+    have = set(names) | set(rename.values())
+    missing = [c for c in cols if c not in have and c not in OPTIONAL_COLUMNS]
+    if missing:
+        raise ReportError(
+            f"{part}: missing column(s) {', '.join(missing)} (harness/schema.py, players={players})"
+        )
+    back = {new: old for old, new in rename.items()}
+    stored = [back.get(c, c) for c in cols if c in have]
+    low, high, ordered = _deal_layout(part, pf)
+    return _Part(part, pf, stored, rename, rows, low, high, ordered)
+
+
+def _deal_layout(part: Path, pf: pq.ParquetFile) -> tuple[int, int, bool]:
+    """The part's lowest and highest deal, and whether its rows go by deal (as the runner
+    writes them), from its deal column alone; (0, -1, True) for a part without rows."""
+    if pf.metadata.num_rows == 0:
+        return 0, -1, True
+    try:
+        deals = pf.read(columns=["deal"])["deal"].to_numpy().astype(np.int64)
+    except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
+        raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
+    return int(deals.min()), int(deals.max()), bool((np.diff(deals) >= 0).all())
+
+
+def _deal_groups(parts: list[_Part]) -> list[list[_Part]]:
+    """Parts in groups that share no deal with any other group, in deal order.
+
+    The runner's chunks have the same boundaries at every table, so a group is the
+    parts of every table with the same first deal (``{table}-{first:09d}.parquet``);
+    grouping by overlapping deal ranges gives exactly that, and stays right for folders
+    chunked otherwise (parts of different sizes, a table's part missing, parts that do
+    not follow the naming), because a deal is never split between two groups.
+    """
+    groups: list[list[_Part]] = []
+    high = None
+    for part in sorted((p for p in parts if p.rows), key=lambda p: (p.low, p.high, p.path.name)):
+        if high is None or part.low > high:
+            groups.append([])
+            high = part.high
+        groups[-1].append(part)
+        high = max(high, part.high)
+    return groups
 
 
 def iter_games(
@@ -410,71 +517,93 @@ def iter_games(
     phase: str = "reading",
     batch_rows: int | None = None,
 ) -> Iterator[pd.DataFrame]:
-    """The run's games in batches of whole clusters (deals with duplicate dice).
+    """The run's games in batches of whole deals of the run (every table's games of them).
 
-    Only ``cols`` are read. Rows of a deal not yet complete wait for the next batch;
-    whatever is left at the end (a deal with a rotation missing) comes last.
+    Only ``cols`` are read (an old part's ``rotation`` as ``seating``). The parts of a
+    deal group (:func:`_deal_groups`) are read side by side, a few rows of each at a time;
+    their rows go by deal (the runner writes them so), so a deal below every part's last
+    deal read is complete and is handed out. Memory: about ``batch_rows`` rows, whatever
+    the number of tables. A group with a part whose rows are not in deal order (a folder
+    assembled by hand) is handed out once read whole.
     """
-    total = 0
-    files = []
-    for part in info.parts:
-        try:
-            pf = pq.ParquetFile(part)
-            names = pf.schema_arrow.names
-            rows = pf.metadata.num_rows
-        except Exception as exc:  # noqa: BLE001 - a damaged footer can raise anything from
-            # the C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError): one line
-            raise ReportError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
-        missing = [c for c in cols if c not in names and c not in OPTIONAL_COLUMNS]
-        if missing:
-            raise ReportError(
-                f"{part}: missing column(s) {', '.join(missing)} "
-                f"(harness/schema.py, players={info.players})"
-            )
-        files.append((part, pf, [c for c in cols if c in names]))
-        total += rows
+    opened = [_open_part(part, cols, info.players) for part in info.parts]
+    total = sum(p.rows for p in opened)
     batch_rows = batch_rows or BATCH_ROWS
     done = 0
-    carry: pd.DataFrame | None = None
-    rotations = info.players if info.blocks else 1
-    for part, pf, present in files:
-        for batch in _batches(part, pf, present, batch_rows):
-            try:  # pandas' own metadata is not needed (and may be the damaged part)
-                frame = batch.to_pandas(ignore_metadata=True)
-            except Exception as exc:  # noqa: BLE001 - a damaged part: one line
-                raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
-            for absent in cols:
-                if absent not in frame:
-                    frame[absent] = None
-            done += len(frame)
-            _check_frame(frame, part, info.players)
-            if carry is not None and len(carry):
-                frame = pd.concat([carry, frame], ignore_index=True)
-            if rotations > 1:
-                size = frame.groupby(["table", "deal"], sort=False)["rotation"].transform("size")
-                whole = (size >= rotations).to_numpy()
-                carry = frame[~whole]
-                frame = frame[whole]
-            if len(frame):
-                yield frame.reset_index(drop=True)
-            if progress is not None:
+    for group in _deal_groups(opened):
+        per_part = max(1, batch_rows // len(group))
+        for frame, read in _whole_deals(group, cols, per_part, batch_rows, info.players):
+            done += read
+            if frame is not None and len(frame):
+                _check_duplicates(frame, group[0].path)
+                yield frame
+            if progress is not None and read:
                 progress(phase, done, total)
-    if carry is not None and len(carry):
-        yield carry.reset_index(drop=True)
 
 
-def _batches(
-    part: Path, pf: pq.ParquetFile, cols: list[str], batch_rows: int
-) -> Iterator[pa.RecordBatch]:
+def _whole_deals(
+    group: list[_Part], cols: list[str], per_part: int, batch_rows: int, players: int
+) -> Iterator[tuple[pd.DataFrame | None, int]]:
+    """(frame of complete deals or None, rows just read), until the group is read whole."""
+    readers = [_batches(p, per_part) for p in group]
+    last: list[int | None] = [-1] * len(group)  # highest deal read from each; None: all read
+    stream = all(p.ordered for p in group)
+    pending: list[pd.DataFrame] = []
+    pending_rows = 0
+    while True:
+        open_ = [i for i, d in enumerate(last) if d is not None]
+        if not open_:
+            yield (pd.concat(pending, ignore_index=True) if pending else None), 0
+            return
+        i = min(open_, key=lambda j: last[j])  # the part furthest behind
+        batch = next(readers[i], None)
+        if batch is None:
+            last[i] = None
+            yield None, 0
+            continue
+        frame = _frame_of(batch, group[i], cols, players)
+        if len(frame):
+            last[i] = int(frame["deal"].iat[-1]) if stream else last[i]
+            pending.append(frame)
+            pending_rows += len(frame)
+        if not stream or pending_rows < batch_rows:
+            yield None, len(frame)
+            continue
+        # Rows go by deal in every part: a deal below each open part's last deal read is
+        # complete (a part read whole holds nothing more).
+        bound = min(d for d in last if d is not None)
+        both = pd.concat(pending, ignore_index=True)
+        whole = both["deal"].to_numpy(np.int64) < bound
+        pending = [both[~whole].reset_index(drop=True)]
+        pending_rows = len(pending[0])
+        yield both[whole].reset_index(drop=True), len(frame)
+
+
+def _frame_of(batch: pa.RecordBatch, part: _Part, cols: list[str], players: int) -> pd.DataFrame:
+    """A record batch as the frame reports use: renamed, absent columns null, checked."""
+    try:  # pandas' own metadata is not needed (and may be the damaged part)
+        frame = batch.to_pandas(ignore_metadata=True)
+    except Exception as exc:  # noqa: BLE001 - a damaged part: one line
+        raise ReportError(f"{part.path}: cannot read ({_first_line(exc)})") from None
+    if part.rename:  # an old part's names (a rename copies the frame: only when needed)
+        frame = frame.rename(columns=part.rename)
+    for absent in cols:
+        if absent not in frame:
+            frame[absent] = None
+    _check_frame(frame, part.path, players)
+    return frame
+
+
+def _batches(part: _Part, batch_rows: int) -> Iterator[pa.RecordBatch]:
     """The part's record batches one at a time; a read error names the part."""
-    batches = pf.iter_batches(batch_size=batch_rows, columns=cols)
+    batches = part.pf.iter_batches(batch_size=batch_rows, columns=part.stored)
     while True:
         try:
             batch = next(batches)
         except StopIteration:
             return
         except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
-            raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
+            raise ReportError(f"{part.path}: cannot read ({_first_line(exc)})") from None
         yield batch
 
 
@@ -502,22 +631,38 @@ def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
         ranks = frame[[seat_column(i, "rank") for i in range(players)]].to_numpy()
         if ranks.size and (ranks.min() < 1 or ranks.max() > players):
             raise ReportError(f"{part}: a rank outside 1..{players}")
-    dups = frame.duplicated(["table", "deal", "rotation"])
+
+
+def _check_duplicates(frame: pd.DataFrame, where: Path) -> None:
+    """No game twice: a frame holds whole deals of every table, so this sees them all."""
+    dups = frame.duplicated(["table", "deal", "seating"])
     if dups.any():
         row = frame[dups].iloc[0]
         raise ReportError(
-            f"{part}: table {row['table']} deal {row['deal']} rotation {row['rotation']} "
+            f"{where}: table {row['table']} deal {row['deal']} seat order {row['seating']} "
             "is stored twice; the run folder holds duplicate games"
         )
+
+
+def deal_clusters(frame: pd.DataFrame) -> np.ndarray:
+    """Each game's cluster: its deal, the same at every table and in every seat order.
+
+    Frames from :func:`iter_games` hold whole deals, so a batch's clusters are complete
+    and their moments add up over batches (see :mod:`harness.report.stats` for why the
+    deal of the whole run is the unit with either dice mode).
+    """
+    return pd.factorize(frame["deal"].to_numpy(np.int64))[0]
 
 
 class _Aggregator:
     """Folds batches of games into :class:`Aggregates`."""
 
-    def __init__(self, info: RunInfo) -> None:
+    def __init__(self, info: RunInfo, clusters: Clusters) -> None:
         self.agg = Aggregates(info)
+        self.clusters = clusters
         self.n = info.players
         self.code: dict[str, int] = {}
+        self.design = info.design
         self.agg.seat = np.zeros((self.n, MOMENT_FIELDS))
         for entrant in info.entrants:
             name = entrant.get("name")
@@ -553,7 +698,7 @@ class _Aggregator:
         return out
 
     def add(self, frame: pd.DataFrame) -> None:
-        a, n, info = self.agg, self.n, self.agg.info
+        a, n = self.agg, self.n
         g = len(frame)
         a.rows += g
         strat = self.codes(frame)
@@ -581,10 +726,7 @@ class _Aggregator:
         firsts = (ranks == 1).sum(axis=1)
         a.shared += int((firsts > 1).sum())
         points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
-        if info.blocks:
-            cluster = frame.groupby(["table", "deal"], sort=False).ngroup().to_numpy()
-        else:
-            cluster = np.arange(g)
+        cluster = self.clusters(frame)
         deal = frame["deal"].to_numpy(np.int64)
 
         flat_c = np.repeat(cluster, n)
@@ -617,12 +759,22 @@ class _Aggregator:
             a.choices.add(chosen, pool, weight)
 
     def _tables(self, frame: pd.DataFrame, strat: np.ndarray) -> None:
-        a = self.agg
+        """Each table's entrants in table order, from its first game: seat i of seat
+        order k holds table entrant ``design[k][i]``."""
+        a, design = self.agg, self.design
         first = frame.drop_duplicates("table")
         for idx, table in zip(first.index, first["table"].astype(str), strict=True):
-            if table not in a.tables:
-                row = strat[frame.index.get_loc(idx)]
-                a.tables[table] = [a.strategies[s] for s in row]
+            if table in a.tables:
+                continue
+            row = strat[frame.index.get_loc(idx)]
+            k = int(frame["seating"].iat[frame.index.get_loc(idx)])
+            entrants = [""] * self.n
+            if 0 <= k < len(design):
+                for seat, entrant in enumerate(design[k]):
+                    entrants[entrant] = a.strategies[row[seat]]
+            else:  # an order the design does not have: the seats as stored
+                entrants = [a.strategies[s] for s in row]
+            a.tables[table] = entrants
 
     def _forfeits(self, frame: pd.DataFrame, strat: np.ndarray, status: np.ndarray) -> None:
         a = self.agg
@@ -651,7 +803,7 @@ class _Aggregator:
                     "example": {
                         "table": str(frame["table"].iat[r]),
                         "deal": int(frame["deal"].iat[r]),
-                        "rotation": int(frame["rotation"].iat[r]),
+                        "seating": int(frame["seating"].iat[r]),
                         "seed": int(frame["seed"].iat[r]),
                         "seat": seat,
                     },
@@ -736,18 +888,41 @@ def _choice_events(
             yield int(chosen), tuple(sorted(members)), float(w)
 
 
+Frames = Callable[[list[str], str], Iterable[pd.DataFrame]]
+"""frames(columns, phase): a run's games in frames that hold whole deals (as
+:func:`iter_games` gives them); called once per pass."""
+Clusters = Callable[[pd.DataFrame], np.ndarray]
+"""clusters(frame): each game's cluster id within the frame (the unit of every interval)."""
+
+
 def aggregate(
     path: str | Path | RunInfo, progress: Progress | None = None, *, ratings: bool = True
 ) -> Aggregates:
     """Read a run folder's games and reduce them; a second pass adds rating intervals."""
     info = path if isinstance(path, RunInfo) else load_run(path)
-    folder = _Aggregator(info)
-    for frame in iter_games(info, _read_columns(info.players, "main"), progress):
+    return aggregate_frames(
+        info, lambda cols, phase: iter_games(info, cols, progress, phase), ratings=ratings
+    )
+
+
+def aggregate_frames(
+    info: RunInfo, frames: Frames, *, ratings: bool = True, clusters: Clusters | None = None
+) -> Aggregates:
+    """Reduce games given as frames (see :data:`Frames`): what :func:`aggregate` does with
+    the frames of a run folder, and benchmarks/coverage.py with games played in memory.
+
+    ``clusters`` is :func:`deal_clusters` unless given: the coverage benchmark passes the
+    clusters of earlier versions (per table and deal, per game) to show what they give.
+    """
+    clusters = clusters or deal_clusters
+    folder = _Aggregator(info, clusters)
+    for frame in frames(_read_columns(info.players, "main"), "reading"):
         folder.add(frame)
     agg = folder.agg
     if ratings and _ratable(agg):
         fitted = stats.fit_plackett_luce(agg.choices)
-        meat, units = _rating_meat(info, folder, np.nan_to_num(fitted.theta), progress)
+        scores = frames(_read_columns(info.players, "ratings"), "ratings")
+        meat, units = _rating_meat(info, folder, np.nan_to_num(fitted.theta), scores, clusters)
         fitted.cov = stats.sandwich_cov(fitted, meat, units)
         agg.ratings = fitted
     return agg
@@ -758,7 +933,11 @@ def _ratable(agg: Aggregates) -> bool:
 
 
 def _rating_meat(
-    info: RunInfo, folder: _Aggregator, theta: np.ndarray, progress: Progress | None
+    info: RunInfo,
+    folder: _Aggregator,
+    theta: np.ndarray,
+    frames: Iterable[pd.DataFrame],
+    clusters: Clusters,
 ) -> tuple[np.ndarray, int]:
     """Sum over units of the outer products of their summed Plackett-Luce scores."""
     from scipy import sparse
@@ -766,17 +945,14 @@ def _rating_meat(
     p = len(theta)
     meat = np.zeros((p, p))
     units = 0
-    for frame in iter_games(info, _read_columns(info.players, "ratings"), progress, "ratings"):
+    for frame in frames:
         frame = frame[frame["status"].astype(str) != "turn-cap"].reset_index(drop=True)
         if not len(frame):
             continue
         strat = folder.codes(frame)
         ranks = frame[[seat_column(i, "rank") for i in range(info.players)]].to_numpy(np.int64)
         rows, cols, vals = stats.pl_scores(theta, strat, ranks)
-        if info.blocks:
-            cluster = frame.groupby(["table", "deal"], sort=False).ngroup().to_numpy()
-        else:
-            cluster = np.arange(len(frame))
+        cluster = clusters(frame)
         k = int(cluster.max()) + 1
         score = sparse.coo_matrix((vals, (cluster[rows], cols)), shape=(k, p)).tocsr()
         meat += (score.T @ score).toarray()

@@ -78,7 +78,6 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bo
       harness report results/round_robin --repair
     """
     from harness.report import write_report
-    from harness.report.render import num, span, text_table
 
     if repair:
         from harness.report.api import repair_run
@@ -100,22 +99,11 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bo
             f"{games['scored']:,} games scored ({games['forfeit']:,} forfeits, "
             f"{games['turn_cap']:,} unfinished)"
         )
-        rows = [
-            [
-                str(r["place"]),
-                r["strategy"],
-                f"{r['games']:,}",
-                _pct(r["win_share"]),
-                span(r["win_low"], r["win_high"]),
-                num(r["worms"]),
-                num(r["elo"], 0, sign=True),
-            ]
-            for r in summary["standings"]
-        ]
         if games["scored"]:
-            header = ["#", "strategy", "games", "win share", "95% CI", "worms", "Elo"]
-            for line in text_table(header, rows, left=2):
-                click.echo("  " + line)
+            from harness.report.render import standings_lines
+
+            for line in standings_lines(summary):
+                click.echo(line)
         for msg in summary["messages"]:
             click.echo(f"- {msg}")
     click.echo(f"Report: {result.html}")
@@ -135,29 +123,62 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bo
     help="Folder for compare.md/.html/.json and charts "
     "(default: results/compare/<run A>_vs_<run B>... beside the runs).",
 )
+@click.option(
+    "--match",
+    "matches",
+    multiple=True,
+    metavar="OLD=NEW",
+    help="Compare run A's strategy OLD with the other runs' NEW (display names; repeatable).",
+)
+@click.option(
+    "--unpaired",
+    is_flag=True,
+    help="Compare every row as independent samples, even where the games are twins.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @user_errors
-def compare_cmd(runs: tuple[Path, ...], out: Path | None, as_json: bool) -> None:
+def compare_cmd(
+    runs: tuple[Path, ...],
+    out: Path | None,
+    matches: tuple[str, ...],
+    unpaired: bool,
+    as_json: bool,
+) -> None:
     """Compare RUN_A with RUN_B [RUN_C ...] on the strategies they share.
 
     Prints win share and mean worms per run with 95% intervals, each run's difference
     from RUN_A and whether it is significant (Holm-adjusted over the table), and what
-    differs between the runs (rules, players, dice, entrants, code). Writes a report
-    with side-by-side charts.
+    differs between the runs (rules, players, dice, entrants: reference, class,
+    parameters, code). Runs with the same seed and dice play the same deals on the same
+    dice: a strategy's games that met the same opponents from the same seat are then
+    compared in pairs, clustered by deal (far narrower intervals); other rows are
+    compared unpaired, and each row says which. Writes a report with side-by-side charts.
 
     \b
-    Example:
+    Examples:
       harness compare results/round_robin/<old id> results/round_robin/<new id>
+      harness compare results/mine/<v1 id> results/mine/<v2 id> --match mybot=mybot2
     """
     from harness.report import cached_summary
     from harness.report.aggregate import find_run
-    from harness.report.compare import compare
+    from harness.report.compare import compare, parse_matches
     from harness.report.files import write_text_atomic
     from harness.report.plots import plot_compare, plot_compare_diffs
-    from harness.report.render import compare_blocks, num, text_table, to_html, to_markdown
+    from harness.report.render import (
+        compare_blocks,
+        compare_legend,
+        compare_notes,
+        compared_how,
+        diff_cells,
+        num,
+        text_table,
+        to_html,
+        to_markdown,
+    )
 
     if len(runs) < 2:
         raise click.UsageError("give at least two run folders to compare")
+    match = parse_matches(matches)
     folders = [find_run(r) for r in runs]
     resolved = [f.resolve() for f in folders]
     if len(set(resolved)) < len(resolved):
@@ -167,7 +188,7 @@ def compare_cmd(runs: tuple[Path, ...], out: Path | None, as_json: bool) -> None
         summaries = [cached_summary(f, progress) for f in folders]
     finally:
         progress.close()
-    comparison = compare(summaries)
+    comparison = compare(summaries, match=match, paired=not unpaired)
     if out is None:
         stem = "_vs_".join(f"{f.parent.name}-{f.name}" for f in folders)
         out = folders[0].parent.parent / "compare" / stem[:180]
@@ -197,17 +218,22 @@ def compare_cmd(runs: tuple[Path, ...], out: Path | None, as_json: bool) -> None
     else:
         header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
         header += [f"{r['label']} worms" for r in comparison["runs"]]
-        header += [f"{d['run']}-A win" for d in comparison["strategies"][0]["diffs"]]
+        for d in comparison["strategies"][0]["diffs"]:
+            header += [f"{d['run']}-A win", "95% CI", "compared"]
         rows = []
         for s in comparison["strategies"]:
             row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
             row += [num(v["worms"]) for v in s["runs"]]
             for d in s["diffs"]:
-                w = d["win_share"]
-                pts = num(None if w["diff"] is None else w["diff"] * 100, 1, sign=True)
-                row.append(pts + (" *" if w.get("significant") else ""))
+                text, interval = diff_cells(d, "win_share")
+                star = " *" if d["win_share"].get("significant") else ""
+                row += [text + star, interval, compared_how(d)]
             rows.append(row)
         for line in text_table(header, rows):
             click.echo("  " + line)
-        click.echo("  * significant (Holm-adjusted p < 0.05); win differences in points.")
+        click.echo("  * significant (Holm-adjusted p < 0.05).")
+        for line in compare_legend(comparison):
+            click.echo(f"  {line}")
+        for note in compare_notes(comparison):
+            click.echo(f"- {note}")
     click.echo(f"Comparison: {out / 'compare.html'}")

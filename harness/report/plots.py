@@ -3,15 +3,15 @@
 Every plot function takes the summary dict (see :mod:`harness.report.summary`) and an
 output path, draws one titled, labelled figure, writes it as PNG atomically and
 returns the path, or returns None when the run has nothing to draw for it. A strategy
-keeps one colour in every plot of a run (:func:`strategy_colors`). Every text is drawn
+keeps one colour in every plot of every run (:func:`strategy_colour`). Every text is drawn
 literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +40,50 @@ STYLE = {
 }
 
 
-def strategy_colors(names: Sequence[str]) -> dict[str, str]:
-    """One colour per strategy, in the run's entrant order (the same in every plot)."""
-    cmap = plt.get_cmap("tab10" if len(names) <= 10 else "tab20")
-    return {name: matplotlib.colors.to_hex(cmap(i % cmap.N)) for i, name in enumerate(names)}
+# Built-in strategies keep these colours in every chart of every run (contract 8).
+BUILTIN_COLOURS = {
+    "random": "#767676",
+    "greedy": "#1f6fb4",
+    "threshold": "#d55e00",
+    "worm-first": "#2e8b3a",
+    "simple": "#7b3fa0",
+    "env-heuristic": "#8c5a2b",
+    "tactician": "#c2185b",
+    "optimal": "#00838f",
+}
+# Every other name takes one of these by a stable hash of its display name. Each has a
+# contrast of at least 3:1 on white (WCAG, for graphics) and differs from every built-in
+# colour and every other colour here by at least 20 in CIELAB (tests/test_report_colours).
+PALETTE = (
+    "#000075",
+    "#800000",
+    "#6f7c00",
+    "#e6194b",
+    "#f032e6",
+    "#a87900",
+    "#0165fc",
+    "#720058",
+    "#363737",
+    "#9400d3",
+    "#c9643b",
+    "#005249",
+    "#8e82fe",
+    "#a24857",
+)
 
 
-def colors_of(summary: dict[str, Any]) -> dict[str, str]:
-    """The colours of a run: entrants first (config order), then any other strategy."""
-    names = [e.get("name") for e in summary["run"].get("entrants", []) if e.get("name")]
-    names += [r["strategy"] for r in summary["standings"] if r["strategy"] not in names]
-    return strategy_colors(names)
+def strategy_colour(name: str) -> str:
+    """The colour (hex) of a strategy, by display name: the same in every chart of every run.
+
+    Built-ins have fixed colours; any other name is hashed with sha256 (not Python's
+    ``hash``, which is salted per process) onto :data:`PALETTE`. Two other names may share
+    a colour (one chance in 14 for a pair): every chart labels its strategies by name.
+    """
+    fixed = BUILTIN_COLOURS.get(name)
+    if fixed is not None:
+        return fixed
+    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()
+    return PALETTE[int.from_bytes(digest[:8], "big") % len(PALETTE)]
 
 
 def _save(fig: Figure, path: Path) -> Path:
@@ -95,30 +128,38 @@ def _bars_with_ci(
     low: str,
     high: str,
     label: str,
+    texts: list[str] | None = None,
 ) -> None:
-    """Horizontal bars of ``key`` with their 95% interval and a value label past each."""
+    """Horizontal bars of ``key`` with their 95% interval and a value label past each.
+
+    The label is ``label`` formatted with the value, or the row's own text from ``texts``.
+    """
     values = [_v(r[key]) for r in rows]
     ax.barh(y, values, color=colors, alpha=0.85, height=0.6)
     ax.errorbar(
         values, y, xerr=_err(rows, key, low, high), fmt="none", ecolor="black", capsize=4, lw=1.2
     )
-    for yi, r in zip(y, rows, strict=True):
-        ax.text(_end(r, key, high), yi, "  " + label.format(_v(r[key])), va="center", fontsize=9)
+    for i, (yi, r) in enumerate(zip(y, rows, strict=True)):
+        text = texts[i] if texts is not None else label.format(_v(r[key]))
+        ax.text(_end(r, key, high), yi, "  " + text, va="center", fontsize=9)
 
 
 def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
-    """Win share and mean worms per strategy with 95% intervals, best at the top."""
+    """Win share and mean worms per strategy with 95% intervals, best at the top.
+
+    Not for a gauntlet: its field's win shares are against different opponents, and the
+    challenger's own chart (:func:`plot_gauntlet`) says what the run measured.
+    """
     rows = _played(summary)
-    if not rows:
+    if not rows or summary.get("gauntlet"):
         return None
-    colors = colors_of(summary)
     names = [r["strategy"] for r in rows]
     y = np.arange(len(rows))[::-1]
     with plt.rc_context(STYLE):
         fig, (ax1, ax2) = plt.subplots(
             1, 2, figsize=(11, 1.2 + 0.5 * len(rows)), sharey=True, squeeze=True
         )
-        cols = [colors[n] for n in names]
+        cols = [strategy_colour(n) for n in names]
         _bars_with_ci(ax1, y, rows, cols, "win_share", "win_low", "win_high", "{:.1%}")
         fair = summary["seats"]["fair_share"]
         ax1.axvline(fair, color=FAIR, ls="--", lw=1)
@@ -200,7 +241,6 @@ def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
     rows = [r for r in rows if sum(hist.get(r["strategy"], [])) > 0]
     if not rows:
         return None
-    colors = colors_of(summary)
     values = np.arange(len(next(iter(hist.values()))))
     stats_list = []
     top = 0
@@ -234,7 +274,7 @@ def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
             showextrema=False,
         )
         for body, r in zip(parts["bodies"], rows, strict=True):
-            body.set_facecolor(colors[r["strategy"]])
+            body.set_facecolor(strategy_colour(r["strategy"]))
             body.set_edgecolor("black")
             body.set_alpha(0.75)
         for key in ("cmeans", "cmedians", "cmins", "cmaxes", "cbars"):
@@ -259,7 +299,6 @@ def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
     series = {k: v for k, v in summary["curve"]["series"].items() if len(v) >= 2}
     if not series:
         return None
-    colors = colors_of(summary)
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(10.5, 5))
         most = 1
@@ -270,8 +309,8 @@ def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
             arr = np.array([[_v(x) for x in p] for p in pts])
             games, share, lo, hi = arr.T
             most = max(most, int(games.max()))
-            ax.plot(games, share, color=colors[name], lw=1.6, label=name)
-            ax.fill_between(games, lo, hi, color=colors[name], alpha=0.18, lw=0)
+            ax.plot(games, share, color=strategy_colour(name), lw=1.6, label=name)
+            ax.fill_between(games, lo, hi, color=strategy_colour(name), alpha=0.18, lw=0)
         ax.axhline(summary["seats"]["fair_share"], color=FAIR, ls="--", lw=1)
         if most > 50 * min(int(p[0][0]) for p in series.values()):
             ax.set_xscale("log")
@@ -290,7 +329,6 @@ def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
     overall = [s for s in seats["overall"] if s["games"]]
     if not overall:
         return None
-    colors = colors_of(summary)
     n = len(seats["overall"])
     fair = seats["fair_share"]
     with plt.rc_context(STYLE):
@@ -325,7 +363,7 @@ def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
                 xs,
                 [_v(r["share"]) for r in got],
                 width=width * 0.95,
-                color=colors[name],
+                color=strategy_colour(name),
                 label=name,
             )
             ax2.errorbar(
@@ -356,7 +394,6 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
     if len(rows) < 2:
         return None
     rows.sort(key=lambda r: -r["elo"])
-    colors = colors_of(summary)
     y = np.arange(len(rows))[::-1]
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(8, 1.3 + 0.45 * len(rows)))
@@ -367,8 +404,8 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
                 yi,
                 xerr=err,
                 fmt="o",
-                color=colors[r["strategy"]],
-                ecolor=colors[r["strategy"]],
+                color=strategy_colour(r["strategy"]),
+                ecolor=strategy_colour(r["strategy"]),
                 capsize=4,
                 ms=7,
                 lw=2,
@@ -386,20 +423,70 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel("rating (Elo scale, 0 = average entrant), 95% CI")
         model = summary["ratings"].get("model") or ""
-        ax.set_title(f"Ratings: {model}\n{_subtitle(summary)}", fontsize=10)
+        indirect = (summary.get("ranking") or {}).get("indirect")
+        tag = " (gauntlet: the field's order is indirect)" if indirect else ""
+        ax.set_title(f"Ratings: {model}{tag}\n{_subtitle(summary)}", fontsize=10)
         fig.tight_layout()
         return _save(fig, path)
 
 
-RUN_COLORS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3", "#937860", "#da8bc3")
+def plot_gauntlet(summary: dict[str, Any], path: Path) -> Path | None:
+    """A gauntlet: the challenger's head-to-head share against each opponent, 95% CI."""
+    g = summary.get("gauntlet")
+    rows = [o for o in (g or {}).get("opponents", []) if o["games"] and o["share"] is not None]
+    if not g or not rows:
+        return None
+    who = g["challenger"]
+    y = np.arange(len(rows))[::-1]
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(9, 1.4 + 0.5 * len(rows)))
+        colours = [strategy_colour(o["opponent"]) for o in rows]
+        texts = [
+            f"{o['share']:.1%}" + (f" ({o['elo']:+.0f} Elo)" if o["elo"] is not None else "")
+            for o in rows
+        ]
+        _bars_with_ci(ax, y, rows, colours, "share", "low", "high", "", texts)
+        ax.axvline(0.5, color=FAIR, ls="--", lw=1)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.set_yticks(y, [o["opponent"] for o in rows])
+        ax.set_xlabel(f"share of games {who} finished ahead of the opponent, 95% CI")
+        ax.set_title(
+            f"Gauntlet: {who} against each opponent (dashed: even)\n{_subtitle(summary)}",
+            fontsize=10,
+        )
+        fig.tight_layout()
+        return _save(fig, path)
+
+
+# In compare charts colour says the strategy (as in every run's report) and the run is
+# told by a bar's hatching and a point's marker, with a legend naming each run.
+RUN_HATCHES = ("", "///", "...", "xxx", "---", "ooo", "+++")
+RUN_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
 def _run_label(run: dict[str, Any]) -> str:
     return f"{run['label']}: {run['name']}/{run['run_id']}"
 
 
-def _run_color(i: int) -> str:
-    return RUN_COLORS[i % len(RUN_COLORS)]
+def _runs_legend(fig: Figure, ax: Any, runs: int) -> None:
+    """The runs' legend below the charts, where it hides no bar or interval."""
+    fig.legend(
+        *ax.get_legend_handles_labels(),
+        loc="lower center",
+        ncols=min(runs, 4),
+        fontsize=8,
+        frameon=False,
+    )
+    fig.tight_layout(rect=(0, 0.05 + 0.03 * ((runs - 1) // 4), 1, 1))
+
+
+def _run_hatch(i: int) -> str:
+    return RUN_HATCHES[i % len(RUN_HATCHES)]
+
+
+def _run_marker(i: int) -> str:
+    return RUN_MARKERS[i % len(RUN_MARKERS)]
 
 
 def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
@@ -424,7 +511,19 @@ def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
                     ys,
                     [_v(v[key]) for v in vals],
                     height=height * 0.92,
-                    color=_run_color(i),
+                    color=[strategy_colour(r["strategy"]) for r in rows],
+                    alpha=0.85 if i == 0 else 0.6,
+                    hatch=_run_hatch(i),
+                    edgecolor="white",
+                    lw=0,
+                )
+                # A grey stand-in for the legend: the run, whatever the strategy's colour.
+                ax.barh(
+                    [math.nan],
+                    [math.nan],
+                    color="#bbbbbb",
+                    hatch=_run_hatch(i),
+                    edgecolor="white",
                     label=_run_label(run),
                 )
                 ax.errorbar(
@@ -440,14 +539,30 @@ def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
         axes[0].set_title("Win share")
         axes[1].set_title("Mean worms")
-        axes[0].legend(fontsize=8, frameon=False, loc="lower right")
         fig.suptitle("Runs compared on the strategies they share", fontsize=11)
-        fig.tight_layout()
+        _runs_legend(fig, axes[0], k)
         return _save(fig, path)
 
 
+IDENTICAL_MARKER = "*"  # an identical difference: exactly 0, no interval
+
+
+def _diff_scale(cells: list[dict[str, Any]]) -> tuple[float, str]:
+    """The win-share axis: points, multiples of the fair share, or both (fair x 100)."""
+    fair = [d.get("scale") == "fair_share" for d in cells]
+    if fair and all(fair):
+        return 1.0, "difference in win share relative to the fair share (1.0 = fair), 95% CI"
+    if any(fair):
+        return 100.0, "difference in win share (points; x fair ×100 at other player counts), 95% CI"
+    return 100.0, "difference in win share (points), 95% CI"
+
+
 def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
-    """Forest plot: each run's difference from the baseline with its 95% interval."""
+    """Forest plot: each run's difference from the baseline with its 95% interval.
+
+    A refused test (mean worms across player counts) draws nothing; an identical
+    difference (every paired game the same) is a star at 0, labelled, with no interval.
+    """
     rows = comparison["strategies"]
     if not rows or len(comparison["runs"]) < 2:
         return None
@@ -455,46 +570,99 @@ def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
     k = len(runs)
     y = np.arange(len(rows))[::-1]
     step = 0.7 / max(k, 1)
+    win_scale, win_label = _diff_scale([d for r in rows for d in r["diffs"]])
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(1, 2, figsize=(12, 1.5 + 0.35 * k * len(rows)), sharey=True)
+        any_identical = False
         for ax, key, label, scale in (
-            (axes[0], "win_share", "difference in win share (points), 95% CI", 100.0),
+            (axes[0], "win_share", win_label, win_scale),
             (axes[1], "worms", "difference in mean worms, 95% CI", 1.0),
         ):
-            for i, run in enumerate(runs):
+            drawn = 0
+            for i in range(k):
                 ys = y + 0.35 - step * (i + 0.5)
                 for yi, r in zip(ys, rows, strict=True):
-                    cell = r["diffs"][i][key]
+                    diff = r["diffs"][i]
+                    cell = diff[key]
+                    if cell.get("refused") or cell.get("diff") is None:  # no test: nothing
+                        continue
+                    colour = strategy_colour(r["strategy"])
+                    drawn += 1
+                    if diff.get("identical"):
+                        any_identical = True
+                        ax.plot(0.0, yi, IDENTICAL_MARKER, color=colour, ms=10)
+                        ax.annotate(
+                            "identical",
+                            (0.0, yi),
+                            xytext=(8, 0),
+                            textcoords="offset points",
+                            va="center",
+                            fontsize=8,
+                            color="#555555",
+                        )
+                        continue
                     d = _v(cell["diff"]) * scale
                     lo, hi = _v(cell["low"]) * scale, _v(cell["high"]) * scale
-                    sig = cell.get("significant")
-                    xerr = [[max(d - lo, 0)], [max(hi - d, 0)]] if lo == lo else None
+                    xerr = [[max(d - lo, 0)], [max(hi - d, 0)]] if lo == lo and hi == hi else None
                     ax.errorbar(
                         d,
                         yi,
                         xerr=xerr,
-                        fmt="o",
-                        mfc=_run_color(i + 1) if sig else "white",
-                        color=_run_color(i + 1),
+                        fmt=_run_marker(i + 1),
+                        mfc=colour if cell.get("significant") else "white",
+                        color=colour,
                         capsize=3,
                         ms=6,
-                        label=f"{run['label']} − A" if yi == ys[0] else None,
                     )
-            ax.axvline(0, color=FAIR, ls="--", lw=1)
             ax.set_xlabel(label)
+            if not drawn:  # every test of this column refused: say so, draw no scale
+                why = next(
+                    (d[key]["refused"] for r in rows for d in r["diffs"] if d[key].get("refused")),
+                    "",
+                )
+                ax.text(
+                    0.5,
+                    0.5,
+                    "not compared" + (f"\n({why})" if why else ""),
+                    transform=ax.transAxes,
+                    ha="center",
+                    va="center",
+                    color="#555555",
+                )
+                ax.set_xticks([])
+                continue
+            ax.axvline(0, color=FAIR, ls="--", lw=1)
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
+        for i, run in enumerate(runs):  # the legend names each run by its marker
+            axes[0].plot(
+                [],
+                [],
+                _run_marker(i + 1),
+                color="#555555",
+                mfc="white",
+                label=f"{run['label']} − A",
+            )
+        if any_identical:
+            axes[0].plot(
+                [],
+                [],
+                IDENTICAL_MARKER,
+                color="#555555",
+                ms=10,
+                label="identical games (exactly 0)",
+            )
         axes[0].set_title("Win share")
         axes[1].set_title("Mean worms")
-        axes[0].legend(fontsize=8, frameon=False, loc="best")
         fig.suptitle(
             "Differences from the baseline run A (filled: significant after Holm correction)",
             fontsize=11,
         )
-        fig.tight_layout()
+        _runs_legend(fig, axes[0], k + any_identical)
         return _save(fig, path)
 
 
 PLOTS = {
+    "gauntlet": plot_gauntlet,
     "standings": plot_standings,
     "ratings": plot_ratings,
     "head_to_head": plot_head_to_head,

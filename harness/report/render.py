@@ -55,6 +55,11 @@ def los_text(value: float | None) -> str:
     return pct(value)
 
 
+def points(share: float | None) -> str:
+    """A difference of shares in percentage points, signed: ``+1.2 pts``; a dash if undefined."""
+    return DASH if share is None or math.isnan(share) else f"{share * 100:+.1f} pts"
+
+
 def count(value: float | None) -> str:
     return DASH if value is None else f"{int(value):,}"
 
@@ -114,8 +119,13 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
         out.append(bullets(summary["messages"]))
     if not games["scored"]:
         return out
+    gauntlet = summary.get("gauntlet")
+    if gauntlet:
+        out += gauntlet_blocks(summary, plots)
     out += _standings(summary, plots)
-    out += _convergence(summary, plots)
+    if not gauntlet:  # a gauntlet's field is not ranked: the challenger's table says it
+        out += _convergence(summary, plots)
+    out += _mirrors(summary)
     out += _ratings(summary, plots)
     out += _head_to_head(summary, plots)
     out += _worms(summary, plots)
@@ -136,10 +146,28 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
                 "Games with status turn-cap never finished: they are not results and are "
                 "left out of every statistic. Forfeits are results: the forfeiting seat is "
                 "ranked last.",
+                *_reading_notes(summary),
             ]
         ),
     ]
     return out
+
+
+def _reading_notes(summary: dict[str, Any]) -> list[str]:
+    notes = []
+    if summary.get("gauntlet"):
+        notes.append(
+            "Gauntlet: the challenger plays every table, the field only with the challenger. "
+            "Its head to head with each opponent is the result; the field's order is by "
+            "rating and indirect (measured through the challenger)."
+        )
+    if summary.get("mirrors"):
+        notes.append(
+            "Mirror match: one strategy (same reference, class, parameters and code) "
+            "entered under two names. Its halves should agree: their difference's 95% "
+            "interval holds 0 (their head to head's holds 50%) in 95% of runs."
+        )
+    return notes
 
 
 def _timed_note(summary: dict[str, Any]) -> str:
@@ -153,6 +181,7 @@ def _img(plots: dict[str, Path], name: str, alt: str) -> list[Block]:
 
 def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     rated = summary["ratings"].get("model") is not None
+    ranking = summary.get("ranking") or {}
     header = ["#", "strategy", "games", "win share", "95% CI", "mean worms", "95% CI"]
     header += ["mean rank"] + (["rating (Elo)", "95% CI"] if rated else [])
     header += ["bust rate", "steals/game", "stolen/game"]
@@ -172,15 +201,122 @@ def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             row += [num(r["elo"], 0, sign=True), span(r["elo_low"], r["elo_high"], "num", 0)]
         row += [pct(r["bust_rate"]), num(r["steals"]), num(r["stolen"])]
         rows.append(row)
+    notes = f"{summary['intervals']}. Bust rate is busts per turn played (R9); steals per "
+    notes += "game made (R7) and suffered."
+    if ranking.get("indirect"):
+        return [
+            h2("All entrants, by rating (an indirect ranking)"),
+            para(ranking["note"]),
+            table(header, rows),
+            para(notes),
+        ]
     return [
         h2("Standings"),
         table(header, rows),
-        para(
-            f"{summary['intervals']}. Bust rate is busts per turn played (R9); steals per "
-            "game made (R7) and suffered."
-        ),
+        para(notes),
         *_img(plots, "standings", "Standings: win share and mean worms with 95% intervals"),
     ]
+
+
+def gauntlet_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
+    """The challenger against each opponent, and its overall rating."""
+    g = summary["gauntlet"]
+    who = g["challenger"]
+    verdicts = {"ahead": "ahead", "behind": "behind", "open": "not separated", None: DASH}
+    rows = [
+        [
+            o["opponent"],
+            count(o["games"]),
+            pct(o["share"]),
+            span(o["low"], o["high"]),
+            num(o["elo"], 0, sign=True),
+            signed_span(o["elo_low"], o["elo_high"], 1, 0),
+            los_text(o["los"]),
+            verdicts[o["verdict"]] if o["games"] else "never met",
+        ]
+        for o in g["opponents"]
+    ]
+    rating = g["rating"]
+    return [
+        h2(f"Gauntlet: {who} against each opponent"),
+        para(g["note"]),
+        table(
+            [
+                "opponent",
+                "games together",
+                f"{who} ahead",
+                "95% CI",
+                "Elo difference",
+                "95% CI",
+                "LOS",
+                "at 95%",
+            ],
+            rows,
+        ),
+        para(
+            f"{who} overall: rating {num(rating['elo'], 0, sign=True)} Elo against the "
+            f"field's average ({signed_span(rating['low'], rating['high'], 1, 0)}, 95%); "
+            f"win share {pct(g['win_share'])} ({span(g['win_low'], g['win_high'])}) of "
+            f"{count(g['games'])} games, fair share {pct(g['fair_share'])}."
+        ),
+        *_img(plots, "gauntlet", f"{who} against each opponent, with 95% intervals"),
+    ]
+
+
+def _mirrors(summary: dict[str, Any]) -> list[Block]:
+    """Mirror matches: do the two halves of one strategy agree?"""
+    mirrors = summary.get("mirrors") or []
+    if not mirrors:
+        return []
+    rows = []
+    for m in mirrors:
+        share, h2h = m["share"], m["head_to_head"]
+        rows.append(
+            [
+                f"{m['a']} / {m['b']}",
+                DASH if share is None else points(share["diff"]),
+                DASH if share is None else signed_span(share["low"], share["high"], 100, 1),
+                DASH if share is None else _yes_no(share["holds_zero"]),
+                DASH if h2h is None else f"{pct(h2h['share'])} of {count(h2h['games'])}",
+                DASH if h2h is None else span(h2h["low"], h2h["high"]),
+                DASH if h2h is None else _yes_no(h2h["holds_half"]),
+                "yes (identical)"
+                if m["identical"]
+                else {True: "yes", False: "NO", None: DASH}[m["agree"]],
+            ]
+        )
+    notes = [f"{m['a']} / {m['b']}: {m['share_note']}." for m in mirrors if m["share_note"]]
+    notes += [
+        f"{m['a']} / {m['b']}: {m['seat_order_note']}." for m in mirrors if m["seat_order_note"]
+    ]
+    return [
+        h2("Mirror matches"),
+        para(
+            "The same strategy (reference, class, parameters and code digest) entered under "
+            "two names. Its halves should agree: the difference of their win shares (first "
+            "minus second, by deal of the run) and their head to head (first ahead of "
+            "second; 50% is no difference), each with its 95% interval. With balanced "
+            "seating both halves sit in every seat equally often, so seat advantage cancels."
+        ),
+        table(
+            [
+                "mirror",
+                "Δ win share",
+                "95% CI",
+                "holds 0",
+                "head to head",
+                "95% CI",
+                "holds 50%",
+                "agree",
+            ],
+            rows,
+        ),
+        *([bullets(notes)] if notes else []),
+    ]
+
+
+def _yes_no(value: bool | None) -> str:
+    return {True: "yes", False: "no", None: DASH}[value]
 
 
 def _convergence(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
@@ -189,7 +325,9 @@ def _convergence(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]
         return []
     rows = []
     for c in conv["neighbours"]:
-        if c["overlap"] is None:
+        if c.get("mirror"):
+            verdict = "a mirror pair (one strategy): not ranked"
+        elif c["overlap"] is None:
             verdict = "unknown (too few games)"
         elif c["overlap"]:
             needed = c["games_needed"]
@@ -215,11 +353,15 @@ def _convergence(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]
                 los_text(c["los"]),
             ]
         )
-    head = (
-        "Yes: every pair of neighbours is separated at 95%."
-        if conv["settled"]
-        else "Not yet: some neighbours' 95% intervals of win share overlap."
-    )
+    mirrored = any(c.get("mirror") for c in conv["neighbours"])
+    ranked = [c for c in conv["neighbours"] if not c.get("mirror")]
+    if conv["settled"]:
+        apart = " (mirror pairs apart)" if mirrored else ""
+        head = f"Yes: every pair of neighbours{apart} is separated at 95%."
+    elif ranked:
+        head = "Not yet: some neighbours' 95% intervals of win share overlap."
+    else:
+        head = "Nothing to settle: the only neighbours are mirror pairs (one strategy)."
     return [
         h2("Is the ranking settled?"),
         para(head),
@@ -300,7 +442,7 @@ def _seats(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             count(s["games"]),
             pct(s["share"]),
             span(s["low"], s["high"]),
-            num(None if s["edge"] is None else s["edge"] * 100, 1, sign=True) + " pts",
+            points(s["edge"]),
         ]
         for s in seats["overall"]
     ]
@@ -338,6 +480,15 @@ def _forfeit_kinds(summary: dict[str, Any]) -> list[Block]:
     return blocks
 
 
+def _example(example: dict[str, Any]) -> str:
+    """Where a forfeit happened (``seating``: the index of the game's seat order)."""
+    order = example.get("seating")
+    return (
+        f"table {example['table']}, deal {example['deal']}, seat order {order}, "
+        f"seat {example['seat']}, seed {example['seed']}"
+    )
+
+
 def _faults(summary: dict[str, Any]) -> list[Block]:
     out: list[Block] = []
     if summary["forfeits"]:
@@ -347,9 +498,7 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
                 _kind_label(g.get("kind", "unknown")),
                 g["error"],
                 count(g["count"]),
-                "table {table}, deal {deal}, rotation {rotation}, seat {seat}, seed {seed}".format(
-                    **g["example"]
-                ),
+                _example(g["example"]),
             ]
             for g in summary["forfeits"]
         ]
@@ -449,19 +598,111 @@ def to_html(blocks: list[Block], title: str) -> str:
 
 
 # -- comparisons -------------------------------------------------------------------------
+# How each difference of a comparison (harness.report.compare) is told, in words shared
+# by compare.md / compare.html and the ``harness compare`` terminal table, so the files
+# and the terminal never say different things about one row.
 def _verdict(cell: dict[str, Any]) -> str:
     if cell.get("p_holm") is None:
         return DASH
     return "yes" if cell["significant"] else "no"
 
 
+def compared_how(diff: dict[str, Any]) -> str:
+    """How a difference was compared: ``identical, N games``, ``paired, N deals``, ``unpaired``."""
+    if diff.get("identical"):
+        return f"identical, {count(diff.get('paired_games'))} games"
+    if diff.get("paired"):
+        return f"paired, {count(diff.get('shared_deals'))} deals"
+    return "unpaired"
+
+
+def diff_cells(diff: dict[str, Any], key: str) -> tuple[str, str]:
+    """A difference (``key`` win_share or worms) and its 95% interval, as text.
+
+    Identical games differ by exactly 0: the word "identical" and no interval. A win share
+    compared relative to the fair share (different player counts) is in multiples of it
+    ("x fair"), otherwise in percentage points; a refused test says "not compared".
+    """
+    cell = diff[key]
+    if diff.get("identical"):
+        return "identical", DASH
+    if cell.get("refused") or cell.get("diff") is None:
+        return "not compared", DASH
+    if key == "worms":
+        return num(cell["diff"], 2, sign=True), signed_span(cell["low"], cell["high"], 1, 2)
+    if diff.get("scale") == "fair_share":
+        text = f"{num(cell['diff'], 2, sign=True)} x fair"
+        return text, signed_span(cell["low"], cell["high"], 1, 2)
+    return points(cell["diff"]), signed_span(cell["low"], cell["high"], 100, 1)
+
+
+def compare_legend(comparison: dict[str, Any]) -> list[str]:
+    """What the words of the difference columns mean (only those the comparison uses)."""
+    cells = [d for s in comparison["strategies"] for d in s["diffs"]]
+    out = [
+        "paired: the same deals, dice, seats and opponents in both runs, clustered by deal; "
+        "identical: every such game the same (a difference of exactly 0, not tested); "
+        "unpaired: independent samples."
+    ]
+    if any(d.get("scale") == "fair_share" for d in cells):
+        out.append("x fair: win shares relative to the fair share 1/players (1.0 = fair).")
+    return out
+
+
+def compare_notes(comparison: dict[str, Any]) -> list[str]:
+    """Why rows are unpaired or partly paired and which tests were refused, one line each.
+
+    The runs not paired at all come first (``pairing``); then each row's note, said once
+    for all strategies it applies to, and left out where it only repeats its run's reason;
+    then each refusal (a worms test across player counts), once per run.
+    """
+    base = comparison.get("baseline", "A")
+    out = list(comparison.get("pairing") or [])
+    notes: dict[tuple[str, str], list[str]] = {}
+    refusals: dict[tuple[str, str, str], None] = {}  # (run, test, why), in order, once
+    for s in comparison["strategies"]:
+        for d in s["diffs"]:
+            note = _beyond_run_reason(
+                d.get("note"), f"run {d['run']} is compared unpaired with {base}: ", out
+            )
+            if note:
+                notes.setdefault((d["run"], note), []).append(s["strategy"])
+            for key in ("win_share", "worms"):
+                refused = (d.get(key) or {}).get("refused")
+                if refused:
+                    refusals[d["run"], key, refused] = None
+    for (run, note), names in notes.items():
+        out.append(f"{run} − {base}, {', '.join(names)}: {note}")
+    for run, key, why in refusals:
+        shown = "win share" if key == "win_share" else "mean worms"
+        out.append(f"{run} − {base}: {shown} not compared ({why})")
+    return out
+
+
+def _beyond_run_reason(note: str | None, prefix: str, pairing: list[str]) -> str | None:
+    """What a row's note adds to its run's line in ``pairing`` (which starts ``prefix``):
+    "unpaired: <the run's reason>" adds nothing; "unpaired: <reason>; more" adds "more"."""
+    if not note or not note.startswith("unpaired: "):
+        return note
+    body = note[len("unpaired: ") :]
+    for line in pairing:
+        if line.startswith(prefix):
+            reason = line[len(prefix) :]
+            if body == reason:
+                return None
+            if body.startswith(reason + "; "):
+                return body[len(reason) + 2 :]
+    return note
+
+
 def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     """A comparison of runs as blocks, in reading order."""
     runs = comparison["runs"]
+    base = comparison["baseline"]
     out = [h1("Runs compared: " + " vs ".join(f"{r['name']}/{r['run_id']}" for r in runs))]
     out.append(
         table(
-            ["run", "folder", "rules", "players", "dice", "scored games"],
+            ["run", "folder", "rules", "players", "dice", "seed", "scored games"],
             [
                 [
                     r["label"],
@@ -469,6 +710,7 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
                     r["rules_text"],
                     str(r["players"]),
                     r["dice"],
+                    DASH if r.get("seed") is None else str(r["seed"]),
                     count(r["games"]),
                 ]
                 for r in runs
@@ -480,6 +722,15 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
     out.append(
         bullets(diffs) if diffs else para("Nothing: same rules, players, dice and entrants.")
     )
+    match = comparison.get("match") or {}
+    if match:
+        out.append(
+            para(
+                "Matched by --match (run A's name = the other runs' name): "
+                + ", ".join(f"{old} = {new}" for old, new in match.items())
+                + "."
+            )
+        )
     if not comparison["shared"]:
         out.append(para("The runs share no strategy with games: there is nothing to compare."))
         return out
@@ -498,43 +749,42 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
             ]
         rows.append(row)
     out.append(table(header, rows))
-    header = ["strategy", "run"]
+    header = ["strategy", "run", "compared"]
     header += ["Δ win share", "95% CI", "significant", "Δ worms", "95% CI", "significant"]
     rows = []
     for s in comparison["strategies"]:
         for d in s["diffs"]:
-            w, m = d["win_share"], d["worms"]
+            win, worms = diff_cells(d, "win_share"), diff_cells(d, "worms")
             rows.append(
                 [
                     s["strategy"],
-                    f"{d['run']} − {comparison['baseline']}",
-                    num(None if w["diff"] is None else w["diff"] * 100, 1, sign=True) + " pts",
-                    signed_span(w["low"], w["high"], 100, 1),
-                    _verdict(w),
-                    num(m["diff"], 2, sign=True),
-                    signed_span(m["low"], m["high"], 1, 2),
-                    _verdict(m),
+                    f"{d['run']} − {base}",
+                    compared_how(d),
+                    *win,
+                    _verdict(d["win_share"]),
+                    *worms,
+                    _verdict(d["worms"]),
                 ]
             )
     out.append(table(header, rows))
+    out.append(bullets(compare_legend(comparison)))
+    notes = compare_notes(comparison)
+    if notes:
+        out.append(h2("How the rows were compared"))
+        out.append(bullets(notes))
     out += [image(plots[k], k) for k in ("compare", "compare_diffs") if k in plots]
     if comparison["head_to_head"]:
         out.append(h2("Shared head-to-head pairs"))
         header = ["A ahead of B"] + [f"{r['label']}" for r in runs]
-        header += [f"{d} − {comparison['baseline']}" for d in [r["label"] for r in runs[1:]]]
+        header += [f"{d} − {base}" for d in [r["label"] for r in runs[1:]]]
         rows = []
         for p in comparison["head_to_head"]:
             row = [f"{p['a']} ahead of {p['b']}"]
             row += [f"{pct(v['share'])} ({span(v['low'], v['high'])})" for v in p["runs"]]
-            row += [
-                num(None if d["diff"] is None else d["diff"] * 100, 1, sign=True)
-                + " pts"
-                + (" *" if d.get("significant") else "")
-                for d in p["diffs"]
-            ]
+            row += [points(d["diff"]) + (" *" if d.get("significant") else "") for d in p["diffs"]]
             rows.append(row)
         out.append(table(header, rows))
-        out.append(para("* significant after Holm correction."))
+        out.append(para("Unpaired (independent samples). * significant after Holm correction."))
     if comparison["not_shared"]:
         out.append(
             para("Not in every run (left out): " + ", ".join(comparison["not_shared"]) + ".")
@@ -553,3 +803,50 @@ def text_table(header: list[str], rows: list[list[str]], left: int = 1) -> list[
         ).rstrip()
 
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def standings_lines(summary: dict[str, Any]) -> list[str]:
+    """The terminal's standings of a report.
+
+    A round robin: the field ranked by win share. A gauntlet: the challenger against each
+    opponent (the report's own table) and then every entrant by rating, labelled as an
+    indirect order and with no rank column: the field's win shares are taken against
+    different opponents, so a place would claim what the games cannot show.
+    """
+    # The report's own gauntlet section: the terminal says what report.md says.
+    ranking = summary.get("ranking") or {}
+    indirect = bool(ranking.get("indirect"))
+    out: list[str] = []
+    if summary.get("gauntlet") is not None:
+        blocks = gauntlet_blocks(summary, {})
+        # Heading, then the table, then its notes (the overall rating, what LOS means).
+        for kind in ("h2", "table", "p"):
+            for block in (b for b in blocks if b.kind == kind):
+                if kind == "h2":
+                    out.append(f"{block.text}:")
+                elif kind == "table" and block.header and block.rows is not None:
+                    out += ["  " + line for line in text_table(block.header, block.rows)]
+                elif kind == "p" and block.text:
+                    out.append(f"  {block.text}")
+    header = ["strategy", "games", "win share", "95% CI", "worms", "Elo", "95% CI"]
+    rows = [
+        [
+            r["strategy"],
+            f"{r['games']:,}",
+            pct(r["win_share"]),
+            span(r["win_low"], r["win_high"]),
+            num(r["worms"]),
+            num(r["elo"], 0, sign=True),
+            signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0),
+        ]
+        for r in summary["standings"]
+    ]
+    if indirect:
+        out.append(f"All entrants, by {ranking.get('by') or 'rating'} (indirect):")
+        out += ["  " + line for line in text_table(header, rows)]
+    else:
+        ranked = [
+            [str(r["place"]), *row] for r, row in zip(summary["standings"], rows, strict=True)
+        ]
+        out += ["  " + line for line in text_table(["#", *header], ranked, left=2)]
+    return out

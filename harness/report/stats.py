@@ -4,18 +4,32 @@ No I/O and no pandas here: functions take counts and sums (the aggregates a run 
 size reduces to) and return numbers. Undefined results are ``nan``, never a made-up
 number; callers show them as a dash.
 
-Two kinds of interval, chosen by how the dice were dealt:
+Every interval that aggregates games (standings, ratings, head-to-head, seat advantage,
+the convergence curve) treats a deal of the whole run as its unit: all the games of deal
+d, at every table and in every seat order, are one cluster. Why, for either dice mode:
 
-* independent dice: every game is its own unit; a share gets a Wilson interval, a mean
-  the usual t interval;
-* duplicate dice: the seat rotations of one deal saw the same dice, so their results
-  are correlated (like the game pairs of chess engine testing). The deal is the unit:
-  the estimate is a ratio of sums over deals and its variance is the cluster-robust
-  (linearised ratio) variance, with a t quantile on deals - 1 degrees of freedom.
+* duplicate dice: every seat order of deal d sees the same dice, and since issue 10 so
+  does every table (deal d's seed comes from the config seed and d only). A strategy's
+  results at its tables are then correlated through the shared deal: clustering by
+  (table, deal) would count one lucky deal as independent luck at each table and make the
+  intervals too narrow (benchmarks/coverage.py measures by how much).
+* independent dice: seat order k of deal d draws one stream, the same at every table, so
+  the games of (deal d, order k) at different tables share their dice just as well; games
+  of one deal in other orders do not, but grouping them in the deal's cluster costs
+  nothing measurable (a cluster coarser than the dependence is still valid; it only
+  leaves fewer degrees of freedom, and runs have hundreds of deals) and keeps one rule.
+
+The estimate is a ratio of sums over deals and its variance the cluster-robust
+(linearised ratio) variance, with a t quantile on deals - 1 degrees of freedom, as the
+game pairs of chess engine testing are treated. Moments of disjoint sets of deals add
+up, so a run is reduced batch by batch (:mod:`harness.report.aggregate`). Runs stored
+before issue 10 (deal seeds per table) are clustered by deal too, which is conservative
+there. A plain Wilson interval over games (``share_interval(m, blocks=False)``) is
+kept for callers that have truly independent games.
 
 Ratings are a Plackett-Luce model fitted to finishing orders (with two players it is
-Bradley-Terry), reported on the Elo scale, with cluster-robust (sandwich) intervals so
-that duplicate-dice deals count as the units they are.
+Bradley-Terry), reported on the Elo scale, with cluster-robust (sandwich) intervals, the
+deal being the cluster.
 """
 
 from __future__ import annotations
@@ -132,7 +146,9 @@ class Moments:
 def share_interval(m: Moments, blocks: bool, confidence: float = 0.95) -> tuple[float, float]:
     """Interval for a share in [0, 1]: Wilson, on the effective number of games for blocks.
 
-    With duplicate dice the games of a deal are not independent, so the binomial count
+    ``blocks``: the moments' units are deal clusters (what reports pass, see the module
+    docstring); False: they are independent games. The games of a deal are not
+    independent, so the binomial count
     is replaced by the effective sample size p(1-p)/se^2 from the cluster-robust standard
     error (Kish's design effect), scaled by (z/t)^2 on deals - 1 degrees of freedom (Korn
     and Graubard's interval for clustered samples). This keeps Wilson's good behaviour
@@ -556,7 +572,7 @@ class Sprt:
     """A running sequential probability ratio test of A against B on blocks.
 
     Feed it block outcomes in a fixed order (``add``); ``status`` is "H0", "H1" or
-    "continue". A block is one deal in every seat rotation; its score is A's share of
+    "continue". A block is one deal in every seat order; its score is A's share of
     the block's games where A finished ahead of B (ties count half).
     """
 

@@ -4,6 +4,7 @@ The rooms, in the order a run goes through them::
 
     config    read and check the YAML, resolve the entrants
     plan      tables, seeds, chunks and their content keys (pure)
+    seating   the seat orders of a deal: balanced, cyclic, permutations (pure)
     chunks    play one chunk -> compact columnar result (pure; what a worker runs)
     backend   where chunks are played: worker processes, or in-process
     dask_backend, dask_worker   the same chunks as tasks on a Dask cluster

@@ -211,7 +211,7 @@ def label(frame: Any) -> str:
         return "plugin output"
     if NOW.deal < 0:
         return f"plugin output, table {spec.table} (loading its strategies)"
-    where = f"table {spec.table} deal {NOW.deal} rotation {NOW.rotation}"
+    where = f"table {spec.table} deal {NOW.deal} seating {NOW.order}"
     seat = seat_of(frame) if frame is not None else None
     if seat is None:
         return f"plugin output, {where}"
@@ -1116,15 +1116,14 @@ class ProcessBackend:
                 )
         self._fresh(workers, w)
         chunk.deaths += 1
-        n = spec.rules.players
         if row >= chunk.received:
-            deal, rotation = spec.first + row // n, row % n
-            where = f"deal {deal} rotation {rotation}"
+            deal, k = spec.game_at(row)
+            where = f"deal {deal} seating {k}"
             traced = chunk.trace_from is not None and row >= chunk.trace_from
             if traced and inside and row not in chunk.decided:
                 seat, turn = int(shm[W_SEAT]), int(shm[W_TURN])
                 method = METHODS[int(shm[W_METHOD])]
-                name = spec.entrants[(seat + rotation) % n].name
+                name = spec.entrant_in(seat, k).name
                 detail = f"its worker process died ({how}) in {method}()"
                 chunk.decided[row] = SeatCrashed(turn, seat, name, detail)
                 log.warning(
@@ -1188,16 +1187,15 @@ class ProcessBackend:
                 return self._overtime(workers, w, chunk, resume)
         elif not spec.limited and now - w.seen_at > STUCK_AFTER and w.warned_row != row:
             w.warned_row = row
-            n = spec.rules.players
-            r = int(row) if row >= 0 else chunk.received
+            deal, k = spec.game_at(int(row) if row >= 0 else chunk.received)
             log.warning(
-                "table %s (%s) deal %d rotation %d: no game finished for %.0f s in worker "
+                "table %s (%s) deal %d seating %d: no game finished for %.0f s in worker "
                 "%d; a strategy may be stuck: set move_time (--move-time SECONDS) to make "
                 "it forfeit",
                 spec.table,
                 " v ".join(e.name for e in spec.entrants),
-                spec.first + r // n,
-                r % n,
+                deal,
+                k,
                 now - w.seen_at,
                 w.index,
             )
@@ -1221,9 +1219,8 @@ class ProcessBackend:
             return outcomes
         w.chunk = None
         if row >= chunk.received and inside and not math.isnan(deadline):
-            n = spec.rules.players
-            rotation = row % n
-            name = spec.entrants[(seat + rotation) % n].name
+            deal, k = spec.game_at(row)
+            name = spec.entrant_in(seat, k).name
             if spec.move_time is not None and abs(entered + spec.move_time - deadline) < 1e-3:
                 over = f"move_time {spec.move_time:g} s"
             elif spec.game_time is not None:
@@ -1236,11 +1233,11 @@ class ProcessBackend:
             )
             chunk.decided[row] = TimeForfeit(turn, seat, name, detail)
             log.warning(
-                "chunk %s: deal %d rotation %d: seat %d (%s) %s; stored as its forfeit, "
+                "chunk %s: deal %d seating %d: seat %d (%s) %s; stored as its forfeit, "
                 "going on from the next game",
                 spec.describe(),
-                spec.first + row // n,
-                rotation,
+                deal,
+                k,
                 seat,
                 name,
                 detail,

@@ -39,6 +39,7 @@ from harness.plugins import _OWN_PACKAGES, StrategySpec, code_digest, resolve
 from harness.rules import Rules
 from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
+from harness.tourney.seating import Design, design, seats_of
 
 STATUS_CODES = {"over": 0, "turn-cap": 1, "forfeit": 2}
 STATUS_NAMES = tuple(STATUS_CODES)
@@ -57,11 +58,11 @@ log = logging.getLogger(WORKER_LOGGER)
 
 @dataclass
 class ChunkResult:
-    """The compact result of a chunk: rows ordered by deal, then rotation.
+    """The compact result of a chunk: rows ordered by deal, then seat order index.
 
     ``games`` holds the game columns, ``seats[i]`` the columns of seat i; ``errors``
-    maps a row to its forfeit message; ``stats[e]`` sums up table entrant e (rotation-0
-    seat order) for the standings; ``cpu`` is the worker's CPU seconds; ``loaded`` the
+    maps a row to its forfeit message; ``stats[e]`` sums up table entrant e (the spec's
+    ``entrants[e]``) for the standings; ``cpu`` is the worker's CPU seconds; ``loaded`` the
     sorted code digests of the user (not built-in) strategy code that was loaded in the
     process that played it, when it finished (see :func:`loaded_code`).
     """
@@ -118,9 +119,11 @@ def finish(spec: ChunkSpec, result: ChunkResult) -> ChunkResult:
     from harness import native
 
     if native.available() and result.rows:
-        result.stats = native.chunk_stats(result.games, result.seats, spec.rules.players)
+        result.stats = native.chunk_stats(
+            result.games, result.seats, spec.rules.players, spec.orders
+        )
     else:
-        result.stats = chunk_stats(result, spec.rules.players)
+        result.stats = chunk_stats(result, spec.rules.players, spec.orders)
     return result
 
 
@@ -179,17 +182,12 @@ class _Absent(Strategy):
     name = "absent"
 
 
-def seats_of(items: list[Any], rotation: int) -> list[Any]:
-    """Seat i holds table entrant (i + rotation) % n."""
-    n = len(items)
-    return [items[(i + rotation) % n] for i in range(n)]
-
-
-def dice_for(spec: ChunkSpec, seed: int, rotation: int) -> DuplicateDice | SeededDice:
-    """The dice of game (deal with ``seed``, ``rotation``), as play_chunk gives them."""
+def dice_for(spec: ChunkSpec, seed: int, order: int) -> DuplicateDice | SeededDice:
+    """The dice of game (deal with ``seed``, seat order index ``order``), as play_chunk
+    gives them."""
     if spec.dice == "duplicate":
         return DuplicateDice(seed)
-    return SeededDice(game_seed(seed, rotation, spec.dice))
+    return SeededDice(game_seed(seed, order, spec.dice))
 
 
 # -- user code: what a process has loaded -----------------------------------------------
@@ -252,18 +250,18 @@ class Playing:
     Five attribute stores per game; read only when a plugin writes something.
     """
 
-    __slots__ = ("spec", "deal", "rotation", "row", "names", "seats")
+    __slots__ = ("spec", "deal", "order", "row", "names", "seats")
 
     def __init__(self) -> None:
         self.spec: ChunkSpec | None = None
         self.deal = -1
-        self.rotation = -1
+        self.order = -1  # the seat order's index in the spec's design
         self.row = -1
         self.names: list[str] = []
         self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
 
     def clear(self) -> None:
-        self.spec, self.deal, self.rotation, self.row = None, -1, -1, -1
+        self.spec, self.deal, self.order, self.row = None, -1, -1, -1
         self.names, self.seats = [], []
 
 
@@ -314,18 +312,18 @@ def bounded_traceback(exc: BaseException, limit: int = TRACEBACK_LIMIT) -> str:
     return f"Traceback (most recent call last):\n{frames}{type(exc).__name__}: {safe_text(exc)}"
 
 
-def _log_first(exc: GameError, spec: ChunkSpec, deal: int, rotation: int) -> None:
+def _log_first(exc: GameError, spec: ChunkSpec, deal: int, order: int) -> None:
     """The full traceback of each strategy's first forfeit (in this process) to run.log."""
     cause = exc.__cause__
     if exc.strategy in _SHOWN or cause is None or cause.__traceback__ is None:
         return
     _SHOWN.add(exc.strategy)
     log.warning(
-        "first forfeit of %s (table %s deal %d rotation %d): %s\n%s",
+        "first forfeit of %s (table %s deal %d seating %d): %s\n%s",
         exc.strategy,
         spec.table,
         deal,
-        rotation,
+        order,
         safe_text(exc),
         bounded_traceback(cause),
     )
@@ -341,7 +339,8 @@ def play_chunk(
     trace_from: int | None = None,
     sink: Callable[[ChunkResult, int], None] | None = None,
 ) -> ChunkResult:
-    """Play every rotation of deals ``spec.first``..``spec.stop - 1`` of the table.
+    """Play every seat order of deals ``spec.first``..``spec.stop - 1`` of the table
+    (rows: deal, then the order's index in ``spec.orders``).
 
     The rest is for backends that contain plugins (all off by default): rows before
     ``start`` are left out (a resumed chunk: the result's first row is row ``start``,
@@ -365,7 +364,8 @@ def play_chunk(
                 sink(native_result, start + native_result.rows)
             return native_result
     started = time.process_time()
-    n = spec.rules.players
+    orders = spec.orders
+    k_orders = len(orders)
     decided = decided or {}
     names = [e.name for e in spec.entrants]
     NOW.spec = spec
@@ -376,13 +376,13 @@ def play_chunk(
     except BaseException:
         NOW.clear()
         raise
-    seat_names = [seats_of(names, r) for r in range(n)]
+    seat_names = [seats_of(names, order) for order in orders]
     result = empty_result(spec)
     games, seats, errors = result.games, result.seats, result.errors
     # Bound methods, looked up once: this loop runs once per game.
-    g_deal, g_rot, g_seed, g_gseed = (
+    g_deal, g_order, g_seed, g_gseed = (
         games["deal"].append,
-        games["rotation"].append,
+        games["seating"].append,
         games["seed"].append,
         games["game_seed"].append,
     )
@@ -409,13 +409,13 @@ def play_chunk(
     mark = getattr(watch, "game", None)
     tracer = watch if trace_from is not None and hasattr(watch, "trace") else None
     flush_at = time.monotonic() + FLUSH_EVERY if sink is not None else None
-    first_deal = spec.first + start // n
-    row = (first_deal - spec.first) * n
+    first_deal = spec.first + start // k_orders
+    row = (first_deal - spec.first) * k_orders
     try:
         for deal in range(first_deal, spec.stop):
-            dseed = deal_seed(spec.seed, spec.table_key, deal)
+            dseed = deal_seed(spec.seed, deal)
             shared = dice_for(spec, dseed, 0) if duplicate else None  # one per deal
-            for r in range(n):
+            for r in range(k_orders):
                 if row < start:
                     row += 1
                     continue
@@ -428,6 +428,7 @@ def play_chunk(
                     factories,
                     seat_names[r],
                     r,
+                    orders[r],
                     dice,
                     gseed,
                     decided.get(row),
@@ -445,7 +446,7 @@ def play_chunk(
                     if row not in decided:
                         _log_first(error, spec, deal, r)
                 g_deal(deal)
-                g_rot(r)
+                g_order(r)
                 g_seed(dseed)
                 g_gseed(gseed)
                 g_turns(result_game.turns)
@@ -509,7 +510,8 @@ def _play_one(
     spec: ChunkSpec,
     factories: list[Callable[[], Strategy]],
     names: list[str],
-    rotation: int,
+    k: int,
+    order: tuple[int, ...],
     dice: Any,
     gseed: int,
     decided: GameError | None,
@@ -518,21 +520,21 @@ def _play_one(
     deal: int,
     row: int,
 ) -> tuple[GameResult, GameError | None]:
-    """One game from fresh instances: its result and its forfeit (None if none)."""
+    """One game (seat order ``order``, index ``k`` of the design) from fresh instances:
+    its result and its forfeit (None if none)."""
     n = spec.rules.players
     if decided is not None and decided.turn == 0:
         # Decided before the first turn (a constructor or new_game): nobody is asked.
         game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
         return game.result(error=decided), decided
     if not factories:  # isolated seats: their processes build the instances
-        NOW.deal, NOW.rotation, NOW.row, NOW.names = deal, rotation, row, names
+        NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
         assert seats_for is not None
-        playing = seats_for.guard(None, names, rotation)
+        playing = seats_for.guard(None, names, k)
     else:
         instances: list[Strategy] = []
         failed: GameError | None = None
-        for seat in range(n):
-            factory = factories[(seat + rotation) % n]
+        for seat, factory in enumerate(seats_of(factories, order)):
             try:
                 if tracer is not None:
                     tracer.trace(seat, 0, 0)
@@ -547,7 +549,7 @@ def _play_one(
                 failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
                 failed.__cause__ = exc
                 instances.append(_Absent())
-        NOW.deal, NOW.rotation, NOW.row, NOW.names = deal, rotation, row, names
+        NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
         NOW.seats = instances
         if failed is not None:
             game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
@@ -556,7 +558,7 @@ def _play_one(
         if tracer is not None:
             playing = [_Traced(s, tracer) for s in playing]
         if seats_for is not None:
-            playing = seats_for.guard(playing, names, rotation)
+            playing = seats_for.guard(playing, names, k)
     game = Game(playing, spec.rules, dice, names=names, max_turns=spec.max_turns, seed=gseed)
     if decided is not None:
         return _play_until(game, decided)
@@ -584,9 +586,9 @@ def _play_until(game: Game, error: GameError) -> tuple[GameResult, GameError]:
 class _Seats:
     """Seats under limits (:func:`harness.seats.guard`), kept for the whole chunk.
 
-    In-process, one set of timed wrappers per rotation, each given the game's fresh
+    In-process, one set of timed wrappers per seat order, each given the game's fresh
     instance (a wrapper's ``new_game`` starts the game's clock); with process
-    isolation, one set of seat processes per rotation (each builds a fresh instance per
+    isolation, one set of seat processes per seat order (each builds a fresh instance per
     game, in its own process): no plugin code runs in the playing process at all.
     """
 
@@ -599,34 +601,35 @@ class _Seats:
         self.isolated = self.limits.isolation != "none"
         self.spec = spec
         self.watch = watch
-        self.by_rotation: dict[int, list[Strategy]] = {}
+        self.by_order: dict[int, list[Strategy]] = {}
 
-    def guard(
-        self, instances: list[Strategy] | None, names: list[str], rotation: int
-    ) -> list[Strategy]:
+    def guard(self, instances: list[Strategy] | None, names: list[str], k: int) -> list[Strategy]:
+        """The guarded seats of order index ``k`` (built at its first game)."""
         from harness.seats import guard
 
-        seats = self.by_rotation.get(rotation)
+        seats = self.by_order.get(k)
         if seats is None:
             n = len(names)
             refs = None
             if self.isolated:
-                refs = seats_of([(ref.load, ref.params) for ref in self.spec.entrants], rotation)
+                refs = seats_of(
+                    [(ref.load, ref.params) for ref in self.spec.entrants], self.spec.orders[k]
+                )
             given: list[Any] = list(instances) if instances is not None else [None] * n
             seats = guard(given, names, self.limits, refs=refs, beacon=self.watch)
-            self.by_rotation[rotation] = seats
+            self.by_order[k] = seats
         elif instances is not None:
             for wrapper, instance in zip(seats, instances, strict=True):
                 wrapper.inner = instance  # type: ignore[attr-defined]
         return seats
 
     def close(self) -> None:
-        if self.by_rotation:
+        if self.by_order:
             from harness.seats import close_all
 
-            for seats in self.by_rotation.values():
+            for seats in self.by_order.values():
                 close_all(seats)
-            self.by_rotation.clear()
+            self.by_order.clear()
 
 
 def new_stats(players: int) -> dict[str, Any]:
@@ -645,35 +648,37 @@ def new_stats(players: int) -> dict[str, Any]:
     }
 
 
-def chunk_stats(result: ChunkResult, n: int) -> list[dict[str, Any]]:
-    """Per table entrant (rotation-0 seat order): games, wins, ties, worms, ranks."""
+def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[dict[str, Any]]:
+    """Per table entrant (``orders[k][seat]`` of a row in order k): games, wins, ties,
+    worms, ranks. ``orders``: the chunk's design (None: the cyclic one)."""
+    orders = orders if orders is not None else design(n, "cyclic")
     stats = [new_stats(n) for _ in range(n)]
-    rotation, status, error_seat = (
-        result.games["rotation"],
+    seating, status, error_seat = (
+        result.games["seating"],
         result.games["status"],
         result.games["error_seat"],
     )
     worms = [s["worms"] for s in result.seats]
     ranks = [s["rank"] for s in result.seats]
     for row in range(result.rows):
-        r = rotation[row]
+        order = orders[seating[row]]
         if status[row] == 1:  # turn cap: unfinished, never scored
             for i in range(n):
-                stats[(i + r) % n]["capped"] += 1
+                stats[order[i]]["capped"] += 1
             continue
         firsts = [i for i in range(n) if ranks[i][row] == 1]
         for i in range(n):
-            st = stats[(i + r) % n]
+            st = stats[order[i]]
             st["games"] += 1
             st["worms"] += worms[i][row]
             st["rank"] += ranks[i][row]
         if len(firsts) == 1:
-            stats[(firsts[0] + r) % n]["wins"] += 1
+            stats[order[firsts[0]]]["wins"] += 1
         else:
             for i in firsts:
-                stats[(i + r) % n]["shared"][len(firsts)] += 1
+                stats[order[i]]["shared"][len(firsts)] += 1
         if error_seat[row] >= 0:
-            stats[(error_seat[row] + r) % n]["forfeits"] += 1
+            stats[order[error_seat[row]]]["forfeits"] += 1
     return stats
 
 
@@ -681,12 +686,13 @@ def chunk_stats(result: ChunkResult, n: int) -> list[dict[str, Any]]:
 def replay_game(
     spec: ChunkSpec,
     deal: int,
-    rotation: int,
+    k: int,
     *,
     observer: GameObserver | None = None,
     record: bool = False,
 ) -> GameResult:
-    """Play game (deal, rotation) of the spec's table again, exactly as the chunk did.
+    """Play game (deal, seat order index ``k``) of the spec's table again, exactly as the
+    chunk did.
 
     ``record=True`` attaches the game record (``result.record``); a forfeit is returned
     as the result (``result.error``), not raised (its ``__cause__`` is the plugin's
@@ -695,31 +701,31 @@ def replay_game(
     from harness.engine import Fanout
     from harness.record import RecordBuilder
 
-    n = spec.rules.players
-    dseed = deal_seed(spec.seed, spec.table_key, deal)
-    gseed = game_seed(dseed, rotation, spec.dice)
-    names = seats_of([e.name for e in spec.entrants], rotation)
+    order = spec.orders[k]
+    dseed = deal_seed(spec.seed, deal)
+    gseed = game_seed(dseed, k, spec.dice)
+    names = seats_of([e.name for e in spec.entrants], order)
     builder = RecordBuilder(spec.rules, names, gseed) if record else None
     observers = [o for o in (builder, observer) if o is not None]
     fan = observers[0] if len(observers) == 1 else (Fanout(observers) if observers else None)
-    dice = dice_for(spec, dseed, rotation)
+    dice = dice_for(spec, dseed, k)
     seats_for = _Seats(spec, None) if spec.limited else None
     error: GameError | None = None
     if seats_for is not None and seats_for.isolated:
-        playing = seats_for.guard(None, names, rotation)
+        playing = seats_for.guard(None, names, k)
     else:
-        factories = [_factory(_spec(ref)) for ref in spec.entrants]
+        factories = seats_of([_factory(_spec(ref)) for ref in spec.entrants], order)
         instances: list[Strategy] = []
-        for seat in range(n):
+        for seat, factory in enumerate(factories):
             try:
-                instances.append(factories[(seat + rotation) % n]())
+                instances.append(factory())
             except BaseException as exc:
                 if is_user_interrupt(exc):
                     raise
                 error = StrategyFailed(0, seat, names[seat], "__init__", exc)
                 error.__cause__ = exc
                 instances.append(_Absent())
-        playing = instances if seats_for is None else seats_for.guard(instances, names, rotation)
+        playing = instances if seats_for is None else seats_for.guard(instances, names, k)
     game = Game(
         playing,
         spec.rules,
@@ -742,5 +748,5 @@ def replay_game(
             seats_for.close()
     if builder is not None:
         result.record = builder.finish(result)
-        result.record["tourney"] = {"table": spec.table, "deal": deal, "rotation": rotation}
+        result.record["tourney"] = {"table": spec.table, "deal": deal, "seating": k}
     return result

@@ -17,6 +17,7 @@ from harness.cli_common import (
     strict_option,
     user_errors,
 )
+from harness.tourney.seating import SEATINGS
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.
@@ -32,7 +33,14 @@ def _err(text: str) -> None:
 @click.option(
     "--games",
     type=click.IntRange(1),
-    help="Deals per table (each played in every seat rotation); overrides the config.",
+    help="Deals per table (each played in every seat order of the seating); overrides the config.",
+)
+@click.option(
+    "--seating",
+    type=click.Choice(list(SEATINGS)),
+    help="Seat orders of every deal: balanced (every entrant before every other and in every "
+    "seat equally often; the default), cyclic (the n rotations of one order) or "
+    "permutations (all n!, up to 5 players); overrides the config.",
 )
 @click.option("--seed", type=int, help="Tournament seed; overrides the config.")
 @click.option(
@@ -86,7 +94,7 @@ def _err(text: str) -> None:
 )
 @click.option(
     "--game",
-    metavar="TABLE:DEAL:ROTATION",
+    metavar="TABLE:DEAL:SEATING",
     help="Play one game of the tournament again, narrated (e.g. a forfeit), and store nothing.",
 )
 @click.option(
@@ -102,6 +110,7 @@ def _err(text: str) -> None:
 def tourney(
     config: str,
     games: int | None,
+    seating: str | None,
     seed: int | None,
     workers: int | None,
     out: str,
@@ -139,7 +148,7 @@ def tourney(
 
     limits = {"move_time": move_time, "game_time": game_time, "isolation": isolation}
     if game is not None:
-        _replay_one(config, game, seed, show_traceback, limits)
+        _replay_one(config, game, seed, show_traceback, {**limits, "seating": seating})
         return
     if backend is None:
         backend = "dask" if address or dashboard else "local"
@@ -157,6 +166,7 @@ def tourney(
             address=address,
             dashboard=dashboard,
             engine=engine,
+            seating=seating,
             **limits,
         )
     except TourneyInterrupted as exc:
@@ -169,7 +179,7 @@ def tourney(
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         _err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
-    report = None if no_report or not run.stored else _write_report(run.run_dir, as_json)
+    report = _write_report(run, as_json, write=not no_report) if run.stored else None
     if as_json:
         summary = run.summary()
         summary["report"] = str(report) if report else None
@@ -185,25 +195,65 @@ def tourney(
         sys.exit(EXIT_FORFEITS)
 
 
-def _write_report(run_dir: Any, quiet: bool) -> Any:
-    """The run's report (issue 4); a failure is told, never fails the run itself."""
-    from harness.errors import HarnessError
-    from harness.report import write_report
+def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
+    """The run's report (issue 4) and its figures in the run's standings (issue 10).
 
-    if not quiet:
+    ``run`` is the finished TourneyRun (or just its folder). With ``write`` the report
+    files are written; without (``--no-report``) the summary is read from a current
+    report.json or computed, writing nothing. Either way the summary's 95% win-share
+    intervals and ratings are copied into ``run.standings`` (what the table and
+    ``--json`` show), so the terminal agrees with the report. A failure is told, never
+    fails the run itself. Returns the path of report.html, or None.
+    """
+    from harness.errors import HarnessError
+    from harness.report import write_report  # looked up here: tests replace it
+    from harness.report.api import cached_summary
+    from harness.tourney.standings import with_report
+
+    run_dir = getattr(run, "run_dir", run)
+    if not quiet and write:
         _err("Writing the report...")
     try:
-        return write_report(run_dir).html
+        if write:
+            report = write_report(run_dir)
+            summary, html = report.summary, report.html
+        else:
+            summary, html = cached_summary(run_dir), None
     except (HarnessError, OSError, ValueError) as exc:
-        _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
+        if write:
+            _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
+        else:
+            _err(f"No intervals in the standings ({exc}); harness report {run_dir} shows them")
         return None
+    standings = getattr(run, "standings", None)
+    if isinstance(standings, list):
+        standings[:] = with_report(standings, summary)  # in place: run.summary() shares it
+    return html
+
+
+def _gauntlet_lines(run: Any) -> list[str]:
+    """A gauntlet's table as the report has it: the challenger against each opponent, the
+    field by rating (indirect), never ranked by win shares taken against other opponents."""
+    from harness.errors import HarnessError
+    from harness.report.api import cached_summary
+    from harness.report.render import standings_lines
+
+    try:
+        return standings_lines(cached_summary(run.run_dir))
+    except (HarnessError, OSError, ValueError):
+        return []
 
 
 def _print_run(run: Any) -> None:
     from harness.tourney.progress import duration
     from harness.tourney.standings import format_table
 
-    for line in format_table(run.standings):
+    if run.stored and not any("win_low" in row for row in run.standings):
+        _write_report(run, True, write=False)  # the report's intervals, nothing written
+    lines = format_table(run.standings)
+    if run.format == "gauntlet" and run.stored:
+        lines = _gauntlet_lines(run) or lines
+    for line in lines:
         click.echo(line)
     click.echo("")
     click.echo(f"Run folder: {run.run_dir}")
@@ -241,16 +291,15 @@ def _replay_one(
     from harness.tourney.repro import find_game
 
     config = load_config(config_path).override(seed=seed, **limits)
-    spec, deal, rotation = find_game(config, game)
-    n = config.players
-    names = [spec.entrants[(i + rotation) % n].name for i in range(n)]
+    spec, deal, k = find_game(config, game)
+    names = [spec.entrant_in(i, k).name for i in range(config.players)]
     click.echo(
-        f"{config.name}: table {spec.table}, deal {deal}, rotation {rotation}; "
+        f"{config.name}: table {spec.table}, deal {deal}, seating {k} ({config.seating}); "
         f"{config.rules.describe()}, {config.dice} dice, seed {config.seed}"
     )
     for seat, name in enumerate(names):
         click.echo(f"  seat {seat}: {name}")
-    result = replay_game(spec, deal, rotation, observer=Narrator(names, click.echo))
+    result = replay_game(spec, deal, k, observer=Narrator(names, click.echo))
     for line in summary_lines(result):
         click.echo(line)
     if result.error is not None:

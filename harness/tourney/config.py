@@ -36,6 +36,7 @@ from harness.plugins import (
     shown,
 )
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
+from harness.tourney import seating as seating_design
 
 FORMATS = ("round_robin", "gauntlet")
 DICE_MODES = ("duplicate", "independent")
@@ -57,13 +58,14 @@ KEYS = (
     "game_time",
     "isolation",
     "engine",
+    "seating",
 )
 ISOLATIONS = ("none", "process")
 # auto: the native engine (issue 12) for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
 ENTRANT_KEYS = ("strategy", "name", "params")
-# A chunk holds whole deals (every rotation of a deal shares its duplicate dice). About
+# A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
 # 1,200 games a chunk is ~0.3-0.6 s of work at today's engine speed: far above the
 # per-task cost of a process pool (<1 ms), small enough to balance two workers and to
 # lose little work to a Ctrl-C.
@@ -76,7 +78,7 @@ _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 # never be stored, so the run could never complete.
 MAX_GAMES = 100_000_000  # deals per table (``deal`` is int32); 10^8 2-player deals: ~16 h
 MAX_CHUNK = 100_000  # deals per chunk (a chunk's rows are held in memory while it plays)
-MAX_PLANNED_GAMES = 1_000_000_000  # games of one tournament: tables x deals x rotations
+MAX_PLANNED_GAMES = 1_000_000_000  # games of one tournament: tables x deals x seat orders
 MAX_CHUNKS = 1_000_000  # chunks of one tournament (one manifest line each)
 SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # int64, as the stored seeds and records hold them
 MAX_TURNS = 32_767  # the turn cap: ``turns`` and the per-seat counters are int16
@@ -140,6 +142,13 @@ def _seconds_problem(value: Any) -> str | None:
     return None
 
 
+def seating_orders(players: int, seating: str) -> int:
+    """Seat orders a deal is played in under ``seating`` (0 for a mode that is refused)."""
+    if seating_design.seating_problem(seating, players) is not None:
+        return 0
+    return len(seating_design.design(players, seating))
+
+
 def plan_size(fmt: str, players: int, entrants: int, games: int, chunk: int) -> tuple[int, int]:
     """(tables, chunks) of a tournament, counted without building it."""
     field_size, seats = (entrants, players) if fmt == "round_robin" else (entrants, players - 1)
@@ -152,11 +161,15 @@ def _plan_problem(config: TourneyConfig) -> str | None:
     tables, chunks = plan_size(
         config.format, config.players, len(config.entrants), config.games, config.deals_per_chunk
     )
-    games = tables * config.games * config.players
+    orders = seating_orders(config.players, config.seating)
+    games = tables * config.games * orders
     if games > MAX_PLANNED_GAMES:
+        fewer = "fewer games or entrants" + (
+            "" if orders == config.players else ", or seating: cyclic (n orders a deal)"
+        )
         return (
-            f"{tables:,} tables x {config.games:,} deals x {config.players} rotations = "
-            f"{games:,} games; at most {MAX_PLANNED_GAMES:,} in one run (fewer games or entrants)"
+            f"{tables:,} tables x {config.games:,} deals x {orders} seat orders = "
+            f"{games:,} games; at most {MAX_PLANNED_GAMES:,} in one run ({fewer})"
         )
     if chunks > MAX_CHUNKS:
         return (
@@ -324,8 +337,9 @@ class _YamlProblem(Exception):
 class Entrant:
     """One entrant: a display name and a resolved strategy.
 
-    ``key`` is its seeding identity: the reference as written plus its parameters, so a
-    table's dice do not depend on list positions, display names or file locations.
+    ``key`` is its strategy identity: the reference as written plus its parameters (not
+    the file's location). Two entrants may share a key (a mirror match), never a name: a
+    table orders its entrants by name (:func:`harness.tourney.plan.table_of`).
     ``load`` is the reference a worker resolves (absolute for a file plugin).
     """
 
@@ -376,6 +390,9 @@ class TourneyConfig:
     game_time: float | None = None  # seconds of one seat's decisions in one game
     isolation: str = "none"  # "process": each seat's strategy in a process of its own
     engine: str = "auto"  # auto | python | native (the rows are the same with each)
+    # How a deal's seat orders are chosen (harness.tourney.seating): balanced | cyclic |
+    # permutations. Every deal is played once in each order of the design.
+    seating: str = seating_design.DEFAULT_SEATING
 
     @property
     def players(self) -> int:
@@ -401,6 +418,7 @@ class TourneyConfig:
         game_time: float | None = None,
         isolation: str | None = None,
         engine: str | None = None,
+        seating: str | None = None,
     ) -> TourneyConfig:
         """This config with command-line values in place of its own (None: keep its own).
 
@@ -431,6 +449,11 @@ class TourneyConfig:
             if engine not in ENGINES:
                 raise ConfigError(f"--engine: {shown(engine)} is not one of {', '.join(ENGINES)}")
             changes["engine"] = engine
+        if seating is not None:
+            problem = seating_design.seating_problem(seating, self.players)
+            if problem:
+                raise ConfigError(f"--{problem}")
+            changes["seating"] = seating
         if not changes:
             return self
         changed = replace(self, **changes)
@@ -542,6 +565,15 @@ class _Checker:
         game_time = self.seconds(data, "game_time")
         isolation = self.choice(data, "isolation", ISOLATIONS, "none")
         engine = self.choice(data, "engine", ENGINES, "auto")
+        seating = data.get("seating", seating_design.DEFAULT_SEATING)
+        problem = seating_design.seating_problem(seating, players)
+        if problem:
+            # seating_problem shows the value with repr: bound it the way shown() does
+            if not isinstance(seating, str) or len(seating) > MAX_RULE_CHARS:
+                problem = f"seating: {shown(seating, 60)} is not one of " + ", ".join(
+                    seating_design.SEATINGS
+                )
+            raise self.fail(data, "seating", problem)
 
         if "entrants" not in data:
             raise self.fail(data, None, "entrants: missing; list the strategies to play")
@@ -553,7 +585,11 @@ class _Checker:
                     data, "format", "challenger: missing; a gauntlet needs one challenger"
                 )
             challenger = self.entrant(data, "challenger", data["challenger"], "challenger")
-            entrants = tuple(e for e in entrants if e.key != challenger.key)
+            # The challenger listed in the field too (same strategy and name) plays once;
+            # under another name it is a mirror match, an entrant of its own.
+            entrants = tuple(
+                e for e in entrants if (e.key, e.name) != (challenger.key, challenger.name)
+            )
             needed, what = players - 1, "the field (besides the challenger)"
         else:
             if "challenger" in data:
@@ -586,6 +622,7 @@ class _Checker:
             game_time=game_time,
             isolation=isolation,
             engine=engine,
+            seating=seating,
         )
         problem = _plan_problem(config)
         if problem:
@@ -770,23 +807,19 @@ class _Checker:
             return ref  # resolve() then says the file is not found
 
     def unique(self, data: dict, entrants: tuple[Entrant, ...]) -> None:
-        keys: dict[str, str] = {}
+        """Display names are unique (they are the entrants' identity in tables and rows).
+
+        The same strategy and parameters under two names is allowed: a mirror match.
+        """
         names: set[str] = set()
         for e in entrants:
-            if e.key in keys:
-                raise self.fail(
-                    data,
-                    "entrants",
-                    f"entrants: {e.name} is listed twice (same strategy and parameters as "
-                    f"{keys[e.key]})",
-                )
             if e.name in names:
                 raise self.fail(
                     data,
                     "entrants",
-                    f"entrants: two entrants are named {shown(e.name)}; rename one",
+                    f"entrants: two entrants are named {shown(e.name)}; give one of them "
+                    "another name:",
                 )
-            keys[e.key] = e.name
             names.add(e.name)
 
 

@@ -2,17 +2,21 @@
 
 Everything here is a pure function of the config (and of the code that will play it):
 
-* A table is a set of entrants. Its seats in rotation 0 follow the entrants' seeding
-  keys in sorted order, never their positions in the config, so reordering the list or
-  adding an entrant leaves every existing table (and its games) as it was.
-* A deal's seed derives from (config seed, the table's key, deal index) only; each deal
-  is played once per cyclic seat rotation.
-* A chunk is a run of whole deals of one table (every rotation of a deal shares its
+* A table is a set of entrants, numbered by display name (unique in a run), never by
+  their positions in the config: reordering the list or adding an entrant leaves every
+  existing table (and its games) as it was, and an edited bot that keeps its name keeps
+  its place, so its games pair with an older run's.
+* A deal's seed derives from (config seed, deal index) only: every table of a run, and
+  every run with that seed, plays deal d on the same dice (duplicate bridge's boards).
+  Each deal is played once in every seat order of the run's seating design
+  (:mod:`harness.tourney.seating`).
+* A chunk is a run of whole deals of one table (every order of a deal shares its
   duplicate dice). Its content key covers all that decides its rows: rules, dice mode,
-  turn cap, seeds, the entrants with their code identity, parameters and display names,
-  the deal range, the time limits and isolation (a slow or cheating plugin's games
-  differ with them), the engine's code and the stored schema. Equal keys, equal rows:
-  that is what lets a later run reuse a chunk instead of playing it again.
+  turn cap, seeds, the seating design, the entrants with their code identity,
+  parameters and display names, the deal range, the time limits and isolation (a slow
+  or cheating plugin's games differ with them), the engine's code and the stored
+  schema. Equal keys, equal rows: that is what lets a later run reuse a chunk instead
+  of playing it again.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from harness import schema
 from harness.dice import derive_seed
 from harness.errors import ConfigError
 from harness.rules import Rules
+from harness.tourney import seating as seating_design
 from harness.tourney.config import Entrant, TourneyConfig
 
 SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
@@ -47,7 +52,11 @@ class EntrantRef:
 
 @dataclass(frozen=True)
 class Table:
-    """One table: its id, seeding key and entrants in rotation-0 seat order."""
+    """One table: its id, key and entrants, numbered by display name.
+
+    Table entrant e is ``entrants[e]``; seat order k of the design seats entrant
+    ``orders[k][i]`` in seat i.
+    """
 
     id: str
     key: str
@@ -60,7 +69,7 @@ class Table:
 
 @dataclass(frozen=True)
 class ChunkSpec:
-    """One unit of work: deals ``first``..``stop - 1`` of one table, every rotation.
+    """One unit of work: deals ``first``..``stop - 1`` of one table, every seat order.
 
     Picklable and self-contained, so any backend (processes, Dask) can play it with
     :func:`harness.tourney.chunks.play_chunk`.
@@ -68,7 +77,6 @@ class ChunkSpec:
 
     key: str
     table: str
-    table_key: str
     entrants: tuple[EntrantRef, ...]
     rules: Rules
     dice: str
@@ -84,11 +92,28 @@ class ChunkSpec:
     # "python"; "auto", the native engine, or Python where it cannot (planning found it
     # can); "native", the native engine or a failed chunk (the user asked for it).
     engine: str = "python"
+    # The seating mode (harness.tourney.seating.SEATINGS); its design is ``orders``.
+    seating: str = seating_design.DEFAULT_SEATING
+
+    @property
+    def orders(self) -> seating_design.Design:
+        """The seat orders every deal is played in: seat i of order k holds table entrant
+        ``orders[k][i]`` (rows: deal, then order index k)."""
+        return seating_design.design(self.rules.players, self.seating)
 
     @property
     def limited(self) -> bool:
         """True when a seat has a time limit or runs in a process of its own."""
         return self.move_time is not None or self.game_time is not None or self.isolation != "none"
+
+    def game_at(self, row: int) -> tuple[int, int]:
+        """(deal, seat order index) of chunk row ``row`` (rows: deal, then order)."""
+        per_deal = len(self.orders)
+        return self.first + row // per_deal, row % per_deal
+
+    def entrant_in(self, seat: int, k: int) -> EntrantRef:
+        """The entrant in ``seat`` of seat order index ``k``: the one lookup for it."""
+        return self.entrants[self.orders[k][seat]]
 
     @property
     def deals(self) -> int:
@@ -96,7 +121,7 @@ class ChunkSpec:
 
     @property
     def games(self) -> int:
-        return self.deals * self.rules.players
+        return self.deals * len(self.orders)
 
     @property
     def file(self) -> str:
@@ -108,26 +133,35 @@ class ChunkSpec:
         return f"table {self.table} ({names}), deals {self.first}-{self.stop - 1}"
 
 
-def deal_seed(seed: int, table_key: str, deal: int) -> int:
-    """The seed of a deal: its duplicate dice key, shared by every rotation."""
-    return derive_seed(seed, "deal", table_key, deal) & SEED_MASK
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal ``deal``: its duplicate dice key, shared by every seat order, every
+    table and every run with this config seed (who plays never enters it)."""
+    return derive_seed(seed, "deal", deal) & SEED_MASK
 
 
-def game_seed(deal: int, rotation: int, dice: str) -> int:
-    """The seed a game is played with (``harness play --seed``): dice and ``view.rng``.
+def game_seed(deal: int, order: int, dice: str) -> int:
+    """The seed game (deal with seed ``deal``, seat order ``order``) is played with
+    (``harness play --seed``): dice and ``view.rng``.
 
     With duplicate dice it is the deal's seed itself (the dice are keyed by it); with
-    independent dice each rotation gets its own.
+    independent dice each order index gets its own stream (the same at every table).
     """
     if dice == "duplicate":
         return deal
-    return derive_seed(deal, "rotation", rotation) & SEED_MASK
+    return derive_seed(deal, "rotation", order) & SEED_MASK  # "rotation": as schema 2 keyed it
 
 
 def table_of(entrants: tuple[Entrant, ...] | list[Entrant]) -> Table:
-    ordered = tuple(sorted(entrants, key=lambda e: e.key))
-    key = json.dumps([e.key for e in ordered])
+    """The table of these entrants, numbered by display name; its key is the JSON list of
+    [name, strategy key] in that order, its id the key's digest."""
+    ordered = tuple(sorted(entrants, key=lambda e: e.name))
+    key = json.dumps([[e.name, e.key] for e in ordered])
     return Table(hashlib.sha256(key.encode()).hexdigest()[:12], key, ordered)
+
+
+def design_of(config: TourneyConfig) -> list[list[int]]:
+    """The config's seating design as stored (run.json, chunk and run keys)."""
+    return [list(o) for o in seating_design.design(config.players, config.seating)]
 
 
 def tables(config: TourneyConfig) -> list[Table]:
@@ -210,7 +244,6 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
             config.rules,
             [e.spec for e in table.entrants],
             config.seed,
-            table.key,
             dice=config.dice,
             max_turns=config.max_turns,
         )
@@ -248,6 +281,8 @@ def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str
         "max_turns": config.max_turns,
         "seed": config.seed,
         "table": table.key,
+        # The design itself, not its name: at 2 players every mode is the same games.
+        "seating": design_of(config),
         "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
         "deals": [first, stop],
         **limits_of(config),
@@ -263,7 +298,6 @@ def spec_for(
     return ChunkSpec(
         key=chunk_key(config, table, first, stop),
         table=table.id,
-        table_key=table.key,
         entrants=tuple(EntrantRef(e.name, e.load, e.spec.params, e.code) for e in table.entrants),
         rules=config.rules,
         dice=config.dice,
@@ -273,6 +307,7 @@ def spec_for(
         max_turns=config.max_turns,
         **limits_of(config),
         engine=table_engine(config, table) if engine is None else engine,
+        seating=config.seating,
     )
 
 
@@ -294,6 +329,8 @@ def run_key(config: TourneyConfig) -> str:
         "dice": config.dice,
         "games": config.games,
         "seed": config.seed,
+        "seating": design_of(config),
+        "schema": schema.SCHEMA_VERSION,
         "max_turns": config.max_turns,
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.identity() if config.challenger else None,

@@ -1,5 +1,6 @@
 """Playing one game of a tournament again: the command a forfeit report shows, and
-finding a game by ``TABLE:DEAL:ROTATION`` (``harness tourney CONFIG --game ...``).
+finding a game by ``TABLE:DEAL:SEATING`` (``harness tourney CONFIG --game ...``; SEATING is
+the index of the game's seat order in the run's design, the stored ``seating`` column).
 
 Every game starts from fresh strategy instances (see :mod:`.chunks`), so ``harness
 play`` with the game's seed, rules and seat limits plays the very game the tournament
@@ -43,12 +44,11 @@ def rules_options(rules: Rules) -> list[str]:
 def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[str, Any]) -> str:
     """The ``harness play`` command that plays a stored game again, narrated (a forfeit).
 
-    ``example`` has the game's ``deal``, ``rotation`` and ``game_seed``.
+    ``example`` has the game's ``deal``, ``seating`` (its order index) and ``game_seed``.
     """
-    n = config.players
-    r = example["rotation"]
-    refs = plan.spec_for(config, table, 0, 0).entrants
-    seats = [_reference(refs[(i + r) % n]) for i in range(n)]
+    spec = plan.spec_for(config, table, 0, 0, engine="python")
+    k = example["seating"]
+    seats = [_reference(spec.entrant_in(i, k)) for i in range(config.players)]
     args = ["harness", "play", *seats, *rules_options(config.rules)]
     # Independent dice: the game's own seed. Duplicate dice: the deal's seed, which
     # `harness play --dice duplicate` turns into the deal's shared dice.
@@ -68,17 +68,21 @@ def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[st
 
 
 def find_game(config: TourneyConfig, game: str) -> tuple[ChunkSpec, int, int]:
-    """``TABLE:DEAL:ROTATION`` (a table id or its prefix) -> (spec, deal, rotation)."""
+    """``TABLE:DEAL:SEATING`` (a table id or its prefix) -> (spec, deal, order index)."""
     parts = game.split(":")
     if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
-        raise ConfigError(f"--game {game!r}: write TABLE:DEAL:ROTATION, e.g. 3f2a91c07b1e:17:1")
-    table_id, deal, rotation = parts[0], int(parts[1]), int(parts[2])
+        raise ConfigError(f"--game {game[:80]!r}: write TABLE:DEAL:SEATING, e.g. 3f2a91c07b1e:17:1")
+    table_id, deal, k = parts[0], int(parts[1]), int(parts[2])
     tables = plan.tables(config)
     matches = [t for t in tables if t.id.startswith(table_id)]
     if len(matches) != 1:
         known = ", ".join(f"{t.id} ({' v '.join(t.names)})" for t in tables[:8])
         more = f" and {len(tables) - 8} more" if len(tables) > 8 else ""
         raise ConfigError(f"--game: no table {table_id!r} in this config; tables: {known}{more}")
-    if rotation >= config.players:  # any deal index is a deal; rotations are 0..players-1
-        raise ConfigError(f"--game: rotation {rotation}; rotations are 0..{config.players - 1}")
-    return plan.spec_for(config, matches[0], deal, deal + 1), deal, rotation
+    orders = len(plan.design_of(config))
+    if k >= orders:  # any deal index is a deal; order indices are 0..orders-1
+        raise ConfigError(
+            f"--game: seating {k}; {config.seating} seating has orders 0..{orders - 1}"
+        )
+    # Replayed on the Python engine (replay_game): no need to ask the native one.
+    return plan.spec_for(config, matches[0], deal, deal + 1, engine="python"), deal, k

@@ -24,6 +24,7 @@ from typing import Any, TextIO
 from harness import __version__, schema
 from harness.errors import HarnessError, RunFailed
 from harness.interrupts import user_interrupts
+from harness.plugins import volatile_note
 from harness.tourney import plan
 from harness.tourney.backend import (
     Done,
@@ -49,6 +50,7 @@ class TourneyRun:
 
     run_dir: Path
     name: str
+    format: str  # round_robin | gauntlet (the config's)
     status: str  # complete | incomplete (failed chunks) | stopped (--fail-fast) | interrupted
     standings: list[dict[str, Any]]
     planned: int  # games in the whole tournament
@@ -73,6 +75,7 @@ class TourneyRun:
         return {
             "run_dir": str(self.run_dir),
             "name": self.name,
+            "format": self.format,
             "status": self.status,
             "games": self.stored,
             "planned": self.planned,
@@ -202,6 +205,7 @@ def run_tournament(
     game_time: float | None = None,
     isolation: str | None = None,
     engine: str | None = None,
+    seating: str | None = None,
 ) -> TourneyRun:
     """Play a tournament (or the rest of it) and return what was done.
 
@@ -217,7 +221,8 @@ def run_tournament(
     ``move_time``, ``game_time`` (seconds) and ``isolation`` ("none" or "process")
     override the config's seat limits; ``engine`` ("auto", "python", "native") its
     engine (the games are the same with each; "native" refuses, before anything is
-    played, a table the native engine cannot play).
+    played, a table the native engine cannot play); ``seating`` ("balanced", "cyclic",
+    "permutations") its seating mode.
     Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
     KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
@@ -232,11 +237,16 @@ def run_tournament(
         game_time=game_time,
         isolation=isolation,
         engine=engine,
+        seating=seating,
     )
     _check_backend(backend, address, dashboard, config.workers)
     say = echo or (lambda text: None)
     if address and workers is not None:
         say(f"Note: the workers of the cluster at {address} play; --workers is ignored.")
+    for entrant in config.all_entrants():
+        note = volatile_note(entrant.spec.cls)
+        if note is not None:
+            say(f"Note: entrant {entrant.name}: {note}.")
     root = Path(out)
     table_list = plan.tables(config)
     # Which engine plays each table: a table "native" cannot play is one line, here.
@@ -312,6 +322,9 @@ def _run_json(
         "dice": config.dice,
         "games": config.games,
         "seed": config.seed,
+        # Seat i of a row with seating k held table entrant design[k][i] (tables[].entrants).
+        "seating": config.seating,
+        "design": plan.design_of(config),
         "max_turns": config.max_turns,
         "move_time": config.move_time,
         "game_time": config.game_time,
@@ -389,14 +402,16 @@ def _run(
 
     write_status("running")
     log.info(
-        "%s run %s: %s, %s dice, %d tables x %d deals x %d rotations = %d games, seed %d",
+        "%s run %s: %s, %s dice, %s seating, %d tables x %d deals x %d seat orders = %d "
+        "games, seed %d",
         "resuming" if resuming else "starting",
         folder.path,
         config.rules.describe(),
         config.dice,
+        config.seating,
         len(table_list),
         config.games,
-        config.players,
+        len(plan.design_of(config)),
         total_games,
         config.seed,
     )
@@ -518,10 +533,10 @@ def _run(
             if entry["forfeits"]:
                 for example in entry["forfeit_examples"]:
                     log.warning(
-                        "forfeit: table %s deal %d rotation %d: %s",
+                        "forfeit: table %s deal %d seating %d: %s",
                         outcome.spec.table,
                         example["deal"],
-                        example["rotation"],
+                        example["seating"],
                         example["error"],
                     )
                 if fail_fast:
@@ -594,6 +609,7 @@ def _run(
     run = TourneyRun(
         run_dir=folder.path,
         name=config.name,
+        format=config.format,
         status=status,
         standings=rows,
         planned=total_games,

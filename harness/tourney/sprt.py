@@ -4,8 +4,8 @@ Pure parts first, then the one loop that drives a backend:
 
 * :func:`make_setup` resolves and checks everything (entrants as tourney configs name
   them, rules, bounds) before a game is played: :class:`SprtSetup`.
-* A **block** is one deal (one set of duplicate dice, seeded like a tourney table's
-  deal from (seed, table identity, deal)) played in every cyclic seat rotation. With 2
+* A **block** is one deal (one set of duplicate dice, seeded like a tourney's deal from
+  (seed, deal) only) played in every cyclic seat rotation (``seating: cyclic``). With 2
   players that is the pentanomial game pair. With N > 2 it is played in every rotation
   of two seat orders, (A, B, fillers...) and (B, A, fillers...), 2N games: with cyclic
   rotations alone A would always sit just before B, and in Pickomino the next player is
@@ -108,7 +108,8 @@ class SprtSetup:
 
     @property
     def orders(self) -> tuple[tuple[Entrant, ...], ...]:
-        """The seat orders a deal is played in (each in every rotation); see the docstring."""
+        """The seat orders a deal is played in (each in every cyclic rotation: the chunks'
+        ``seating: cyclic``); see the module docstring."""
         if self.players == 2:
             return ((self.a, self.b),)
         return ((self.a, self.b, *self.fillers), (self.b, self.a, *self.fillers))
@@ -146,6 +147,8 @@ class SprtSetup:
             game_time=self.game_time,
             isolation=self.isolation,
             engine=self.engine,
+            # Its own two seat orders, each in every rotation (see the module docstring).
+            seating="cyclic",
         )
 
     @cached_property
@@ -331,7 +334,7 @@ class ChunkScores:
 
 
 def roles_of(setup: SprtSetup, order: int) -> list[str]:
-    """The role of each table entrant (rotation-0 seat) in seat order ``order``."""
+    """The role of each table entrant (the chunk's ``entrants[e]``) in seat order ``order``."""
     roles = ["A", "B"] if order == 0 else ["B", "A"]
     return roles + ["filler"] * (setup.players - 2)
 
@@ -339,8 +342,8 @@ def roles_of(setup: SprtSetup, order: int) -> list[str]:
 def chunk_scores(
     setup: SprtSetup, order: int, spec: plan.ChunkSpec, result: ChunkResult
 ) -> ChunkScores:
-    """Half-points of A against B per deal of a played chunk (rows: deal, then rotation)."""
-    n = setup.players
+    """Half-points of A against B per deal of a played chunk (rows: deal, then the index
+    of the game's order in ``spec.orders``)."""
     roles = roles_of(setup, order)
     a, b = roles.index("A"), roles.index("B")
     deals = spec.stop - spec.first
@@ -349,23 +352,24 @@ def chunk_scores(
     games = result.games
     ranks = [s["rank"] for s in result.seats]
     for row in range(result.rows):
-        d, r = games["deal"][row] - spec.first, games["rotation"][row]
+        d, k = games["deal"][row] - spec.first, games["seating"][row]
         if games["status"][row] == 1:  # turn cap: the game never finished
             capped[d] = True
             continue
-        # Table entrant e sits in seat (e - r) mod n; a lower rank is a better place.
-        rank_a, rank_b = ranks[(a - r) % n][row], ranks[(b - r) % n][row]
+        # Seat i holds table entrant seats[i]; a lower rank is a better place.
+        seats = spec.orders[k]
+        rank_a, rank_b = ranks[seats.index(a)][row], ranks[seats.index(b)][row]
         points[d] += 2 if rank_a < rank_b else 1 if rank_a == rank_b else 0
         seat = games["error_seat"][row]
         if seat >= 0:
-            role = roles[(seat + r) % n]
+            role = roles[seats[seat]]
             scores.forfeits[role] += 1
             if len(scores.examples) < 3:
                 scores.examples.append(
                     {
                         "deal": games["deal"][row],
                         "order": order,
-                        "rotation": r,
+                        "seating": k,
                         "role": role,
                         "error": result.errors.get(row, ""),
                     }

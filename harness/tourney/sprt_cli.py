@@ -98,8 +98,8 @@ def verdict_lines(result: Any) -> list[str]:
         lines.append(f"Forfeits: {total:,} ({by}; scored as results, the forfeiting seat last)")
         for example in tally.examples:
             lines.append(
-                f"  deal {example['deal']}, order {example['order']}, rotation "
-                f"{example['rotation']}: {example['error']}"
+                f"  deal {example['deal']}, order {example['order']}, seating "
+                f"{example['seating']}: {example['error']}"
             )
     return lines
 

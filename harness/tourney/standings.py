@@ -8,12 +8,18 @@ manifest: the terminal standings, ``summary.csv`` and the report (which reads th
 rows) come from one source, so they agree by construction. Counters are integers, so
 sums are exact in any order. Win share splits ties: a first place shared by k players
 counts 1/k to each. Turn-capped games are never scored.
+
+The uncertainty comes from the report (:func:`with_report`): the 95% interval of the win
+share and the rating with its interval are copied from the report's summary of the same
+rows (clustered by deal, :mod:`harness.report.stats`), never computed a second way here,
+so the terminal, ``--json`` and the report show the same figures.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -128,31 +134,89 @@ def standings(totals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     return [{c: row[c] for c in COLUMNS} for row in rows]
 
 
+# The report's figures the standings carry (None where the report has none).
+REPORT_FIGURES = ("win_low", "win_high", "elo", "elo_low", "elo_high")
+DASH = "-"
+
+
+def with_report(rows: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The standings rows with the report's 95% win-share interval and rating added.
+
+    ``summary`` is the report's summary of the same run (``report.json``, or
+    :func:`harness.report.api.summarise_run`); its standings are matched by strategy
+    name. A strategy the summary lacks (or no summary) gets None for each figure, as do
+    undefined ones (nan). The rows are copies; their order is kept.
+    """
+    found = {}
+    if isinstance(summary, dict):
+        for r in summary.get("standings") or []:
+            if isinstance(r, dict) and isinstance(r.get("strategy"), str):
+                found[r["strategy"]] = r
+    out = []
+    for row in rows:
+        theirs = found.get(row["strategy"], {})
+        out.append({**row, **{k: _finite(theirs.get(k)) for k in REPORT_FIGURES}})
+    return out
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _interval(low: float | None, high: float | None, fmt: str) -> str:
+    """``low-high`` in the figure's format (ASCII: any terminal prints it); a dash if unknown."""
+    if low is None or high is None:
+        return DASH
+    if fmt == "pct":
+        return f"{low * 100:.1f}-{high * 100:.1f}%"
+    return f"{low:+.0f} to {high:+.0f}"
+
+
 def format_table(rows: list[dict[str, Any]]) -> list[str]:
-    """The standings as aligned text lines."""
+    """The standings as aligned text lines.
+
+    Rows from :func:`with_report` also show the win share's 95% interval and the rating
+    (Elo) with its 95% interval, as the report does; without them those columns are left
+    out. Only the rating columns are left out when the report has no rating at all.
+    """
     width = max([len("strategy")] + [len(r["strategy"]) for r in rows])
     show_forfeits = any(r["forfeits"] for r in rows)
     show_capped = any(r["capped"] for r in rows)
+    show_ci = any("win_low" in r for r in rows)
+    show_elo = any(r.get("elo") is not None for r in rows)
+    cis = [_interval(r.get("win_low"), r.get("win_high"), "pct") for r in rows]
+    elo_cis = [_interval(r.get("elo_low"), r.get("elo_high"), "num") for r in rows]
+    ci_w = max([len("95% CI")] + [len(c) for c in cis])
+    elo_w = max([len("95% CI")] + [len(c) for c in elo_cis])
     head = f" #  {'strategy':<{width}}  {'games':>10}  {'win share':>9}  "
+    head += f"{'95% CI':<{ci_w}}  " * show_ci
     head += f"{'mean worms':>10}  {'mean rank':>9}"
+    head += f"  {'Elo':>5}  {'95% CI':<{elo_w}}" * show_elo
     head += "  forfeits" * show_forfeits + "  capped" * show_capped
-    lines = [head]
-    for r in rows:
+    lines = [head.rstrip()]
+    for r, ci, elo_ci in zip(rows, cis, elo_cis, strict=True):
         line = (
-            f"{r['rank']:>2}  {r['strategy']:<{width}}  {r['games']:>10,}  "
-            f"{r['win_share']:>8.1%}  {r['mean_worms']:>10.2f}  {r['mean_rank']:>9.3f}"
+            f"{r['rank']:>2}  {r['strategy']:<{width}}  {r['games']:>10,}  {r['win_share']:>9.1%}  "
         )
+        if show_ci:
+            line += f"{ci:<{ci_w}}  "
+        line += f"{r['mean_worms']:>10.2f}  {r['mean_rank']:>9.3f}"
+        if show_elo:
+            elo = r.get("elo")
+            line += f"  {DASH if elo is None else f'{elo:+.0f}':>5}  {elo_ci:<{elo_w}}"
         if show_forfeits:
             line += f"  {r['forfeits']:>8,}"
         if show_capped:
             line += f"  {r['capped']:>6,}"
-        lines.append(line)
+        lines.append(line.rstrip())
     return lines
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         writer.writerow(

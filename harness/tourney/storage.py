@@ -20,7 +20,7 @@ temp file, a part file not yet listed (deleted on resume) or a torn last manifes
 Nothing stored is believed unchecked. A chunk kept on resume, taken from an earlier run
 or read by ``harness report`` is read once and held to its manifest line
 (:func:`read_part`): the same size, the same sha256, and rows that are exactly the games
-the line says (one table, every rotation of deals first..stop-1). A chunk that fails is
+the line says (one table, every seat order of deals first..stop-1). A chunk that fails is
 played again (resume, reuse) or named in one line (report). The standings, summary.csv
 and the forfeit examples are counted from those verified rows (:func:`part_summary`),
 never from numbers in the manifest's text, so they and the report, which reads the same
@@ -36,7 +36,9 @@ import fcntl
 import hashlib
 import json
 import logging
+import math
 import os
+import re
 import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +49,7 @@ from harness import schema
 from harness.errors import HarnessError, safe_text
 from harness.tourney.chunks import STATUS_NAMES, ChunkResult
 from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
+from harness.tourney.seating import MAX_PERMUTATION_PLAYERS
 from harness.tourney.standings import add_counters, count_games
 
 # harness-run/2: chunks are verified by sha256 and row range, standings are counted from
@@ -61,7 +64,9 @@ DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision wi
 EXAMPLE_FORFEITS = 3  # forfeit examples taken per chunk; the counters count them all
 KEPT_EXAMPLES = 10  # forfeit examples a run keeps in memory for its summary
 # The columns read to verify a part (what it covers) and to count it (the standings).
-_COVER_COLUMNS = ("table", "deal", "rotation", "players")
+_COVER_COLUMNS = ("table", "deal", "seating", "players")
+# Games a deal is played in, at most: every order of the largest permutations design.
+MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
 _COUNT_COLUMNS = ("game_seed", "status", "error", "error_seat")
 _COUNT_SEAT_FIELDS = ("strategy", "worms", "rank")
 
@@ -171,15 +176,31 @@ def safe_part_name(name: Any) -> bool:
 
 
 def covered(entry: Mapping[str, Any]) -> tuple[str, int, int, int] | None:
-    """(table, first, stop, players) a manifest line claims, or None if it is malformed."""
+    """(table, first, stop, orders) a manifest line claims, or None if it is malformed.
+
+    ``orders`` is the games per deal: the number of seat orders of the run's design.
+    """
     table, first, stop, games = (entry.get(k) for k in ("table", "first", "stop", "games"))
     if not isinstance(table, str) or not all(type(v) is int for v in (first, stop, games)):
         return None
     deals = stop - first
     if first < 0 or deals <= 0 or games <= 0 or games % deals:
         return None
-    players = games // deals
-    return (table, first, stop, players) if 2 <= players <= 7 else None
+    orders = games // deals
+    return (table, first, stop, orders) if 2 <= orders <= MAX_ORDERS else None
+
+
+def claim_of(spec: ChunkSpec) -> tuple[str, int, int, int]:
+    """What the manifest line of ``spec``'s chunk claims (see :func:`covered`)."""
+    return (spec.table, spec.first, spec.stop, len(spec.orders))
+
+
+_SEAT_STRATEGY = re.compile(r"^seat(\d+)_strategy$")
+
+
+def seats_in(names: Iterable[str]) -> int:
+    """The player count a part's columns give (its seat{i}_strategy columns)."""
+    return sum(1 for name in names if _SEAT_STRATEGY.match(name))
 
 
 def part_columns(players: int) -> list[str]:
@@ -206,9 +227,15 @@ def read_part(path: Path, entry: Mapping[str, Any], columns: Iterable[str] | Non
 
 
 def verify_bytes(
-    data: bytes, entry: Mapping[str, Any], columns: Iterable[str] | None = None
+    data: bytes,
+    entry: Mapping[str, Any],
+    columns: Iterable[str] | None = None,
+    players: int | None = None,
 ) -> Any:
-    """:func:`read_part` on bytes already read (reuse copies exactly the bytes it checked)."""
+    """:func:`read_part` on bytes already read (reuse copies exactly the bytes it checked).
+
+    ``players``: the seats the rows must have (None: as many as the part's columns say).
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -225,47 +252,63 @@ def verify_bytes(
         raise ChunkDamaged(
             name, "its sha256 differs from the manifest's: the file changed after it was stored"
         )
-    wanted = list(columns) if columns is not None else part_columns(claim[3])
-    for needed in _COVER_COLUMNS:
-        if needed not in wanted:
-            wanted.append(needed)
     try:
         part = pq.ParquetFile(pa.BufferReader(data))
         names = set(part.schema_arrow.names)
-        missing = [c for c in wanted if c not in names]
-        table = None if missing else part.read(columns=wanted)
+        if players is None:
+            players = seats_in(names)
+        wanted = list(columns) if columns is not None else part_columns(players)
+        for needed in _COVER_COLUMNS:
+            if needed not in wanted:
+                wanted.append(needed)
+        # A part of schema 1/2 (a report of an older run) has ``rotation``: under the
+        # cyclic design rotation r is order r. Resume and reuse never reach one (their
+        # keys and run.json's schema differ), so only reports read it this way.
+        old = "seating" not in names and "rotation" in names
+        read = [("rotation" if old and c == "seating" else c) for c in wanted]
+        missing = [c for c in read if c not in names]
+        table = None if missing else part.read(columns=read)
+        if old and table is not None:
+            table = table.rename_columns(
+                ["seating" if c == "rotation" else c for c in table.column_names]
+            )
     except Exception as exc:  # noqa: BLE001 - a damaged file can raise anything from the
         # C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError from its metadata)
         raise ChunkDamaged(name, f"not a readable Parquet file ({_first_line(exc)})") from None
     if missing:
         raise ChunkDamaged(name, f"missing column(s) {', '.join(missing)} (harness/schema.py)")
-    check_rows(table, claim, name)
+    check_rows(table, claim, name, players)
     return table
 
 
-def check_rows(table: Any, claim: tuple[str, int, int, int], name: str) -> None:
-    """The rows are every rotation of deals first..stop-1 of one table, once each."""
+def check_rows(
+    table: Any, claim: tuple[str, int, int, int], name: str, players: int | None = None
+) -> None:
+    """The rows are every seat order of deals first..stop-1 of one table, once each, and
+    every row has ``players`` seats (any one count from 2 to 7 when None)."""
     import numpy as np
     import pyarrow.compute as pc
 
-    table_id, first, stop, players = claim
+    table_id, first, stop, orders = claim
     deals = stop - first
-    wrong = f"its rows are not deals {first}-{stop - 1} of table {table_id} in {players} rotations"
-    if table.num_rows != deals * players:
+    wrong = f"its rows are not deals {first}-{stop - 1} of table {table_id} in {orders} seat orders"
+    if table.num_rows != deals * orders:
         raise ChunkDamaged(
-            name, f"{table.num_rows:,} games where the manifest says {deals * players:,}"
+            name, f"{table.num_rows:,} games where the manifest says {deals * orders:,}"
         )
     ids = pc.unique(table.column("table").cast("string")).to_pylist()
     if ids != [table_id]:
         raise ChunkDamaged(name, wrong)
     deal = table.column("deal").to_numpy().astype(np.int64)
-    rotation = table.column("rotation").to_numpy().astype(np.int64)
+    seating = table.column("seating").to_numpy().astype(np.int64)
     seats = table.column("players").to_numpy()
-    order = np.lexsort((rotation, deal))
+    order = np.lexsort((seating, deal))
+    expected = players if players is not None else int(seats[0])
     if (
-        (seats != players).any()
-        or not np.array_equal(deal[order], np.repeat(np.arange(first, stop), players))
-        or not np.array_equal(rotation[order], np.tile(np.arange(players), deals))
+        (seats != expected).any()
+        or not 2 <= expected <= 7
+        or not np.array_equal(deal[order], np.repeat(np.arange(first, stop), orders))
+        or not np.array_equal(seating[order], np.tile(np.arange(orders), deals))
     ):
         raise ChunkDamaged(name, wrong)
 
@@ -306,13 +349,13 @@ def part_summary(table: Any, players: int) -> PartSummary:
     forfeit_rows = np.flatnonzero(pc.equal(status, "forfeit").to_numpy(zero_copy_only=False))
     examples = []
     if len(forfeit_rows):
-        deal, rotation, seed, error = col("deal"), col("rotation"), col("game_seed"), col("error")
+        deal, seating, seed, error = col("deal"), col("seating"), col("game_seed"), col("error")
         for row in forfeit_rows[:EXAMPLE_FORFEITS]:
             seat = int(error_seat[row])
             examples.append(
                 {
                     "deal": int(deal[row]),
-                    "rotation": int(rotation[row]),
+                    "seating": int(seating[row]),
                     "seat": seat,
                     "strategy": str(strategies[seat][row]) if 0 <= seat < players else "?",
                     "game_seed": int(seed[row]),
@@ -323,9 +366,8 @@ def part_summary(table: Any, players: int) -> PartSummary:
 
 
 def describes(entry: Mapping[str, Any], spec: ChunkSpec) -> bool:
-    """Whether a manifest line claims exactly ``spec``'s file, table, deals and seats."""
-    claim = (spec.table, spec.first, spec.stop, spec.rules.players)
-    return entry.get("file") == spec.file and covered(entry) == claim
+    """Whether a manifest line claims exactly ``spec``'s file, table, deals and orders."""
+    return entry.get("file") == spec.file and covered(entry) == claim_of(spec)
 
 
 def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
@@ -358,6 +400,7 @@ def source_problem(settings: Mapping[str, Any] | None, spec: ChunkSpec) -> str |
         "rules": spec.rules.to_dict(),
         "engine": engine_digest(),
         "schema": schema.SCHEMA_VERSION,
+        "design": [list(o) for o in spec.orders],
         "move_time": spec.move_time,
         "game_time": spec.game_time,
         "isolation": spec.isolation,
@@ -373,7 +416,7 @@ def seeds_problem(table: Any, spec: ChunkSpec) -> str | None:
     deals = table.column("deal").to_pylist()
     seeds = table.column("seed").to_pylist()
     for deal, seed in zip(deals, seeds, strict=True):
-        if seed != deal_seed(spec.seed, spec.table_key, deal):
+        if seed != deal_seed(spec.seed, deal):
             return f"deal {deal} was not dealt with this run's seed"
     return None
 
@@ -421,6 +464,17 @@ class RunFolder:
                     f"{safe_text(data.get('version', '?'), 40)}); this one writes "
                     f"{RUN_FORMAT}: use --fresh to start a new run, or --out for another folder"
                 )
+            if data.get("schema") != schema.SCHEMA_VERSION:
+                # Its rows were dealt from other seeds (schema 2: per-table deal seeds and
+                # a rotation column): never continued; a new run is started beside it.
+                log.warning(
+                    "%s: stored with schema %s (this harness writes %d); not resumed, a new "
+                    "run is started",
+                    run_json.parent,
+                    safe_text(data.get("schema"), 20),
+                    schema.SCHEMA_VERSION,
+                )
+                continue
             found = run_json.parent
         return found
 
@@ -510,8 +564,8 @@ class RunFolder:
                 notes.append(f"{exc}; played again")
                 self.damaged.append(str(exc))
                 continue
-            assert (claim := covered(entry)) is not None  # read_part checked it
-            kept[entry["key"]] = (entry, part_summary(table, claim[3]))
+            # read_part checked the players column holds one count
+            kept[entry["key"]] = (entry, part_summary(table, int(table.column("players")[0])))
             files.add(name)
         rewrite = len(kept) != len(entries)
         try:
@@ -625,9 +679,8 @@ class RunFolder:
         import pyarrow.parquet as pq
 
         table = to_arrow(spec, result)
-        claim = (spec.table, spec.first, spec.stop, spec.rules.players)
         try:  # the rows resume will hold it to: a chunk that would fail is never stored
-            check_rows(table, claim, spec.file)
+            check_rows(table, claim_of(spec), spec.file, spec.rules.players)
         except ChunkDamaged as exc:
             raise StorageError(f"{spec.describe()}: not stored: {exc.reason}") from None
         summary = part_summary(table, spec.rules.players)
@@ -669,7 +722,12 @@ class RunFolder:
         src = source / GAMES / str(name)
         try:
             data = src.read_bytes()
-            table = verify_bytes(data, entry, [*part_columns(spec.rules.players), "seed"])
+            table = verify_bytes(
+                data,
+                entry,
+                [*part_columns(spec.rules.players), "seed"],
+                spec.rules.players,
+            )
         except (OSError, ChunkDamaged) as exc:
             reason = exc.reason if isinstance(exc, ChunkDamaged) else exc.strerror or str(exc)
             log.warning("not reused: %s: %s; the chunk is played instead", src, reason)
@@ -758,7 +816,9 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
             pa.array(list(ERROR_KINDS), type=pa.string()),
         ).cast(pa.string())
 
-    rotation = np.frombuffer(result.games["rotation"], dtype=np.int8)
+    seating = np.frombuffer(result.games["seating"], dtype=np.int8)
+    # Seat i of a row in order k holds table entrant orders[k][i].
+    design = np.array(spec.orders, dtype=np.int8)
     names = [e.name for e in spec.entrants]
     errors = [None] * rows
     for row, message in result.errors.items():
@@ -766,7 +826,7 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
     cols: dict[str, Any] = {
         "table": labels(np.zeros(rows, dtype=np.int8), [spec.table]),
         "deal": ints(result.games["deal"], "int32"),
-        "rotation": ints(result.games["rotation"], "int8"),
+        "seating": ints(result.games["seating"], "int8"),
         "seed": ints(result.games["seed"], "int64"),
         "game_seed": ints(result.games["game_seed"], "int64"),
         "players": pa.array(np.full(rows, n, dtype=np.int8)),
@@ -778,9 +838,7 @@ def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
         "error_kind": kinds(result),
     }
     for i, seat in enumerate(result.seats):
-        cols[schema.seat_column(i, "strategy")] = labels(
-            ((rotation + i) % n).astype(np.int8), names
-        )
+        cols[schema.seat_column(i, "strategy")] = labels(design[seating, i], names)
         for field_name in ("worms", "rank"):
             cols[schema.seat_column(i, field_name)] = ints(seat[field_name], "int8")
         for field_name in ("busts", "steals", "stolen"):
