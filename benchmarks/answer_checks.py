@@ -39,7 +39,7 @@ import harness
 from harness.dice import SeededDice
 from harness.engine import Game
 from harness.rules import Rules
-from strategies.greedy import Greedy
+from harness.strategies.greedy import Greedy
 
 rules = Rules(players=2)
 print(json.dumps({"harness": harness.__file__}), flush=True)
@@ -75,7 +75,7 @@ import sys
 from harness.dice import SeededDice
 from harness.engine import Game
 from harness.rules import Rules
-from strategies.greedy import Greedy
+from harness.strategies.greedy import Greedy
 
 rules = Rules(players=2)
 seats = [Greedy(), Greedy()]

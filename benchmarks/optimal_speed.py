@@ -65,7 +65,7 @@ def main() -> None:
     if args.chunk:
         chunk_rounds(args.strategy, args.opponent, args.chunk, args.warm, args.repeats)
         return
-    import strategies.optimal as opt
+    import harness.strategies.optimal as opt
 
     print(f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})")
     deals = args.games // 2

@@ -2,8 +2,9 @@
 
 The Python API mirrors the CLI::
 
-    from harness import play_game, Rules
+    from harness import load_run, play_game, Rules
     result = play_game(["greedy", "threshold(target=28)"], rules="official", seed=7)
+    run = load_run("results/round_robin")   # a run's results: harness.results.Run
 
 Names are imported on first use, so that ``harness --help`` does not pay for the engine.
 """
@@ -26,8 +27,10 @@ _EXPORTS = {
     "HarnessError": "harness.errors",
     "IllegalMove": "harness.errors",
     "Rules": "harness.rules",
+    "Run": "harness.results",
     "Strategy": "harness.strategy",
     "StrategyFailed": "harness.errors",
+    "load_run": "harness.results",
     "play_game": "harness.play",
     "replay": "harness.record",
 }
@@ -40,8 +43,10 @@ __all__ = [
     "HarnessError",
     "IllegalMove",
     "Rules",
+    "Run",
     "Strategy",
     "StrategyFailed",
+    "load_run",
     "play_game",
     "replay",
 ]
@@ -61,5 +66,6 @@ if TYPE_CHECKING:
     from harness.errors import HarnessError, IllegalMove, StrategyFailed
     from harness.play import play_game
     from harness.record import replay
+    from harness.results import Run, load_run
     from harness.rules import Rules
     from harness.strategy import Claim, Strategy

@@ -17,6 +17,7 @@ from harness import __version__
 from harness.cli_common import (
     EXIT_FORFEITS,
     HarnessGroup,
+    complete_strategy,
     engine_option,
     limits_options,
     parse_variants,
@@ -33,7 +34,7 @@ def main() -> None:
 
 
 @main.command()
-@click.argument("strategies", nargs=-1, required=True)
+@click.argument("strategies", nargs=-1, required=True, shell_complete=complete_strategy)
 @rules_options
 @click.option("--seed", type=int, default=None, help="Seed of the dice (random if not given).")
 @click.option(
@@ -284,6 +285,21 @@ def list_strategies(as_json: bool) -> None:
         click.echo(f"Not available: {module} could not be loaded: {why}", err=True)
 
 
+@main.command("config-schema")
+@user_errors
+def config_schema_cmd() -> None:
+    """Print the JSON Schema (draft 2020-12) of tournament configs, for editors.
+
+    \b
+    Example (VS Code with the YAML extension, in .vscode/settings.json):
+      harness config-schema > harness-config.schema.json
+      "yaml.schemas": {"./harness-config.schema.json": "configs/*.yaml"}
+    """
+    from harness.config_schema import config_schema
+
+    click.echo(json.dumps(config_schema(), indent=2))
+
+
 from harness.tourney.cli import tourney  # noqa: E402
 
 main.add_command(tourney)
@@ -298,6 +314,9 @@ main.add_command(compare_cmd)
 from harness.tourney.sprt_cli import sprt  # noqa: E402
 
 main.add_command(sprt)
+from harness.init_cmd import init  # noqa: E402
+
+main.add_command(init)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -22,13 +22,22 @@ line for the user (never a traceback for a user's mistake).
 from __future__ import annotations
 
 import functools
+import logging
 import sys
+import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
-from harness.errors import GameError, HarnessError, IntegrityError, RunFailed, safe_text
+from harness.errors import (
+    ConfigError,
+    GameError,
+    HarnessError,
+    IntegrityError,
+    RunFailed,
+    safe_text,
+)
 from harness.interrupts import user_interrupts
 from harness.rules import PRESETS, VARIANTS, Rules
 
@@ -49,6 +58,7 @@ _FAILURES_ELSEWHERE = (
     ("harness.tourney.dask_backend", "DaskError"),
 )
 _INTERRUPTS_ELSEWHERE = (("harness.tourney.runner", "TourneyInterrupted"),)
+_SEVERAL = (("harness.tourney.config", "ConfigProblems"),)  # .problems: a line each
 
 
 def _loaded(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
@@ -103,7 +113,12 @@ def user_errors(func: F) -> F:
             if exit_status(exc) == EXIT_INTERRUPTED:
                 click.echo(safe_text(exc), err=True)
                 sys.exit(EXIT_INTERRUPTED)
-            raise CommandError(safe_text(exc), exit_status(exc)) from None
+            # Several mistakes of a config at once (ConfigProblems): an Error: line each.
+            several = isinstance(exc, _loaded(_SEVERAL))
+            *before, last = exc.problems if several else [exc]  # type: ignore[attr-defined]
+            for problem in before:
+                click.echo(f"Error: {safe_text(problem)}", err=True)
+            raise CommandError(safe_text(last), exit_status(exc)) from None
         except MemoryError:
             raise CommandError("out of memory; the command stopped", EXIT_FAILED) from None
         except OSError as exc:
@@ -124,6 +139,7 @@ class HarnessGroup(click.Group):
     value given (a 5,000-digit ``--seed``), are cut to one short line."""
 
     def invoke(self, ctx: click.Context) -> Any:
+        deprecations_as_lines()
         try:
             with user_interrupts():
                 return super().invoke(ctx)
@@ -137,6 +153,25 @@ class HarnessGroup(click.Group):
                 )
             exc.message = safe_text(exc.message, MAX_USAGE_CHARS + 60)
             raise
+
+
+_PLAIN_FORMAT = warnings.formatwarning
+
+
+def _format_warning(
+    message: Warning | str, category: type[Warning], filename: str, lineno: int, line: Any = None
+) -> str:
+    config = sys.modules.get("harness.tourney.config")  # Deprecated lives there
+    if config is not None and issubclass(category, config.Deprecated):
+        return f"Deprecated: {message}\n"
+    return _PLAIN_FORMAT(message, category, filename, lineno, line)
+
+
+def deprecations_as_lines() -> None:
+    """A deprecated spelling (``games:``, ``--games``) is one line ``Deprecated: ...``
+    on stderr (once: Python's default for the warning), not Python's two-line warning.
+    Only the format changes: a program or test that records warnings still gets them."""
+    warnings.formatwarning = _format_warning
 
 
 MAX_SETTING_CHARS = 80  # one --set KEY=VALUE
@@ -244,6 +279,100 @@ def engine_option(config: bool) -> Callable[[F], F]:
         "Python engine elsewhere; native: refuse what it cannot play; python: never native. "
         f"Same games with each ({where}).",
     )
+
+
+def deals_option(deals: int | None, games: int | None) -> dict[str, int]:
+    """``--deals``, or its old name ``--games`` (said deprecated, once), as the keyword a
+    run takes (``deals=`` or ``games=``, so that a message names the option typed); not
+    both (ConfigError, one line)."""
+    if deals is not None and games is not None:
+        raise ConfigError("--deals and --games: give --deals only (--games is its old name)")
+    if games is None:
+        return {} if deals is None else {"deals": deals}
+    from harness.tourney.config import GAMES_RENAMED, deprecated
+
+    deprecated(GAMES_RENAMED.format(old="--games", new="--deals"))
+    return {"games": games}
+
+
+# -- shell completion (click's: eval "$(_HARNESS_COMPLETE=bash_source harness)") ----------
+def complete_strategy(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[click.shell_completion.CompletionItem]:
+    """Strategy names for the shell: built-ins and installed plugins, then files
+    (``path/to/file.py:Class`` starts as a file name)."""
+    from harness.plugins import builtin_strategies, entry_point_strategies
+
+    try:
+        names = [*builtin_strategies(), *entry_point_strategies()]
+    except Exception:  # a broken plugin must not break the shell's completion
+        names = []
+    items = [click.shell_completion.CompletionItem(n) for n in names if n.startswith(incomplete)]
+    return items + [click.shell_completion.CompletionItem(incomplete, type="file")]
+
+
+def complete_config(
+    ctx: click.Context, param: click.Parameter, incomplete: str
+) -> list[click.shell_completion.CompletionItem]:
+    """Config names for the shell: the shipped configs by name, then files."""
+    from harness.shipped import shipped_configs
+
+    names = [n for n in shipped_configs() if n.startswith(incomplete)]
+    items = [click.shell_completion.CompletionItem(n) for n in names]
+    return items + [click.shell_completion.CompletionItem(incomplete, type="file")]
+
+
+CONSOLE_FORMAT = "%(levelname)s %(name)s: %(message)s"
+
+
+def verbosity_options(quiet: str | None) -> Callable[[F], F]:
+    """``-v`` / ``--verbose`` (again for more: ``-vv``) as ``verbose``, and, unless
+    ``quiet`` is None, ``-q`` / ``--quiet`` as ``quiet`` with that help. The command
+    calls :func:`console_log` with ``verbose``."""
+
+    def decorate(func: F) -> F:
+        if quiet is not None:
+            func = click.option("-q", "--quiet", is_flag=True, help=quiet)(func)
+        return click.option(
+            "-v",
+            "--verbose",
+            count=True,
+            help="Also print the log (what run.log gets) on stderr; -vv: debug records too.",
+        )(func)
+
+    return decorate
+
+
+def console_log(verbose: int) -> None:
+    """With ``-v``, harness's log records (INFO; ``-vv``: DEBUG) also go to stderr, one
+    line each, until the command ends; without it, nothing changes (the log is run.log's).
+
+    The handler is marked ``harness_console``: a run's own log (which does not
+    propagate) takes it on too (:func:`harness.tourney.runner.run_log`).
+    """
+    if verbose <= 0:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter(CONSOLE_FORMAT))
+    handler.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
+    handler.harness_console = True  # type: ignore[attr-defined]
+    logger = logging.getLogger("harness")
+    old_level = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(min(handler.level, logger.getEffectiveLevel()))
+
+    def remove() -> None:
+        logger.removeHandler(handler)
+        logger.setLevel(old_level)
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(remove)
+
+
+def console_handlers() -> list[logging.Handler]:
+    """The stderr handlers of ``-v`` now in place (for a log that does not propagate)."""
+    return [h for h in logging.getLogger("harness").handlers if getattr(h, "harness_console", 0)]
 
 
 def strict_option(when: str) -> Callable[[F], F]:

@@ -185,3 +185,9 @@ class IntegrityError(HarnessError):
 class RunFailed(HarnessError):
     """A run (or a command's work) cannot finish: storage, a cluster, chunks that keep
     failing. The input was fine; the CLI exits with status 1, not 2 (bad input)."""
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 chunk``, ``2 chunks``, ``1,200 games``: a count and its noun, as people write
+    it (``words``: an irregular plural; default ``word + "s"``)."""
+    return f"{count:,} {word if count == 1 else words or word + 's'}"

@@ -91,7 +91,8 @@ def summary_lines(result: GameResult) -> list[str]:
         stack = " ".join(str(t) for t in result.stacks[seat]) or "-"
         lines.append(
             f"  #{result.ranks[seat]}  seat {seat}  {name:<{width}}  "
-            f"{result.scores[seat]:>2} worms   stack: {stack}"
+            f"{result.scores[seat]:>2} {'worm ' if result.scores[seat] == 1 else 'worms'}"
+            f"  stack: {stack}"
         )
     if result.winner is not None:
         lines.append(f"Winner: seat {result.winner} ({result.names[result.winner]})")

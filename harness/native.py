@@ -60,16 +60,16 @@ _EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles i
 
 # name -> (C kind, module, class, the parameters the C code reads, as attributes)
 _KINDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
-    "greedy": (0, "strategies.greedy", "Greedy", ()),
-    "threshold": (1, "strategies.threshold", "Threshold", ("target",)),
-    "worm-first": (2, "strategies.worm_first", "WormFirst", ("target", "min_dice")),
-    "simple": (3, "strategies.simple", "Simple", ()),
-    "env-heuristic": (4, "strategies.env_heuristic", "EnvHeuristic", ()),
-    "tactician": (5, "strategies.tactician", "Tactician", ("caution", "worm_by")),
-    "random": (6, "strategies.random_play", "RandomPlay", ("p_stop",)),
-    "optimal": (7, "strategies.optimal", "Optimal", ("endgame", "spread", "flip")),
+    "greedy": (0, "harness.strategies.greedy", "Greedy", ()),
+    "threshold": (1, "harness.strategies.threshold", "Threshold", ("target",)),
+    "worm-first": (2, "harness.strategies.worm_first", "WormFirst", ("target", "min_dice")),
+    "simple": (3, "harness.strategies.simple", "Simple", ()),
+    "env-heuristic": (4, "harness.strategies.env_heuristic", "EnvHeuristic", ()),
+    "tactician": (5, "harness.strategies.tactician", "Tactician", ("caution", "worm_by")),
+    "random": (6, "harness.strategies.random_play", "RandomPlay", ("p_stop",)),
+    "optimal": (7, "harness.strategies.optimal", "Optimal", ("endgame", "spread", "flip")),
 }
-# Modules a native strategy mirrors besides its own and strategies._common.
+# Modules a native strategy mirrors besides its own and harness.strategies._common.
 _ALSO: dict[str, tuple[str, ...]] = {"optimal": ("harness.analysis.turn",)}
 # Parameters that must be finite (NaN or infinity would reach the C arithmetic
 # differently from numpy's: such a seat plays on the Python engine).
@@ -81,17 +81,18 @@ NATIVE_STRATEGIES: tuple[str, ...] = tuple(_KINDS)
 # whose source differs (someone improved it) is not played natively until the C code
 # and this table are brought along: silently playing the old decisions would break
 # "bit-identical". tests/test_native.py fails when a digest is stale.
-_COMMON = "strategies._common"
+_PKG = "harness.strategies"  # the built-ins' package (the repository's strategies/)
+_COMMON = f"{_PKG}._common"
 _SOURCES: dict[str, str] = {
-    "strategies._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
-    "strategies.greedy": "aa1487079a9f1236d4985990bc0b000cc48c6d926a854ea3e39ed248b97fd143",
-    "strategies.threshold": "148d8c42cb7efb75874e6bc854378a18d4faa5505f8ed057d4e5334178645b42",
-    "strategies.worm_first": "3f5cea878f6ab66958e7eb4f724497d4aabc8a9c280e2f70f2107531030821cf",
-    "strategies.simple": "37faa10a31428ad3a0dd8b94e2a28757347d33654f80dc58510ae540f9541b25",
-    "strategies.env_heuristic": "0ec15440599d65def41106d5c37f9646beefe89e4dd523963c6312d7a5e2bd9d",
-    "strategies.tactician": "b113c9a9e6e280a80fed280df760c11ba95e131663e288bb3a7718643320f4b0",
-    "strategies.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
-    "strategies.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
+    f"{_PKG}._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
+    f"{_PKG}.greedy": "fa222f77607cecf48bf78ac9577e1c62f612f57dfe933d37e8cc7b6dce809572",
+    f"{_PKG}.threshold": "c481b23e5af28a89fdd309a0dd24078aa2ce558609ccc090eac80eaed5d1adcf",
+    f"{_PKG}.worm_first": "8e655fca1c6647c7956e1e297c04e3ad3b2fc3110b914c4de7eb7f0a741e6b3c",
+    f"{_PKG}.simple": "1963c39bf79679795ab28a5353aadbe4cc8e9023035fa801839b0a07d6a561f9",
+    f"{_PKG}.env_heuristic": "f237983b9959688c64423e3c67d70a716bb88cd5c6c2bc9ef46dd39c8798a83c",
+    f"{_PKG}.tactician": "bd2ff5056c9842edb4725df8584ca88eaf8b00dfecbb581a54639b8de09a1cd5",
+    f"{_PKG}.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
+    f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
 }
 

@@ -2,9 +2,10 @@
 
 A strategy is named three ways wherever one is named (CLI and configs):
 
-* a built-in name from the ``strategies`` package, e.g. ``greedy``;
-* a name an installed package registers under the entry-point group
-  ``harness.strategies``;
+* a name registered under the entry-point group ``harness.strategies``: the built-ins
+  (``greedy``, ...) are the project's own entry points (pyproject.toml registers every
+  class of the ``harness.strategies`` package, the repository's ``strategies/``), and any
+  installed package registers its own the same way; the built-ins win a name both claim;
 * a reference ``path/to/file.py:ClassName`` or ``package.module:ClassName``.
 
 Parameters follow in parentheses on the command line, ``threshold(target=28)``, or
@@ -35,7 +36,7 @@ import importlib
 import importlib.util
 import inspect
 import math
-import pkgutil
+import re
 import secrets
 import sys
 import sysconfig
@@ -44,7 +45,7 @@ import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, distributions, entry_points
 from pathlib import Path
 from typing import Any
 
@@ -160,9 +161,23 @@ class StrategySpec:
     @property
     def label(self) -> str:
         """How people and stored results name it: ``threshold(target=28)``."""
+        return self._with_params(self.ref)
+
+    @property
+    def display_label(self) -> str:
+        """A tourney entrant's default display name: :attr:`label`, but a file or module
+        strategy by its class's own ``name`` attribute when it sets one (``careful``, not
+        ``../bots/mybot.py:Careful``), unless that is a built-in's name: an inherited name,
+        or a file copied from a built-in, must not pass for the built-in."""
+        own = self.cls.__dict__.get("name") if self.origin in ("file", "module") else None
+        if isinstance(own, str) and own.strip() and own.strip() not in builtin_strategies():
+            return self._with_params(own.strip())
+        return self.label
+
+    def _with_params(self, base: str) -> str:
         if not self.params:
-            return self.ref
-        return f"{self.ref}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
+            return base
+        return f"{base}({', '.join(f'{k}={v!r}' for k, v in self.params)})"
 
     def create(self) -> Strategy:
         # What the constructor prints goes to stderr: stdout may be a command's JSON. (A
@@ -193,7 +208,7 @@ def code_digest(cls: type) -> str:
     For a class in a module with source (a built-in, a plugin file, an installed module)
     that is the class's own name and the source of its module and of every project module
     it uses, transitively (e.g. ``harness.analysis`` for ``optimal``,
-    ``strategies._common``): two classes in one file have different digests, and editing
+    ``harness.strategies._common``): two classes in one file have different digests, and editing
     the file changes the digest of every class in it (a class may use anything its file
     defines). The strategy API modules and third-party packages are left out (the package
     version covers the former).
@@ -477,9 +492,10 @@ def _project_module_map(module: Any) -> dict[str, Any]:
     return found
 
 
-# Our own packages are project code wherever they are installed (site-packages or an
+# Our own package is project code wherever it is installed (site-packages or an
 # editable checkout): a regular install must not give every built-in an empty identity.
-_OWN_PACKAGES = ("harness", "strategies")
+# (The built-ins are harness.strategies: a user's own top-level `strategies` is user code.)
+_OWN_PACKAGES = ("harness",)
 
 
 def _is_project(module: Any) -> bool:
@@ -505,41 +521,66 @@ def _module_source_digest(module: Any) -> str:
 
 
 # -- the catalogue ------------------------------------------------------------------
-def _strategies_in(module: Any) -> list[type[Strategy]]:
-    return [
-        obj
-        for obj in vars(module).values()
-        if inspect.isclass(obj)
-        and issubclass(obj, Strategy)
-        and obj is not Strategy
-        and obj.__module__ == module.__name__
-        and obj.name
-    ]
+DISTRIBUTION = "pickomino-harness"
+"""The project's distribution: its own ``harness.strategies`` entry points are the built-ins."""
+
+
+def _dist_name(dist: Any) -> str:
+    try:
+        name = dist.metadata["Name"]
+    except Exception:  # noqa: BLE001 - unreadable metadata: a distribution of no name
+        return ""
+    return re.sub(r"[-_.]+", "-", name).lower() if isinstance(name, str) else ""
+
+
+def _is_own(ep: EntryPoint) -> bool:
+    dist = getattr(ep, "dist", None)
+    return dist is not None and _dist_name(dist) == DISTRIBUTION
+
+
+def _registered() -> list[EntryPoint]:
+    """Every entry point of the group, of every installed distribution (each once, the
+    first on sys.path, as importlib.metadata.entry_points() takes them).
+
+    Except that the project's own are taken from its first metadata that registers any:
+    a checkout may hold an old ``pickomino_harness.egg-info`` (left by a setup.py
+    command) that sys.path's first entry, the cwd, finds before the installed metadata;
+    taking it would leave no built-in at all. (Looked for only then: reading every
+    distribution's metadata costs ten times what entry_points() does.)
+    """
+    found = list(entry_points(group=ENTRY_POINT_GROUP))
+    if any(_is_own(ep) for ep in found):
+        return found
+    for dist in distributions():
+        points = [ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP]
+        if points and _dist_name(dist) == DISTRIBUTION:
+            return found + points
+    return found
 
 
 @cache
 def builtin_strategies() -> dict[str, type[Strategy]]:
-    """The strategies of the ``strategies`` package, by name.
+    """The built-in strategies by name: the project's own entry points (pyproject.toml).
 
-    A module that fails to import (say, a missing optional dependency) is left out and
+    One that fails to load (say, a missing optional dependency) is left out and
     remembered in :func:`broken_builtins`: one broken built-in must not take the others
-    down with it.
+    down with it. Without the project's metadata (harness imported from a folder that was
+    never installed) there are none, and :func:`broken_builtins` says why.
     """
-    import strategies
-
+    own = sorted((ep for ep in _registered() if _is_own(ep)), key=lambda ep: ep.name)
+    if not own:
+        _BROKEN[ENTRY_POINT_GROUP] = (
+            f"the {DISTRIBUTION} distribution registers no strategies here: its metadata "
+            "is missing or stale (install it: pip install -e .)"
+        )
     found: dict[str, type[Strategy]] = {}
-    for info in sorted(pkgutil.iter_modules(strategies.__path__), key=lambda i: i.name):
-        if info.name.startswith("_"):
-            continue
+    for ep in own:
         try:
             with contextlib.redirect_stdout(sys.stderr):
-                module = importlib.import_module(f"strategies.{info.name}")
+                found[ep.name] = _check_class(ep.name, ep.load())
         except Exception as exc:
-            _BROKEN[f"strategies.{info.name}"] = _describe(exc)
-            continue
-        for cls in _strategies_in(module):
-            found[cls.name] = cls
-    return dict(sorted(found.items()))
+            _BROKEN[ep.module] = _describe(exc)
+    return found
 
 
 _BROKEN: dict[str, str] = {}
@@ -552,8 +593,9 @@ def broken_builtins() -> dict[str, str]:
 
 
 def entry_point_strategies() -> dict[str, Any]:
-    """Entry points of installed packages in the ``harness.strategies`` group, by name."""
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+    """Entry points of other installed packages in the ``harness.strategies`` group, by
+    name (the project's own are :func:`builtin_strategies`)."""
+    return {ep.name: ep for ep in _registered() if not _is_own(ep)}
 
 
 def available() -> list[str]:

@@ -16,8 +16,8 @@ tile"). Written here from that description, as issue 5 specifies it:
 
 from __future__ import annotations
 
+from harness.strategies._common import most_points
 from harness.strategy import WORM, Strategy, View
-from strategies._common import most_points
 
 
 class EnvHeuristic(Strategy):

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from harness.strategies._common import most_points
 from harness.strategy import Strategy, View  # noqa: F401
-from strategies._common import most_points
 
 
 class Greedy(Strategy):

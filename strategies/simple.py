@@ -14,8 +14,8 @@ it), written here from its description:
 
 from __future__ import annotations
 
+from harness.strategies._common import most_points
 from harness.strategy import WORM, Strategy, View
-from strategies._common import most_points
 
 
 class Simple(Strategy):

@@ -10,8 +10,8 @@ greedy with benchmarks/strength_quick.py (2 players, duplicate dice).
 
 from __future__ import annotations
 
+from harness.strategies._common import most_points
 from harness.strategy import WORM, Claim, Strategy, View, worms
-from strategies._common import most_points
 
 
 def _claim_value(claim: Claim, players: int) -> float:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from harness.strategies._common import most_points
 from harness.strategy import WORM, Strategy, View
-from strategies._common import most_points
 
 
 class Threshold(Strategy):

@@ -8,9 +8,9 @@ from types import SimpleNamespace
 import pytest
 
 from harness import play_game
+from harness.strategies.env_heuristic import EnvHeuristic
+from harness.strategies.simple import Simple
 from harness.strategy import WORM
-from strategies.env_heuristic import EnvHeuristic
-from strategies.simple import Simple
 
 
 def view(counts: dict[int, int], kept: tuple[int, ...] = (), total: int = 0, grill=(21,)):  # noqa: ANN001, ANN201

@@ -17,8 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from harness.plugins import VOLATILE, code_digest, resolve, volatile_note
+from harness.strategies.greedy import Greedy
 from harness.strategy import Strategy
-from strategies.greedy import Greedy
 
 TWO_CLASSES = """
 from harness.strategy import Strategy
@@ -107,7 +107,9 @@ def test_two_classes_in_one_file_differ_and_an_edit_changes_the_class_edited(tmp
 
 def test_a_builtin_digest_is_the_same_in_every_process():
     here = code_digest(Greedy)
-    source = "from harness.plugins import code_digest\nfrom strategies.greedy import Greedy\n"
+    source = (
+        "from harness.plugins import code_digest\nfrom harness.strategies.greedy import Greedy\n"
+    )
     source += "import json\nprint(json.dumps([code_digest(Greedy)]))\n"
     assert run_stdin(source, "1") == [here] == run_stdin(source, "2")
     assert not here.startswith(VOLATILE) and volatile_note(Greedy) is None

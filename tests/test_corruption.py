@@ -81,7 +81,7 @@ def resumed_as_reference(run_dir: Path, reference, replayed_games: int) -> None:
     assert again.run_dir == run_dir and again.status == "complete"
     assert again.played == replayed_games
     pd.testing.assert_frame_equal(games(run_dir), games(reference.run_dir))
-    assert again.standings == reference.standings
+    assert again.counts == reference.counts
     assert summary_csv(run_dir) == summary_csv(reference.run_dir)
     report = write_report(run_dir, plots=False).summary
     assert (
@@ -189,12 +189,12 @@ def test_counters_edited_in_the_manifest_change_nothing(copy, reference):
     assert len(report.parts) == len(entries)
     again = run_tournament(CONFIG, out=copy.parent.parent, workers=1)
     assert again.played == 0 and again.reused == 0
-    assert again.standings == reference.standings
+    assert again.counts == reference.counts
     assert again.forfeits == 0 and again.forfeit_examples == []
     assert summary_csv(copy) == summary_csv(reference.run_dir)
     summary = write_report(copy, plots=False).summary
     by_name = {r["strategy"]: r for r in summary["standings"]}
-    for r in again.standings:
+    for r in again.counts:
         assert r["games"] == by_name[r["strategy"]]["games"]
         assert r["win_share"] == pytest.approx(by_name[r["strategy"]]["win_share"], abs=1e-12)
 
@@ -266,7 +266,7 @@ def test_damage_to_a_reused_source_changes_nothing_in_the_run_that_reused_it(cop
         flip(part, part.stat().st_size // 2)
     assert len(load_run(other.run_dir).parts) == len(manifest(other.run_dir))
     again = run_tournament({**CONFIG, "name": "other"}, out=root, workers=1)
-    assert again.played == 0 and again.standings == reference.standings
+    assert again.played == 0 and again.counts == reference.counts
     # a third run reuses the intact copies, never the damaged sources
     third = run_tournament({**CONFIG, "name": "third"}, out=root, workers=1)
     assert third.reused == reference.stored and third.played == 0

@@ -17,8 +17,8 @@ from harness.engine import Game, GameResult
 from harness.errors import GameError, HarnessError, IllegalMove, StrategyFailed
 from harness.record import RecordBuilder
 from harness.rules import Rules
+from harness.strategies.greedy import Greedy
 from harness.strategy import Claim, Strategy
-from strategies.greedy import Greedy
 
 W = 6
 # Turn 1 (seat 0): plain greedy play. Turn 2 (seat 1, the bot under test) rolls below.

@@ -231,8 +231,8 @@ def test_turn_caps(max_turns):
 @needs_native
 def test_instances_with_float_parameters():
     # instances (not references) may carry values configs cannot: a float target
-    from strategies.threshold import Threshold
-    from strategies.worm_first import WormFirst
+    from harness.strategies.threshold import Threshold
+    from harness.strategies.worm_first import WormFirst
 
     seats = [Threshold(target=27.5), WormFirst(target=26.25, min_dice=2.5)]
     res = native.play_games(Rules(players=2), seats, range(150), detail=True)
@@ -342,7 +342,7 @@ def test_optimal_decides_the_same_with_cold_and_warm_caches():
 
 @needs_native
 def test_optimal_refuses_what_numpy_would_compute_differently():
-    from strategies.optimal import Optimal
+    from harness.strategies.optimal import Optimal
 
     for params in ({"spread": float("inf")}, {"flip": float("nan")}):
         with pytest.raises(native.NotNative, match="finite"):
@@ -557,7 +557,7 @@ def test_sources_are_the_ones_the_c_code_mirrors():
 
 @needs_native
 def test_a_stale_builtin_is_not_native(monkeypatch):
-    monkeypatch.setitem(native._SOURCES, "strategies.tactician", "0" * 64)
+    monkeypatch.setitem(native._SOURCES, "harness.strategies.tactician", "0" * 64)
     monkeypatch.setattr(native, "_STALE", {})
     with pytest.raises(native.NotNative, match="source differs"):
         native.native_seat("tactician")
@@ -566,7 +566,7 @@ def test_a_stale_builtin_is_not_native(monkeypatch):
 
 @needs_native
 def test_plugins_and_lookalikes_are_not_native(tmp_path):
-    from strategies.greedy import Greedy
+    from harness.strategies.greedy import Greedy
 
     class Subclass(Greedy):
         name = "greedy"
@@ -574,7 +574,7 @@ def test_plugins_and_lookalikes_are_not_native(tmp_path):
     plugin = tmp_path / "copy_of_greedy.py"
     plugin.write_text(
         "from harness.strategy import Strategy\n"
-        "from strategies._common import most_points\n"
+        "from harness.strategies._common import most_points\n"
         "class Greedy(Strategy):\n"
         "    name = 'greedy'\n"
         "    pick = staticmethod(most_points)\n"
@@ -609,8 +609,8 @@ def test_plugins_and_lookalikes_are_not_native(tmp_path):
 
 @needs_native
 def test_odd_values_are_refused_not_played():
-    from strategies.tactician import Tactician
-    from strategies.threshold import Threshold
+    from harness.strategies.tactician import Tactician
+    from harness.strategies.threshold import Threshold
 
     class Sneaky(int):  # an int subclass: its own comparisons could lie
         pass
@@ -804,7 +804,10 @@ def test_an_unimportable_extension_falls_back():
 
 
 def test_digest_helper_reads_sources():
-    import strategies.greedy as greedy
+    import harness.strategies.greedy as greedy
 
     with open(greedy.__file__, "rb") as f:
-        assert native.source_digest("strategies.greedy") == hashlib.sha256(f.read()).hexdigest()
+        assert (
+            native.source_digest("harness.strategies.greedy")
+            == hashlib.sha256(f.read()).hexdigest()
+        )

@@ -83,7 +83,7 @@ def test_python_native_and_auto_store_identical_games(tmp_path, monkeypatch):
     assert len(frame) == 6 * 14 * 2
     pd.testing.assert_frame_equal(frame, games_of(auto.run_dir))
     pd.testing.assert_frame_equal(frame, games_of(nat.run_dir))
-    assert py.standings == auto.standings == nat.standings
+    assert py.counts == auto.counts == nat.counts
     summary = (py.run_dir / "summary.csv").read_text()
     assert summary == (nat.run_dir / "summary.csv").read_text()
     chunks_planned = 6 * 3
@@ -119,7 +119,7 @@ def test_every_seating_stores_identical_games_on_both_engines(tmp_path, seating,
     assert len(frame) == tables * 3 * orders
     assert sorted(frame["seating"].unique()) == list(range(orders))
     pd.testing.assert_frame_equal(frame, games_of(nat.run_dir))
-    assert py.standings == nat.standings
+    assert py.counts == nat.counts
     assert nat.engine_used["python"] == 0
 
 
@@ -166,7 +166,7 @@ def test_a_run_begun_in_python_is_finished_natively(tmp_path, monkeypatch):
     assert rest.engine_used == {"native": len(dropped), "python": 0}
     assert run_json(rest)["engine_used"] == {"native": len(dropped), "python": len(lines)}
     pd.testing.assert_frame_equal(games_of(whole.run_dir), games_of(rest.run_dir))
-    assert whole.standings == rest.standings
+    assert whole.counts == rest.counts
 
 
 @needs_native
@@ -187,7 +187,7 @@ def test_chunks_are_reused_across_engines(tmp_path, monkeypatch):
 def _plugin_config(tmp_path: Path, engine: str | None = None) -> Path:
     plugin_file(tmp_path)
     text = (
-        "name: mixed\nplayers: 2\ngames: 6\nchunk: 3\nseed: 3\n"
+        "name: mixed\nplayers: 2\ndeals: 6\nchunk: 3\nseed: 3\n"
         "entrants: [greedy, threshold, 'mybot.py:Greedy']\n"
     )
     if engine is not None:
@@ -226,7 +226,7 @@ def test_auto_plays_plugin_tables_in_python_and_the_rest_natively(tmp_path):
     auto = run_tournament(config, workers=0, out=tmp_path / "auto")
     py = run_tournament(config, workers=0, out=tmp_path / "py", engine="python")
     pd.testing.assert_frame_equal(games_of(py.run_dir), games_of(auto.run_dir))
-    assert auto.standings == py.standings
+    assert auto.counts == py.counts
     assert auto.engine_used == {"native": 2, "python": 4}
     meta = run_json(auto)
     by_table = {tuple(sorted(t["entrants"])): t["engine"] for t in meta["tables"]}

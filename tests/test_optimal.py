@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-import strategies.optimal as optimal_module
+import harness.strategies.optimal as optimal_module
 from harness import play_game
 from harness.analysis.board import TurnBoard
 from harness.analysis.simulate import PolicyPlayer
@@ -15,8 +15,8 @@ from harness.analysis.turn import solve
 from harness.dice import SeededDice
 from harness.engine import Game, GameObserver
 from harness.rules import PRESETS, Rules
+from harness.strategies.optimal import Optimal
 from harness.strategy import Claim
-from strategies.optimal import Optimal
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))

@@ -18,9 +18,9 @@ import pytest
 from harness import play_game
 from harness.errors import PluginError
 from harness.plugins import builtin_strategies, parse_reference, resolve
+from harness.strategies.greedy import Greedy
+from harness.strategies.threshold import Threshold
 from harness.strategy import Strategy
-from strategies.greedy import Greedy
-from strategies.threshold import Threshold
 
 BOT = """
 from harness.strategy import Strategy, WORM
@@ -169,7 +169,7 @@ def test_parse_reference(text, ref, params):
 def test_identity_names_code_and_parameters():
     ident = resolve("threshold(target=28)").identity()
     assert ident["ref"] == "threshold" and ident["params"] == {"target": 28}
-    assert ident["class"] == "strategies.threshold:Threshold"
+    assert ident["class"] == "harness.strategies.threshold:Threshold"
     assert len(ident["code"]) == 16
 
 
@@ -222,7 +222,7 @@ def test_module_reference(plugin_dir, monkeypatch):
     monkeypatch.syspath_prepend(str(plugin_dir))
     spec = resolve("bots:MyBot")
     assert spec.origin == "module" and spec.cls.name == "my-bot"
-    assert resolve("strategies.greedy:Greedy").cls is Greedy
+    assert resolve("harness.strategies.greedy:Greedy").cls is Greedy
     monkeypatch.delitem(sys.modules, "bots", raising=False)
 
 
@@ -275,7 +275,7 @@ def test_unknown_name_suggests_and_lists(plugin_dir):
         ("{d}/bots.py:Boom", "building it raised RuntimeError: no config file"),
         ("{d}/bots.py:Needs", "missing parameter level"),
         ("no_such_pkg.mod:Bot", "'no_such_pkg.mod:Bot': no module named 'no_such_pkg.mod'"),
-        ("strategies.nothing:Bot", "no module named 'strategies.nothing'"),
+        ("harness.strategies.nothing:Bot", "no module named 'harness.strategies.nothing'"),
         ("bots.py:", "write path/to/file.py:ClassName or module:Class"),
     ],
 )
@@ -368,3 +368,191 @@ def test_harness_strategies_json(cli):
     by_name = {r["name"]: r for r in rows}
     assert by_name["threshold"]["params"] == {"target": 27}
     assert by_name["greedy"]["origin"] == "built-in"
+
+
+# -- one mechanism: the built-ins are the project's own entry points (issue 11) ---------------
+def _strategy_classes_of_the_package() -> dict[str, str]:
+    """Every named strategy class defined in harness.strategies, as entry-point values."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import harness.strategies
+
+    found: dict[str, str] = {}
+    for info in pkgutil.iter_modules(harness.strategies.__path__):
+        module = importlib.import_module(f"harness.strategies.{info.name}")
+        for obj in vars(module).values():
+            if (
+                inspect.isclass(obj)
+                and issubclass(obj, Strategy)
+                and obj.__module__ == module.__name__
+                and obj.name
+            ):
+                found[obj.name] = f"{obj.__module__}:{obj.__qualname__}"
+    return found
+
+
+def test_every_builtin_class_is_registered_by_the_project_under_its_own_name():
+    """pyproject.toml's entry points are the built-ins: a class added to strategies/ and
+    not registered there (or registered under another name) fails here."""
+    from harness.plugins import DISTRIBUTION, _is_own, _registered
+
+    own = {ep.name: ep.value for ep in _registered() if _is_own(ep)}
+    assert own == _strategy_classes_of_the_package()
+    assert {ep.dist.name for ep in _registered() if _is_own(ep)} == {DISTRIBUTION}
+    assert set(builtin_strategies()) == set(own) and len(own) == 8
+    assert resolve("greedy").origin == "builtin"
+
+
+def test_the_repository_pyproject_registers_what_is_installed():
+    """The installed metadata is not stale: it says what pyproject.toml says."""
+    import tomllib
+
+    from harness.plugins import _is_own, _registered
+
+    root = Path(__file__).resolve().parents[1]
+    declared = tomllib.loads((root / "pyproject.toml").read_text())["project"]["entry-points"]
+    installed = {ep.name: ep.value for ep in _registered() if _is_own(ep)}
+    assert declared["harness.strategies"] == installed
+
+
+def test_a_third_party_entry_point_cannot_take_a_builtin_name(tmp_path, monkeypatch, cli):
+    root = tmp_path / "site"
+    (root / "impostor").mkdir(parents=True)
+    (root / "impostor" / "__init__.py").write_text(BOT)
+    info = root / "impostor-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: impostor\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[harness.strategies]\ngreedy = impostor:MyBot\n")
+    monkeypatch.syspath_prepend(str(root))
+    try:
+        assert resolve("greedy").cls is Greedy
+        assert play_game(["greedy", "greedy"], seed=2).over
+        from harness.plugins import entry_point_strategies
+
+        assert "greedy" in entry_point_strategies()  # it is listed as the plugin it is
+        rows = {
+            (r["name"], r["origin"])
+            for r in __import__("json").loads(cli("strategies", "--json").output)
+        }
+        assert ("greedy", "built-in") in rows
+    finally:
+        sys.modules.pop("impostor", None)
+
+
+def test_without_the_project_metadata_the_error_says_why():
+    """harness imported from a folder that was never installed: no built-ins, and one line
+    that says the metadata is missing (not just "available: ")."""
+    from harness import plugins
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plugins, "_registered", lambda: [])
+        patch.setattr(plugins, "_BROKEN", {})
+        plugins.builtin_strategies.cache_clear()
+        try:
+            assert plugins.builtin_strategies() == {}
+            text = error("greedy")
+            assert "unknown strategy 'greedy'" in text and "metadata is missing" in text
+        finally:
+            plugins.builtin_strategies.cache_clear()
+    assert "greedy" in plugins.builtin_strategies() and not plugins.broken_builtins()
+
+
+def test_a_stale_egg_info_in_the_cwd_does_not_hide_the_builtins(tmp_path, monkeypatch):
+    """A checkout's old pickomino_harness.egg-info (no entry points), first on sys.path as
+    the cwd is for python -c, must not stand for the installed metadata."""
+    from harness import plugins
+
+    info = tmp_path / "pickomino_harness.egg-info"
+    info.mkdir()
+    (info / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: pickomino-harness\nVersion: 0\n")
+    (info / "entry_points.txt").write_text("[console_scripts]\nharness = harness.cli:main\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(tmp_path))
+        patch.setattr(plugins, "_BROKEN", {})
+        plugins.builtin_strategies.cache_clear()
+        try:
+            assert len(plugins.builtin_strategies()) == 8 and not plugins.broken_builtins()
+        finally:
+            plugins.builtin_strategies.cache_clear()
+
+
+USER_GREEDY = """
+from harness.strategy import Strategy
+
+
+class Greedy(Strategy):
+    '''The user's own greedy: raises at its first decision.'''
+
+    name = "greedy"
+
+    def pick(self, view):
+        raise RuntimeError("the user's strategies/greedy.py was played")
+
+    def stop(self, view):
+        raise RuntimeError("the user's strategies/greedy.py was played")
+"""
+
+
+@pytest.fixture
+def users_strategies(tmp_path: Path) -> Path:
+    """A user's folder with their own package named strategies/ (the most natural name),
+    whose __init__ says so loudly if anything imports it by that name."""
+    pkg = tmp_path / "strategies"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text(
+        "import sys\nprint('USER STRATEGIES IMPORTED', file=sys.stderr)\n"
+    )
+    (pkg / "greedy.py").write_text(USER_GREEDY)
+    return tmp_path
+
+
+def _python(cwd: Path, *args: str):
+    import os
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_users_strategies_folder_does_not_shadow_the_builtins(users_strategies):
+    """cwd (first on sys.path for python -c) holds the user's strategies/: the built-ins
+    still play, and nothing imports the user's package unless it is named."""
+    code = (
+        "import sys\n"
+        "from harness import play_game\n"
+        "result = play_game(['greedy', 'greedy'], seed=5)\n"
+        "assert result.over, result\n"
+        "assert 'strategies' not in sys.modules, 'the user package was imported'\n"
+        "from harness.plugins import resolve\n"
+        "spec = resolve('strategies.greedy:Greedy')\n"
+        "assert spec.origin == 'module' and spec.cls.__module__ == 'strategies.greedy'\n"
+        "assert resolve('greedy').cls.__module__ == 'harness.strategies.greedy'\n"
+        "print('ok', result.names)\n"
+    )
+    done = _python(users_strategies, "-c", code)
+    assert done.returncode == 0, done.stderr
+    assert "ok ['greedy', 'greedy']" in done.stdout
+    # Imported only by the explicit module reference, after the game.
+    assert done.stderr.count("USER STRATEGIES IMPORTED") == 1
+
+
+def test_harness_strategies_from_a_users_strategies_folder(users_strategies):
+    done = _python(users_strategies, "-m", "harness", "strategies")
+    assert done.returncode == 0, done.stderr
+    assert "USER STRATEGIES IMPORTED" not in done.stderr
+    assert "Not available" not in done.stderr
+    for name, cls in builtin_strategies().items():
+        assert name in done.stdout and cls.description() in done.stdout
+    assert "raises at its first decision" not in done.stdout
+
+
+def test_a_users_strategies_module_is_user_code():
+    """A module reference into a top-level strategies package is the user's code (its own
+    code identity, run like any plugin), not a built-in."""
+    from harness.plugins import _OWN_PACKAGES
+
+    assert _OWN_PACKAGES == ("harness",)

@@ -479,7 +479,7 @@ def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
 
 def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
     """What --json prints once the command passes the run (see harness/tourney/cli.py):
-    ``run.standings`` gets the report's figures in place, written or not."""
+    ``run.counts`` gets the report's figures in place, written or not."""
     from types import SimpleNamespace
 
     from harness.tourney.cli import _write_report
@@ -499,13 +499,13 @@ def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
             }
             for name in expected
         ]
-        run = SimpleNamespace(run_dir=played, standings=rows)
+        run = SimpleNamespace(run_dir=played, counts=rows)
         html = _write_report(run, True, write=write)
         assert (html is not None) == write
-        assert run.standings is rows  # the same list: run.summary() hands it out
+        assert run.counts is rows  # the same list: run.summary() hands it out
         for got in rows:
             mine = expected[got["strategy"]]
             for key in ("win_low", "win_high", "elo", "elo_low", "elo_high"):
                 assert got[key] == pytest.approx(mine[key]), key
-    broken = SimpleNamespace(run_dir=played / "nope", standings=[])
+    broken = SimpleNamespace(run_dir=played / "nope", counts=[])
     assert _write_report(broken, True, write=False) is None  # told, never raised

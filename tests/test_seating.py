@@ -224,7 +224,7 @@ def test_rows_are_the_same_for_any_worker_count_and_chunking(tmp_path, players):
     assert len(frames[0]) == (players + 1) * 4 * players * (players - 1)
     for other in frames[1:]:
         pd.testing.assert_frame_equal(frames[0], other)
-    assert runs[0].standings == runs[1].standings == runs[2].standings
+    assert runs[0].counts == runs[1].counts == runs[2].counts
 
 
 def test_two_players_all_modes_give_the_same_rows_and_chunk_keys(tmp_path):
@@ -274,7 +274,7 @@ def test_a_mirror_match_plays_and_its_halves_are_two_entrants(tmp_path):
     assert len(df) == 20 * 2
     for seat in range(2):
         assert df[f"seat{seat}_strategy"].value_counts().to_dict() == {"greedy": 20, "greedy-b": 20}
-    shares = {r["strategy"]: r["win_share"] for r in run.standings}
+    shares = {r["strategy"]: r["win_share"] for r in run.counts}
     # greedy is deterministic and both orders of a deal see the same (duplicate) dice:
     # the two games of a deal are one game with the names swapped, so exactly 1/2 each
     assert shares == {"greedy": 0.5, "greedy-b": 0.5}

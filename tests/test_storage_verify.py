@@ -182,8 +182,8 @@ def test_terminal_standings_summary_csv_and_report_agree(tmp_path):
         csv_rows = {r["strategy"]: r for r in csv.DictReader(f)}
     from_report = {r["strategy"]: r for r in report["standings"]}
     assert run.forfeits == report["games"]["forfeit"] > 0
-    assert sum(r["capped"] for r in run.standings) > 0
-    for r in run.standings:
+    assert sum(r["capped"] for r in run.counts) > 0
+    for r in run.counts:
         name = r["strategy"]
         other = from_report[name]
         assert r["games"] == other["games"] == int(csv_rows[name]["games"])
@@ -193,7 +193,7 @@ def test_terminal_standings_summary_csv_and_report_agree(tmp_path):
         assert float(csv_rows[name]["win_share"]) == pytest.approx(r["win_share"], abs=1e-6)
     run_json = json.loads((run.run_dir / "run.json").read_text())
     assert run_json["run_format"] == RUN_FORMAT == "harness-run/2"
-    assert run_json["summary"]["standings"] == run.standings
+    assert run_json["summary"]["standings"] == run.counts
 
 
 # -- reuse: a copy of verified bytes, never of poisoned games -------------------------------

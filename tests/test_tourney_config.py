@@ -39,7 +39,7 @@ def error_of(tmp_path: Path, text: str) -> str:
         # unknown key, with a suggestion and its line
         (
             "entrants: [greedy, random]\ngmaes: 10\n",
-            ["t.yaml:2:", "'gmaes'", "did you mean 'games'"],
+            ["t.yaml:2:", "'gmaes'", "did you mean 'deals'"],
         ),
         # wrong types
         ("entrants: [greedy, random]\ngames: lots\n", ["t.yaml:2:", "games:", "whole number"]),
@@ -216,3 +216,72 @@ def test_seed_changes_every_chunk_key_and_worker_count_changes_none():
     assert keys == [s.key for s in plan.chunks(base.override(workers=7))]
     assert set(keys).isdisjoint(s.key for s in plan.chunks(base.override(seed=1)))
     assert plan.run_key(base) == plan.run_key(base.override(workers=7))
+
+
+# -- issue 11, item 6: small things a user notices ---------------------------------------------
+def test_plural_says_one_thing_in_the_singular():
+    from harness.errors import plural
+
+    assert plural(1, "chunk") == "1 chunk"
+    assert plural(0, "chunk") == "0 chunks"
+    assert plural(1200, "game") == "1,200 games"
+    assert plural(1, "worm") == "1 worm" and plural(2, "worm") == "2 worms"
+    assert plural(2, "match", "matches") == "2 matches"
+
+
+def test_a_finished_run_folder_keeps_no_lock_and_no_tmp_and_resumes(tmp_path):
+    from harness.tourney.runner import run_tournament
+
+    config = {"name": "tidy", "entrants": ["greedy", "random"], "deals": 3, "workers": 0}
+    first = run_tournament(config, out=tmp_path)
+    assert first.status == "complete"
+    left = sorted(p.name for p in first.run_dir.iterdir())
+    assert ".lock" not in left and ".tmp" not in left, left
+    again = run_tournament(config, out=tmp_path)  # resumes: nothing to play
+    assert again.run_dir == first.run_dir and again.played == 0 and again.stored == 6
+    assert not (first.run_dir / ".lock").exists() and not (first.run_dir / ".tmp").exists()
+
+
+def test_the_run_lock_still_excludes_a_second_process(tmp_path):
+    from harness.tourney.storage import RunFolder, StorageError
+
+    one, two = RunFolder(tmp_path / "r"), RunFolder(tmp_path / "r")
+    one.create()
+    with pytest.raises(StorageError, match="another harness tourney is running this run"):
+        two.create()
+    one.close()
+    assert not (tmp_path / "r" / ".lock").exists()
+    two.create()  # free again once the first has closed (and removed .lock)
+    three = RunFolder(tmp_path / "r")
+    with pytest.raises(StorageError, match="another harness tourney"):
+        three.create()
+    two.close()
+
+
+def test_a_stray_tmp_file_keeps_tmp_for_the_next_load(tmp_path):
+    from harness.tourney.storage import RunFolder
+
+    folder = RunFolder(tmp_path / "r")
+    folder.create()
+    (folder.tmp_dir / "part.parquet.123").write_bytes(b"half")  # a kill mid-write
+    folder.close()
+    assert (folder.tmp_dir / "part.parquet.123").exists()  # load() clears it on resume
+
+
+def test_a_file_strategy_is_shown_by_its_own_name_attribute_never_a_builtins(tmp_path):
+    """Issue 11 item 6: standings show `careful`, not `bots.py:Careful`; an inherited
+    name, or a copy of a built-in's file, must not pass for the built-in."""
+    bots = tmp_path / "bots.py"
+    bots.write_text(
+        "from harness.strategy import Strategy\n"
+        "from harness.strategies.greedy import Greedy\n\n"
+        "class Careful(Strategy):\n    name = 'careful'\n"
+        "    def pick(self, view):\n        return max(view.choices)\n"
+        "    def stop(self, view):\n        return True\n\n"
+        "class Child(Greedy):\n    pass\n\n"
+        "class Copy(Greedy):\n    name = 'greedy'\n\n"
+        "class Blank(Careful):\n    name = '  '\n"
+    )
+    entrants = [f"{bots}:{c}" for c in ("Careful", "Child", "Copy", "Blank")]
+    names = [e.name for e in load_config({"entrants": ["greedy", *entrants]}).entrants]
+    assert names == ["greedy", "careful", f"{bots}:Child", f"{bots}:Copy", f"{bots}:Blank"]

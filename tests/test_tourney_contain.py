@@ -53,7 +53,7 @@ def harness(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
 def greedy_restored(monkeypatch):
     """A plugin imported here (the config is read in this process) may patch Greedy: undo
     it after each test, so that no other test plays a poisoned greedy."""
-    from strategies.greedy import Greedy
+    from harness.strategies.greedy import Greedy
 
     monkeypatch.setattr(Greedy, "stop", Greedy.stop)
 

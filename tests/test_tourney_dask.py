@@ -243,7 +243,7 @@ def test_local_cluster_stores_the_same_games_bit_for_bit(tmp_path):
     assert local.status == dask.status == "complete"
     assert dask.stored == dask.played == 3 * 12 * 2 and dask.workers == 2
     assert_same_run(local.run_dir, dask.run_dir)
-    assert dask.standings == local.standings
+    assert dask.counts == local.counts
     log = (dask.run_dir / "run.log").read_text()
     assert log.count(" dask-worker tcp://") == 9, "one record per chunk, from the workers"
     assert "a local Dask cluster of 2 workers" in log

@@ -33,7 +33,7 @@ def test_one_and_two_workers_store_identical_games(tmp_path):
     assert len(a) == 3 * 12 * 2
     pd.testing.assert_frame_equal(a, b)
     pd.testing.assert_frame_equal(a, c)
-    assert one.standings == two.standings
+    assert one.counts == two.counts
     assert (one.run_dir / "summary.csv").read_text() == (two.run_dir / "summary.csv").read_text()
 
 
@@ -80,7 +80,7 @@ def test_stored_table_follows_the_schema(tmp_path):
     log = (run.run_dir / "run.log").read_text()
     assert "harness-worker" not in log  # in-process: no worker records
     summary = pd.read_csv(run.run_dir / "summary.csv")
-    assert list(summary["strategy"]) == [r["strategy"] for r in run.standings]
+    assert list(summary["strategy"]) == [r["strategy"] for r in run.counts]
 
 
 def test_worker_records_reach_run_log(tmp_path):
@@ -115,7 +115,7 @@ def test_every_entrant_sits_in_every_seat_equally(tmp_path):
 def test_standings_add_up(tmp_path):
     run = run_tournament(SMALL, out=tmp_path, workers=0)
     df = games_of(run.run_dir)
-    for row in run.standings:
+    for row in run.counts:
         name = row["strategy"]
         share = 0.0
         games = 0
@@ -279,10 +279,10 @@ def test_forfeits_are_recorded_and_the_tournament_goes_on(tmp_path, fumbler_conf
     assert len(lost) == run.forfeits > 0 and len(df) == 60
     for _, row in lost.iterrows():
         seat = row["error_seat"]
-        assert row[f"seat{seat}_strategy"] == "fumbler.py:Fumbler"
+        assert row[f"seat{seat}_strategy"] == "fumbler"  # its class's own name attribute
         assert row[f"seat{seat}_rank"] == 2  # ranked last
         assert "raised ValueError in pick(): too many ones" in row["error"]
-    fumbler = next(r for r in run.standings if r["strategy"] == "fumbler.py:Fumbler")
+    fumbler = next(r for r in run.counts if r["strategy"] == "fumbler")
     assert fumbler["forfeits"] == run.forfeits
     example = run.forfeit_examples[0]
     assert example["command"].startswith("harness play ")

@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from harness.cli_common import user_errors
+from harness.cli_common import console_log, user_errors, verbosity_options
+from harness.errors import plural
 
 
 class _Progress:
@@ -63,8 +64,11 @@ def _pct(value: float | None) -> str:
     help="Play damaged or missing chunks again (with the run's own config from run.json), "
     "finish the run, then report.",
 )
+@verbosity_options(quiet=None)  # -q is the report's own, above
 @user_errors
-def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bool) -> None:
+def report(
+    run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bool, verbose: int
+) -> None:
     """Write report.md, report.html (self-contained) and plots/*.png into RUN_DIR.
 
     RUN_DIR is a run folder, results/<config>/<run id>, or a config folder
@@ -79,6 +83,7 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bo
     """
     from harness.report import write_report
 
+    console_log(verbose)
     if repair:
         from harness.report.api import repair_run
 
@@ -110,7 +115,7 @@ def report(run_dir: Path, as_json: bool, no_plots: bool, quiet: bool, repair: bo
     if not quiet:
         click.echo(
             f"Also: {result.markdown.name}, {result.json.name}, "
-            f"{len(result.plots)} plot(s) in plots/"
+            f"{plural(len(result.plots), 'plot')} in plots/"
         )
 
 

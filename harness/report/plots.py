@@ -1,8 +1,11 @@
-"""The report's charts, drawn with matplotlib (Agg backend) from a run summary.
+"""The report's charts, drawn with matplotlib from a run summary.
 
-Every plot function takes the summary dict (see :mod:`harness.report.summary`) and an
-output path, draws one titled, labelled figure, writes it as PNG atomically and
-returns the path, or returns None when the run has nothing to draw for it. A strategy
+Each chart is two steps. ``figure_X(summary)`` draws one titled, labelled
+:class:`matplotlib.figure.Figure` from the summary dict (see :mod:`harness.report.summary`),
+or returns None when the run has nothing to draw for it; ``plot_X(summary, path)`` writes
+that figure as PNG atomically and returns the path (None: nothing written). Figures are
+built without pyplot and no backend is chosen here: the CLI needs none to write PNGs,
+and a notebook keeps its own (``harness.results`` shows these figures there). A strategy
 keeps one colour in every plot of every run (:func:`strategy_colour`). Every text is drawn
 literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX.
 """
@@ -16,14 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from harness.report.files import write_atomic  # noqa: E402
+from harness.report.files import write_atomic
 
 DPI = 110
 FAIR = "#888888"
@@ -87,10 +86,18 @@ def strategy_colour(name: str) -> str:
 
 
 def _save(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as PNG, atomically, without metadata (the same chart, the same bytes)."""
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
+    # In the charts' style, as they were drawn: what is laid out again while saving (the
+    # tight box) is laid out as it was drawn.
+    with matplotlib.rc_context(STYLE):
+        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
     return write_atomic(path, lambda fh: fh.write(buf.getvalue()))
+
+
+def _write(fig: Figure | None, path: Path) -> Path | None:
+    """The save step of every ``plot_X``: ``path`` written, or None (nothing to draw)."""
+    return None if fig is None else _save(fig, path)
 
 
 def _v(value: float | None) -> float:
@@ -144,7 +151,7 @@ def _bars_with_ci(
         ax.text(_end(r, key, high), yi, "  " + text, va="center", fontsize=9)
 
 
-def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_standings(summary: dict[str, Any]) -> Figure | None:
     """Win share and mean worms per strategy with 95% intervals, best at the top.
 
     Not for a gauntlet: its field's win shares are against different opponents, and the
@@ -155,10 +162,9 @@ def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
         return None
     names = [r["strategy"] for r in rows]
     y = np.arange(len(rows))[::-1]
-    with plt.rc_context(STYLE):
-        fig, (ax1, ax2) = plt.subplots(
-            1, 2, figsize=(11, 1.2 + 0.5 * len(rows)), sharey=True, squeeze=True
-        )
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(11, 1.2 + 0.5 * len(rows)))
+        ax1, ax2 = fig.subplots(1, 2, sharey=True, squeeze=True)
         cols = [strategy_colour(n) for n in names]
         _bars_with_ci(ax1, y, rows, cols, "win_share", "win_low", "win_high", "{:.1%}")
         fair = summary["seats"]["fair_share"]
@@ -182,10 +188,10 @@ def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
         ax2.set_title("Mean worms")
         fig.suptitle(f"Standings\n{_subtitle(summary)}", fontsize=11)
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
-def plot_head_to_head(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_head_to_head(summary: dict[str, Any]) -> Figure | None:
     """Heatmap: the share of games in which the row strategy finished ahead of the column."""
     h2h = summary["head_to_head"]
     order = h2h["order"]
@@ -200,9 +206,10 @@ def plot_head_to_head(summary: dict[str, Any], path: Path) -> Path | None:
         grid[i, j] = c["share"]
         ci = f"\n{c['low'] * 100:.0f}–{c['high'] * 100:.0f}" if c["low"] is not None else ""
         text[i, j] = f"{c['share'] * 100:.0f}%{ci if k <= 8 else ''}"
-    with plt.rc_context({**STYLE, "axes.grid": False}):
+    with matplotlib.rc_context({**STYLE, "axes.grid": False}):
         size = 2.2 + 0.85 * k
-        fig, ax = plt.subplots(figsize=(size + 1.6, size))
+        fig = Figure(figsize=(size + 1.6, size))
+        ax = fig.subplots()
         cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
         im = ax.imshow(grid, cmap=cmap, vmin=0, vmax=1)
         for (i, j), label in text.items():
@@ -231,10 +238,10 @@ def plot_head_to_head(summary: dict[str, Any], path: Path) -> Path | None:
             fontsize=10,
         )
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
-def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_worms(summary: dict[str, Any]) -> Figure | None:
     """Violins of the worms each strategy ended its games with, mean and median marked."""
     rows = _played(summary)
     hist = summary["worm_histogram"]
@@ -263,8 +270,9 @@ def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
                 "max": float(nz.max()),
             }
         )
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(max(6.0, 1.4 * len(rows) + 2), 5))
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(max(6.0, 1.4 * len(rows) + 2), 5))
+        ax = fig.subplots()
         parts = ax.violin(
             stats_list,
             positions=range(len(rows)),
@@ -291,16 +299,17 @@ def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
             fontsize=10,
         )
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
-def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_convergence(summary: dict[str, Any]) -> Figure | None:
     """Cumulative win share against games played, with the 95% band narrowing."""
     series = {k: v for k, v in summary["curve"]["series"].items() if len(v) >= 2}
     if not series:
         return None
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(10.5, 5))
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(10.5, 5))
+        ax = fig.subplots()
         most = 1
         for name in [r["strategy"] for r in summary["standings"]]:
             pts = series.get(name)
@@ -320,10 +329,10 @@ def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
         ax.set_title(f"Win share vs games played\n{_subtitle(summary)}", fontsize=10)
         fig.tight_layout(rect=(0, 0, 0.8, 1))  # room on the right for the legend
-        return _save(fig, path)
+        return fig
 
 
-def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_seats(summary: dict[str, Any]) -> Figure | None:
     """Win share by seat: overall (the first player's edge) and per strategy."""
     seats = summary["seats"]
     overall = [s for s in seats["overall"] if s["games"]]
@@ -331,10 +340,9 @@ def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
         return None
     n = len(seats["overall"])
     fair = seats["fair_share"]
-    with plt.rc_context(STYLE):
-        fig, (ax1, ax2) = plt.subplots(
-            1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [1, 2.2]}
-        )
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(12, 4.6))
+        ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2.2]})
         x = [s["seat"] for s in overall]
         share = [_v(s["share"]) for s in overall]
         ax1.bar(x, share, color="#5b7fa6", width=0.6)
@@ -385,18 +393,19 @@ def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
             f"Seat advantage (dashed: fair share 1/{n})\n{_subtitle(summary)}", fontsize=11
         )
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
-def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_ratings(summary: dict[str, Any]) -> Figure | None:
     """Ratings on the Elo scale with 95% intervals, best at the top."""
     rows = [r for r in _played(summary) if r.get("elo") is not None]
     if len(rows) < 2:
         return None
     rows.sort(key=lambda r: -r["elo"])
     y = np.arange(len(rows))[::-1]
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(8, 1.3 + 0.45 * len(rows)))
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(8, 1.3 + 0.45 * len(rows)))
+        ax = fig.subplots()
         for yi, r in zip(y, rows, strict=True):
             err = _err([r], "elo", "elo_low", "elo_high")
             ax.errorbar(
@@ -427,10 +436,10 @@ def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
         tag = " (gauntlet: the field's order is indirect)" if indirect else ""
         ax.set_title(f"Ratings: {model}{tag}\n{_subtitle(summary)}", fontsize=10)
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
-def plot_gauntlet(summary: dict[str, Any], path: Path) -> Path | None:
+def figure_gauntlet(summary: dict[str, Any]) -> Figure | None:
     """A gauntlet: the challenger's head-to-head share against each opponent, 95% CI."""
     g = summary.get("gauntlet")
     rows = [o for o in (g or {}).get("opponents", []) if o["games"] and o["share"] is not None]
@@ -438,8 +447,9 @@ def plot_gauntlet(summary: dict[str, Any], path: Path) -> Path | None:
         return None
     who = g["challenger"]
     y = np.arange(len(rows))[::-1]
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(9, 1.4 + 0.5 * len(rows)))
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(9, 1.4 + 0.5 * len(rows)))
+        ax = fig.subplots()
         colours = [strategy_colour(o["opponent"]) for o in rows]
         texts = [
             f"{o['share']:.1%}" + (f" ({o['elo']:+.0f} Elo)" if o["elo"] is not None else "")
@@ -456,7 +466,7 @@ def plot_gauntlet(summary: dict[str, Any], path: Path) -> Path | None:
             fontsize=10,
         )
         fig.tight_layout()
-        return _save(fig, path)
+        return fig
 
 
 # In compare charts colour says the strategy (as in every run's report) and the run is
@@ -489,7 +499,7 @@ def _run_marker(i: int) -> str:
     return RUN_MARKERS[i % len(RUN_MARKERS)]
 
 
-def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
+def figure_compare(comparison: dict[str, Any]) -> Figure | None:
     """Side by side: win share and mean worms of the shared strategies, one bar per run."""
     rows = comparison["strategies"]
     if not rows:
@@ -498,8 +508,9 @@ def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
     k = len(runs)
     y = np.arange(len(rows))[::-1]
     height = 0.8 / k
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(12, 1.5 + 0.35 * k * len(rows)), sharey=True)
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(12, 1.5 + 0.35 * k * len(rows)))
+        axes = fig.subplots(1, 2, sharey=True)
         for ax, key, low, high, label in (
             (axes[0], "win_share", "win_low", "win_high", "win share (ties split), 95% CI"),
             (axes[1], "worms", "worms_low", "worms_high", "mean worms, 95% CI"),
@@ -541,7 +552,7 @@ def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
         axes[1].set_title("Mean worms")
         fig.suptitle("Runs compared on the strategies they share", fontsize=11)
         _runs_legend(fig, axes[0], k)
-        return _save(fig, path)
+        return fig
 
 
 IDENTICAL_MARKER = "*"  # an identical difference: exactly 0, no interval
@@ -557,7 +568,7 @@ def _diff_scale(cells: list[dict[str, Any]]) -> tuple[float, str]:
     return 100.0, "difference in win share (points), 95% CI"
 
 
-def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
+def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
     """Forest plot: each run's difference from the baseline with its 95% interval.
 
     A refused test (mean worms across player counts) draws nothing; an identical
@@ -571,8 +582,9 @@ def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
     y = np.arange(len(rows))[::-1]
     step = 0.7 / max(k, 1)
     win_scale, win_label = _diff_scale([d for r in rows for d in r["diffs"]])
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(12, 1.5 + 0.35 * k * len(rows)), sharey=True)
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(12, 1.5 + 0.35 * k * len(rows)))
+        axes = fig.subplots(1, 2, sharey=True)
         any_identical = False
         for ax, key, label, scale in (
             (axes[0], "win_share", win_label, win_scale),
@@ -658,8 +670,65 @@ def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
             fontsize=11,
         )
         _runs_legend(fig, axes[0], k + any_identical)
-        return _save(fig, path)
+        return fig
 
+
+# -- the save step: each figure_X written as PNG (the report's and compare's files) -------
+def plot_standings(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_standings` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_standings(summary), path)
+
+
+def plot_head_to_head(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_head_to_head` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_head_to_head(summary), path)
+
+
+def plot_worms(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_worms` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_worms(summary), path)
+
+
+def plot_convergence(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_convergence` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_convergence(summary), path)
+
+
+def plot_seats(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_seats` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_seats(summary), path)
+
+
+def plot_ratings(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_ratings` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_ratings(summary), path)
+
+
+def plot_gauntlet(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_gauntlet` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_gauntlet(summary), path)
+
+
+def plot_compare(comparison: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_compare` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_compare(comparison), path)
+
+
+def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_compare_diffs` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_compare_diffs(comparison), path)
+
+
+FIGURES = {
+    "gauntlet": figure_gauntlet,
+    "standings": figure_standings,
+    "ratings": figure_ratings,
+    "head_to_head": figure_head_to_head,
+    "worms": figure_worms,
+    "convergence": figure_convergence,
+    "seats": figure_seats,
+}
+"""Every chart of a run report as a Figure, by file stem, in report order (:data:`PLOTS`)."""
 
 PLOTS = {
     "gauntlet": plot_gauntlet,

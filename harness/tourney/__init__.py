@@ -19,9 +19,10 @@ The rooms, in the order a run goes through them::
 From Python (e.g. a notebook)::
 
     from harness.tourney import run_tournament
-    run = run_tournament("configs/round_robin.yaml", games=200)
-    run.run_dir, run.standings
-    games = run.games()          # a pandas DataFrame, one row per game
+    run = run_tournament("configs/round_robin.yaml", deals=200)  # a harness.results.Run
+    run.run_dir, run.standings   # the report's standings: a DataFrame, best first
+    run.counts                   # the runner's counts per entrant: a list of dicts
+    games = run.games            # a pandas DataFrame, one row per game
 """
 
 from typing import Any
@@ -30,6 +31,7 @@ _EXPORTS = {
     "TourneyConfig": "harness.tourney.config",
     "load_config": "harness.tourney.config",
     "TourneyInterrupted": "harness.tourney.runner",
+    "Run": "harness.results",
     "TourneyRun": "harness.tourney.runner",
     "run_tournament": "harness.tourney.runner",
 }
@@ -44,4 +46,11 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'harness.tourney' has no attribute {name!r}")
 
 
-__all__ = ["TourneyConfig", "TourneyInterrupted", "TourneyRun", "load_config", "run_tournament"]
+__all__ = [
+    "Run",
+    "TourneyConfig",
+    "TourneyInterrupted",
+    "TourneyRun",
+    "load_config",
+    "run_tournament",
+]

@@ -713,7 +713,8 @@ def context() -> Any:
     and its built-ins, never user code), or spawn where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        preload = ["harness.tourney.backend"] + [f"strategies.{m}" for m in _builtin_modules()]
+        builtins = [f"harness.strategies.{m}" for m in _builtin_modules()]
+        preload = ["harness.tourney.backend", *builtins]
         ctx.set_forkserver_preload(preload)  # no "__main__": a user script is user code
         return ctx
     return multiprocessing.get_context("spawn")
@@ -722,9 +723,9 @@ def context() -> Any:
 def _builtin_modules() -> list[str]:
     import pkgutil
 
-    import strategies
+    import harness.strategies
 
-    return [m.name for m in pkgutil.iter_modules(strategies.__path__)]
+    return [m.name for m in pkgutil.iter_modules(harness.strategies.__path__)]
 
 
 class _Chunk:

@@ -12,11 +12,16 @@ from harness.cli_common import (
     EXIT_FAILED,
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
+    complete_config,
+    console_log,
+    deals_option,
     engine_option,
     limits_options,
     strict_option,
     user_errors,
+    verbosity_options,
 )
+from harness.errors import plural
 from harness.tourney.seating import SEATINGS
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
@@ -29,12 +34,14 @@ def _err(text: str) -> None:
 
 
 @click.command("tourney")
-@click.argument("config", type=click.Path(dir_okay=False))
+@click.argument("config", type=click.Path(dir_okay=False), shell_complete=complete_config)
 @click.option(
-    "--games",
+    "--deals",
     type=click.IntRange(1),
-    help="Deals per table (each played in every seat order of the seating); overrides the config.",
+    help="Deals per table (each played in every seat order of the seating); overrides the "
+    "config's deals:.",
 )
+@click.option("--games", type=click.IntRange(1), help="The old name of --deals (deprecated).")
 @click.option(
     "--seating",
     type=click.Choice(list(SEATINGS)),
@@ -106,9 +113,11 @@ def _err(text: str) -> None:
 @limits_options(isolation_default=None)
 @engine_option(config=True)
 @strict_option("the run finished but had forfeits")
+@verbosity_options(quiet="No notes and no progress on stderr (errors only); stdout as ever.")
 @user_errors
 def tourney(
     config: str,
+    deals: int | None,
     games: int | None,
     seating: str | None,
     seed: int | None,
@@ -128,8 +137,13 @@ def tourney(
     game_time: float | None,
     engine: str | None,
     strict: bool,
+    verbose: int,
+    quiet: bool,
 ) -> None:
     """Play the tournament CONFIG describes and print the standings.
+
+    CONFIG is a config file, or the name of a shipped one (round_robin, gauntlet, ...:
+    `harness tourney NAME` with a name that is no file lists them).
 
     Games are played in chunks by worker processes and stored as Parquet under
     OUT/<name>/<run id>/ (with run.json, manifest.jsonl, run.log and summary.csv).
@@ -140,12 +154,16 @@ def tourney(
 
     \b
     Examples:
+      harness tourney round_robin
       harness tourney configs/round_robin.yaml
-      harness tourney configs/four_player.yaml --games 500 --workers 2 --json
+      harness tourney configs/four_player.yaml --deals 500 --workers 2 --json
       harness tourney configs/million.yaml --address tcp://scheduler:8786
     """
+    from harness.shipped import config_path
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
+    config = config_path(config)  # a file, or the name of a shipped config
+    console_log(verbose)
     limits = {"move_time": move_time, "game_time": game_time, "isolation": isolation}
     if game is not None:
         _replay_one(config, game, seed, show_traceback, {**limits, "seating": seating})
@@ -155,13 +173,14 @@ def tourney(
     try:
         run = run_tournament(
             config,
-            games=games,
+            **deals_option(deals, games),
             seed=seed,
             workers=workers,
             out=out,
             fresh=fresh,
             fail_fast=fail_fast,
-            echo=None if as_json else _err,
+            echo=None if as_json or quiet else _err,
+            progress=False if quiet else None,
             backend=backend,
             address=address,
             dashboard=dashboard,
@@ -196,13 +215,13 @@ def tourney(
 
 
 def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
-    """The run's report (issue 4) and its figures in the run's standings (issue 10).
+    """The run's report (issue 4) and its figures in the run's counts (issue 10).
 
-    ``run`` is the finished TourneyRun (or just its folder). With ``write`` the report
+    ``run`` is the finished Run (or just its folder). With ``write`` the report
     files are written; without (``--no-report``) the summary is read from a current
     report.json or computed, writing nothing. Either way the summary's 95% win-share
-    intervals and ratings are copied into ``run.standings`` (what the table and
-    ``--json`` show), so the terminal agrees with the report. A failure is told, never
+    intervals and ratings are copied into ``run.counts`` (what the table and ``--json``
+    show), so the terminal agrees with the report. A failure is told, never
     fails the run itself. Returns the path of report.html, or None.
     """
     from harness.errors import HarnessError
@@ -225,9 +244,9 @@ def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
         else:
             _err(f"No intervals in the standings ({exc}); harness report {run_dir} shows them")
         return None
-    standings = getattr(run, "standings", None)
-    if isinstance(standings, list):
-        standings[:] = with_report(standings, summary)  # in place: run.summary() shares it
+    counts = getattr(run, "counts", None)
+    if isinstance(counts, list):
+        counts[:] = with_report(counts, summary)  # in place: run.summary() shares the list
     return html
 
 
@@ -248,9 +267,9 @@ def _print_run(run: Any) -> None:
     from harness.tourney.progress import duration
     from harness.tourney.standings import format_table
 
-    if run.stored and not any("win_low" in row for row in run.standings):
+    if run.stored and not any("win_low" in row for row in run.counts):
         _write_report(run, True, write=False)  # the report's intervals, nothing written
-    lines = format_table(run.standings)
+    lines = format_table(run.counts)
     if run.format == "gauntlet" and run.stored:
         lines = _gauntlet_lines(run) or lines
     for line in lines:
@@ -265,12 +284,12 @@ def _print_run(run: Any) -> None:
     rate = f", {run.games_per_second:,.0f} games/s" if run.played else ""
     click.echo(f"{' '.join(parts)} in {duration(run.wall)} wall ({run.wall:.1f} s){rate}")
     if run.forfeits:
-        click.echo(f"{run.forfeits:,} forfeits (ranked last, recorded in the results):")
+        click.echo(f"{plural(run.forfeits, 'forfeit')} (ranked last, recorded in the results):")
         for example in run.forfeit_examples[:5]:
             click.echo(f"  {example['error']}")
             click.echo(f"    reproduce: {example['command']}")
     if run.failed:
-        click.echo(f"{len(run.failed)} chunks failed twice and are missing:")
+        click.echo(f"{plural(len(run.failed), 'chunk')} failed twice and are missing:")
         for fail in run.failed[:5]:
             click.echo(
                 f"  table {fail['table']} ({' v '.join(fail['entrants'])}), deals "

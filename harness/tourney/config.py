@@ -9,20 +9,34 @@ Every input is bounded, before anything is planned or played: the document (its 
 and the values YAML aliases expand to: a 1 kB "billion laughs" is one line at once),
 each number (the ``MAX_*`` constants below fit the stored schema: ``deal`` int32,
 ``turns`` int16, seeds int64) and each name. :func:`check_bounds` applies the same
-bounds to command-line values (``--games``, ``--seed``, ``--max-turns``, ...). A value
+bounds to command-line values (``--deals``, ``--seed``, ``--max-turns``, ...). A value
 shown in a message goes through :func:`harness.plugins.shown`, bounded whatever it is.
+
+Every independent mistake of a config is reported in one go (:class:`ConfigProblems`,
+one line each), so a config with five mistakes takes one run to see them all. A few
+mistakes make later checks meaningless, and those checks are then skipped: a document
+that is not a mapping (nothing else is checked); a bad ``players:`` (``rules:``,
+``seating:`` and the entrant count depend on it); a bad ``format:`` (the challenger and
+the entrant count); a bad entrant (the entrant count and the unique names); and any
+mistake at all skips the size of the plan (it needs every number).
+
+``deals:`` (``--deals``) counts deals per table; ``games:`` (``--games``), its old name,
+still works and says once that it is deprecated (:func:`deprecated`).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import os
 import re
+import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -48,7 +62,7 @@ KEYS = (
     "format",
     "entrants",
     "challenger",
-    "games",
+    "deals",
     "seed",
     "dice",
     "workers",
@@ -60,16 +74,41 @@ KEYS = (
     "engine",
     "seating",
 )
+# Old spellings that still work: old key -> its new name (a deprecation line, once).
+RENAMED_KEYS = {"games": "deals"}
 ISOLATIONS = ("none", "process")
 # auto: the native engine (issue 12) for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
 ENTRANT_KEYS = ("strategy", "name", "params")
+# The keys that take one word of a list, and every default: the checker reads them here,
+# and so does the JSON Schema of the config (harness/config_schema.py).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "format": FORMATS,
+    "dice": DICE_MODES,
+    "isolation": ISOLATIONS,
+    "engine": ENGINES,
+    "seating": seating_design.SEATINGS,
+}
+DEFAULTS: dict[str, Any] = {
+    "rules": "official",
+    "players": 2,
+    "format": "round_robin",
+    "deals": 1000,
+    "seed": 0,
+    "dice": "duplicate",
+    "max_turns": DEFAULT_MAX_TURNS,
+    "isolation": "none",
+    "engine": "auto",
+    "seating": seating_design.DEFAULT_SEATING,
+}
+SECONDS_KEYS = ("move_time", "game_time")  # seconds above 0, at most MAX_SECONDS, or null
 # A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
 # 1,200 games a chunk is ~0.3-0.6 s of work at today's engine speed: far above the
 # per-task cost of a process pool (<1 ms), small enough to balance two workers and to
 # lose little work to a Ctrl-C.
 CHUNK_GAMES = 1200
+_T = TypeVar("_T")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 # -- bounds -------------------------------------------------------------------------------
@@ -93,7 +132,8 @@ MAX_RULE_CHARS = 40  # a variant key or value under rules:
 
 BOUNDS: dict[str, tuple[int | float, int | float, str]] = {
     # key: (lowest, highest, why the highest)
-    "games": (1, MAX_GAMES, "deals per table"),
+    "deals": (1, MAX_GAMES, "deals per table"),
+    "games": (1, MAX_GAMES, "deals per table"),  # the old name of deals (--games)
     "seed": (SEED_MIN, SEED_MAX, "seeds are stored as int64"),
     "max_turns": (1, MAX_TURNS, "the stored turn count is int16"),
     "chunk": (1, MAX_CHUNK, "deals per chunk"),
@@ -122,6 +162,32 @@ def check_bounds(**values: Any) -> None:
             raise TypeError(f"check_bounds: no bounds for {key!r}")
         if problem:
             raise ConfigError(f"{option}: {problem}")
+
+
+class Deprecated(FutureWarning):
+    """An old spelling (``games:``, ``--games``) that still works; shown once, one line
+    (``harness`` prints it as ``Deprecated: ...``: see :mod:`harness.cli_common`)."""
+
+
+def deprecated(text: str) -> None:
+    """Say once (per spelling, per process) that an old spelling is deprecated.
+
+    A warning of its own category, not a print: Python shows it once on stderr, and a
+    program (or a test) that embeds harness can filter or record it.
+    """
+    warnings.warn(text, Deprecated, stacklevel=2)
+
+
+GAMES_RENAMED = "{old} is now {new} (it counts deals per table); {old} still works for now"
+
+
+class ConfigProblems(ConfigError):
+    """Several mistakes of one config: ``problems`` holds one line each (``str()`` is
+    them all, a line each; the command prints each as an ``Error:`` line)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = list(problems)
 
 
 def _integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
@@ -409,6 +475,7 @@ class TourneyConfig:
     def override(
         self,
         *,
+        deals: int | None = None,
         games: int | None = None,
         seed: int | None = None,
         workers: int | None = None,
@@ -423,10 +490,15 @@ class TourneyConfig:
         """This config with command-line values in place of its own (None: keep its own).
 
         Each value is checked against the same bounds as the config key (ConfigError
-        naming the option), and so is the size of the plan they make.
+        naming the option), and so is the size of the plan they make. ``games`` is the old
+        name of ``deals`` (the caller says it is deprecated); not both.
         """
+        if deals is not None and games is not None:
+            raise ConfigError("--deals and --games: give --deals only (--games is its old name)")
+        option = "games" if games is not None else "deals"
+        check_bounds(**{option: deals if games is None else games})
         given = {
-            "games": games,
+            "games": deals if games is None else games,
             "seed": seed,
             "workers": workers,
             "max_turns": max_turns,
@@ -434,7 +506,7 @@ class TourneyConfig:
             "move_time": move_time,
             "game_time": game_time,
         }
-        check_bounds(**given)
+        check_bounds(**{k: v for k, v in given.items() if k != "games"})
         changes = {k: v for k, v in given.items() if v is not None}
         for key in ("move_time", "game_time"):
             if key in changes:
@@ -459,7 +531,8 @@ class TourneyConfig:
         changed = replace(self, **changes)
         problem = _plan_problem(changed)
         if problem:
-            raise ConfigError(f"--games: {problem}" if games is not None else problem)
+            given_deals = deals is not None or games is not None
+            raise ConfigError(f"--{option}: {problem}" if given_deals else problem)
         return changed
 
 
@@ -512,6 +585,8 @@ class _Checker:
     def __init__(self, where: str, data: Any, base: Path) -> None:
         self.where = where
         self.base = base
+        self.problems: list[str] = []  # every mistake found so far, one line each
+        self.deals_key = "deals"  # as the config spells it (games: is the old name)
 
     def fail(self, container: Any, key: Any, message: str) -> ConfigError:
         line = None
@@ -525,92 +600,83 @@ class _Checker:
         return ConfigError(f"{where}: {message}")
 
     def check(self, data: Any, default_name: str) -> TourneyConfig:
+        """The checked config; ConfigError (one line) or :class:`ConfigProblems` (every
+        independent mistake, a line each) otherwise. What a mistake makes meaningless is
+        skipped (the module docstring lists it)."""
         if not isinstance(data, dict):
             raise self.fail(data, None, "a config is a mapping of keys (name, players, ...)")
         for key in data:
-            if key not in KEYS:
-                text = key if isinstance(key, str) else ""
-                # difflib is quadratic: only a key of plausible length gets a suggestion
-                close = difflib.get_close_matches(text, KEYS, n=1) if len(text) <= 40 else []
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise self.fail(
-                    data, key, f"unknown key {shown(key)}; {hint}keys are: {', '.join(KEYS)}"
-                )
-        name = data.get("name", default_name)
-        if not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME_CHARS:
-            raise self.fail(
-                data,
-                "name",
-                f"name: {shown(name)}; use up to {MAX_NAME_CHARS} letters, digits, '.', '_' "
-                "or '-' (a folder name)",
-            )
-        players = self.integer(data, "players", 2, low=None)
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-            raise self.fail(
-                data,
-                "players",
-                f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players (R3)",
-            )
-        rules = self.rules(data, players)
-        fmt = self.choice(data, "format", FORMATS, "round_robin")
-        dice = self.choice(data, "dice", DICE_MODES, "duplicate")
-        games = self.integer(data, "games", 1000, *BOUNDS["games"])
-        seed = self.integer(data, "seed", 0, *BOUNDS["seed"])
-        workers = data.get("workers")
-        if workers is not None:
-            workers = self.integer(data, "workers", 0, *BOUNDS["workers"])
-        max_turns = self.integer(data, "max_turns", DEFAULT_MAX_TURNS, *BOUNDS["max_turns"])
-        chunk = self.integer(data, "chunk", 0, *BOUNDS["chunk"]) if "chunk" in data else 0
-        move_time = self.seconds(data, "move_time")
-        game_time = self.seconds(data, "game_time")
-        isolation = self.choice(data, "isolation", ISOLATIONS, "none")
-        engine = self.choice(data, "engine", ENGINES, "auto")
-        seating = data.get("seating", seating_design.DEFAULT_SEATING)
-        problem = seating_design.seating_problem(seating, players)
-        if problem:
-            # seating_problem shows the value with repr: bound it the way shown() does
-            if not isinstance(seating, str) or len(seating) > MAX_RULE_CHARS:
-                problem = f"seating: {shown(seating, 60)} is not one of " + ", ".join(
-                    seating_design.SEATINGS
-                )
-            raise self.fail(data, "seating", problem)
+            if key not in KEYS and key not in RENAMED_KEYS:
+                self.problems.append(str(self.unknown_key(data, key)))
+        name = self.collect(lambda: self.name(data, default_name), default_name)
+        players = self.collect(lambda: self.players(data), None)
+        rules = seating = None
+        if players is not None:
+            rules = self.collect(lambda: self.rules(data, players), None)
+            seating = self.collect(lambda: self.seating(data, players), None)
+        fmt = self.collect(lambda: self.choice(data, "format"), None)
+        dice = self.collect(lambda: self.choice(data, "dice"), "")
+        deals = self.collect(lambda: self.deals(data), 0)
+        seed = self.collect(lambda: self.number(data, "seed"), 0)
+        workers = None
+        if data.get("workers") is not None:
+            workers = self.collect(lambda: self.number(data, "workers"), 0)
+        max_turns = self.collect(lambda: self.number(data, "max_turns"), 0)
+        chunk = 0
+        if "chunk" in data:
+            chunk = self.collect(lambda: self.number(data, "chunk"), 0)
+        move_time = self.collect(lambda: self.seconds(data, "move_time"), None)
+        game_time = self.collect(lambda: self.seconds(data, "game_time"), None)
+        isolation = self.collect(lambda: self.choice(data, "isolation"), "")
+        engine = self.collect(lambda: self.choice(data, "engine"), "")
 
+        entrants: tuple[Entrant, ...] | None = None
         if "entrants" not in data:
-            raise self.fail(data, None, "entrants: missing; list the strategies to play")
-        entrants = self.entrants(data)
+            self.problems.append(
+                str(self.fail(data, None, "entrants: missing; list the strategies to play"))
+            )
+        else:
+            entrants = self.collect(lambda: self.entrants(data), None)
         challenger = None
         if fmt == "gauntlet":
             if "challenger" not in data:
-                raise self.fail(
-                    data, "format", "challenger: missing; a gauntlet needs one challenger"
+                self.problems.append(
+                    str(
+                        self.fail(
+                            data, "format", "challenger: missing; a gauntlet needs one challenger"
+                        )
+                    )
                 )
-            challenger = self.entrant(data, "challenger", data["challenger"], "challenger")
-            # The challenger listed in the field too (same strategy and name) plays once;
-            # under another name it is a mirror match, an entrant of its own.
-            entrants = tuple(
-                e for e in entrants if (e.key, e.name) != (challenger.key, challenger.name)
-            )
-            needed, what = players - 1, "the field (besides the challenger)"
-        else:
-            if "challenger" in data:
-                raise self.fail(
-                    data, "challenger", "challenger: only a gauntlet has one (format: gauntlet)"
+            else:
+                challenger = self.collect(
+                    lambda: self.entrant(data, "challenger", data["challenger"], "challenger"),
+                    None,
                 )
-            needed, what = players, "entrants"
-        if len(entrants) < needed:
-            raise self.fail(
-                data,
-                "entrants",
-                f"entrants: {len(entrants)} in {what}; a {fmt} of {players}-player tables "
-                f"needs at least {needed}",
+        elif fmt is not None and "challenger" in data:
+            self.problems.append(
+                str(
+                    self.fail(
+                        data, "challenger", "challenger: only a gauntlet has one (format: gauntlet)"
+                    )
+                )
             )
-        self.unique(data, ((challenger,) if challenger else ()) + entrants)
+        if entrants is not None and players is not None and fmt is not None:
+            if challenger is not None:
+                # The challenger listed in the field too (same strategy and name) plays
+                # once; under another name it is a mirror match, an entrant of its own.
+                entrants = tuple(
+                    e for e in entrants if (e.key, e.name) != (challenger.key, challenger.name)
+                )
+            self.collect(lambda: self.enough(data, entrants, challenger, fmt, players), None)
+        self.raise_problems()
+        assert rules is not None and seating is not None and entrants is not None
+        assert fmt is not None
         config = TourneyConfig(
             name=name,
             rules=rules,
             format=fmt,
             entrants=entrants,
-            games=games,
+            games=deals,
             seed=seed,
             dice=dice,
             workers=workers,
@@ -626,10 +692,117 @@ class _Checker:
         )
         problem = _plan_problem(config)
         if problem:
-            raise self.fail(data, "games", f"games: {problem}")
+            raise self.fail(data, self.deals_key, f"{self.deals_key}: {problem}")
+        if self.deals_key != "deals":  # not beside error lines: those come first
+            deprecated(GAMES_RENAMED.format(old="games:", new="deals:"))
         return config
 
+    # -- collecting mistakes -------------------------------------------------------------
+    def collect(self, check: Callable[[], _T], fallback: _T) -> _T:
+        """``check()``; a ConfigError it raises is noted (one line each) and ``fallback``
+        stands in for the value, so that the independent checks after it still run."""
+        try:
+            return check()
+        except ConfigProblems as exc:
+            self.problems.extend(exc.problems)
+        except ConfigError as exc:
+            self.problems.append(str(exc))
+        return fallback
+
+    def raise_problems(self) -> None:
+        """Every mistake noted so far, at once: one ConfigError, or ConfigProblems (in
+        the order of their lines, as an editor lists them)."""
+        at = re.compile(re.escape(self.where) + r":(\d+): ")
+
+        def line_of(problem: str) -> int:
+            found = at.match(problem)
+            return int(found.group(1)) if found else 0
+
+        self.problems.sort(key=line_of)  # stable: one line's mistakes keep their order
+        if len(self.problems) == 1:
+            raise ConfigError(self.problems[0])
+        if self.problems:
+            raise ConfigProblems(self.problems)
+
+    # -- the top-level keys ----------------------------------------------------------------
+    def unknown_key(self, data: dict, key: Any) -> ConfigError:
+        text = key if isinstance(key, str) else ""
+        # difflib is quadratic: only a key of plausible length gets a suggestion
+        known = (*KEYS, *RENAMED_KEYS)
+        close = difflib.get_close_matches(text, known, n=1) if len(text) <= 40 else []
+        hint = f"did you mean {RENAMED_KEYS.get(close[0], close[0])!r}? " if close else ""
+        return self.fail(data, key, f"unknown key {shown(key)}; {hint}keys are: {', '.join(KEYS)}")
+
+    def name(self, data: dict, default_name: str) -> str:
+        name = data.get("name", default_name)
+        if not isinstance(name, str) or not _NAME.match(name) or len(name) > MAX_NAME_CHARS:
+            raise self.fail(
+                data,
+                "name",
+                f"name: {shown(name)}; use up to {MAX_NAME_CHARS} letters, digits, '.', '_' "
+                "or '-' (a folder name)",
+            )
+        return name
+
+    def players(self, data: dict) -> int:
+        players = self.integer(data, "players", DEFAULTS["players"], low=None)
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise self.fail(
+                data,
+                "players",
+                f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players (R3)",
+            )
+        return players
+
+    def deals(self, data: dict) -> int:
+        """``deals:``, or its old name ``games:`` (deprecated, said once), not both."""
+        if "deals" in data and "games" in data:
+            raise self.fail(
+                data, "games", "games: the old name of deals:; give deals: only, not both"
+            )
+        if "games" in data:
+            self.deals_key = "games"  # said deprecated once the config is right (check())
+        return self.integer(data, self.deals_key, DEFAULTS["deals"], *BOUNDS["deals"])
+
+    def seating(self, data: dict, players: int) -> str:
+        seating = data.get("seating", DEFAULTS["seating"])
+        problem = seating_design.seating_problem(seating, players)
+        if problem:
+            # seating_problem shows the value with repr: bound it the way shown() does
+            if not isinstance(seating, str) or len(seating) > MAX_RULE_CHARS:
+                problem = f"seating: {shown(seating, 60)} is not one of " + ", ".join(
+                    seating_design.SEATINGS
+                )
+            raise self.fail(data, "seating", problem)
+        return seating
+
+    def enough(
+        self,
+        data: dict,
+        entrants: tuple[Entrant, ...],
+        challenger: Entrant | None,
+        fmt: str,
+        players: int,
+    ) -> None:
+        """Enough entrants for a table, each name once."""
+        if fmt == "gauntlet":
+            needed, what = players - 1, "the field (besides the challenger)"
+        else:
+            needed, what = players, "entrants"
+        if len(entrants) < needed:
+            raise self.fail(
+                data,
+                "entrants",
+                f"entrants: {len(entrants)} in {what}; a {fmt} of {players}-player tables "
+                f"needs at least {needed}",
+            )
+        self.unique(data, ((challenger,) if challenger else ()) + entrants)
+
     # -- single keys ---------------------------------------------------------------------
+    def number(self, data: dict, key: str) -> int:
+        """A whole number within :data:`BOUNDS` (default from :data:`DEFAULTS`)."""
+        return self.integer(data, key, DEFAULTS.get(key, 0), *BOUNDS[key])
+
     def integer(
         self,
         data: dict,
@@ -657,14 +830,15 @@ class _Checker:
             raise self.fail(data, key, f"{key}: {problem}")
         return float(value)
 
-    def choice(self, data: dict, key: str, allowed: tuple[str, ...], default: str) -> str:
-        value = data.get(key, default)
+    def choice(self, data: dict, key: str) -> str:
+        allowed = CHOICES[key]
+        value = data.get(key, DEFAULTS[key])
         if not isinstance(value, str) or value not in allowed:
             raise self.fail(data, key, f"{key}: {shown(value)} is not one of {', '.join(allowed)}")
         return value
 
     def rules(self, data: dict, players: int) -> Rules:
-        value = data.get("rules", "official")
+        value = data.get("rules", DEFAULTS["rules"])
         try:
             if isinstance(value, str):
                 if len(value) > MAX_RULE_CHARS:
@@ -724,13 +898,20 @@ class _Checker:
         found: list[Entrant] = []
         explicit: set[str] = set()
         wants_all = False
+        before = len(self.problems)
         for i, item in enumerate(items):
             if isinstance(item, str) and item == ALL_BUILTINS:
                 wants_all = True
                 continue
-            entrant = self.entrant(items, i, item, f"entrants[{i}]")
-            found.append(entrant)
-            explicit.add(entrant.key)
+            # Each entrant on its own: every bad one is said, in one run.
+            one = functools.partial(self.entrant, items, i, item, f"entrants[{i}]")
+            entrant = self.collect(one, None)
+            if entrant is not None:
+                found.append(entrant)
+                explicit.add(entrant.key)
+        if len(self.problems) > before:  # the count and the names mean nothing yet
+            problems, self.problems = self.problems[before:], self.problems[:before]
+            raise ConfigProblems(problems)
         if wants_all:
             # Every built-in with default parameters, after the listed ones, unless listed.
             for ref in builtin_strategies():
@@ -739,6 +920,10 @@ class _Checker:
         return tuple(found)
 
     def entrant(self, container: Any, index: Any, item: Any, what: str) -> Entrant:
+        try:  # a strategy class or instance (Python callers): its reference and params
+            item = python_entrant(item)
+        except HarnessError as exc:
+            raise self.fail(container, index, f"{what}: {safe_text(exc)}") from None
         name = None
         params: Any = None
         if isinstance(item, dict):
@@ -784,7 +969,7 @@ class _Checker:
         written = ref.split("(", 1)[0].strip()
         spec = replace(spec, ref=written)
         key = written + (json.dumps(dict(spec.params), sort_keys=True) if spec.params else "")
-        shown_name = (name or spec.label).strip()
+        shown_name = (name or spec.display_label).strip()
         problem = name_problem(shown_name)
         if problem:  # a long label from long parameters: the entrant needs a name:
             raise self.fail(*where, f"{what}: its label {problem}; give it a shorter name:")
@@ -845,3 +1030,111 @@ def _key_named(exc: Exception, mapping: Any) -> str | None:
     if match and isinstance(mapping, dict) and match.group(1) in mapping:
         return match.group(1)
     return None
+
+
+# -- entrants given as Python objects (run_tournament from a notebook) ----------------------
+def python_entrant(item: Any) -> Any:
+    """A strategy class or instance (alone, or as a mapping's ``strategy:``) as the
+    reference a config holds; any other item unchanged.
+
+    Workers build every seat from a reference and parameters, never from the object: a
+    class becomes ``module:Class`` (``__main__:Class`` for a notebook's or a script's own
+    class, a file plugin's path, a built-in's name); an instance becomes its class with
+    its constructor parameters, read from the attributes of the same name (``self.target
+    = target``) and kept where they differ from the defaults. An instance that class and
+    parameters do not rebuild exactly (a parameter not kept, state changed since) is
+    refused in one line (HarnessError) saying why.
+    """
+    from harness.strategy import Strategy
+
+    if isinstance(item, dict) and isinstance(item.get("strategy"), (type, Strategy)):
+        ref, params = _object_reference(item["strategy"])
+        out = {**item, "strategy": ref}
+        given = item.get("params")
+        if params or given:
+            out["params"] = {**params, **(given if isinstance(given, dict) else {})}
+        return out
+    if isinstance(item, (type, Strategy)):
+        ref, params = _object_reference(item)
+        return {"strategy": ref, "params": params} if params else ref
+    return item
+
+
+def _object_reference(obj: Any) -> tuple[str, dict[str, Any]]:
+    """(reference, parameters) of a strategy class or instance; HarnessError if none."""
+    from harness.strategy import Strategy
+
+    if isinstance(obj, Strategy):
+        cls = type(obj)
+        return _class_reference(cls), _instance_params(obj)
+    if not issubclass(obj, Strategy):
+        raise HarnessError(f"{shown(obj)} is not a subclass of harness.strategy.Strategy")
+    return _class_reference(obj), {}
+
+
+def _class_reference(cls: type) -> str:
+    """How a worker finds ``cls``: a built-in's name, a file plugin's path, module:Class."""
+    import sys
+
+    for name, builtin in builtin_strategies().items():
+        if builtin is cls:
+            return name
+    qualname, module_name = cls.__qualname__, cls.__module__
+    if "." in qualname:  # inside a function (<locals>) or another class
+        raise HarnessError(
+            f"strategy class {shown(qualname)} is defined inside a function or class; "
+            "workers find a class by its module and name: define it at the top level"
+        )
+    module = sys.modules.get(module_name)
+    if module is None or getattr(module, cls.__name__, None) is not cls:
+        raise HarnessError(
+            f"strategy class {shown(qualname)}: {shown(module_name)}.{cls.__name__} is not "
+            "this class (a notebook cell run again since?); pass the class as defined now"
+        )
+    path = getattr(module, "__file__", None)
+    if getattr(module, "__harness_code__", None) and path:  # a file plugin harness loaded
+        return f"{path}:{cls.__name__}"
+    return f"{module_name}:{cls.__name__}"
+
+
+def _instance_params(obj: Any) -> dict[str, Any]:
+    """An instance's constructor parameters, if its class and them rebuild it exactly."""
+    cls = type(obj)
+    state = vars(obj) if hasattr(obj, "__dict__") else {}
+    params: dict[str, Any] = {}
+    for key, default in cls.parameters().items():
+        if key in state:
+            value = state[key]
+        elif f"_{key}" in state:
+            value = state[f"_{key}"]
+        else:
+            raise HarnessError(
+                f"{cls.__name__} instance: its parameter {key!r} is not kept as self.{key}, "
+                "so workers cannot rebuild it; pass the class with params: "
+                f"{{'strategy': {cls.__name__}, 'params': {{...}}}}"
+            )
+        if default is ... or not _equal(value, default):
+            params[key] = value
+    try:
+        rebuilt = cls(**params)
+    except Exception as exc:  # noqa: BLE001 - the plugin's constructor: any error is one line
+        raise HarnessError(
+            f"{cls.__name__} instance: {cls.__name__}(**{shown(params)}) raised "
+            f"{type(exc).__name__}, so workers cannot rebuild it"
+        ) from None
+    again = vars(rebuilt) if hasattr(rebuilt, "__dict__") else {}
+    differs = sorted(k for k in set(state) | set(again) if not _equal(state.get(k), again.get(k)))
+    if differs:
+        raise HarnessError(
+            f"{cls.__name__} instance: its attribute {differs[0]!r} differs from "
+            f"{cls.__name__}(**{shown(params)})'s, so workers (which build each seat from "
+            "its class and parameters) cannot rebuild it; pass the class with params"
+        )
+    return params
+
+
+def _equal(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - an __eq__ that raises (numpy arrays): not equal
+        return False

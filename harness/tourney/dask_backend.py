@@ -413,7 +413,7 @@ class DaskBackend:
                 log.error("chunk %s failed: %s; giving up", spec.describe(), reason)
                 return Failed(spec, reason)
             missing = exc.name if isinstance(exc, ModuleNotFoundError) else None
-            if missing and missing.split(".")[0] in ("harness", "strategies"):
+            if missing and missing.split(".")[0] == "harness":
                 raise WorkerMismatch(
                     f"a Dask worker cannot import {missing}: install pickomino-harness on "
                     "every worker"

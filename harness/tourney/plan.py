@@ -186,9 +186,9 @@ def engine_digest() -> str:
     (Strategy files are covered by each entrant's own code digest.)
     """
     import harness
-    import strategies
+    import harness.strategies
 
-    roots = Path(harness.__file__).parent, Path(strategies.__file__).parent
+    roots = Path(harness.__file__).parent, Path(harness.strategies.__file__).parent
     files = [
         roots[0] / name
         for name in ("engine.py", "dice.py", "rules.py", "view.py", "turnstate.py", "strategy.py")

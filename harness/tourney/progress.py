@@ -1,11 +1,17 @@
-"""Progress of a run: a redrawn bar on a terminal, periodic log lines otherwise."""
+"""Progress of a run: a redrawn bar on a terminal or in a notebook, log lines otherwise.
+
+A notebook's output is not a terminal (``isatty()`` is false) but is watched by a person:
+there the bar is one text line redrawn in place with IPython's display (or, without
+IPython, a line written to the stream every ``every`` seconds). Elsewhere (a pipe, a
+log file) a line goes to the log every ``every`` seconds.
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
 import time
-from typing import TextIO
+from typing import Any, TextIO
 
 log = logging.getLogger("harness.tourney")
 
@@ -20,12 +26,37 @@ def duration(seconds: float) -> str:
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
 
 
+def in_notebook() -> bool:
+    """Whether this process is a Jupyter (IPython) kernel: a notebook, or a console on it."""
+    shell = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    try:
+        return shell is not None and getattr(shell(), "kernel", None) is not None
+    except Exception:  # noqa: BLE001 - a half-torn-down IPython: no notebook to draw in
+        return False
+
+
+class NotebookLine:
+    """One text line in a notebook's output, replaced in place (IPython display_id)."""
+
+    def __init__(self) -> None:
+        from IPython.display import Pretty, display
+
+        self._text = Pretty
+        self._handle: Any = display(Pretty(""), display_id=True)
+
+    def show(self, text: str) -> None:
+        self._handle.update(self._text(text))
+
+
 class Progress:
     """Counts games as chunks land and shows games done, games/s and the ETA.
 
-    On a terminal the bar is redrawn in place (at most 5 times a second); otherwise a
-    line goes to the log every ``every`` seconds. Rates count only games played now,
-    not chunks that were already done or reused.
+    On a terminal the bar is redrawn in place (at most 5 times a second); in a notebook
+    (:func:`in_notebook`) it is a line redrawn in place (at most twice a second) through
+    IPython, or without IPython a line on ``stream`` every ``every`` seconds; otherwise a
+    line goes to the log every ``every`` seconds. ``bar`` forces the bar on (True: the
+    terminal's or the notebook's) or off (False: log lines). Rates count only games
+    played now, not chunks that were already done or reused.
     """
 
     def __init__(
@@ -41,12 +72,25 @@ class Progress:
         self.done = done
         self.played = 0
         self.stream = stream if stream is not None else sys.stderr
-        self.bar = self.stream.isatty() if bar is None else bar
+        tty = _isatty(self.stream)
+        # Not a terminal but a notebook: a person watches, so a bar (never for a stream
+        # the caller chose that is not the notebook's own output).
+        notebook = not tty and bar is not False and stream is None and in_notebook()
+        self.bar = (tty if bar is None else bar) and not notebook
+        self.line_out: NotebookLine | None = None
+        self.notebook_lines = False  # no IPython display: a line on the stream now and then
+        if notebook:
+            try:
+                self.line_out = NotebookLine()
+            except Exception:  # noqa: BLE001 - no IPython.display (or a broken one)
+                self.notebook_lines = True
         self.every = every
         self.start = time.monotonic()
         self._drawn = 0.0
         self._logged = self.start
         self._width = 0
+        if self.line_out is not None:
+            self.show(force=True)  # the bar at 0 (or at what was stored) from the start
 
     def add(self, games: int) -> None:
         self.done += games
@@ -64,25 +108,49 @@ class Progress:
         share = self.done / self.total if self.total else 1.0
         return f"{self.done:,}/{self.total:,} games ({share:.0%}), {rate:,.0f} games/s, ETA {eta}"
 
+    def bar_text(self) -> str:
+        share = self.done / self.total if self.total else 1.0
+        filled = int(share * 30)
+        return f"[{'#' * filled}{'.' * (30 - filled)}] {self.line()}"
+
     def show(self, force: bool = False) -> None:
         now = time.monotonic()
-        if self.bar:
+        if self.line_out is not None:
+            if force or now - self._drawn >= 0.5:
+                self._drawn = now
+                try:
+                    self.line_out.show(self.bar_text())
+                except Exception:  # noqa: BLE001 - the display went away: lines from now on
+                    self.line_out, self.notebook_lines = None, True
+                    self.show(force=True)
+        elif self.bar:
             if force or now - self._drawn >= 0.2:
                 self._drawn = now
-                share = self.done / self.total if self.total else 1.0
-                filled = int(share * 30)
-                text = f"\r[{'#' * filled}{'.' * (30 - filled)}] {self.line()}"
+                text = "\r" + self.bar_text()
                 pad = max(0, self._width - len(text))
                 self._width = len(text)
                 self.stream.write(text + " " * pad)
                 self.stream.flush()
         elif force or now - self._logged >= self.every:
             self._logged = now
-            log.info("progress: %s", self.line())
+            if self.notebook_lines:
+                self.stream.write(f"progress: {self.line()}\n")
+                self.stream.flush()
+            else:
+                log.info("progress: %s", self.line())
 
     def finish(self) -> None:
         """End the bar's line (the bar is left showing the last count)."""
-        if self.bar and self._width:
+        if self.line_out is not None or self.notebook_lines:
+            self.show(force=True)
+        elif self.bar and self._width:
             self.show(force=True)
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError, OSError):  # no isatty, or a closed stream
+        return False

@@ -17,14 +17,14 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from harness import __version__, schema
-from harness.errors import HarnessError, RunFailed
+from harness.errors import HarnessError, RunFailed, plural
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
+from harness.results import Run
 from harness.tourney import plan
 from harness.tourney.backend import (
     Done,
@@ -44,66 +44,15 @@ DEFAULT_OUT = "results"
 BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 
 
-@dataclass
-class TourneyRun:
-    """What a run did: its folder, standings and counts. ``summary()`` is the JSON form."""
-
-    run_dir: Path
-    name: str
-    format: str  # round_robin | gauntlet (the config's)
-    status: str  # complete | incomplete (failed chunks) | stopped (--fail-fast) | interrupted
-    standings: list[dict[str, Any]]
-    planned: int  # games in the whole tournament
-    stored: int  # games stored in the run folder now
-    played: int  # games played by this call
-    reused: int  # games taken from earlier runs' chunks
-    resumed: int  # games already in this run folder when this call started
-    wall: float
-    workers: int
-    forfeits: int = 0
-    forfeit_examples: list[dict[str, Any]] = field(default_factory=list)
-    failed: list[dict[str, Any]] = field(default_factory=list)
-    worker_wait: float = 0.0  # share of the workers' time spent waiting for a chunk
-    engine: str = "auto"  # the engine asked for (auto | python | native)
-    engine_used: dict[str, int] = field(default_factory=dict)  # chunks played now, by engine
-
-    @property
-    def games_per_second(self) -> float:
-        return self.played / self.wall if self.wall > 0 else 0.0
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "run_dir": str(self.run_dir),
-            "name": self.name,
-            "format": self.format,
-            "status": self.status,
-            "games": self.stored,
-            "planned": self.planned,
-            "played": self.played,
-            "reused": self.reused,
-            "resumed": self.resumed,
-            "wall_seconds": round(self.wall, 3),
-            "games_per_second": round(self.games_per_second, 1),
-            "workers": self.workers,
-            "worker_wait": round(self.worker_wait, 5),
-            "engine": self.engine,
-            "engine_used": dict(self.engine_used),
-            "standings": self.standings,
-            "forfeits": {"count": self.forfeits, "examples": self.forfeit_examples},
-            "failed_chunks": self.failed,
-        }
-
-    def games(self) -> Any:
-        """Every stored game as a pandas DataFrame (``pd.read_parquet(run_dir / "games")``)."""
-        import pandas as pd
-
-        return pd.read_parquet(self.run_dir / "games")
+# What run_tournament returns: the run's results (harness.results.Run), with what the
+# call did filled in. TourneyRun is its older name, kept for callers that import it.
+TourneyRun = Run
 
 
 class TourneyInterrupted(HarnessError):
     """Ctrl-C (or SIGTERM) stopped the run; ``run`` says what was saved."""
 
-    def __init__(self, run: TourneyRun) -> None:
+    def __init__(self, run: Run) -> None:
         self.run = run
         super().__init__(
             f"interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}; "
@@ -116,19 +65,32 @@ class TourneyInterrupted(HarnessError):
 def run_log(path: Path) -> Iterator[logging.Handler]:
     """Send the ``harness.tourney`` log to ``path`` for the run; yields the file handler.
 
-    The process backend gives each worker a multiprocessing-logging handler that
-    forwards to this one, so workers' records land in the same file (see backend).
+    Workers send their records over their own pipes, as messages the parent hands to
+    this handler (see backend: ``_SendRecords``, ``ProcessBackend._forward``), so
+    workers' records land in the same file with no logging thread and no queue: the
+    parent never forks (workers come from a single-threaded fork server), and Python
+    3.12+'s "multi-threaded, use of fork() may lead to deadlocks" cannot apply. The
+    stderr handlers of ``-v`` (:func:`harness.cli_common.console_log`) get the run's
+    records too, since this log does not propagate.
     """
+    from harness.cli_common import console_handlers
+
     logger = logging.getLogger("harness.tourney")
     handler = logging.FileHandler(path, encoding="utf-8")
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
+    handler.setLevel(logging.INFO)  # -vv's debug records are for the terminal only
     old_level, old_propagate = logger.level, logger.propagate
+    console = [h for h in console_handlers() if h not in logger.handlers]
     logger.addHandler(handler)
-    logger.setLevel(logging.INFO)
+    for extra in console:
+        logger.addHandler(extra)
+    logger.setLevel(min([logging.INFO, *(h.level for h in console)]))
     logger.propagate = False
     try:
         yield handler
     finally:
+        for extra in console:
+            logger.removeHandler(extra)
         logger.removeHandler(handler)
         handler.close()
         logger.setLevel(old_level)
@@ -185,10 +147,33 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
             )
 
 
+def _main_entrants_here(config: TourneyConfig, backend: str, say: Any) -> TourneyConfig:
+    """A config whose entrants workers can build: a class of ``__main__`` (a notebook's or
+    a script's own, e.g. passed to run_tournament as a class) exists only in this process
+    (workers never import the user's main), so its games are played here (workers: 0)."""
+    mains = [e.name for e in config.all_entrants() if e.load.startswith("__main__:")]
+    if not mains:
+        return config
+    where = "this notebook or script (__main__)"
+    if backend == "dask":
+        raise HarnessError(
+            f"entrant {mains[0]} is defined in {where}: Dask workers cannot import it; "
+            "put it in a file (path/to/file.py:Class) or a module"
+        )
+    if config.workers == 0:
+        return config
+    say(
+        f"Note: entrant {mains[0]} is defined in {where}, which worker processes cannot "
+        "import: playing in this process (workers: 0); put it in a file to use workers."
+    )
+    return config.override(workers=0)
+
+
 # -- the run ------------------------------------------------------------------------------
 def run_tournament(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
     *,
+    deals: int | None = None,
     games: int | None = None,
     seed: int | None = None,
     workers: int | None = None,
@@ -206,14 +191,21 @@ def run_tournament(
     isolation: str | None = None,
     engine: str | None = None,
     seating: str | None = None,
-) -> TourneyRun:
-    """Play a tournament (or the rest of it) and return what was done.
+) -> Run:
+    """Play a tournament (or the rest of it); its results and what was done: a
+    :class:`harness.results.Run` (``run.standings``, ``run.counts``, ``run.seats()``,
+    ``run.plot_*()``).
 
-    ``config`` is a config file, a mapping or a :class:`TourneyConfig`; ``games``,
-    ``seed`` and ``workers`` override it. The run folder is ``out/<name>/<run id>``: a
-    run of the same config there is resumed (``fresh=True`` starts a new one), and
-    chunks of other runs with the same content are reused instead of played.
-    ``progress`` forces the bar on or off (default: on when ``stream`` is a terminal);
+    ``config`` is a config file, a mapping or a :class:`TourneyConfig`; ``deals`` (or its
+    old name ``games``), ``seed`` and ``workers`` override it. A mapping's entrants may be
+    strategy classes and instances as well as references (:func:`harness.tourney.config.
+    python_entrant` says how an instance is rebuilt); a class of ``__main__`` (defined in
+    a notebook) is played in this process, since workers cannot import it. The run
+    folder is ``out/<name>/<run id>``: a run of the same config there is resumed
+    (``fresh=True`` starts a new one), and chunks of other runs with the same content are
+    reused instead of played.
+    ``progress`` forces the bar on or off (default: on when ``stream`` is a terminal, or
+    in a notebook: a line redrawn in place);
     ``echo`` gets one-line notes for people (e.g. ``click.echo`` to stderr).
     ``backend="dask"`` plays the chunks on the Dask scheduler at ``address``, or on a
     local Dask cluster of ``workers`` processes (``dashboard=True`` serves its dashboard);
@@ -230,6 +222,7 @@ def run_tournament(
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
     config = config.override(
+        deals=deals,
         games=games,
         seed=seed,
         workers=workers,
@@ -241,6 +234,7 @@ def run_tournament(
     )
     _check_backend(backend, address, dashboard, config.workers)
     say = echo or (lambda text: None)
+    config = _main_entrants_here(config, backend, say)
     if address and workers is not None:
         say(f"Note: the workers of the cluster at {address} play; --workers is ignored.")
     for entrant in config.all_entrants():
@@ -371,7 +365,7 @@ def _run(
     backend: str = "local",
     address: str | None = None,
     dashboard: bool = False,
-) -> TourneyRun:
+) -> Run:
     previous = folder.read_run_json() if resuming else None
     created = (previous or {}).get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
     earlier = (previous or {}).get("engine_used")
@@ -493,7 +487,8 @@ def _run(
             where += ", native engine"
         elif native_tables:
             where += f", native engine for {native_tables} of {len(engines)} tables"
-        say(f"Playing {to_play:,} games ({chunks_left} chunks, {where}) into {folder.path}")
+        chunk_count = plural(chunks_left, "chunk")
+        say(f"Playing {to_play:,} games ({chunk_count}, {where}) into {folder.path}")
         log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
 
     # pyarrow (and the pandas it loads) take about a second to import: have that done
@@ -586,8 +581,8 @@ def _run(
             for note in changed:
                 log.warning("%s; run again to play it again", note)
             say(
-                f"{len(changed)} stored chunk(s) changed on disk during the run ({changed[0]}); "
-                "run the same command again to play them again."
+                f"{plural(len(changed), 'stored chunk')} changed on disk during the run "
+                f"({changed[0]}); run the same command again to play them again."
             )
             status = "incomplete"
     totals = new_totals(e.name for e in config.all_entrants())
@@ -606,12 +601,12 @@ def _run(
         for example in folder.examples
     ]
     forfeits = folder.forfeits
-    run = TourneyRun(
+    run = Run(
         run_dir=folder.path,
         name=config.name,
         format=config.format,
         status=status,
-        standings=rows,
+        counts=rows,
         planned=total_games,
         stored=stored,
         played=bar.played,
@@ -636,4 +631,4 @@ def _run(
     return run
 
 
-__all__ = ["TourneyRun", "TourneyInterrupted", "run_tournament"]
+__all__ = ["Run", "TourneyRun", "TourneyInterrupted", "run_tournament"]

@@ -20,12 +20,15 @@ import click
 from harness.cli_common import (
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
+    complete_strategy,
+    console_log,
     engine_option,
     limits_options,
     parse_variants,
     rules_options,
     strict_option,
     user_errors,
+    verbosity_options,
 )
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -153,8 +156,8 @@ def json_safe(value: Any) -> Any:
 
 # -- the command ----------------------------------------------------------------------------
 @click.command("sprt")
-@click.argument("a")
-@click.argument("b")
+@click.argument("a", shell_complete=complete_strategy)
+@click.argument("b", shell_complete=complete_strategy)
 @click.option(
     "--players",
     type=click.IntRange(MIN_PLAYERS, MAX_PLAYERS),
@@ -165,6 +168,7 @@ def json_safe(value: Any) -> Any:
 @click.option(
     "--filler",
     "fillers",
+    shell_complete=complete_strategy,
     multiple=True,
     metavar="STRATEGY",
     help="Strategy for the other seats when --players > 2: once for all of them or once per "
@@ -214,6 +218,7 @@ def json_safe(value: Any) -> Any:
 @engine_option(config=False)
 @strict_option("the test finished but had forfeits")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead.")
+@verbosity_options(quiet="No header and no check lines on stderr; the verdict as ever.")
 @user_errors
 def sprt(
     a: str,
@@ -236,6 +241,8 @@ def sprt(
     engine: str,
     strict: bool,
     as_json: bool,
+    verbose: int,
+    quiet: bool,
 ) -> None:
     """Play A against B until a sequential probability ratio test decides.
 
@@ -257,6 +264,7 @@ def sprt(
     from harness.tourney.runner import default_workers
     from harness.tourney.sprt import make_setup, run_sprt
 
+    console_log(verbose)
     for item in settings:
         if item.partition("=")[0].strip().replace("-", "_") == "players":
             raise click.BadParameter("give the player count with --players", param_hint="--set")
@@ -281,7 +289,7 @@ def sprt(
     )
     workers = default_workers() if workers is None else workers
     # Check lines for people: always without --json; with it, only on a terminal.
-    talk = not as_json or sys.stderr.isatty()
+    talk = not quiet and (not as_json or sys.stderr.isatty())
     if talk:
         for line in header_lines(setup, workers):
             _err(line)

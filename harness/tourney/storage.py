@@ -60,6 +60,7 @@ MANIFEST = "manifest.jsonl"
 RUN_JSON = "run.json"
 GAMES = "games"
 TMP = ".tmp"
+LOCK = ".lock"  # held (flock) while a process runs the run; removed when it ends
 DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
 EXAMPLE_FORFEITS = 3  # forfeit examples taken per chunk; the counters count them all
 KEPT_EXAMPLES = 10  # forfeit examples a run keeps in memory for its summary
@@ -503,8 +504,7 @@ class RunFolder:
                 exc, exc.filename or self.path, "create the run folder"
             ) from None
         try:
-            self._lock = open(self.path / ".lock", "a+")  # noqa: SIM115 - held for the run
-            fcntl.flock(self._lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            self._lock = self._take_lock()
         except BlockingIOError:
             raise StorageError(
                 f"{self.path}: another harness tourney is running this run right now"
@@ -512,9 +512,39 @@ class RunFolder:
         except OSError as exc:
             raise describe_os_error(exc, self.path, "lock the run folder") from None
 
+    def _take_lock(self) -> Any:
+        """The run's lock: ``.lock`` opened and locked, and still the file of that name.
+
+        :meth:`close` removes ``.lock`` (a finished folder holds only the run), so a
+        process may lock a file another has just removed: then it locks the new one.
+        """
+        path = self.path / LOCK
+        for _ in range(100):
+            handle = open(path, "a+")  # noqa: SIM115 - held for the run
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held, named = os.fstat(handle.fileno()), os.stat(path)
+                if (held.st_dev, held.st_ino) == (named.st_dev, named.st_ino):
+                    return handle
+            except FileNotFoundError:
+                pass  # removed between the lock and the look: try again
+            except BaseException:
+                handle.close()
+                raise
+            handle.close()  # it was removed (and perhaps made again) meanwhile
+        raise BlockingIOError  # cannot happen: 100 closes in the time of one open
+
     def close(self) -> None:
+        """Release the run: close the manifest, remove ``.tmp/`` if empty (its files are
+        written whole, then renamed into games/) and ``.lock`` (removed while still
+        locked, so no other process can take a lock that stops meaning anything).
+        Resuming needs neither: :meth:`create` makes both again."""
         self._close_manifest()
+        with contextlib.suppress(OSError):
+            self.tmp_dir.rmdir()  # only when empty: a stray file stays for load() to clear
         if self._lock is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path / LOCK)
             with contextlib.suppress(OSError):
                 fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
                 self._lock.close()
