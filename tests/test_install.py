@@ -130,7 +130,8 @@ def test_the_wheel_holds_one_package_with_its_data(installed):
     expected |= {"harness/py.typed", "harness/_native/core.c"}
     assert expected <= set(names), sorted(expected - set(names))
     info = "pickomino_harness-0.1.0.dist-info/"
-    assert info + "LICENSE" in names
+    # setuptools >= 77 (PEP 639) puts it under licenses/, older ones beside METADATA
+    assert info + "LICENSE" in names or info + "licenses/LICENSE" in names
     metadata = zipfile.ZipFile(installed.wheel).read(info + "METADATA").decode()
     for line in (
         "License: MIT",
