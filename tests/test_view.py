@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import Scripted, ScriptedDice, rolls_for
+from helpers import VIEW_FIELDS, Scripted, ScriptedDice, rolls_for
 
 from harness import play_game, replay
 from harness.engine import Game
@@ -16,26 +16,7 @@ class Snapshots(Scripted):
     """Scripted answers; every question snapshots the whole public view."""
 
     name = "snapshots"
-    FIELDS = [
-        "seat",
-        "players",
-        "rules",
-        "turn",
-        "rolled",
-        "counts",
-        "choices",
-        "kept",
-        "kept_faces",
-        "total",
-        "dice_left",
-        "has_worm",
-        "grill",
-        "flipped",
-        "stacks",
-        "tops",
-        "scores",
-        "claims",
-    ]
+    FIELDS = VIEW_FIELDS
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
