@@ -127,7 +127,8 @@ def test_the_wheel_holds_one_package_with_its_data(installed):
     }
     expected |= {f"harness/strategies/{p.name}" for p in (ROOT / "strategies").glob("*.py")}
     expected |= {f"harness/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
-    expected |= {"harness/py.typed", "harness/_native/core.c"}
+    expected |= {"harness/py.typed"}
+    expected |= {f"harness/_native/{p.name}" for p in (ROOT / "harness" / "_native").glob("*.c")}
     assert expected <= set(names), sorted(expected - set(names))
     info = "pickomino_harness-0.1.0.dist-info/"
     # setuptools >= 77 (PEP 639) puts it under licenses/, older ones beside METADATA

@@ -200,7 +200,8 @@ def engine_digest() -> str:
     files += [roots[1] / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [roots[0] / "native.py", roots[0] / "_native" / "core.c"]
+    files += [roots[0] / "native.py"]
+    files += sorted((roots[0] / "_native").glob("*.c"))  # core.c and the parts it #includes
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode())

@@ -1,0 +1,162 @@
+/* The native `optimal` strategy: a part of core.c (#included after the engine's Game
+ * type, whose board it reads). */
+
+/* ---- optimal (strategies/optimal.py) ---- */
+static inline double opt_phi(double x) { return 0.5 * (1.0 + erf(x / sqrt(2.0))); }
+
+/* Optimal._bust_board: the grill after my bust and the tile it turns (0: none), R9. */
+static uint64_t opt_bust_board(const Game *g, uint64_t grill, int own, int *turned) {
+    uint64_t after = grill | (own ? 1ULL << own : 0);
+    *turned = 0;
+    if (after && g->flip_mode && (own || g->flip_without)) {
+        int target = g->flip_mode == FLIP_HIGHEST ? highest_bit(after) : lowest_bit(after);
+        if (target != own || !g->keep_returned) {
+            after ^= 1ULL << target;
+            *turned = target;
+        }
+    }
+    return after;
+}
+
+/* Optimal._win_chance: my chance to win from these scores with `grill` left (R10, R11). */
+static double opt_win_chance(const Game *g, const Strat *s, int seat, const int *scores,
+                             const int *highest, uint64_t grill) {
+    int mine = scores[seat];
+    if (!grill) { /* over: R11 decides; equal keys share (players with no tiles) */
+        int ties = 0;
+        for (int k = 0; k < g->n; k++) {
+            if (scores[k] > mine || (scores[k] == mine && highest[k] > highest[seat])) return 0.0;
+            ties += scores[k] == mine && highest[k] == highest[seat];
+        }
+        return 1.0 / (double)ties;
+    }
+    int worms = 0;
+    for (int t = 21; t <= 36; t++)
+        if (grill >> t & 1) worms += WORMS[t];
+    double sigma = sqrt(s->p[1] * (double)worms);
+    double chance = 1.0;
+    for (int other = 0; other < g->n; other++)
+        if (other != seat) chance *= opt_phi((double)(mine - scores[other]) / sigma);
+    return chance;
+}
+
+static int highest_below_top(const Game *g, int seat) { /* max(stack[:-1], default=0) */
+    int high = 0;
+    for (int k = 0; k + 1 < g->len[seat]; k++)
+        if (g->stack[seat][k] > high) high = g->stack[seat][k];
+    return high;
+}
+
+/* Optimal._plan at the turn's first roll: what each ending is worth, the turn solved. */
+static int opt_plan(Game *g, int seat) {
+    const Strat *s = g->strat[seat];
+    int n = g->n;
+    uint64_t grill = g->grill;
+    double *gv = g->opt_grill[seat], *sv = g->opt_steal[seat];
+    double bust;
+    int own = g->top[seat];
+    int endgame = popcount64(grill) <= (int)s->p[0];
+    if (endgame) { /* the end game: chances to win */
+        int highest[MAXP], scores[MAXP], ns[MAXP], nh[MAXP];
+        for (int v = 0; v < n; v++) {
+            highest[v] = 0;
+            for (int k = 0; k < g->len[v]; k++)
+                if (g->stack[v][k] > highest[v]) highest[v] = g->stack[v][k];
+            scores[v] = g->score[v];
+        }
+        for (int t = 21; t <= 36; t++)
+            if (grill >> t & 1) {
+                memcpy(ns, scores, sizeof(ns));
+                memcpy(nh, highest, sizeof(nh));
+                ns[seat] += WORMS[t];
+                nh[seat] = nh[seat] > t ? nh[seat] : t;
+                gv[t] = opt_win_chance(g, s, seat, ns, nh, grill & ~(1ULL << t));
+            }
+        for (int v = 0; v < n; v++)
+            if (g->top[v] && v != seat) {
+                int top = g->top[v];
+                memcpy(ns, scores, sizeof(ns));
+                memcpy(nh, highest, sizeof(nh));
+                ns[seat] += WORMS[top];
+                ns[v] -= WORMS[top];
+                nh[seat] = nh[seat] > top ? nh[seat] : top;
+                nh[v] = highest_below_top(g, v);
+                sv[v] = opt_win_chance(g, s, seat, ns, nh, grill);
+            }
+        int turned;
+        uint64_t after = opt_bust_board(g, grill, own, &turned);
+        memcpy(ns, scores, sizeof(ns));
+        memcpy(nh, highest, sizeof(nh));
+        if (own) {
+            ns[seat] -= WORMS[own];
+            nh[seat] = highest_below_top(g, seat);
+        }
+        bust = opt_win_chance(g, s, seat, ns, nh, after);
+    } else { /* the worm swing */
+        double share = 1.0 + 1.0 / (double)(n - 1);
+        for (int t = 21; t <= 36; t++)
+            if (grill >> t & 1) gv[t] = (double)WORMS[t];
+        for (int v = 0; v < n; v++)
+            if (g->top[v] && v != seat) sv[v] = (double)WORMS[g->top[v]] * share;
+        bust = -(double)(own ? WORMS[own] : 0);
+        if (s->p[2] != 0.0) {
+            int turned;
+            opt_bust_board(g, grill, own, &turned);
+            if (turned) bust -= s->p[2] * (double)WORMS[turned];
+        }
+    }
+    /* Optimal._stop_values: the best claim's value at each total, -inf for none */
+    double stop[DP_MAX_TOTAL + 1];
+    for (int t = 0; t <= DP_MAX_TOTAL; t++) stop[t] = -INFINITY;
+    int have = 0;
+    double current = 0.0;
+    for (int total = lowest_bit(grill); total <= DP_MAX_TOTAL; total++) {
+        if (total <= 36 && (grill >> total & 1)) {
+            double value = gv[total];
+            if (!g->lower_any || !have || value > current) current = value;
+            have = 1;
+        }
+        stop[total] = current;
+    }
+    for (int v = 0; v < n; v++)
+        if (g->top[v] && v != seat) {
+            int top = g->top[v];
+            if (stop[top] == -INFINITY || sv[v] > stop[top]) stop[top] = sv[v];
+        }
+    return dp_solved(stop, bust, endgame, &g->opt_turn[seat]);
+}
+
+static inline int opt_state(const Turn *t) {
+    return DP_LOOKUP[ALL_FACES ^ t->free][t->left][t->total];
+}
+
+static int opt_pick(const Game *g, int seat, const Turn *t) {
+    const DpTurn *w = g->opt_turn[seat];
+    int base = opt_state(t) << 6, face = 0;
+    double best = -1e300;
+    for (int f = 6; f >= 1; f--) { /* higher face first: it keeps ties */
+        int count = count_of(t->packed, f);
+        if (!count) continue;
+        int child = DP_CHILD[base | f << 3 | (count - 1)];
+        dp_need(w, child); /* solved now if no turn of this payoff needed it before */
+        double v = w->value[child];
+        if (v > best + DP_EPS) {
+            best = v;
+            face = f;
+        }
+    }
+    return face;
+}
+
+static Claim opt_claim(const Game *g, int seat, const Claim *choices, int n) {
+    /* max by (value, swing); choices are sorted by swing, so the first of the best value */
+    int best = 0;
+    for (int k = 1; k < n; k++) {
+        double a = choices[k].victim < 0 ? g->opt_grill[seat][choices[k].tile]
+                                         : g->opt_steal[seat][choices[k].victim];
+        double b = choices[best].victim < 0 ? g->opt_grill[seat][choices[best].tile]
+                                            : g->opt_steal[seat][choices[best].victim];
+        if (a > b) best = k;
+    }
+    return choices[best];
+}

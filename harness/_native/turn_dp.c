@@ -1,0 +1,369 @@
+/* Optimal's turn programme: a part of core.c (#included there, one unit of compilation,
+ * so everything stays static). */
+
+/* ==== optimal's turn programme (harness/analysis/turn.py) ============================== */
+/* The state graph of one turn, built at import exactly as turn.py builds it (the same
+ * states in the same order, the same roll outcomes per state in the same order), and
+ * solve_arrays' float64 solver, operation for operation: a row's value is the largest of
+ * its keeps' values; a state's roll value is the sum of value * probability over its
+ * rows in their own order, summed as numpy's add.reduceat sums (the first term, plus
+ * numpy's pairwise sum of the rest: eight accumulators per block of up to 128, halves
+ * above); a state's value is the larger of rolling on and stopping. So the values, and
+ * every decision taken from them, are the Python strategy's. */
+#define DP_MAX_STATES 2048
+#define DP_MAX_TOTAL 40
+#define DP_EPS 1e-12 /* turn.EPS */
+static int DP_N;                               /* 1,939 states */
+static uint8_t DP_MASK[DP_MAX_STATES], DP_LEFT[DP_MAX_STATES], DP_TOTAL[DP_MAX_STATES];
+static int16_t DP_LOOKUP[128][9][DP_MAX_TOTAL + 1]; /* (faces kept, dice left, total) */
+static int16_t *DP_CHILD;                      /* [state << 6 | face << 3 | count - 1] */
+static int DP_READY;
+/* The rows of a state depend on its dice left n and free faces k only (turn._outcomes):
+ * one template per (n, k), each row as six indices into a state's table of keep values
+ * (face slot j, count c at j * 9 + c; slot 54 holds -inf for "not shown"), and its
+ * probability. A state's rows are then six loads and a max each, no branch. */
+#define DP_NONE_SLOT 54
+#define DP_MAX_ROWS 1287 /* the start state's: 8 dice in 6 faces */
+typedef struct {
+    int rows;
+    uint64_t *idx; /* six 8-bit slot indices per row, slot j in bits 8j..8j+7 */
+    double *prob;
+} DpTemplate;
+static DpTemplate DP_TPL[9][7];
+/* DP_BELOW[i * DP_WORDS ...]: bit j set when state j is i or below it (reachable). */
+#define DP_WORDS (DP_MAX_STATES / 64)
+static uint64_t *DP_BELOW;
+
+static int dp_state_cmp(const void *a, const void *b) {
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* _compositions(n, parts) in turn.py's order (the first part from n down to 0, then
+ * the compositions of the rest), appended to out, `width` ints each. */
+static void dp_compositions(int n, int parts, int *prefix, int depth, int width, int *out,
+                            int *count) {
+    if (parts == 1) {
+        prefix[depth] = n;
+        memcpy(out + (size_t)*count * width, prefix, (size_t)width * sizeof(int));
+        (*count)++;
+        return;
+    }
+    for (int c = n; c >= 0; c--) {
+        prefix[depth] = c;
+        dp_compositions(n - c, parts - 1, prefix, depth + 1, width, out, count);
+    }
+}
+
+static int64_t dp_factorial(int n) {
+    int64_t f = 1;
+    for (int k = 2; k <= n; k++) f *= k;
+    return f;
+}
+
+/* turn._reachable and turn._build. Returns -1 when out of memory. */
+static int dp_init(void) {
+    /* every reachable (mask, dice left, total), sorted by (left, mask, total) */
+    static uint8_t seen[128][9][DP_MAX_TOTAL + 1];
+    uint32_t keys[DP_MAX_STATES];
+    int stack_m[4096], stack_n[4096], stack_s[4096], top = 0, count = 0;
+    memset(seen, 0, sizeof(seen));
+    stack_m[0] = 0, stack_n[0] = 8, stack_s[0] = 0, top = 1;
+    while (top) {
+        top--;
+        int m = stack_m[top], n = stack_n[top], t = stack_s[top];
+        if (seen[m][n][t]) continue;
+        seen[m][n][t] = 1;
+        if (count >= DP_MAX_STATES) return -1;
+        keys[count++] = (uint32_t)n << 16 | (uint32_t)m << 8 | (uint32_t)t;
+        for (int f = 1; f <= 6; f++)
+            if (!(m >> f & 1))
+                for (int c = 1; c <= n; c++) {
+                    if (top >= 4096) return -1;
+                    stack_m[top] = m | 1 << f, stack_n[top] = n - c;
+                    stack_s[top] = t + FACE_POINTS[f] * c, top++;
+                }
+    }
+    qsort(keys, (size_t)count, sizeof(uint32_t), dp_state_cmp);
+    DP_N = count;
+    for (int m = 0; m < 128; m++)
+        for (int n = 0; n <= 8; n++)
+            for (int t = 0; t <= DP_MAX_TOTAL; t++) DP_LOOKUP[m][n][t] = -1;
+    for (int i = 0; i < count; i++) {
+        DP_LEFT[i] = (uint8_t)(keys[i] >> 16);
+        DP_MASK[i] = (uint8_t)(keys[i] >> 8);
+        DP_TOTAL[i] = (uint8_t)keys[i];
+        DP_LOOKUP[DP_MASK[i]][DP_LEFT[i]][DP_TOTAL[i]] = (int16_t)i;
+    }
+    DP_CHILD = malloc((size_t)count * 64 * sizeof(int16_t));
+    if (DP_CHILD == NULL) return -1;
+    for (int k = 0; k < count * 64; k++) DP_CHILD[k] = -1;
+    for (int i = 0; i < count; i++)
+        for (int f = 1; f <= 6; f++)
+            if (!(DP_MASK[i] >> f & 1))
+                for (int c = 1; c <= DP_LEFT[i]; c++)
+                    DP_CHILD[i << 6 | f << 3 | (c - 1)] =
+                        DP_LOOKUP[DP_MASK[i] | 1 << f][DP_LEFT[i] - c][DP_TOTAL[i] + FACE_POINTS[f] * c];
+    /* what is below each state: itself and what is below its successors (lower indices) */
+    DP_BELOW = calloc((size_t)count * DP_WORDS, sizeof(uint64_t));
+    if (DP_BELOW == NULL) return -1;
+    for (int i = 0; i < count; i++) {
+        uint64_t *below = DP_BELOW + (size_t)i * DP_WORDS;
+        below[i >> 6] |= 1ULL << (i & 63);
+        for (int k = 0; k < 64; k++)
+            if (DP_CHILD[i << 6 | k] >= 0)
+                for (int w = 0; w < DP_WORDS; w++)
+                    below[w] |= DP_BELOW[(size_t)DP_CHILD[i << 6 | k] * DP_WORDS + w];
+    }
+    /* the rows: turn._outcomes per (dice left, free faces), the kept faces lumped */
+    int *comps = malloc((size_t)1287 * 7 * sizeof(int));
+    if (comps == NULL) return -1;
+    for (int n = 1; n <= 8; n++)
+        for (int nfree = 0; nfree <= 6; nfree++) { /* 0: every face kept, a sure bust */
+            int kept = 6 - nfree, parts = nfree + (kept ? 1 : 0), prefix[7], k = 0;
+            dp_compositions(n, parts, prefix, 0, parts, comps, &k);
+            DpTemplate *tpl = &DP_TPL[n][nfree];
+            tpl->rows = k;
+            tpl->idx = malloc((size_t)k * sizeof(*tpl->idx));
+            tpl->prob = malloc((size_t)k * sizeof(double));
+            if (tpl->idx == NULL || tpl->prob == NULL) {
+                free(comps);
+                return -1;
+            }
+            double scale = 1.0;
+            for (int j = 0; j < n; j++) scale *= 6.0;
+            for (int r = 0; r < k; r++) {
+                const int *comp = comps + r * parts;
+                int64_t weight = dp_factorial(n); /* the multinomial, as _outcomes */
+                for (int j = 0; j < parts; j++) weight /= dp_factorial(comp[j]);
+                if (kept)
+                    for (int j = 0; j < comp[parts - 1]; j++) weight *= kept;
+                uint64_t packed = 0;
+                for (int j = 0; j < 6; j++)
+                    packed |= (uint64_t)(j < nfree && comp[j] ? j * 9 + comp[j] : DP_NONE_SLOT)
+                              << (8 * j);
+                tpl->idx[r] = packed;
+                tpl->prob[r] = (double)weight / scale;
+            }
+        }
+    free(comps);
+    DP_READY = 1;
+    return 0;
+}
+
+/* numpy's pairwise_sum of a[0..n) (DOUBLE_pairwise_sum, unit stride) */
+static double dp_pairwise(const double *a, int n) {
+    if (n < 8) {
+        double res = 0.;
+        for (int i = 0; i < n; i++) res += a[i];
+        return res;
+    }
+    if (n <= 128) {
+        double r[8];
+        int i;
+        for (int j = 0; j < 8; j++) r[j] = a[j];
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += a[i + j];
+        double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += a[i];
+        return res;
+    }
+    int n2 = n / 2;
+    n2 -= n2 % 8;
+    return dp_pairwise(a, n2) + dp_pairwise(a + n2, n - n2);
+}
+
+/* A state's rows, value * probability each: six loads and a max per row, no branch. */
+static inline void dp_rows(const DpTemplate *tpl, int k, const double *restrict keep, double bust,
+                           double *restrict terms) {
+    int rows = tpl->rows;
+    const uint64_t *idx = tpl->idx;
+    const double *prob = tpl->prob;
+#define DP_ROWS_OF(K)                                                   \
+    for (int r = 0; r < rows; r++) {                                    \
+        uint64_t x = idx[r];                                            \
+        double a = keep[x & 255];                                       \
+        for (int j = 1; j < (K); j++) {                                 \
+            double b = keep[(x >> (8 * j)) & 255];                      \
+            a = b > a ? b : a;                                          \
+        }                                                               \
+        terms[r] = (a > -INFINITY ? a : bust) * prob[r];                \
+    }
+    switch (k) {
+    case 0:
+        for (int r = 0; r < rows; r++) terms[r] = bust * prob[r];
+        break;
+    case 1: DP_ROWS_OF(1) break;
+    case 2: DP_ROWS_OF(2) break;
+    case 3: DP_ROWS_OF(3) break;
+    case 4: DP_ROWS_OF(4) break;
+    case 5: DP_ROWS_OF(5) break;
+    default: DP_ROWS_OF(6) break;
+    }
+#undef DP_ROWS_OF
+}
+
+/* One payoff's turn programme, solved lazily: a state is solved when a decision first
+ * needs its value, together with every state below it not solved yet (DP_BELOW), in
+ * index order, which solves a state's successors before it (they have fewer dice left).
+ * A state's value is a function of its successors' values alone, computed by the same
+ * operations in the same order whichever decision asked for it, so a lazily solved state
+ * holds, bit for bit, the value of the full bottom-up solve (dp_solve solves every state
+ * this way; the tests compare that with solve_arrays). A turn needs only the states
+ * below the keeps its first roll offers: about half the rows, never the start state's. */
+typedef struct {
+    const double *stop; /* stop[0..40], -inf where no stop */
+    double bust;
+    double *value;
+    uint8_t *stops;
+    uint64_t *done; /* DP_WORDS words, bit i: state i solved */
+    double *terms;  /* scratch: one state's rows */
+} DpTurn;
+
+/* Solves state i from its successors' values (all solved). */
+static void dp_state(const DpTurn *w, int i) {
+    int n = DP_LEFT[i];
+    unsigned mask = DP_MASK[i];
+    double here = (mask >> WORM & 1) ? w->stop[DP_TOTAL[i]] : -INFINITY;
+    if (n == 0) {
+        w->value[i] = here > -INFINITY ? here : w->bust;
+        w->stops[i] = here > -INFINITY; /* R6: all dice kept, a claim: stop (else R8) */
+        return;
+    }
+    double keep[DP_NONE_SLOT + 1];
+    int nfree = 0;
+    const double *value = w->value;
+    keep[DP_NONE_SLOT] = -INFINITY;
+    for (int f = 6; f >= 1; f--) /* free faces, higher first: slot j */
+        if (!(mask >> f & 1)) {
+            for (int c = 1; c <= n; c++)
+                keep[nfree * 9 + c] = value[DP_CHILD[i << 6 | f << 3 | (c - 1)]];
+            nfree++;
+        }
+    const DpTemplate *tpl = &DP_TPL[n][nfree];
+    int rows = tpl->rows;
+    double *terms = w->terms;
+    dp_rows(tpl, nfree, keep, w->bust, terms);
+    /* np.add.reduceat: the first term, plus the pairwise sum of the others */
+    double roll = rows > 1 ? terms[0] + dp_pairwise(terms + 1, rows - 1) : terms[0];
+    w->value[i] = roll < here ? here : roll;
+    w->stops[i] = here > -INFINITY && here >= roll - DP_EPS;
+}
+
+/* State i solved, with what it needs. */
+static inline void dp_need(const DpTurn *w, int i) {
+    uint64_t *done = w->done;
+    if (done[i >> 6] >> (i & 63) & 1) return;
+    const uint64_t *below = DP_BELOW + (size_t)i * DP_WORDS;
+    for (int k = 0; k <= i >> 6; k++) { /* states below i have lower indices */
+        uint64_t todo = below[k] & ~done[k];
+        while (todo) {
+            dp_state(w, k << 6 | lowest_bit(todo));
+            todo &= todo - 1;
+        }
+        done[k] |= below[k];
+    }
+}
+
+/* solve_arrays(Payoff(stop, bust)): stop[t] for t = 0..40 (-inf: no stop at t); every
+ * state solved, through dp_need as a game solves them (the start state, the last, needs
+ * all the others). Returns -1 when out of memory. */
+static int dp_solve(const double stop[DP_MAX_TOTAL + 1], double bust, double *value,
+                    uint8_t *stops) {
+    uint64_t done[DP_WORDS] = {0};
+    double *terms = malloc(DP_MAX_ROWS * sizeof(double));
+    if (terms == NULL) return -1;
+    DpTurn w = {stop, bust, value, stops, done, terms};
+    for (int i = DP_N - 1; i >= 0; i--) dp_need(&w, i);
+    free(terms);
+    return 0;
+}
+
+/* Solved turns, by payoff: a set-associative table (4 ways, least recently used out)
+ * kept per thread for the life of the process, like strategies/optimal.py's _SOLVED
+ * (a cache never changes a decision, only its cost). An entry is a payoff's lazily
+ * solved programme (DpTurn): a later turn with the same payoff goes on from the states
+ * already solved. An entry is 17.7 kB, allocated when first used: at most
+ * DP_CACHE_SETS * DP_CACHE_WAYS of them (about 145 MB). */
+#define DP_CACHE_SETS 2048
+#define DP_CACHE_WAYS 4
+/* End-game payoffs (chances to win, from the scores) almost never come back (under one
+ * in ten, and then at once: a board no turn changed): they get a small table of their
+ * own, which stays in the processor's cache and leaves the big one to the worm-swing
+ * payoffs, which come back all the time. */
+#define DP_RECENT_SETS 4
+typedef struct {
+    uint64_t stamp; /* 0: unused */
+    double key[DP_MAX_TOTAL + 2]; /* stop[0..40], bust */
+    DpTurn turn; /* turn.stop is key, turn.bust key[40 + 1] */
+} DpEntry;
+typedef struct {
+    DpEntry set[DP_CACHE_SETS][DP_CACHE_WAYS];
+    DpEntry recent[DP_RECENT_SETS][DP_CACHE_WAYS]; /* the end game's */
+    uint64_t clock;
+    long hits, misses;
+    double terms[DP_MAX_ROWS]; /* every entry's scratch: one state is solved at a time */
+} DpCache;
+
+#if defined(_MSC_VER)
+static __declspec(thread) DpCache *dp_cache;
+#else
+static _Thread_local DpCache *dp_cache;
+#endif
+
+/* The programme of a payoff (from the cache, or a fresh one, nothing solved yet); valid
+ * until the next call (which may reuse its entry). `endgame`: an end-game payoff (the
+ * small table). -1: no memory. */
+static int dp_solved(const double stop[DP_MAX_TOTAL + 1], double bust, int endgame,
+                     const DpTurn **out) {
+    if (dp_cache == NULL) {
+        dp_cache = calloc(1, sizeof(DpCache));
+        if (dp_cache == NULL) return -1;
+    }
+    double key[DP_MAX_TOTAL + 2];
+    memcpy(key, stop, (DP_MAX_TOTAL + 1) * sizeof(double));
+    key[DP_MAX_TOTAL + 1] = bust;
+    uint64_t h = 1469598103934665603ULL;
+    for (int k = 0; k < DP_MAX_TOTAL + 2; k++) {
+        uint64_t bits;
+        memcpy(&bits, &key[k], sizeof(bits));
+        h = (h ^ bits) * 1099511628211ULL;
+        h ^= h >> 29;
+    }
+    DpEntry *set = endgame ? dp_cache->recent[h & (DP_RECENT_SETS - 1)]
+                           : dp_cache->set[h & (DP_CACHE_SETS - 1)];
+    DpEntry *e = NULL;
+    for (int w = 0; w < DP_CACHE_WAYS; w++)
+        if (set[w].stamp && memcmp(set[w].key, key, sizeof(key)) == 0) e = &set[w];
+    if (e != NULL) {
+        dp_cache->hits++;
+    } else {
+        e = &set[0]; /* the way used least recently (or never) */
+        for (int w = 1; w < DP_CACHE_WAYS; w++)
+            if (set[w].stamp < e->stamp) e = &set[w];
+        DpTurn *t = &e->turn;
+        if (t->value == NULL) {
+            t->value = malloc((size_t)DP_N * sizeof(double));
+            t->stops = malloc((size_t)DP_N);
+            t->done = malloc(DP_WORDS * sizeof(uint64_t));
+            if (t->value == NULL || t->stops == NULL || t->done == NULL) {
+                free(t->value);
+                free(t->stops);
+                free(t->done);
+                t->value = NULL;
+                t->stops = NULL;
+                t->done = NULL;
+                return -1;
+            }
+            t->stop = e->key;
+            t->terms = dp_cache->terms;
+        }
+        memcpy(e->key, key, sizeof(key));
+        t->bust = bust;
+        memset(t->done, 0, DP_WORDS * sizeof(uint64_t)); /* nothing solved for it yet */
+        dp_cache->misses++;
+    }
+    e->stamp = ++dp_cache->clock;
+    *out = &e->turn;
+    return 0;
+}
