@@ -31,7 +31,7 @@ once the dice are shared: their coverage shows the under-coverage the change rem
 Coverage is pooled over the intervals of a kind (every strategy or pair, every run); its
 95% interval is a binomial one clustered by run (runs are independent, the intervals of
 one run are not, as they share its games): the report's own share interval
-(harness.report.stats.share_interval) with the run as the cluster. Games are played in
+(harness.stats.share_interval) with the run as the cluster. Games are played in
 this process by the pure chunk function the workers use
 (harness.tourney.chunks.play_chunk), with the native engine where it can (about 100,000
 games/s; the Python engine works, about 100 times slower).
@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.report import stats
+from harness import stats
 from harness.report.aggregate import Aggregates, RunInfo, aggregate_frames, moments_of
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk

@@ -5,7 +5,7 @@
 One run, interleaved rounds, medians (time.process_time for the engines in this process;
 the C loop reports its own clock()):
 
-* native, chunk path: ``harness.native.play_chunk`` on a ChunkSpec (deal seeds derived,
+* native, chunk path: ``harness.tourney.chunks.play_native`` on a ChunkSpec (deal seeds derived,
   every column and the standings counters filled, as a worker stores them);
 * native, same games as play_game: ``harness.native.play_games`` with seeds 0..N-1;
 * Python engine, chunk path: ``harness.tourney.chunks.play_chunk`` on the same spec
@@ -125,7 +125,7 @@ def main() -> None:
         if run_c_loop(exe, "same-dice", 300)[1] != expected:
             fail("c_loop same-dice does not play the Python engine's games")
         small = spec_for(500)
-        a, b = chunks.play_chunk(small), native.play_chunk(small)
+        a, b = chunks.play_chunk(small), chunks.play_native(small)
         if (a.games, a.seats, a.stats) != (b.games, b.seats, b.stats):
             fail("the native chunk differs from the Python engine's")
 
@@ -135,7 +135,7 @@ def main() -> None:
             deals = args.games // 2
             spec = spec_for(deals, first=r * deals)
             start = time.process_time()
-            result = native.play_chunk(spec)
+            result = chunks.play_native(spec)
             rates["chunk"].append(result.rows / (time.process_time() - start))
             start = time.process_time()
             native.play_games("official", ["greedy", "greedy"], range(args.games))
@@ -171,7 +171,7 @@ def main() -> None:
 
 def design_rounds(games: int, repeats: int) -> None:
     """A 4-player greedy table in each seating design, the chunk path, interleaved."""
-    from harness.tourney.seating import SEATINGS
+    from harness.seating import SEATINGS
 
     rates: dict[str, list[float]] = {mode: [] for mode in SEATINGS}
     for r in range(repeats):
@@ -180,7 +180,7 @@ def design_rounds(games: int, repeats: int) -> None:
             deals = max(1, games // len(probe.orders))
             spec = spec_for(deals, first=r * deals, players=4, seating=mode)
             start = time.process_time()
-            result = native.play_chunk(spec)
+            result = chunks.play_native(spec)
             rates[mode].append(result.rows / (time.process_time() - start))
     print(f"greedy x4, 4 players, chunk path; medians of {repeats} x ~{games:,} games")
     for mode, values in rates.items():

@@ -14,7 +14,7 @@ from a run on fresh deals.
 ``--chunk N``: instead, the chunk path side by side (issue 12's figure: ``optimal`` against
 ``simple`` natively at 10x the Python engine, with identical decisions): each repeat plays
 the same ChunkSpec of N fresh 2-player deals (both seat orders, independent dice) through
-``harness.tourney.chunks.play_chunk`` (the Python engine) and ``harness.native.play_chunk``,
+``harness.tourney.chunks.play_chunk`` (the Python engine) and ``play_native`` (there too),
 checks that every stored row is the same, and shows medians of games per CPU-second and
 their ratio; both engines first play --warm deals (their solved-turn caches warm, as in a
 long run), and the native engine's solved-turn cache counters are shown.
@@ -134,7 +134,7 @@ def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -
         sys.exit("optimal_speed: the native engine is not built (pip install -e .)")
     warm_spec = chunk_spec(first, second, warm, 10**6)
     chunks.play_chunk(warm_spec)
-    native.play_chunk(warm_spec)
+    chunks.play_native(warm_spec)
     py_rates, nat_rates = [], []
     for r in range(repeats):
         spec = chunk_spec(first, second, deals, r * deals)
@@ -142,7 +142,7 @@ def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -
         expected = chunks.play_chunk(spec)
         py_rates.append(spec.games / (time.process_time() - start))
         start = time.process_time()
-        got = native.play_chunk(spec)
+        got = chunks.play_native(spec)
         nat_rates.append(spec.games / (time.process_time() - start))
         if (got.games, got.seats, got.stats) != (expected.games, expected.seats, expected.stats):
             sys.exit(f"optimal_speed: repeat {r + 1}: the native rows differ from the Python rows")

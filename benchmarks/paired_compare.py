@@ -30,7 +30,7 @@ from typing import Any
 from harness.report import cached_summary
 from harness.report.compare import compare
 from harness.report.paired import width_ratio
-from harness.report.stats import Z95
+from harness.stats import Z95
 from harness.tourney import run_tournament
 
 FIELD = ["greedy", "random", "worm-first"]

@@ -25,12 +25,22 @@ The scaling from 1 to 2 workers is in wall-clock games/s and needs an idle machi
 (the load average is printed). The share of time workers spent waiting for their next
 chunk is printed too: it is what the pipeline itself takes off perfect scaling,
 whatever the load.
+
+    python benchmarks/pipeline_speed.py --writer [--repeats 15]
+
+measures only the parent's cost of storing one chunk at native speed (a chunk of the
+default size of greedy against tactician, played natively once): the CPU per game of
+turning it into Parquet bytes the former way (a table of plain strings, zstd, every
+column dictionary encoded, statistics) and the current way
+(:func:`harness.tourney.storage.parquet_options`), interleaved, medians, with the bytes
+per game; and the whole of ``RunFolder.write_chunk`` (rows check, counters, Parquet,
+sha256, the part file and its fsync, the manifest line and its fsync). The end-to-end
+share of the parent at native speed is benchmarks/tourney_engines.py's.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import statistics
@@ -38,10 +48,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from harness import seating
 from harness.dice import DuplicateDice
 from harness.engine import Game
 from harness.plugins import resolve
-from harness.tourney import load_config, plan, run_tournament, seating
+from harness.runfolder.layout import MANIFEST
+from harness.runfolder.manifest import read_manifest
+from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk
 from harness.tourney.plan import deal_seed
 
@@ -82,8 +95,8 @@ def pipeline(config, workers: int, out: str) -> tuple[int, float, float, float, 
     kids = children_cpu() - kids0
     assert run.status == "complete" and run.played == run.planned
     WAITS.setdefault(workers, []).append(run.worker_wait)
-    manifest = Path(run.run_dir) / "manifest.jsonl"
-    chunks = sum(json.loads(line)["cpu"] for line in manifest.read_text().splitlines())
+    entries, _ = read_manifest(Path(run.run_dir) / MANIFEST)
+    chunks = sum(entry["cpu"] for entry in entries)
     return run.played, parent + kids, wall, parent, kids - chunks
 
 
@@ -124,13 +137,66 @@ def per_game_ratio(config, rounds: int) -> float:
     return statistics.median(ratios)
 
 
+def writer_cost(repeats: int) -> None:
+    """The parent's CPU per game to store a native chunk: the former and current writer."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from harness.tourney.chunks import finish, play_native
+    from harness.tourney.config import CHUNK_GAMES
+    from harness.tourney.storage import RunFolder, parquet_options, to_arrow
+
+    deals = CHUNK_GAMES // 2
+    config = load_config(
+        {"entrants": ["greedy", "tactician"], "deals": deals * (repeats + 1), "chunk": deals}
+    )
+    specs = list(plan.chunks(config))
+    results = [finish(spec, play_native(spec)) for spec in specs]
+
+    def former(spec, result) -> bytes:
+        sink = pa.BufferOutputStream()
+        pq.write_table(to_arrow(spec, result), sink, compression="zstd")
+        return sink.getvalue().to_pybytes()
+
+    def current(spec, result) -> bytes:
+        sink = pa.BufferOutputStream()
+        table = to_arrow(spec, result, encoded=True)
+        pq.write_table(table, sink, **parquet_options(spec.rules.players))
+        return sink.getvalue().to_pybytes()
+
+    times: dict[str, list[float]] = {"former": [], "current": [], "write_chunk": []}
+    sizes: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as out:
+        folder = RunFolder(Path(out) / "run")
+        folder.create()
+        folder.write_chunk(specs[0], results[0])  # warm up (imports)
+        for spec, result in zip(specs[1:], results[1:], strict=True):
+            for label, encode in (("former", former), ("current", current)):
+                start = time.process_time()
+                sizes[label] = len(encode(spec, result))
+                times[label].append((time.process_time() - start) / result.rows)
+            start = time.process_time()
+            folder.write_chunk(spec, result)
+            times["write_chunk"].append((time.process_time() - start) / result.rows)
+        folder.close()
+    rows = results[0].rows
+    print(f"storing a native chunk of {rows:,} games (CHUNK_GAMES), {repeats} repeats, medians:")
+    for label, values in times.items():
+        size = f", {sizes[label] / rows:.1f} bytes per game" if label in sizes else ""
+        print(f"  {label:<12} {statistics.median(values) * 1e6:.3f} CPU-us per game{size}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300, help="deals per table")
     parser.add_argument("--repeats", type=int, default=3, help="repeats; medians are shown")
     parser.add_argument("--entrants", default=DEFAULT, help="comma-separated strategies")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the per-game ratio")
+    parser.add_argument("--writer", action="store_true", help="only the chunk writer's cost")
     args = parser.parse_args()
+    if args.writer:
+        writer_cost(args.repeats)
+        return
     config = load_config(
         {"name": "bench", "entrants": args.entrants.split(","), "games": args.games, "seed": 1}
     )

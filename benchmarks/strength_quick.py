@@ -3,7 +3,7 @@
     python benchmarks/strength_quick.py A B [--deals 2000] [--players 2]
 
 Plays seat-rotated duplicate-dice deals (every rotation of a deal sees the same dice seat
-by seat) and prints A's win share with a 95% interval by blocks (a deal is one unit).
+by seat) and prints A's win share with a 95% interval clustered by deal.
 For full tournaments use `harness tourney`; this is the engine-only sanity check.
 """
 

@@ -1,29 +1,43 @@
-"""The ``harness`` command line: a thin click layer over the Python API.
+"""The ``harness`` command line: the top of the import graph.
+
+This module only builds the ``harness`` group and registers the commands; each command
+lives in a module of its own room (``harness/play_cmd.py``, ``harness/tourney/cli.py``,
+...), which imports :mod:`harness.cli_common` and lower modules, never this one. So the
+arrows run one way: this module -> command modules -> cli_common -> the library.
 
 User mistakes surface as one line, never as a traceback; every command ends with the
 exit status of :mod:`harness.cli_common`'s rule (0 done, 1 cannot finish, 2 bad input,
 3 forfeits under ``--strict``, 130 interrupted).
+
+The console script (``harness = "harness.cli:main"``), ``python -m harness`` and
+``python -m harness.cli`` all run :func:`main`.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-from typing import Any
-
 import click
 
 from harness import __version__
-from harness.cli_common import (
-    EXIT_FORFEITS,
-    HarnessGroup,
-    complete_strategy,
-    engine_option,
-    limits_options,
-    parse_variants,
-    rules_options,
-    strict_option,
-    user_errors,
+from harness.analysis.cli import analyze
+from harness.catalog_cmd import config_schema_cmd, list_strategies
+from harness.cli_common import HarnessGroup
+from harness.init_cmd import init
+from harness.play_cmd import play, replay
+from harness.report_cmd import compare_cmd, report
+from harness.sprt.cli import sprt
+from harness.tourney.cli import tourney
+
+COMMANDS: tuple[click.Command, ...] = (
+    play,
+    replay,
+    list_strategies,
+    config_schema_cmd,
+    tourney,
+    analyze,
+    report,
+    compare_cmd,
+    sprt,
+    init,
 )
 
 
@@ -33,290 +47,8 @@ def main() -> None:
     """Tournament harness for the dice game Pickomino (Heckmeck, Piko Piko)."""
 
 
-@main.command()
-@click.argument("strategies", nargs=-1, required=True, shell_complete=complete_strategy)
-@rules_options
-@click.option("--seed", type=int, default=None, help="Seed of the dice (random if not given).")
-@click.option(
-    "--dice",
-    type=click.Choice(["independent", "duplicate"]),
-    default="independent",
-    show_default=True,
-    help="independent: one seeded stream; duplicate: dice fixed by (seed, seat, turn, roll), "
-    "as a tournament deal with that seed deals them.",
-)
-@click.option(
-    "--record",
-    "record_path",
-    type=click.Path(),  # checked by _check_record_path: one line, before playing
-    help="Write the game record (JSON) to this file.",
-)
-@click.option(
-    "--max-turns",
-    type=click.IntRange(1),
-    default=None,
-    help="Turn cap: stop the game unfinished after this many turns.",
-)
-@limits_options(isolation_default="none")
-@engine_option(config=False)
-@click.option(
-    "--traceback",
-    "show_traceback",
-    is_flag=True,
-    help="On a forfeit, also print the plugin's traceback (to stderr; in --json, a field).",
-)
-@strict_option("the game ends in a forfeit")
-@click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
-@user_errors
-def play(
-    strategies: tuple[str, ...],
-    preset: str,
-    settings: tuple[str, ...],
-    seed: int | None,
-    dice: str,
-    record_path: str | None,
-    max_turns: int | None,
-    isolation: str,
-    move_time: float | None,
-    game_time: float | None,
-    engine: str,
-    show_traceback: bool,
-    strict: bool,
-    quiet: bool,
-    as_json: bool,
-) -> None:
-    """Play one game between STRATEGIES (one per seat; seat 0 starts) and tell it.
-
-    A strategy is a built-in name (see `harness strategies`), an installed plugin's
-    name, or path/to/file.py:ClassName; parameters go in parentheses:
-    'threshold(target=28)'.
-
-    \b
-    Example:
-      harness play greedy 'threshold(target=28)' random --seed 7
-      harness play bots/mine.py:MyBot greedy --isolation process --move-time 1
-    """
-    import random
-
-    from harness.dice import DuplicateDice
-    from harness.engine import DEFAULT_MAX_TURNS
-    from harness.narrate import Narrator, summary_lines
-    from harness.play import open_seats, play_game
-    from harness.record import save_record
-    from harness.seats import SeatLimits, plugin_traceback
-
-    if not 2 <= len(strategies) <= 7:
-        raise click.UsageError(
-            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
-        )
-    from harness.tourney.config import check_bounds
-
-    check_bounds(seed=seed, max_turns=max_turns, move_time=move_time, game_time=game_time)
-    rules = parse_variants(preset, settings, players=len(strategies))
-    if record_path:
-        _check_record_path(record_path)  # before anything is played or told
-    limits = SeatLimits(move_time, game_time, isolation)
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
-    if engine == "native":  # what it cannot do: one line, before anything is loaded or told
-        from harness.errors import HarnessError
-        from harness.play import native_problem
-
-        if not (quiet or as_json):
-            why = "it does not narrate a game: add --quiet or --json"
-        else:
-            why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
-        if why is not None:
-            raise HarnessError(f"--engine native: {why}; or use --engine auto")
-    # Every strategy loaded (in its own process with --isolation process) before the
-    # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), limits) as seats:
-        names = seats.names
-        narrator = None if (quiet or as_json) else Narrator(names, click.echo)
-        if narrator is not None:
-            shown = "" if dice == "independent" else " (duplicate dice)"
-            click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
-            for seat, name in enumerate(names):
-                click.echo(f"  seat {seat}: {name}")
-        result = play_game(
-            seats.strategies,
-            rules,
-            seed,
-            dice=DuplicateDice(seed) if dice == "duplicate" else None,
-            record=bool(record_path),
-            observer=narrator,
-            max_turns=max_turns or DEFAULT_MAX_TURNS,
-            forfeit=True,
-            names=names,
-            engine=engine,
-        )
-    trace = plugin_traceback(result.error) if show_traceback else None
-    if record_path:
-        result.record["seats"] = names
-        save_record(result.record, record_path)
-    if as_json:
-        payload = {
-            "seed": seed,
-            "rules": rules.to_dict(),
-            "seats": names,
-            "status": result.status,
-            "turns": result.turns,
-            "ranks": result.ranks,
-            **result.state(),
-            "error": str(result.error) if result.error else None,
-        }
-        if result.error is not None:
-            payload["error_kind"] = result.error.kind
-        if show_traceback:
-            payload["traceback"] = trace
-        click.echo(json.dumps(payload))
-    else:
-        for line in summary_lines(result):
-            click.echo(line)
-        if record_path:
-            click.echo(f"Record written to {record_path}")
-        if trace:
-            click.echo(trace.rstrip("\n"), err=True)
-    if result.error is not None and strict:  # a forfeit ends the game: it is finished
-        sys.exit(EXIT_FORFEITS)
-
-
-def _check_record_path(path: str) -> None:
-    """One line before anything is played unless a record can be written at ``path``.
-
-    A folder given as the file is bad input (exit 2); a place that cannot be written is
-    what saving would hit later (RunFailed, exit 1, as save_record says it). Tried for
-    real, the way save_record writes (a temporary file next to it, renamed into place):
-    permissions alone do not tell (root, read-only mounts).
-    """
-    import os
-    import tempfile
-
-    from harness.errors import HarnessError, RunFailed, safe_text
-
-    target = os.path.abspath(path)
-    if os.path.isdir(target):
-        raise HarnessError(f"--record {path}: is a folder; give a file name")
-    try:
-        with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), prefix=".harness-"):
-            pass
-    except OSError as exc:
-        reason = safe_text(exc.strerror or exc, 200)
-        raise RunFailed(f"{path}: cannot write the record: {reason}") from None
-
-
-@main.command()
-@click.argument("record_file", type=click.Path(dir_okay=False))
-@click.option("--json", "as_json", is_flag=True, help="Print the final state as JSON.")
-@user_errors
-def replay(record_file: str, as_json: bool) -> None:
-    """Re-apply a game record through the engine, checking every step, and print the state.
-
-    An inconsistent or illegal record exits with status 2 and one line naming the
-    turn, the seat and the rule.
-    """
-    from harness.narrate import summary_lines
-    from harness.record import load_record
-    from harness.record import replay as replay_record
-
-    data = load_record(record_file)
-    result = replay_record(data)
-    if as_json:
-        click.echo(json.dumps(result.state()))
-        return
-    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal.")
-    click.echo(f"Grill: {' '.join(map(str, result.grill)) or '-'}")
-    click.echo(f"Face down: {' '.join(map(str, result.flipped)) or '-'}")
-    for line in summary_lines(result):
-        click.echo(line)
-
-
-@main.command("strategies")
-@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
-@user_errors
-def list_strategies(as_json: bool) -> None:
-    """List every available strategy with its description and parameters."""
-    import contextlib
-
-    from harness.errors import safe_text, type_name
-    from harness.interrupts import reraise_if_user
-    from harness.plugins import broken_builtins, builtin_strategies, entry_point_strategies, shown
-
-    rows: list[dict[str, Any]] = []
-    for name, cls in builtin_strategies().items():
-        rows.append(
-            {
-                "name": name,
-                "origin": "built-in",
-                "description": cls.description(),
-                "params": cls.parameters(),
-            }
-        )
-    for name, ep in sorted(entry_point_strategies().items()):
-        try:  # plugin code: what it prints must not reach stdout (--json)
-            with contextlib.redirect_stdout(sys.stderr):
-                cls = ep.load()
-                desc, params = safe_text(cls.description(), 300), dict(cls.parameters())
-        except BaseException as exc:  # a broken plugin must not hide the others
-            reraise_if_user(exc)
-            desc, params = f"(cannot load: {type_name(exc)}: {safe_text(exc, 300)})", {}
-        rows.append(
-            {
-                "name": safe_text(name, 100),
-                "origin": f"plugin {safe_text(ep.value, 300)}",
-                "description": desc,
-                "params": {safe_text(k, 100): v for k, v in params.items()},
-            }
-        )
-    if as_json:
-        click.echo(json.dumps(rows, default=lambda v: None if v is ... else shown(v)))
-        return
-    width = max(len(r["name"]) for r in rows)
-    for row in rows:
-        params = ", ".join(
-            k if v is ... else f"{k}={shown(v, 60)}" for k, v in row["params"].items()
-        )
-        click.echo(f"{row['name']:<{width}}  {row['description']}")
-        if params:
-            click.echo(f"{'':<{width}}    parameters: {params}")
-    click.echo("\nAlso: path/to/file.py:ClassName or package.module:ClassName.")
-    for module, why in broken_builtins().items():
-        click.echo(f"Not available: {module} could not be loaded: {why}", err=True)
-
-
-@main.command("config-schema")
-@user_errors
-def config_schema_cmd() -> None:
-    """Print the JSON Schema (draft 2020-12) of tournament configs, for editors.
-
-    \b
-    Example (VS Code with the YAML extension, in .vscode/settings.json):
-      harness config-schema > harness-config.schema.json
-      "yaml.schemas": {"./harness-config.schema.json": "configs/*.yaml"}
-    """
-    from harness.config_schema import config_schema
-
-    click.echo(json.dumps(config_schema(), indent=2))
-
-
-from harness.tourney.cli import tourney  # noqa: E402
-
-main.add_command(tourney)
-from harness.analysis.cli import analyze  # noqa: E402
-
-main.add_command(analyze)
-
-from harness.report.cli import compare_cmd, report  # noqa: E402
-
-main.add_command(report)
-main.add_command(compare_cmd)
-from harness.tourney.sprt_cli import sprt  # noqa: E402
-
-main.add_command(sprt)
-from harness.init_cmd import init  # noqa: E402
-
-main.add_command(init)
+for _command in COMMANDS:  # `harness --help` lists them by name (click sorts them)
+    main.add_command(_command)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

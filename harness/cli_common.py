@@ -1,7 +1,8 @@
 """What every ``harness`` command shares: exit statuses, one-line errors, rules options.
 
-Command modules (tourney, report, analyze, sprt) import this, never :mod:`harness.cli`,
-which imports them in turn.
+Every command module (play_cmd, catalog_cmd, init_cmd, report_cmd, tourney.cli,
+analysis.cli, sprt.cli) imports this and lower modules, never :mod:`harness.cli`, which
+imports them all to register them: the arrows run one way.
 
 One rule for every command's exit status (:func:`exit_status`):
 
@@ -31,11 +32,14 @@ from typing import Any, TypeVar
 import click
 
 from harness.errors import (
+    GAMES_RENAMED,
     ConfigError,
+    Deprecated,
     GameError,
     HarnessError,
     IntegrityError,
     RunFailed,
+    deprecated,
     safe_text,
 )
 from harness.interrupts import user_interrupts
@@ -161,8 +165,7 @@ _PLAIN_FORMAT = warnings.formatwarning
 def _format_warning(
     message: Warning | str, category: type[Warning], filename: str, lineno: int, line: Any = None
 ) -> str:
-    config = sys.modules.get("harness.tourney.config")  # Deprecated lives there
-    if config is not None and issubclass(category, config.Deprecated):
+    if issubclass(category, Deprecated):
         return f"Deprecated: {message}\n"
     return _PLAIN_FORMAT(message, category, filename, lineno, line)
 
@@ -289,8 +292,6 @@ def deals_option(deals: int | None, games: int | None) -> dict[str, int]:
         raise ConfigError("--deals and --games: give --deals only (--games is its old name)")
     if games is None:
         return {} if deals is None else {"deals": deals}
-    from harness.tourney.config import GAMES_RENAMED, deprecated
-
     deprecated(GAMES_RENAMED.format(old="--games", new="--deals"))
     return {"games": games}
 
@@ -373,6 +374,12 @@ def console_log(verbose: int) -> None:
 def console_handlers() -> list[logging.Handler]:
     """The stderr handlers of ``-v`` now in place (for a log that does not propagate)."""
     return [h for h in logging.getLogger("harness").handlers if getattr(h, "harness_console", 0)]
+
+
+def max_turns_option(help_text: str) -> Callable[[F], F]:
+    """``--max-turns N`` (as ``max_turns``, default None), alike on ``play`` and ``sprt``:
+    what the cap does there is ``help_text``."""
+    return click.option("--max-turns", type=click.IntRange(1), default=None, help=help_text)
 
 
 def strict_option(when: str) -> Callable[[F], F]:

@@ -102,13 +102,6 @@ def roll_of(v: int, n: int) -> Roll:
     return ROLL_LIST[TABLE[n][v]]
 
 
-def roll_from_faces(faces: list[int] | tuple[int, ...]) -> Roll:
-    """The interned roll showing these faces (any order); ValueError if not 1..8 dice of 1..6."""
-    if not 1 <= len(faces) <= DICE or any(type(f) is not int or not 1 <= f <= 6 for f in faces):
-        raise ValueError(f"a roll is 1 to {DICE} faces in 1..6, got {list(faces)!r}")
-    return ROLLS[_packed(tuple(faces))]
-
-
 def encode_turn(rolls: list[list[int]]) -> int:
     """The turn block of the given rolls (faces in die order), as a DiceSource returns it."""
     block = 0

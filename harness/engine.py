@@ -3,22 +3,40 @@
 Pure and fast: no I/O, no logging, no strings built on the hot path. Board state is
 kept in bit masks (bit t = tile t) and small lists; the dice come from an injected
 source; strategies are asked through their public methods with a read-only view that
-holds no path back to the game (the engine pushes plain values into it). Every answer
+holds no path back to the game: the engine pushes plain values into it through the
+view's surface for engines (``View.show_turn``, the ``TURN_SLOTS``) and never reads
+it back. The board's encoding is harness._board, shared with the view. Every answer
 is turned into a plain int, bool or Claim first and its legality checked on that plain
 value, so an answer cannot lie through its own ``__eq__`` or ``__hash__``; whatever a
 strategy call raises (SystemExit and a plugin's KeyboardInterrupt included, not the
 user's Ctrl-C) is its seat's forfeit with a bounded one-line message. An observer,
 when given, hears every event (records and readable logs are built that way).
+
+An engine that plays the board itself (the C engine, calling a Python seat back through
+harness.native_seats) judges that seat's answers through a Game that plays nothing, by
+its containment surface (``views``, ``fault``, ``check_pick``, ``check_stop``,
+``ask_claim``): the same checks and forfeit messages as ``play_turn``, which uses them.
 """
 
 from __future__ import annotations
 
 import operator
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from harness._board import (
+    ALL_FACES,
+    FACES_OF,
+    GRILL_CLAIMS,
+    KEPT_OF,
+    LE,
+    WORMS,
+    Claim,
+    legal_claims,
+    tiles_of,
+)
 from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE
 from harness.errors import (
     GameError,
@@ -31,19 +49,9 @@ from harness.errors import (
     safe_text,
     type_name,
 )
-from harness.interrupts import reraise_if_user
+from harness.interrupts import is_user_interrupt, reraise_if_user
 from harness.rules import TILES, VARIANTS, Rules, face_name
-from harness.view import (
-    ALL_FACES,
-    FACES_OF,
-    GRILL_CLAIMS,
-    LE,
-    WORMS,
-    Claim,
-    View,
-    legal_claims,
-    tiles_of,
-)
+from harness.view import View
 
 if TYPE_CHECKING:
     from harness.dice import DiceSource, Roll
@@ -128,6 +136,14 @@ class Fanout(GameObserver):
     def busted(self, *args: Any) -> None:
         for o in self.observers:
             o.busted(*args)
+
+
+def observing(*observers: GameObserver | None) -> GameObserver | None:
+    """One observer for the given ones (None left out): None, the one, or a Fanout."""
+    present = [o for o in observers if o is not None]
+    if len(present) > 1:
+        return Fanout(present)
+    return present[0] if present else None
 
 
 @dataclass
@@ -251,7 +267,7 @@ class Game:
             try:
                 strategy.new_game(seat, self._seat_rules[seat])
             except BaseException as exc:
-                raise self._fault(0, seat, "new_game", exc) from exc
+                raise self.fault(0, seat, "new_game", exc) from exc
 
     # -- running ------------------------------------------------------------------
     @property
@@ -293,15 +309,12 @@ class Game:
         grill = self._grill
         tops = self._tops
         # The board as it stands, pushed as immutable values: the view reads nothing of ours.
-        view._grill = grill
-        view._flipped = self._flipped
-        view._stacks = tuple(self._stacks)
-        view._turn = turn + 1
-        view._keeps = keeps = []
-        view.total = total = 0
-        view.dice_left = left = 8
-        view.has_worm = worm = False
-        view._free = free = ALL_FACES
+        view.show_turn(turn + 1, grill, self._flipped, tuple(self._stacks))
+        kept: tuple[int, ...] = ()
+        total = 0
+        left = 8
+        worm = False
+        free = ALL_FACES
         obs = self._observer
         if obs is not None:
             obs.turn_started(turn + 1, seat)
@@ -310,7 +323,7 @@ class Game:
         try:
             pick = strategy.pick
         except BaseException as exc:
-            raise self._fault(turn + 1, seat, "pick", exc) from exc
+            raise self.fault(turn + 1, seat, "pick", exc) from exc
         while True:
             # R4: roll the dice left: the first `left` dice of the block's next group of 8.
             roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
@@ -318,20 +331,21 @@ class Game:
             new = roll.mask & free
             if not new:  # R5: every face shown is already set aside
                 return self._bust(seat, "no-new-face", total, roll)
+            # The turn state (view.TURN_SLOTS), written as plain slots: a method call per
+            # roll and per keep would cost the greedy mirror about 7%.
             view.counts = counts = roll.counts
             view.choices = FACES_OF[new]
             try:
                 face = pick(view)
             except BaseException as exc:
-                raise self._fault(turn + 1, seat, "pick", exc) from exc
-            if type(face) is not int:  # True, 4.0, numpy, an int subclass: the plain value
-                face = self._plain_face(seat, face)
-            if face not in LEGAL[new]:  # R5: a face shown by this roll, not yet set aside
-                raise self._illegal_pick(seat, face, roll, free)
-            view._free = free = free ^ BIT[face]
+                raise self.fault(turn + 1, seat, "pick", exc) from exc
+            if type(face) is not int or face not in LEGAL[new]:  # R5; not a plain int
+                face = self.check_pick(turn + 1, seat, face, roll, free)
+            free ^= BIT[face]
+            view.kept = kept = kept + roll.dice_of[face]
+            view.kept_faces = KEPT_OF[free]
             view.dice_left = left = left - counts[face]
             view.total = total = total + roll.points[face]
-            keeps += roll.dice_of[face]
             if face == 6:
                 view.has_worm = worm = True
             if obs is not None:
@@ -342,15 +356,96 @@ class Game:
                     try:
                         stop = strategy.stop(view)
                     except BaseException as exc:
-                        raise self._fault(turn + 1, seat, "stop", exc) from exc
+                        raise self.fault(turn + 1, seat, "stop", exc) from exc
                     if stop is not True:
                         if stop is not False:  # numpy.bool_, 0, 1: the plain value
-                            stop = self._plain_stop(seat, stop)
+                            stop = self.check_stop(turn + 1, seat, stop)
                         if not stop:
                             continue
                 return self._claim(seat, total)
             if not left:  # R8: all dice set aside and nothing to claim
                 return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
+
+    # -- the containment surface, for an engine that plays the board itself -----------------
+    # harness.native_seats (the C engine's Python seats) asks a seat in the steps play_turn
+    # takes: View.show_turn, the TURN_SLOTS, the strategy's method. Those steps stay inline
+    # in both, because a method call per roll is measurable (~5% of the greedy mirror here,
+    # ~9% of the C engine's mixed table there); what judges an answer and words a forfeit
+    # is here, once, and play_turn takes it on its slow path.
+    @property
+    def views(self) -> tuple[View, ...]:
+        """Each seat's view, for an engine to write (the TURN_SLOTS); never read back."""
+        return self._views
+
+    def fault(
+        self, turn: int, seat: int, method: str, exc: BaseException, answer: bool = False
+    ) -> GameError:
+        """What ``exc``, raised by ``seat``'s strategy in ``method``, makes of the game.
+
+        The user's Ctrl-C propagates (see :mod:`harness.interrupts`). A seat wrapper's
+        verdict on this very seat (over a time limit, its process died), raised by
+        harness code, keeps its kind; anything else (SystemExit, a plugin's
+        KeyboardInterrupt, an exception whose str() raises, a TimeForfeit a plugin raised
+        itself) is StrategyFailed with a bounded one-line message.
+        """
+        reraise_if_user(exc)
+        name = self._names[seat]
+        try:
+            if (
+                type(exc) in _VERDICTS
+                and _raised_by_harness(exc)
+                and type(exc.seat) is int
+                and exc.seat == seat
+            ):
+                return type(exc)(turn, seat, name, safe_text(exc.detail))
+        except BaseException as inner:  # a forged verdict that breaks when read
+            reraise_if_user(inner)
+        return StrategyFailed(turn, seat, name, method, exc, answer=answer)
+
+    def check_pick(self, turn: int, seat: int, answer: Any, roll: Roll, free: int) -> int:
+        """The legal face ``answer`` (a pick() from ``roll`` in turn ``turn``, ``free`` the
+        mask of faces not yet set aside) stands for, by plain value; else GameError, the
+        seat's forfeit (R2, R5). The fast path (an exact int, legal) need not call this."""
+        face = answer
+        if type(face) is not int:  # True, 4.0, numpy, an int subclass: the plain value
+            face = self._plain_face(turn, seat, face)
+        if face not in LEGAL[roll.mask & free]:  # shown by this roll, not yet set aside
+            raise self._illegal_pick(turn, seat, face, roll, free)
+        return face
+
+    def check_stop(self, turn: int, seat: int, answer: Any) -> bool:
+        """A stop() answer that is not True or False: any other real boolean is fine
+        (numpy.bool_, 0 and 1, by value); anything else is GameError, breaking R6."""
+        try:
+            numpy = sys.modules.get("numpy")  # never imported here: only if in use
+            if numpy is not None and type(answer) is numpy.bool_:
+                return answer.item() is True
+            value = plain_int(answer)
+        except BaseException as exc:
+            raise self.fault(turn, seat, "stop", exc, answer=True) from exc
+        if value == 0 or value == 1:
+            return value == 1
+        detail = f"stop() returned {safe_repr(answer)}, not True or False"
+        raise self._illegal(turn, seat, detail, "R6")
+
+    def ask_claim(
+        self,
+        seat: int,
+        total: int,
+        turn: int,
+        grill: int,
+        flipped: int,
+        stacks: tuple[tuple[int, ...], ...],
+    ) -> Claim:
+        """The claim ``seat`` makes with ``total`` (R7) in turn ``turn`` on this board (as
+        :meth:`View.show_turn` takes it): the only legal one, or the strategy's choice
+        among several. GameError: the seat's forfeit (it raised, or chose no legal claim).
+        The board is taken in first, so whatever a plugin that found this game wrote to it
+        fools only itself."""
+        self._turn, self._grill, self._flipped = turn, grill, flipped
+        self._stacks = list(stacks)
+        self._tops = [s[-1] if s else 0 for s in stacks]
+        return self._choose(seat, total)
 
     # -- claims (R7) ----------------------------------------------------------------
     def _claim(self, seat: int, total: int) -> bool:
@@ -390,7 +485,7 @@ class Game:
         try:
             answer = self._strategies[seat].claim(self._views[seat], choices)
         except BaseException as exc:
-            raise self._fault(self._turn, seat, "claim", exc) from exc
+            raise self.fault(self._turn, seat, "claim", exc) from exc
         return self._plain_claim(seat, answer, choices, total)
 
     # -- busts (R9) -------------------------------------------------------------------
@@ -425,71 +520,34 @@ class Game:
         return self._over
 
     # -- what strategies return: plain values first (slow path only) ------------------
-    def _fault(
-        self, turn: int, seat: int, method: str, exc: BaseException, answer: bool = False
-    ) -> GameError:
-        """What ``exc``, raised by ``seat``'s strategy in ``method``, makes of the game.
+    def _illegal(self, turn: int, seat: int, detail: str, rule: str) -> IllegalMove:
+        return IllegalMove(turn, seat, self._names[seat], detail, rule)
 
-        The user's Ctrl-C propagates (see :mod:`harness.interrupts`). A seat wrapper's
-        verdict on this very seat (over a time limit, its process died), raised by
-        harness code, keeps its kind; anything else (SystemExit, a plugin's
-        KeyboardInterrupt, an exception whose str() raises, a TimeForfeit a plugin raised
-        itself) is StrategyFailed with a bounded one-line message.
-        """
-        reraise_if_user(exc)
-        name = self._names[seat]
-        try:
-            if (
-                type(exc) in _VERDICTS
-                and _raised_by_harness(exc)
-                and type(exc.seat) is int
-                and exc.seat == seat
-            ):
-                return type(exc)(turn, seat, name, safe_text(exc.detail))
-        except BaseException as inner:  # a forged verdict that breaks when read
-            reraise_if_user(inner)
-        return StrategyFailed(turn, seat, name, method, exc, answer=answer)
-
-    def _illegal(self, seat: int, detail: str, rule: str) -> IllegalMove:
-        return IllegalMove(self._turn, seat, self._names[seat], detail, rule)
-
-    def _plain_face(self, seat: int, answer: Any) -> int:
+    def _plain_face(self, turn: int, seat: int, answer: Any) -> int:
         """The plain int of a pick that is not exactly an int; IllegalMove if none.
 
         An int subclass counts by its value (never its own ``__eq__``/``__hash__``), numpy
         ints through ``__index__``; bools and floats compare equal to faces but are not.
         """
         try:
-            face = _plain_int(answer)
+            face = plain_int(answer)
         except BaseException as exc:
-            raise self._fault(self._turn, seat, "pick", exc, answer=True) from exc
+            raise self.fault(turn, seat, "pick", exc, answer=True) from exc
         if face is None:
-            raise self._illegal(seat, f"pick() returned {safe_repr(answer)}, not a face 1-6", "R5")
+            detail = f"pick() returned {safe_repr(answer)}, not a face 1-6"
+            raise self._illegal(turn, seat, detail, "R5")
         return face
 
-    def _illegal_pick(self, seat: int, face: int, roll: Roll, free: int) -> IllegalMove:
+    def _illegal_pick(self, turn: int, seat: int, face: int, roll: Roll, free: int) -> IllegalMove:
         """Why the plain int ``face`` is not a legal pick of ``roll`` (R2, R5)."""
         if not 1 <= face <= 6:
-            return self._illegal(seat, f"picked {_show_int(face)}, not a face 1-6", "R2")
+            return self._illegal(turn, seat, f"picked {_show_int(face)}, not a face 1-6", "R2")
         if not free >> face & 1:
             detail = f"picked {face_name(face)}, already set aside this turn"
-            return self._illegal(seat, detail, "R5")
+            return self._illegal(turn, seat, detail, "R5")
         shown = " ".join(face_name(f) for f in roll.faces)
-        return self._illegal(seat, f"picked {face_name(face)}, not in the roll {shown}", "R5")
-
-    def _plain_stop(self, seat: int, answer: Any) -> bool:
-        """A stop() answer that is not True or False: any other real boolean is fine
-        (numpy.bool_, 0 and 1, by value); anything else breaks R6."""
-        try:
-            numpy = sys.modules.get("numpy")  # never imported here: only if in use
-            if numpy is not None and type(answer) is numpy.bool_:
-                return answer.item() is True
-            value = _plain_int(answer)
-        except BaseException as exc:
-            raise self._fault(self._turn, seat, "stop", exc, answer=True) from exc
-        if value == 0 or value == 1:
-            return value == 1
-        raise self._illegal(seat, f"stop() returned {safe_repr(answer)}, not True or False", "R6")
+        detail = f"picked {face_name(face)}, not in the roll {shown}"
+        return self._illegal(turn, seat, detail, "R5")
 
     def _plain_claim(self, seat: int, answer: Any, choices: tuple[Claim, ...], total: int) -> Claim:
         """The legal claim ``answer`` stands for, by plain value; IllegalMove if none (R7).
@@ -498,19 +556,20 @@ class Game:
         matches the first choice of that tile. The answer's own ``__eq__`` never runs.
         """
         try:
-            tile, victim, pair = _plain_pair(answer)
+            tile, victim, pair = plain_pair(answer)
         except BaseException as exc:
-            raise self._fault(self._turn, seat, "claim", exc, answer=True) from exc
-        if tile is not None and victim is not _BAD:
+            raise self.fault(self._turn, seat, "claim", exc, answer=True) from exc
+        if tile is not None and victim is not NOT_INT:
             for choice in choices:
                 if choice.tile == tile and (not pair or choice.victim == victim):
                     return choice
-        raise self._illegal(seat, self._why_not(seat, answer, tile, victim, total), "R7")
+        why = self._why_not(seat, answer, tile, victim, total)
+        raise self._illegal(self._turn, seat, why, "R7")
 
     def _why_not(self, seat: int, answer: Any, tile: int | None, victim: Any, total: int) -> str:
         if tile is None or tile not in TILES:
             return f"claimed {safe_repr(answer)}, not a tile 21-36"
-        if victim is _BAD:  # only a pair gives one: show what it gave as the victim
+        if victim is NOT_INT:  # only a pair gives one: show what it gave as the victim
             return f"claimed {tile} from seat {safe_repr(tuple.__getitem__(answer, 1))}, not a seat"
         if victim is not None:
             if victim == seat:
@@ -578,10 +637,53 @@ class Game:
         )
 
 
-_BAD: Any = object()  # a victim that is not an int
+# How every answer is read, by the engine and by the seat wrappers that carry answers to
+# it (harness.seats, harness.isolation), so that all of them come to the same verdicts.
+NOT_INT: Any = object()
+"""The victim :func:`plain_pair` gives for a pair whose victim is not an int."""
 
 
-def _plain_int(value: Any) -> int | None:
+def build_instances(
+    factories: Sequence[Callable[[], Any] | None],
+    names: Sequence[str],
+    *,
+    failed_as: Callable[[], Any],
+    native_as: Callable[[], Any] | None = None,
+    watch: Any = None,
+) -> tuple[list[Any], StrategyFailed | None]:
+    """A game's fresh strategy instances, seat by seat, as every engine builds them.
+
+    A constructor that raises forfeits its seat: the seat holds ``failed_as()`` and the
+    last such failure is returned with the instances (a user's interrupt propagates). A
+    factory None is a seat another engine plays: it holds ``native_as()``. ``watch`` (the
+    move-time tracer of a limited chunk) is told ``trace(seat, 0, 0)`` before each
+    constructor and ``leave()`` after it.
+    """
+    instances: list[Any] = []
+    failed: StrategyFailed | None = None
+    for seat, factory in enumerate(factories):
+        if factory is None:
+            assert native_as is not None
+            instances.append(native_as())
+            continue
+        try:
+            if watch is not None:
+                watch.trace(seat, 0, 0)
+            try:
+                instances.append(factory())
+            finally:
+                if watch is not None:
+                    watch.leave()
+        except BaseException as exc:
+            if is_user_interrupt(exc):
+                raise
+            failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
+            failed.__cause__ = exc
+            instances.append(failed_as())
+    return instances, failed
+
+
+def plain_int(value: Any) -> int | None:
     """The plain int ``value`` stands for, or None for a non-integer (bools, floats too).
 
     ``type()`` and ``issubclass`` on it run no plugin code; ``operator.index`` gives an
@@ -600,19 +702,19 @@ def _plain_int(value: Any) -> int | None:
     return plain if type(plain) is int else int.__add__(plain, 0)
 
 
-def _plain_pair(answer: Any) -> tuple[int | None, Any, bool]:
+def plain_pair(answer: Any) -> tuple[int | None, Any, bool]:
     """(tile, victim, is_pair) of a claim answer in plain ints: a Claim, a (tile, victim)
-    pair or a bare tile. ``tile`` None: not an int; ``victim`` _BAD: not an int."""
+    pair or a bare tile. ``tile`` None: not an int; ``victim`` NOT_INT: not an int."""
     if issubclass(type(answer), tuple):
         if tuple.__len__(answer) != 2:
             return None, None, True
         tile, victim = tuple.__getitem__(answer, 0), tuple.__getitem__(answer, 1)
         if victim is not None:
-            victim = _plain_int(victim)
+            victim = plain_int(victim)
             if victim is None:
-                victim = _BAD
-        return _plain_int(tile), victim, True
-    return _plain_int(answer), None, False
+                victim = NOT_INT
+        return plain_int(tile), victim, True
+    return plain_int(answer), None, False
 
 
 def _raised_by_harness(exc: BaseException) -> bool:
@@ -681,5 +783,9 @@ __all__ = [
     "Game",
     "GameObserver",
     "GameResult",
+    "NOT_INT",
+    "observing",
+    "plain_int",
+    "plain_pair",
     "rank_seats",
 ]

@@ -11,6 +11,7 @@ prints a few kB at most.
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any
 
 from harness.interrupts import reraise_if_user
@@ -191,3 +192,21 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     """``1 chunk``, ``2 chunks``, ``1,200 games``: a count and its noun, as people write
     it (``words``: an irregular plural; default ``word + "s"``)."""
     return f"{count:,} {word if count == 1 else words or word + 's'}"
+
+
+# -- deprecated spellings -----------------------------------------------------------------
+class Deprecated(FutureWarning):
+    """An old spelling (``games:``, ``--games``) that still works; shown once, one line
+    (``harness`` prints it as ``Deprecated: ...``: see :mod:`harness.cli_common`)."""
+
+
+def deprecated(text: str) -> None:
+    """Say once (per spelling, per process) that an old spelling is deprecated.
+
+    A warning of its own category, not a print: Python shows it once on stderr, and a
+    program (or a test) that embeds harness can filter or record it.
+    """
+    warnings.warn(text, Deprecated, stacklevel=2)
+
+
+GAMES_RENAMED = "{old} is now {new} (it counts deals per table); {old} still works for now"

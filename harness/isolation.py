@@ -61,7 +61,7 @@ _CHUNK = 16384  # bytes per read: every usual message in one
 
 # -- what the parent makes of a child's answers --------------------------------------------
 # An answer crosses the pipe as plain JSON data with the same meaning for the engine's
-# checks (engine._plain_int and friends) and the same repr in its messages, so that a
+# checks (engine.plain_int and friends) and the same repr in its messages, so that a
 # forfeit reads the same in-process and isolated:
 #   5, true, 4.5, null             exactly that (an exact int, a bool, a float, None)
 #   [tile, victim]                 a Claim
@@ -619,14 +619,14 @@ def _int_data(plain: int, value: Any) -> Any:
 
 def _scalar_data(value: Any) -> Any:
     """One value of an answer as protocol data (see the table at the top)."""
-    from harness.engine import _plain_int  # the engine's own reading, for the same verdicts
+    from harness.engine import plain_int  # the engine's own reading, for the same verdicts
 
     kind = type(value)
     if kind is int:
         return _int_data(value, value)
     if value is None or kind is bool or kind is float:
         return value
-    plain = _plain_int(value)
+    plain = plain_int(value)
     if plain is None:
         return {"refused": safe_repr(value)}
     return _int_data(plain, value)
@@ -712,8 +712,9 @@ def child_main() -> None:
 def _serve(
     sock: socket.socket, reader: _Reader, recipe: dict[str, Any], label: str, out: _Prefixed
 ) -> None:
+    from harness._board import GRILL_CLAIMS, STEAL_CLAIMS, Claim
     from harness.errors import HarnessError
-    from harness.view import GRILL_CLAIMS, STEAL_CLAIMS, Claim, View
+    from harness.view import View
 
     try:
         factory = _builder(recipe)

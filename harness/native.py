@@ -7,9 +7,12 @@ the built-in strategies that have a native version (:data:`NATIVE_STRATEGIES`). 
 module is its only door: it decides which seats can play natively, turns rules and
 seats into the plain values the C code takes, and hands back the columns a chunk
 stores (the same arrays and typecodes as :func:`harness.tourney.chunks.play_chunk`).
+It is a peer of the Python engine (:mod:`harness.engine`) and imports nothing of the
+tourney room: playing a ChunkSpec natively is the tourney's
+(:func:`harness.tourney.chunks.play_native`).
 
 A table is played in the seat orders of a seating design
-(:mod:`harness.tourney.seating`): order k puts table entrant ``orders[k][i]`` in seat i,
+(:mod:`harness.seating`): order k puts table entrant ``orders[k][i]`` in seat i,
 and the stored ``seating`` column holds k. The C code takes the design as bytes and
 checks it again (every order a permutation, 1 to 127 orders): a bad design is a
 ValueError, never a seat read out of bounds.
@@ -17,8 +20,11 @@ ValueError, never a seat read out of bounds.
 The Python engine stays the reference. A seat plays natively only when its class is
 exactly the built-in class and the built-in's source is the source the C code was
 transcribed from (:data:`_SOURCES`); anything else (a plugin, a subclass, an edited
-built-in, a parameter that is not a plain number) is :class:`NotNative`, and the
-caller plays that table on the Python engine. Without the extension,
+built-in, a parameter that is not a plain number) is :class:`NotNative` on its own. Such
+a seat can still sit at a native table as a *Python seat*: given a
+:class:`~harness.native_seats.SeatHost` (``host=``), the C code plays the game and the
+built-ins and calls back into the host for that seat's decisions, with the Python
+engine's containment (:mod:`harness.native_seats`). Without the extension,
 :func:`available` is False and nothing here plays.
 """
 
@@ -34,16 +40,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.engine import DEFAULT_MAX_TURNS
+from harness.native_seats import SeatHost
+from harness.ranking import Counts
 from harness.rules import Rules
-from harness.schema import GAME_ARRAYS, SEAT_ARRAYS
-from harness.tourney.seating import design
+from harness.runfolder.schema import GAME_ARRAYS, SEAT_ARRAYS
+from harness.seating import design
 
 try:  # the optional extension; absent on a machine that had no C compiler
-    from harness import _native_core as _core
+    import harness._native_core as _core
 except ImportError:  # pragma: no cover - exercised by the HARNESS_NO_NATIVE CI step
     _core = None
 
-# The columns a chunk fills (harness.schema), in the order the C code takes its buffers.
+# The columns a chunk fills (harness.runfolder.schema), in the order the C code takes its buffers.
 GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
 SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
 # The game columns in the order core.c's get_out takes them (not the dict's order, which
@@ -309,7 +317,11 @@ def orders_c(orders: Any, players: int) -> bytes:
 
 
 def _prepare(
-    rules: Rules | str | dict | None, strategies: Sequence[Any], dice: str, max_turns: int
+    rules: Rules | str | dict | None,
+    strategies: Sequence[Any],
+    dice: str,
+    max_turns: int,
+    python: Sequence[bool] = (),
 ) -> tuple[Rules, tuple, int]:
     if _core is None:
         raise NotNative("the native engine is not built in this installation")
@@ -318,8 +330,48 @@ def _prepare(
         raise NotNative(f"dice {dice!r}: the native engine plays {', '.join(DICE_MODES)}")
     if type(max_turns) is not int or max_turns > 32767:
         raise NotNative(f"max_turns {max_turns!r}: the native engine takes ints up to 32767")
-    seats = tuple(native_seat(s).as_c() for s in strategies)
+    # python[e]: entrant e is a Python seat (its host decides); the rest must be native.
+    seats = tuple(
+        (_core.PYTHON_SEAT,) if e < len(python) and python[e] else native_seat(s).as_c()
+        for e, s in enumerate(strategies)
+    )
     return game_rules, seats, int(dice == "duplicate")
+
+
+def _python_of(host: SeatHost | None, players: int) -> tuple[bool, ...]:
+    """Which entrants are Python seats: those the host has a factory for."""
+    if host is None:
+        return ()
+    if len(host.factories) != players:
+        raise ValueError(f"host: {len(host.factories)} entrants for {players} strategies")
+    return tuple(f is not None for f in host.factories)
+
+
+def seat_host(
+    rules: Rules,
+    strategies: Sequence[Any],
+    names: Sequence[str],
+    orders: Sequence[Sequence[int]],
+    factory: Any,
+    **hooks: Any,
+) -> SeatHost | None:
+    """The host of a table's Python seats (None: every seat is native).
+
+    An entrant with no native version (:func:`native_seat` says NotNative) is a Python
+    seat, built per game by ``factory(strategy)``; ``hooks`` are
+    :class:`~harness.native_seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
+    ``playing``, ``forfeited``).
+    """
+    factories: list[Any] = []
+    for s in strategies:
+        try:
+            native_seat(s)
+            factories.append(None)
+        except NotNative:
+            factories.append(factory(s))
+    if all(f is None for f in factories):
+        return None
+    return SeatHost(rules, factories, names, orders, **hooks)
 
 
 def _seed_column(values: Iterable[int], what: str) -> array:
@@ -342,6 +394,7 @@ def play_games(
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     detail: bool = False,
+    host: SeatHost | None = None,
 ) -> NativeResult:
     """Play one game per seed natively; the columns a chunk stores, row by row.
 
@@ -352,9 +405,11 @@ def play_games(
     DuplicateDice(seed), seed=game_seed)``. ``game_seeds`` default to ``seeds`` (so row k
     is ``play_game(..., seed=seeds[k])``), seatings to 0; the ``deal`` column is the row
     number. NotNative when something cannot play natively; ValueError for a bad design
-    or a seating that is not an index into it.
+    or a seating that is not an index into it. With ``host``, its Python seats play
+    through it (built with ``first=None``: its rows are the row numbers).
     """
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
+    python = _python_of(host, len(strategies))
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
     seed_col = _seed_column(seeds, "seed")
     rows = len(seed_col)
     gseed_col = seed_col if game_seeds is None else _seed_column(game_seeds, "game_seed")
@@ -383,6 +438,7 @@ def play_games(
         design_c,
         _flat(games, seat_cols),
         boards,
+        None if host is None else host.callbacks,
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -408,10 +464,13 @@ def check_table(
     *,
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
+    python: bool = False,
 ) -> None:
     """NotNative unless :func:`play_deals` can play this table (nothing is played):
-    what a planner asks before it hands a table to the native engine."""
-    _prepare(rules, strategies, dice, max_turns)
+    what a planner asks before it hands a table to the native engine. ``python``: a
+    seat with no native version may play as a Python seat (a mixed table)."""
+    flags = [python and not supports([s]) for s in strategies] if python else ()
+    _prepare(rules, strategies, dice, max_turns, flags)
     _prefix(seed)
 
 
@@ -427,6 +486,7 @@ def play_deals(
     max_turns: int = DEFAULT_MAX_TURNS,
     start: int = 0,
     detail: bool = False,
+    host: SeatHost | None = None,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
@@ -435,9 +495,11 @@ def play_deals(
     deal)``, game seed ``game_seed(deal seed, k, dice)``, dice from
     :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
     are left out. The seeds are derived in C (BLAKE2b, as
-    :func:`harness.dice.derive_seed`).
+    :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
+    (built with ``first`` the same first deal).
     """
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns)
+    python = _python_of(host, len(strategies))
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
         raise NotNative(f"deals {first!r}..{stop!r}: the native engine takes 0 <= first <= stop")
     prefix = _prefix(seed)
@@ -461,6 +523,7 @@ def play_deals(
         design_c,
         _flat(games, seat_cols),
         boards,
+        None if host is None else host.callbacks,
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -470,8 +533,9 @@ def chunk_stats(
     seats: list[dict[str, array]],
     players: int,
     orders: Sequence[Sequence[int]] | None = None,
-) -> list[dict[str, Any]]:
-    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C.
+) -> list[Counts]:
+    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C: one
+    :class:`~harness.ranking.Counts` per table entrant.
 
     Per table entrant: seat i of a row with seating k holds entrant ``orders[k][i]``
     (None: the cyclic design). ValueError for a bad design or a seating outside it.
@@ -493,55 +557,8 @@ def chunk_stats(
     stats = []
     for e in range(players):
         v = flat[e * per : (e + 1) * per]
-        stats.append(
-            {
-                "games": v[0],
-                "wins": v[1],
-                "shared": list(v[6:]),
-                "worms": v[2],
-                "rank": v[3],
-                "forfeits": v[4],
-                "capped": v[5],
-            }
-        )
+        stats.append(Counts.from_firsts(v[0], v[1], v[6:], v[2], v[3], v[4], v[5]))
     return stats
-
-
-def play_chunk(spec: Any, *, start: int = 0) -> Any:
-    """A :class:`~harness.tourney.chunks.ChunkSpec` played natively: the ChunkResult
-    ``harness.tourney.chunks.play_chunk(spec, start=start)`` returns, row for row.
-
-    NotNative when a seat has no native version or the spec asks for seat limits (a
-    limit is the Python engine's to enforce, so that a run's rows never depend on the
-    engine). Entrants are resolved as play_chunk resolves them (their code digest
-    checked against the plan).
-    """
-    import time
-
-    from harness.tourney import chunks
-
-    started = time.process_time()
-    if spec.limited:
-        raise NotNative("seat limits (move_time, game_time, isolation) run on the Python engine")
-    seats = [native_seat(chunks._spec(ref)) for ref in spec.entrants]
-    orders = spec.orders
-    played = play_deals(
-        spec.rules,
-        seats,
-        spec.seed,
-        spec.first,
-        spec.stop,
-        orders=orders,
-        dice=spec.dice,
-        max_turns=spec.max_turns,
-        start=start,
-    )
-    result = chunks.ChunkResult(spec.key, played.games, played.seats)
-    result.loaded = chunks.loaded_code(spec.entrants)
-    if start == 0:
-        result.stats = chunk_stats(played.games, played.seats, spec.rules.players, orders)
-    result.cpu = time.process_time() - started
-    return result
 
 
 __all__ = [
@@ -553,8 +570,8 @@ __all__ = [
     "check_table",
     "chunk_stats",
     "native_seat",
-    "play_chunk",
     "play_deals",
     "play_games",
+    "seat_host",
     "supports",
 ]

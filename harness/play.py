@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.dice import DiceSource, DuplicateDice, SeededDice
-from harness.engine import DEFAULT_MAX_TURNS, Fanout, Game, GameObserver, GameResult
+from harness.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult, observing
 from harness.errors import GameError, HarnessError, safe_repr
 from harness.plugins import (
     StrategySpec,
@@ -174,10 +174,12 @@ def play_game(
     :mod:`harness.seats`): same games for honest strategies, a dead process is that
     seat's SeatCrashed.
 
-    ``engine="auto"`` plays on the native engine (issue 12) when it can: built-in seats,
-    an int64 seed, no record, observer, limits or dice other than ``DuplicateDice(seed)``
-    (the same game either way); ``"native"`` raises a one-line HarnessError when it
-    cannot; ``"python"`` (the default) never uses it.
+    ``engine="auto"`` plays on the native engine (issue 12) when it can: an int64 seed, no
+    record, observer, limits or dice other than ``DuplicateDice(seed)`` (the same game
+    either way; a seat without a native version, a plugin, is called back from C through
+    the Python engine's own view and checks); ``"native"`` raises a one-line HarnessError
+    when it cannot; ``"python"`` (the default) never uses it. A game in which a seat
+    forfeits is played again on the Python engine, whose error object it returns.
     """
     limits = SeatLimits(move_time, game_time, isolation)
     game_rules = Rules.coerce(rules, players=len(strategies))  # bad rules: before any process
@@ -189,25 +191,26 @@ def play_game(
         why = native_problem(
             strategies, seed, record=record, observer=observer, dice=dice, limits=limits
         )
+        played = None
         if why is None:
             played = _play_native(strategies, game_rules, seed, dice, max_turns, names)  # type: ignore[arg-type]
-            if played is not None:
+            if isinstance(played, GameResult):
                 return played
             why = "the native engine could not play this game"
-        if engine == "native":
+        if engine == "native" and played is not FORFEITED:
             raise HarnessError(f"--engine native: {why}; use --engine auto or python")
     seats = open_seats(strategies, limits, names)
     try:
-        return _play(
+        return play_observed(
             seats.strategies,
-            seats.names,
             game_rules,
-            seed,
-            record,
-            observer,
-            dice,
-            max_turns,
-            forfeit,
+            dice if dice is not None else SeededDice(seed),
+            names=seats.names,
+            seed=seed,
+            max_turns=max_turns,
+            record=record,
+            observer=observer,
+            forfeit=forfeit,
         )
     finally:
         seats.close()
@@ -245,11 +248,6 @@ def native_problem(
         type(dice) is DuplicateDice and type(dice.key) is int and dice.key == seed
     ):
         return "dice other than the seeded ones run on the Python engine"
-    for seat, item in enumerate(strategies):
-        try:
-            native.native_seat(item)
-        except native.NotNative:
-            return f"seat {seat} ({_label(item)}) is not a built-in with a native version"
     return None
 
 
@@ -259,6 +257,9 @@ def _label(item: str | Strategy) -> str:
     return item
 
 
+FORFEITED = object()  # _play_native: a seat forfeited; the Python engine gives the error
+
+
 def _play_native(
     strategies: Sequence[str | Strategy],
     game_rules: Rules,
@@ -266,27 +267,41 @@ def _play_native(
     dice: DiceSource | None,
     max_turns: int,
     names: Sequence[str] | None,
-) -> GameResult | None:
-    """The game on the native engine, as a GameResult (None if it forfeited: built-ins
-    never do, but a forfeit's error object is the Python engine's to give)."""
+) -> GameResult | object | None:
+    """The game on the native engine, as a GameResult; None if it cannot play it,
+    FORFEITED if a seat forfeited (the same game played again on the Python engine gives
+    the error object, with its traceback)."""
     from harness import native
 
     mode = "independent" if dice is None else "duplicate"
+    n = game_rules.players
+    # Built once, as the Python engine builds them: a plugin seat plays through the host.
+    instances, labels = build_strategies(strategies)
+    names = list(names) if names is not None else labels
+    host = native.seat_host(
+        game_rules,
+        instances,
+        names,
+        [tuple(range(n))],
+        lambda instance: lambda: instance,
+        max_turns=max_turns,
+        first=None,  # play_games' rows are the row numbers
+    )
     try:
         res = native.play_games(
-            game_rules, list(strategies), [seed], dice=mode, max_turns=max_turns, detail=True
+            game_rules,
+            instances,
+            [seed],
+            dice=mode,
+            max_turns=max_turns,
+            detail=True,
+            host=host,
         )
     except native.NotNative:
         return None
     g = res.games
     if g["status"][0] == 2:
-        return None
-    n = game_rules.players
-    if names is None:
-        names = [
-            _label(item) if isinstance(item, Strategy) else resolve(item).label
-            for item in strategies
-        ]
+        return FORFEITED
     board = res.board(0)
     seat = {k: [res.seats[i][k][0] for i in range(n)] for k in native.SEAT_COLUMNS}
     capped = g["status"][0] == 1
@@ -308,38 +323,50 @@ def _play_native(
     )
 
 
-def _play(
-    instances: list[Strategy],
-    names: list[str],
-    game_rules: Rules,
+def play_observed(
+    strategies: Sequence[Strategy],
+    rules: Rules,
+    dice: DiceSource,
+    *,
+    names: Sequence[str],
     seed: int | str | None,
-    record: bool,
-    observer: GameObserver | None,
-    dice: DiceSource | None,
-    max_turns: int,
-    forfeit: bool,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    record: bool = False,
+    observer: GameObserver | None = None,
+    forfeit: bool = True,
+    decided: GameError | None = None,
 ) -> GameResult:
-    builder = RecordBuilder(game_rules, names, seed) if record else None
-    observers = [o for o in (builder, observer) if o is not None]
-    fan = observers[0] if len(observers) == 1 else (Fanout(observers) if observers else None)
+    """One game on the Python engine with its observers: every game a person looks at
+    (``play_game``, a tournament game replayed) is played here.
+
+    ``record=True`` attaches the game record (``result.record``); ``observer`` (a
+    :class:`harness.narrate.Narrator`, say) hears every event too. A forfeit is the
+    result (``result.error``, its ``__cause__`` the plugin's exception) unless
+    ``forfeit`` is False: then its GameError is raised. ``decided``: the game was
+    decided before its first turn (a strategy could not be built): nothing is asked.
+    """
+    builder = RecordBuilder(rules, list(names), seed) if record else None
     game = Game(
-        instances,
-        game_rules,
-        dice if dice is not None else SeededDice(seed),
+        strategies,
+        rules,
+        dice,
         names=names,
-        observer=fan,
+        observer=observing(builder, observer),
         max_turns=max_turns,
         seed=seed,
     )
-    try:
-        result = game.play()
-    except GameError as exc:
-        if not forfeit:
-            raise
-        result = game.result(error=exc)
+    if decided is not None:
+        result = game.result(error=decided)
+    else:
+        try:
+            result = game.play()
+        except GameError as exc:
+            if not forfeit:
+                raise
+            result = game.result(error=exc)
     if builder is not None:
         result.record = builder.finish(result)
     return result
 
 
-__all__ = ["Seats", "build_strategies", "create", "open_seats", "play_game"]
+__all__ = ["Seats", "build_strategies", "create", "open_seats", "play_game", "play_observed"]

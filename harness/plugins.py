@@ -42,7 +42,7 @@ import sys
 import sysconfig
 import types
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, distributions, entry_points
@@ -498,13 +498,19 @@ def _project_module_map(module: Any) -> dict[str, Any]:
 _OWN_PACKAGES = ("harness",)
 
 
+def is_own_module(name: str) -> bool:
+    """Whether a module name is harness's own (a built-in strategy, or what they use), not
+    user code: the one test of it."""
+    return name.split(".")[0] in _OWN_PACKAGES
+
+
 def _is_project(module: Any) -> bool:
     name = module.__name__
     if name in _API_MODULES or name == "builtins" or name.startswith("__"):
         return False
     if getattr(module, "__harness_code__", None):
         return True  # a plugin file
-    if name.split(".")[0] in _OWN_PACKAGES:
+    if is_own_module(name):
         return True
     path = getattr(module, "__file__", None)
     return bool(path) and not str(path).startswith(_THIRD_PARTY)
@@ -515,9 +521,29 @@ def _module_source_digest(module: Any) -> str:
     if loaded:  # a plugin file: the digest of the source that was executed
         return loaded
     try:
-        return hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest()[:16]
+        return file_digest(Path(module.__file__))
     except (OSError, TypeError, AttributeError):
         return module.__name__
+
+
+def file_digest(path: Path) -> str:
+    """The digest of one source file's bytes (16 hex digits); OSError if it cannot be read."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+
+
+def files_digest(files: Iterable[Path]) -> str:
+    """One digest of a listed set of source files (each file's name and :func:`file_digest`),
+    as :func:`code_digest` sums a class's modules. A listed file that is missing is an error
+    (FileNotFoundError, one line): a digest that silently skipped it would not change when
+    the file came back."""
+    digest = hashlib.sha256()
+    for path in files:
+        try:
+            part = file_digest(path)
+        except OSError as exc:
+            raise FileNotFoundError(f"cannot read {path} for a code digest: {exc}") from None
+        digest.update(path.name.encode() + b"\0" + part.encode())
+    return digest.hexdigest()[:16]
 
 
 # -- the catalogue ------------------------------------------------------------------
@@ -672,12 +698,18 @@ def create(text: str | Strategy, params: dict[str, Any] | None = None) -> Strate
     return resolve(text, params).create()
 
 
+def names_a_file(where: str) -> bool:
+    """Whether the part of a reference before its last ``:`` names a file (``bot.py``,
+    ``dir/bot``, ``dir\\bot``) rather than a module (``package.module``): the one test of it."""
+    return where.endswith(".py") or "/" in where or "\\" in where
+
+
 def _find_class(ref: str) -> tuple[type[Strategy], str]:
     if ":" in ref:
         where, _, cls_name = ref.rpartition(":")
         if not where or not cls_name.isidentifier():
             raise PluginError(f"strategy {ref!r}: write path/to/file.py:ClassName or module:Class")
-        if where.endswith(".py") or "/" in where or "\\" in where:
+        if names_a_file(where):
             module, origin = _load_file(ref, where), "file"
         else:
             module, origin = _load_module(ref, where), "module"

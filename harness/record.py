@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.dice import Roll, encode_turn
-from harness.engine import BUST_REASONS, Fanout, Game, GameObserver, GameResult
+from harness.engine import BUST_REASONS, Game, GameObserver, GameResult, observing
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -351,7 +351,7 @@ def replay(data: dict[str, Any], observer: GameObserver | None = None) -> GameRe
         rules,
         dice,
         names=list(seats),
-        observer=outcome if observer is None else Fanout([outcome, observer]),
+        observer=observing(outcome, observer),
         max_turns=len(data["turns"]),
     )
     game.start()

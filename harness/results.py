@@ -193,7 +193,7 @@ class Run:
         import pandas as pd
 
         from harness.report.aggregate import iter_games
-        from harness.schema import columns
+        from harness.runfolder.schema import columns
 
         info = self.info
         frames = list(iter_games(info, columns(info.players)))
@@ -282,7 +282,7 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
-    from harness.schema import seat_column
+    from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
     g = len(games)
 
@@ -294,7 +294,7 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
     ranks = games[[seat_column(i, "rank") for i in range(players)]].to_numpy(np.int64)
     firsts = (ranks == 1).sum(axis=1, keepdims=True)
     share = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1), 0.0)
-    capped = games["status"].astype(str).to_numpy() == "turn-cap"
+    capped = games["status"].astype(str).to_numpy() == STATUSES[TURN_CAP]
     share[capped] = np.nan
     # A run has few distinct seatings of names (tables x seat orders): one tuple per
     # distinct seating and seat, shared by every row that has it.

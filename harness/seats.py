@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engine import _BAD, _plain_int, _plain_pair  # the engine's own reading
+from harness.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
 from harness.errors import (
     HarnessError,
     PluginError,
@@ -318,15 +318,15 @@ def _plain_answer(answer: Any) -> Any:
     anything else as given, for the engine to refuse."""
     if answer is True or answer is False:
         return answer
-    value = _plain_int(answer)
+    value = plain_int(answer)
     return answer if value is None else value
 
 
 def _plain_claim(answer: Any) -> Any:
     """A claim answer as the plain (tile, victim) pair or tile the engine reads it as
-    (its own _plain_pair); anything it would refuse, as given, for it to refuse."""
-    tile, victim, pair = _plain_pair(answer)
-    if tile is None or victim is _BAD:
+    (its own plain_pair); anything it would refuse, as given, for it to refuse."""
+    tile, victim, pair = plain_pair(answer)
+    if tile is None or victim is NOT_INT:
         return answer
     return (tile, victim) if pair else tile
 

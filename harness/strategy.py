@@ -21,7 +21,8 @@ A plugin is a subclass of :class:`Strategy` that sets ``name`` and implements
             return view.total >= self.target
 
 Everything a strategy sees is a read-only :class:`~harness.view.View`; every decision
-it returns is checked against the rules before the engine applies it.
+it returns is checked against the rules before the engine applies it. (``View.show_turn``
+and ``harness.view.TURN_SLOTS`` are how engines feed a view: not for strategies.)
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from harness.rules import FACE_POINTS, FACES, TILES, WORM, Rules, face_name, worms
 
-# Claim and swing live next to the view, where the claims of a board are computed for
-# the engine and the view alike; this module is where plugins import them from.
+# Claim and swing are defined with the board's encoding (harness._board), which the
+# engine and the view share, and exported by harness.view; plugins import them here.
 from harness.view import Claim, View, swing
 
 if TYPE_CHECKING:

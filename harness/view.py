@@ -1,10 +1,12 @@
-"""The read-only view of a game that strategies are given, and the claims of a board.
+"""The read-only view of a game that strategies are given: the plugin API's window.
 
 One view serves a seat for a whole game. It holds no path back to the engine: no
 reference to the game, its dice, the other seats' strategies or any state the engine
-reads. The engine pushes plain values into it instead (the board as immutable values
-at the start of each of the seat's turns, the turn state as the turn goes), so what a
-plugin does to its view, or to anything reachable from it, fools only itself.
+reads. The engine pushes plain values into it instead, and never reads it back: the
+board by :meth:`View.show_turn` at the start of each of the seat's turns, the turn
+state by writing the plain slots of :data:`TURN_SLOTS` as the turn goes. So what a
+plugin does to its view, or to anything reachable from it, fools only itself. That
+surface is for engines only, not part of the plugin API (harness.strategy).
 
 Every public attribute is an immutable value (ints, bools, tuples). A view can also be
 turned into plain data (:meth:`View.snapshot`) and rebuilt from it
@@ -12,105 +14,39 @@ turned into plain data (:meth:`View.snapshot`) and rebuilt from it
 process of its own (``isolation: process``) sees exactly what it would see in-process.
 
 What stopping would claim (R7) is :func:`legal_claims`, a pure function of the board
-that the engine and the view both use.
+that the engine and the view both use (defined with the board's encoding in
+harness._board, and re-exported here with :class:`Claim` and :func:`swing`).
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Mapping
+from typing import Any
 
-from harness.dice import ROLLS, derive_seed
-from harness.rules import LOWEST_TILE, TILES, Rules, worms
-
-_TILE_TUPLES: dict[int, tuple[int, ...]] = {}
-
-
-def tiles_of(mask: int) -> tuple[int, ...]:
-    """The tiles of a bit mask (bit t = tile t), ascending; cached since masks repeat."""
-    tiles = _TILE_TUPLES.get(mask)
-    if tiles is None:
-        tiles = _TILE_TUPLES[mask] = tuple(t for t in range(LOWEST_TILE, 37) if mask >> t & 1)
-    return tiles
-
-
-def mask_of(tiles: Sequence[int]) -> int:
-    """The bit mask of some tiles (or faces): the inverse of :func:`tiles_of`."""
-    mask = 0
-    for t in tiles:
-        mask |= 1 << t
-    return mask
-
-
-# FACES_OF[mask]: the faces of a face mask (bit f = face f), ascending.
-FACES_OF: tuple[tuple[int, ...], ...] = tuple(
-    tuple(f for f in range(1, 7) if m >> f & 1) for m in range(128)
+from harness._board import (
+    FACES_OF,
+    WORMS,
+    Claim,
+    legal_claims,
+    mask_of,
+    swing,
+    tiles_of,
 )
-ALL_FACES = 0b1111110  # the mask of faces 1..6
+from harness.dice import ROLLS, derive_seed
+from harness.rules import Rules
+
 _FACES_BY_COUNTS = {roll.counts: roll.faces for roll in ROLLS.values()}
-WORMS = tuple(worms(t) if t >= LOWEST_TILE else 0 for t in range(37))  # WORMS[tile]
-# LE[s]: the tiles <= s, as a bit mask over 0..40.
-LE = tuple((1 << (s + 1)) - 1 for s in range(41))
 
+TURN_SLOTS = ("counts", "choices", "kept", "kept_faces", "total", "dice_left", "has_worm")
+"""The view's turn state, for engines: plain slots an engine writes during a turn.
 
-# -- claims (R7) ------------------------------------------------------------------------
-class Claim(NamedTuple):
-    """A tile a stop can take (R7): from the grill (``victim`` None) or a steal."""
-
-    tile: int
-    victim: int | None = None
-
-    @property
-    def is_steal(self) -> bool:
-        return self.victim is not None
-
-    @property
-    def worms(self) -> int:
-        return worms(self.tile)
-
-    def __str__(self) -> str:
-        if self.victim is None:
-            return f"{self.tile} from the grill"
-        return f"{self.tile} from seat {self.victim}"
-
-
-def swing(choice: Claim) -> tuple[int, int]:
-    """Sort key of a claim: (worms gained + worms the victim loses, tile number)."""
-    gain = worms(choice.tile)
-    return (2 * gain if choice.victim is not None else gain, choice.tile)
-
-
-# Interned claims, so the engine builds no objects when it offers them.
-GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}
-STEAL_CLAIMS: dict[tuple[int, int], Claim] = {(t, s): Claim(t, s) for t in TILES for s in range(7)}
-
-
-def legal_claims(
-    seat: int, total: int, worm: bool, grill: int, tops: Sequence[int], lower_any: bool
-) -> tuple[Claim, ...]:
-    """Every legal claim for ``seat`` stopping at ``total``, best worm swing first (R7).
-
-    ``grill`` is the face-up tiles as a bit mask, ``tops`` every seat's top tile (0 for
-    an empty stack), ``lower_any`` the ``lower_tile: any`` variant. Pure: it reads its
-    arguments only.
-    """
-    if not worm:
-        return ()
-    below = grill & LE[max(0, min(total, 40))]
-    choices: list[Claim] = []
-    if below:
-        if lower_any:
-            choices.extend(GRILL_CLAIMS[t] for t in tiles_of(below))
-        else:
-            choices.append(GRILL_CLAIMS[below.bit_length() - 1])
-    if total in tops:
-        victim = tops.index(total)
-        if victim != seat:
-            choices.append(STEAL_CLAIMS[total, victim])
-    choices.sort(key=swing, reverse=True)
-    return tuple(choices)
-
+After a roll with a new face, before ``pick()``: ``counts`` (a
+:class:`harness.dice.Roll`'s ``counts``) and ``choices`` (the legal picks, ascending).
+After a pick, before anything else is asked: ``kept`` (one entry per die, in order),
+``kept_faces`` (distinct, ascending), ``total``, ``dice_left`` and ``has_worm``. Only
+immutable values (tuples, ints, bools); :meth:`View.show_turn` resets them a turn.
+"""
 
 _UNSET: Any = object()  # the seat's rng seed is not derived yet
 _NO_STACKS = tuple(((),) * n for n in range(8))
@@ -135,23 +71,23 @@ def _rules_data(rules: Rules) -> dict[str, Any]:
 class View:
     """What a strategy may read of the game, from the point of view of its seat.
 
-    Turn state (``counts``, ``choices``, ``total``, ``dice_left``, ``has_worm``,
-    ``rolled``, ``kept``) describes the turn in progress: it is always the viewer's own
-    turn when a strategy is asked something. Board state (``grill``, ``stacks``,
-    ``tops``, ``scores``, ...) is what the engine pushed at the start of the turn.
+    Turn state (``counts``, ``choices``, ``kept``, ``kept_faces``, ``total``,
+    ``dice_left``, ``has_worm``, and ``rolled``, ``claims`` which follow from them)
+    describes the turn in progress: it is always the viewer's own turn when a strategy
+    is asked something. Board state (``grill``, ``stacks``, ``tops``, ``scores``, ...) is
+    what the engine pushed at the start of the turn (:meth:`show_turn`).
 
-    The view is read-only by contract. The turn-state fields strategies read on every
-    call (``counts``, ``choices``, ``total``, ``dice_left``, ``has_worm``) are plain
-    slots, because in the hot loop of millions of games a property costs a function
-    call; the engine rewrites them before each question and never reads the view back,
-    so a strategy that writes to its view fools only itself, never the game. Every
-    other public attribute is a property and cannot be assigned.
+    The view is read-only by contract. The turn state is seven plain slots, because
+    strategies read it on every call and in the hot loop of millions of games a property
+    (or a method call per die set aside) costs a function call: an engine writes them
+    before each question (the :data:`TURN_SLOTS`) and never reads the view back, so a
+    strategy that writes to its view fools only itself, never the game. Every other
+    public attribute is a property and cannot be assigned.
     """
 
     __slots__ = (
-        "counts", "choices", "total", "dice_left", "has_worm",
+        "counts", "choices", "kept", "kept_faces", "total", "dice_left", "has_worm",
         "_seat", "_players", "_rules", "_lower_any", "_turn", "_grill", "_flipped", "_stacks",
-        "_free", "_keeps",
         "_game_seed", "_rng_seed", "_rng",
     )  # fmt: skip
 
@@ -175,15 +111,16 @@ class View:
         self.counts: tuple[int, ...] = _NO_COUNTS
         #: Faces of the last roll not yet set aside this turn: the legal picks (R5).
         self.choices: tuple[int, ...] = ()
+        #: Faces set aside this turn, one entry per die, in the order kept.
+        self.kept: tuple[int, ...] = ()
+        #: The distinct faces set aside this turn, ascending.
+        self.kept_faces: tuple[int, ...] = ()
         #: Points set aside this turn (a worm counts 5, R2).
         self.total = 0
         #: Dice not yet set aside this turn.
         self.dice_left = 8
         #: True once a worm is set aside this turn (needed to claim, R7).
         self.has_worm = False
-        self._free = ALL_FACES  # faces not yet set aside this turn
-        # The dice set aside this turn: a list the engine appends to and never reads.
-        self._keeps: list[int] | tuple[int, ...] = ()
 
     # -- the game ---------------------------------------------------------------
     @property
@@ -236,16 +173,6 @@ class View:
         return _FACES_BY_COUNTS.get(self.counts, ())
 
     @property
-    def kept(self) -> tuple[int, ...]:
-        """Faces set aside this turn, one entry per die, in the order kept."""
-        return tuple(self._keeps)
-
-    @property
-    def kept_faces(self) -> tuple[int, ...]:
-        """The distinct faces set aside this turn, ascending."""
-        return FACES_OF[ALL_FACES ^ self._free]
-
-    @property
     def claims(self) -> tuple[Claim, ...]:
         """What stopping now would offer (R7), best worm swing first; () if nothing."""
         tops = tuple(s[-1] if s else 0 for s in self._stacks)
@@ -279,6 +206,27 @@ class View:
         stack = self._stacks[self._seat]
         return WORMS[stack[-1]] if stack else 0
 
+    # -- for engines only: how an engine feeds the view (not the plugin API) ---------
+    def show_turn(
+        self, turn: int, grill: int, flipped: int, stacks: tuple[tuple[int, ...], ...]
+    ) -> None:
+        """For engines: one of this seat's turns begins (game turn ``turn``, from 1).
+
+        ``grill`` and ``flipped`` are bit masks (bit t = tile t), ``stacks`` every seat's
+        stack bottom to top, as immutable values: they are stored as given, unchecked.
+        The turn state starts afresh (nothing set aside, 8 dice); during the turn the
+        engine writes the :data:`TURN_SLOTS` before each question.
+        """
+        self._turn = turn
+        self._grill = grill
+        self._flipped = flipped
+        self._stacks = stacks
+        self.kept = ()
+        self.kept_faces = ()
+        self.total = 0
+        self.dice_left = 8
+        self.has_worm = False
+
     # -- plain data, for a strategy in another process -------------------------------
     def snapshot(self) -> dict[str, Any]:
         """Everything the view shows, as plain data (ints, bools, tuples, None, a dict).
@@ -299,7 +247,7 @@ class View:
             "scores": self.scores,
             "counts": self.counts,
             "choices": self.choices,
-            "kept": tuple(self._keeps),
+            "kept": self.kept,
             "total": self.total,
             "dice_left": self.dice_left,
             "has_worm": self.has_worm,
@@ -347,8 +295,8 @@ class View:
         if "choices" in data:
             self.choices = tuple(data["choices"])
         if "kept" in data:
-            self._keeps = list(data["kept"])
-            self._free = ALL_FACES ^ mask_of(self._keeps)
+            self.kept = tuple(data["kept"])
+            self.kept_faces = FACES_OF[mask_of(self.kept)]
         if "total" in data:
             self.total = data["total"]
         if "dice_left" in data:
@@ -359,5 +307,8 @@ class View:
     def __repr__(self) -> str:
         return (
             f"<View seat {self._seat} turn {self._turn}: rolled {list(self.rolled)} "
-            f"kept {self._keeps} total {self.total}>"
+            f"kept {list(self.kept)} total {self.total}>"
         )
+
+
+__all__ = ["TURN_SLOTS", "Claim", "View", "legal_claims", "swing"]

@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from test_report_support import write_run
 
-from harness.report import stats
+from harness import stats
 from harness.report.aggregate import RunInfo, aggregate, aggregate_frames, moments_of
 
 TABLES = {"ab": ("a", "b"), "ac": ("a", "c"), "bc": ("b", "c")}
@@ -89,7 +89,7 @@ def test_deal_of_the_whole_run_is_the_unit(tmp_path):
     run = write_run(tmp_path / "r", rows, by_table=True, parts=3)
     agg = aggregate(run)
     m = moments_of(agg.win[agg.strategies.index("a")])
-    assert m.units == 60  # deals, not the 120 (table, deal) pairs a played
+    assert m.deals == 60  # deals, not the 120 (table, deal) pairs a played
     # exactly the moments of a's totals per deal, over both of its tables
     mine = []
     for _, games in df.groupby("deal"):
@@ -102,7 +102,7 @@ def test_deal_of_the_whole_run_is_the_unit(tmp_path):
     )
     # and the same with independent dice: their deal's streams are shared across tables too
     ind = write_run(tmp_path / "i", rows, by_table=True, parts=3, dice="independent")
-    assert moments_of(aggregate(ind).win[0]).units == 60
+    assert moments_of(aggregate(ind).win[0]).deals == 60
 
 
 def _winner(r) -> str:

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.errors import ConfigError
-from harness.tourney.config import Deprecated, load_config
+from harness.errors import ConfigError, Deprecated
+from harness.tourney.config import load_config
 
 TWO = "entrants: [greedy, random]\nworkers: 0\nseed: 5\n"
 

@@ -29,12 +29,12 @@ from itertools import product
 
 import pytest
 
-from harness import native
+from harness import native, seating
 from harness.dice import DuplicateDice, SeededDice, derive_seed
 from harness.engine import Game
 from harness.plugins import resolve
 from harness.rules import PRESETS, VARIANTS, Rules
-from harness.tourney import chunks, seating
+from harness.tourney import chunks
 from harness.tourney.plan import SEED_MASK, ChunkSpec, EntrantRef, game_seed
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
@@ -330,7 +330,7 @@ def test_optimal_decides_the_same_with_cold_and_warm_caches():
     warm = native.play_deals(rules, ["optimal", "simple"], 5, 30, 90, orders=CYCLIC[2])
     code = (
         "from harness import native\n"
-        "from harness.tourney import seating\n"
+        "from harness import seating\n"
         "res = native.play_deals('official', ['optimal', 'simple'], 5, 30, 90,\n"
         "                        orders=seating.design(2, 'cyclic'))\n"
         "print(repr((dict(res.games), res.seats)))\n"
@@ -469,10 +469,11 @@ def test_play_chunk_is_play_chunks(dice, mode):
             table(players, players), Rules.preset("piko-blog", players), dice, stop=stop,
             mode=mode,
         )  # fmt: skip
-        assert same_chunk(native.play_chunk(spec), chunks.play_chunk(spec))
+        assert same_chunk(chunks.play_native(spec), chunks.play_chunk(spec))
     spec = chunk_spec(["tactician", "random", "greedy"], Rules(players=3), dice, stop=12, mode=mode)
     for start in (1, 5, 17, spec.games - 1, spec.games):  # resumed: rows from `start` on
-        mine, theirs = native.play_chunk(spec, start=start), chunks.play_chunk(spec, start=start)
+        mine = chunks.play_native(spec, start=start)
+        theirs = chunks.play_chunk(spec, start=start)
         assert (mine.games, mine.seats, mine.errors) == (theirs.games, theirs.seats, theirs.errors)
 
 
@@ -634,7 +635,7 @@ def test_odd_values_are_refused_not_played():
         native.play_deals(rules, ["greedy", "greedy"], 1, 5, 2, orders=CYCLIC[2])
     limited = chunk_spec(["greedy", "greedy"], rules, "independent", 0, 2, move_time=1.0)
     with pytest.raises(native.NotNative, match="seat limits"):
-        native.play_chunk(limited)
+        chunks.play_native(limited)
 
 
 @needs_native
@@ -745,7 +746,7 @@ def test_a_design_is_read_once():
 C_ATTACKS = r"""
 from array import array
 from harness import native
-from harness.tourney import seating
+from harness import seating
 core = native._core
 def cols(rows, n):
     codes = [native.GAME_COLUMNS[k] for k in native._C_GAME_COLUMNS]

@@ -23,11 +23,12 @@ import pandas as pd
 import pytest
 
 from harness import native
+from harness.dice import DuplicateDice
 from harness.errors import ConfigError, HarnessError
 from harness.play import play_game
+from harness.seating import design
+from harness.sprt import make_setup, run_sprt
 from harness.tourney import chunks, load_config, plan, run_tournament
-from harness.tourney.seating import design
-from harness.tourney.sprt import make_setup, run_sprt
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
@@ -197,15 +198,21 @@ def _plugin_config(tmp_path: Path, engine: str | None = None) -> Path:
     return path
 
 
-def test_native_with_a_file_plugin_is_one_line(tmp_path, harness_process):
+def test_native_with_a_file_plugin_plays_and_limits_are_one_line(tmp_path, harness_process):
     config = _plugin_config(tmp_path)
     out = tmp_path / "out"
+    if native.available():  # a plugin plays as a Python seat at a native table (H1)
+        done = harness_process("tourney", str(config), "--engine", "native", "--out", str(out))
+        assert done.returncode == 0, done.stderr
+        limited = tmp_path / "limited.yaml"
+        limited.write_text(config.read_text() + "move_time: 5\n")
+        config, out = limited, tmp_path / "out-limited"
     done = harness_process("tourney", str(config), "--engine", "native", "--out", str(out))
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
     if native.available():
-        assert "mybot.py:Greedy is a plugin" in lines[0]
+        assert "time limits" in lines[0]
     else:
         assert "not built" in lines[0]
     assert not out.exists()  # nothing planned into a folder, nothing played
@@ -221,21 +228,24 @@ def test_engine_key_is_checked_with_its_line(tmp_path):
 
 
 @needs_native
-def test_auto_plays_plugin_tables_in_python_and_the_rest_natively(tmp_path):
+def test_auto_plays_plugin_tables_natively_too(tmp_path):
+    # A plugin plays as a Python seat at a native table (H1): every table goes native.
     config = _plugin_config(tmp_path)
     auto = run_tournament(config, workers=0, out=tmp_path / "auto")
     py = run_tournament(config, workers=0, out=tmp_path / "py", engine="python")
     pd.testing.assert_frame_equal(games_of(py.run_dir), games_of(auto.run_dir))
     assert auto.counts == py.counts
-    assert auto.engine_used == {"native": 2, "python": 4}
+    assert auto.engine_used == {"native": 6, "python": 0}
     meta = run_json(auto)
     by_table = {tuple(sorted(t["entrants"])): t["engine"] for t in meta["tables"]}
     assert by_table == {
         ("greedy", "threshold"): "native",
-        ("greedy", "mybot.py:Greedy"): "python",
-        ("mybot.py:Greedy", "threshold"): "python",
+        ("greedy", "mybot.py:Greedy"): "native",
+        ("mybot.py:Greedy", "threshold"): "native",
     }
-    assert meta["summary"]["engine_used"] == {"native": 2, "python": 4}
+    assert meta["summary"]["engine_used"] == {"native": 6, "python": 0}
+    limited = run_tournament(config, workers=0, out=tmp_path / "lim", move_time=5.0)
+    assert limited.engine_used == {"native": 0, "python": 6}  # seat limits: Python
 
 
 # -- sprt and play -----------------------------------------------------------------------------
@@ -256,9 +266,18 @@ def test_sprt_native_equals_python(monkeypatch):
     assert py == nat
 
 
-def test_sprt_native_refuses_a_plugin_in_one_line(tmp_path, harness_process):
+def test_sprt_native_plays_a_plugin_or_refuses_in_one_line(tmp_path, harness_process):
     bot = plugin_file(tmp_path)
     done = harness_process("sprt", f"{bot}:Greedy", "greedy", "--engine", "native")
+    if native.available():  # a plugin plays as a Python seat at a native table (H1)
+        assert done.returncode == 0, done.stderr
+        py = harness_process("sprt", f"{bot}:Greedy", "greedy", "--engine", "python")
+
+        def verdict(out: str) -> list[str]:  # the test's lines, not its timing
+            return [line for line in out.splitlines() if "LLR" in line]
+
+        assert verdict(done.stdout) == verdict(py.stdout) != []
+        return
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
@@ -290,7 +309,6 @@ def test_play_native_refuses_what_it_cannot_do(cli, tmp_path):
         ["greedy", "simple", "--seed", "1"],  # narrated
         ["greedy", "simple", "--seed", "1", "-q", "--record", str(tmp_path / "r.json")],
         ["greedy", "simple", "--seed", "1", "-q", "--move-time", "1"],
-        [f"{bot}:Greedy", "simple", "--seed", "1", "--json"],
     ]
     for args in cases:
         done = cli("play", *args, "--engine", "native")
@@ -302,6 +320,38 @@ def test_play_native_refuses_what_it_cannot_do(cli, tmp_path):
     assert auto.exit_code == 0  # auto: the Python engine, silently
     with pytest.raises(HarnessError, match="game record"):
         play_game(["greedy", "simple"], seed=1, record=True, engine="native")
+
+
+@needs_native
+def test_play_with_a_plugin_seat_is_native_and_the_same_game(cli, tmp_path, monkeypatch):
+    bot = plugin_file(tmp_path)
+    hostile = ROOT / "tests" / "fixtures" / "hostile"
+    args = ["play", f"{bot}:Greedy", "tactician", "random", "--seed", "5", "--json"]
+    py = cli(*args, "--engine", "python")
+    from harness import engine as engine_module
+
+    with monkeypatch.context() as m:
+        m.setattr(engine_module.Game, "play", lambda self: pytest.fail("Python engine used"))
+        nat = cli(*args, "--engine", "native")
+        auto = cli(*args)
+    assert py.exit_code == nat.exit_code == auto.exit_code == 0
+    assert py.output == nat.output == auto.output
+    for dice in (None, "duplicate"):
+        for seed in range(60):
+            seats = [f"{bot}:Greedy", "random", "simple"][: 2 + seed % 2]
+            kept = DuplicateDice(seed) if dice else None
+            a = play_game(seats, seed=seed, dice=kept)
+            b = play_game(seats, seed=seed, dice=kept, engine="native")
+            assert asdict(a) == asdict(b), (dice, seed)
+    # A seat that forfeits: the game is played again on the Python engine, whose error
+    # it returns (forfeit=True) or raises (forfeit=False), as with engine="python".
+    liar = f"{hostile / 'engine_liars.py'}:Answers(method='pick', answer=9)"
+    a = play_game([liar, "greedy"], seed=3, forfeit=True)
+    b = play_game([liar, "greedy"], seed=3, forfeit=True, engine="native")
+    assert a.error is not None and type(a.error) is type(b.error) and str(a.error) == str(b.error)
+    assert {**asdict(a), "error": None} == {**asdict(b), "error": None}
+    with pytest.raises(HarnessError):
+        play_game([liar, "greedy"], seed=3, engine="native")
 
 
 # -- the fallback: no extension ------------------------------------------------------------------

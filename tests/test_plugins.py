@@ -556,3 +556,38 @@ def test_a_users_strategies_module_is_user_code():
     from harness.plugins import _OWN_PACKAGES
 
     assert _OWN_PACKAGES == ("harness",)
+
+
+# -- one test of "is this reference a file?" (issue 13, item 6) ----------------------------
+FILE_OR_MODULE = [
+    ("bot.py", True),
+    ("dir/bot", True),
+    ("dir\\bot", True),  # a Windows path
+    ("C:\\bots\\bot.py", True),
+    ("/abs/path/bot.py", True),
+    ("package.module", False),
+    ("harness.strategies.greedy", False),
+    ("bot.pyc", False),  # not .py, no separator: a module name, as it always was
+    ("py", False),
+]
+
+
+@pytest.mark.parametrize(("where", "is_file"), FILE_OR_MODULE)
+def test_every_room_tells_a_file_reference_the_same_way(where, is_file, tmp_path):
+    from harness.plugins import names_a_file
+    from harness.tourney import backend, dask_backend
+    from harness.tourney.config import _Checker
+    from harness.tourney.plan import EntrantRef
+
+    assert names_a_file(where) is is_file
+    ref = f"{where}:Bot"
+    assert dask_backend.file_of(f"{ref}(k=1)") == (where if is_file else None)
+    if is_file:  # user code, never a built-in, whatever the path says
+        assert not backend.is_builtin_ref(EntrantRef("x", ref, (), "c"))
+        with pytest.raises(PluginError, match="cannot|no such|not found|does not exist"):
+            resolve(ref)  # loaded as a file (none there): never imported as a module
+    located = _Checker("config", tmp_path).locate(ref)
+    if not is_file:
+        assert located == ref  # a module reference is never taken for a path
+    elif ":" not in where and "\\" not in where:  # a plain relative or absolute path
+        assert Path(located.rpartition(":")[0]).is_absolute()

@@ -9,8 +9,9 @@ import pytest
 from click.testing import CliRunner
 from test_report_support import play_run, row, write_run
 
+from harness import stats
 from harness.cli import main
-from harness.report import ReportError, stats, summarise_run, write_report
+from harness.report import ReportError, summarise_run, write_report
 from harness.report import aggregate as aggregate_module
 from harness.report.aggregate import aggregate, find_run
 
@@ -56,7 +57,7 @@ def test_exact_standings_of_a_hand_made_run(tmp_path):
     assert a["turn_capped"] == 1 and b["turn_capped"] == 1
     assert a["place"] == 1 and b["place"] == 2
     # deals are the units: a's totals per deal are 2, 1, 0.5 of 2, 2, 1 games
-    expected = stats.share_interval(stats.Moments.of([2, 1, 0.5], [2, 2, 1]), blocks=True)
+    expected = stats.share_interval(stats.Moments.of([2, 1, 0.5], [2, 2, 1]), by_deal=True)
     assert (a["win_low"], a["win_high"]) == pytest.approx(expected)
     cell = next(c for c in s["head_to_head"]["pairs"] if c["a"] == "a")
     assert cell["games"] == 5 and cell["share"] == pytest.approx(3.5 / 5)
@@ -368,7 +369,7 @@ def test_batches_hold_whole_deals_of_every_table(tmp_path):
     assert len(list((run / "games").glob("*-000000003.parquet"))) == 3  # one per table
     info = aggregate_module.load_run(run)
     seen: set[int] = set()
-    cols = aggregate_module._read_columns(2, "main")
+    cols = aggregate_module.read_columns(2, "main")
     frames = list(aggregate_module.iter_games(info, cols, batch_rows=5))
     assert len(frames) > 3  # several batches per group of parts
     for f in frames:

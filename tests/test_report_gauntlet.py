@@ -15,7 +15,8 @@ import math
 import pytest
 from test_report_support import row, write_run
 
-from harness.report import stats, summarise_run, write_report
+from harness import stats
+from harness.report import summarise_run, write_report
 from harness.report.summary import elo_span, verdict
 from harness.tourney import run_tournament
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 import pytest
 from test_report_support import row, write_run
 
+from harness import stats
 from harness.report import aggregate as aggregate_module
-from harness.report import stats, summarise_run, write_report
+from harness.report import summarise_run, write_report
 from harness.report.summary import diff_of_shares, mirror_pairs
 from harness.tourney import run_tournament
 

@@ -1,6 +1,6 @@
 """Builders of small run folders for the report tests (no tests here).
 
-Run folders follow harness/schema.py (schema 3): ``run.json`` plus ``games/*.parquet``.
+Run folders follow harness/runfolder/schema.py (schema 3): ``run.json`` plus ``games/*.parquet``.
 Two kinds: ``write_run`` stores hand-made rows (exact checks), ``play_run`` plays real
 deals through the engine as the tournament runner does (contracts of issue 10): deal d
 has the same seed at every table (:func:`deal_seed`: config seed and d only), is played
@@ -19,13 +19,13 @@ from typing import Any
 
 import pandas as pd
 
+from harness import seating as seating_design
 from harness.dice import DuplicateDice, SeededDice, derive_seed
 from harness.engine import Game
 from harness.errors import GameError
 from harness.plugins import resolve
 from harness.rules import Rules
-from harness.schema import column_type, columns, seat_column
-from harness.tourney import seating as seating_design
+from harness.runfolder.schema import column_type, columns, seat_column
 from harness.tourney.plan import SEED_MASK, game_seed
 
 

@@ -17,7 +17,7 @@ import pytest
 import harness
 from harness.errors import ConfigError, HarnessError
 from harness.results import SEAT_COLUMNS, STANDINGS_COLUMNS, ResultsError, Run, seat_table
-from harness.schema import columns
+from harness.runfolder.schema import columns
 from harness.strategy import Strategy
 from harness.tourney import run_tournament
 from harness.tourney.runner import TourneyRun

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import schema
+from harness.runfolder import schema
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "schema.md"
 ROW = re.compile(r"^\| `([^`]+)` \| (\w+) \|", re.M)

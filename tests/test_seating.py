@@ -18,18 +18,20 @@ import pandas as pd
 import pytest
 
 from harness.errors import ConfigError
-from harness.tourney import load_config, plan, run_tournament
-from harness.tourney.chunks import play_chunk, replay_game
-from harness.tourney.config import MAX_PLANNED_GAMES
-from harness.tourney.seating import (
+from harness.ranking import POINT
+from harness.seating import (
     MAX_PERMUTATION_PLAYERS,
     SEATINGS,
     adjacency,
+    by_entrant,
     design,
     seat_counts,
     seating_problem,
     seats_of,
 )
+from harness.tourney import load_config, plan, run_tournament
+from harness.tourney.chunks import play_chunk, replay_game
+from harness.tourney.config import MAX_PLANNED_GAMES
 
 pytestmark = pytest.mark.usefixtures("deadline")
 FIELD = ["greedy", "random", "threshold", "worm-first", "simple"]
@@ -203,13 +205,18 @@ def test_a_chunk_plays_every_order_of_every_deal_seated_as_the_design_says(playe
         game = replay_game(spec, deal, k)
         assert game.names == seats_of(names, orders[k])
         assert game.scores == [result.seats[s]["worms"][row] for s in range(players)]
-    # the standings counters credit entrant orders[k][seat], not seat + k
-    wins = [0] * players
+    # the standings counters credit entrant orders[k][seat], not seat + k (win points, in
+    # units of 1/POINT: a sole first is POINT, a first shared by j players POINT // j)
+    points = [0] * players
     for row in range(result.rows):
+        if result.games["status"][row] == 1:  # turn-capped: never scored
+            continue
+        firsts = [i for i in range(players) if result.seats[i]["rank"][row] == 1]
         winner = result.games["winner"][row]
-        if winner >= 0:
-            wins[orders[result.games["seating"][row]][winner]] += 1
-    assert [s["wins"] for s in result.stats] == wins
+        assert winner == (firsts[0] if len(firsts) == 1 else -1)
+        for seat in firsts:
+            points[orders[result.games["seating"][row]][seat]] += POINT // len(firsts)
+    assert [s.points for s in result.stats] == points
 
 
 @pytest.mark.parametrize("players", [3, 4])
@@ -335,3 +342,19 @@ def test_a_reproduce_command_seats_the_game_as_its_order_did():
         command = reproduce_command(config, table, {"deal": 0, "seating": k, "game_seed": 7})
         seats = command.split()[2:5]
         assert seats == [table.entrants[e].spec.ref for e in order]
+
+
+def test_by_entrant_undoes_seats_of_for_every_order_of_every_design():
+    for players in range(2, 8):
+        items = [f"e{i}" for i in range(players)]
+        for mode in SEATINGS:
+            if seating_problem(mode, players) is not None:
+                continue
+            for order in design(players, mode):
+                seated = seats_of(items, order)
+                assert [seated[i] for i in range(players)] == [items[e] for e in order]
+                assert by_entrant(seated, order) == items
+                assert seats_of(by_entrant(seated, order), order) == seated
+    # not seats_of twice: a 3-cycle tells an inverse from the permutation itself
+    assert by_entrant(["a", "b", "c"], (1, 2, 0)) == ["c", "a", "b"]
+    assert seats_of(["a", "b", "c"], (1, 2, 0)) == ["b", "c", "a"]

@@ -1,4 +1,4 @@
-"""``harness sprt``: blocks, their scores, determinism, verdicts, options and output.
+"""``harness sprt``: deals, their scores, determinism, verdicts, options and output.
 
 Every test plays a few hundred games at most (fast built-ins; ``optimal`` is not used).
 """
@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 
 from harness.errors import HarnessError, RunFailed
+from harness.sprt.experiment import check_specs, make_setup, run_sprt
 from harness.tourney import run_tournament
 from harness.tourney.backend import Done, Failed, SerialBackend
 from harness.tourney.chunks import play_chunk, replay_game
-from harness.tourney.sprt import check_specs, make_setup, run_sprt
 
 DETERMINISTIC = ("verdict", "llr", "games", "blocks", "blocks_capped", "counts", "elo", "elo_low")
 
@@ -96,8 +96,8 @@ def test_chunks_are_applied_in_deal_order_whatever_order_they_finish_in():
     assert backend.played >= shuffled.tally.games
 
 
-# -- blocks and their scores ---------------------------------------------------------------
-def test_two_player_blocks_are_the_tourney_deals_of_the_same_table(tmp_path):
+# -- deals and their scores ----------------------------------------------------------------
+def test_two_player_deals_are_the_tourney_deals_of_the_same_table(tmp_path):
     """The sprt's deal k is the tourney's deal k of table {A, B} with the same seed."""
     run = run_tournament(
         {"entrants": ["tactician", "greedy"], "games": 100, "seed": 5}, workers=0, out=tmp_path
@@ -111,22 +111,22 @@ def test_two_player_blocks_are_the_tourney_deals_of_the_same_table(tmp_path):
     expected = [0] * 5
     for value in points.values():
         expected[value] += 1
-    # Tiny error rates: no verdict within the 100 blocks, so all of them are counted.
+    # Tiny error rates: no verdict within the 100 deals, so all of them are counted.
     setup = make_setup("tactician", "greedy", seed=5, max_games=200, alpha=1e-4, beta=1e-4)
     result = run_sprt(setup, workers=0)
     assert result.verdict == "inconclusive"
     assert result.tally.summary()["counts"] == expected
 
 
-def test_multi_player_blocks_score_a_against_b_in_both_seat_orders():
+def test_multi_player_deals_score_a_against_b_in_both_seat_orders():
     setup = make_setup(
         "tactician", "greedy", players=4, fillers=["random", "simple"], seed=3, max_games=32
     )
-    assert setup.games_per_block == 8 and len(setup.orders) == 2
+    assert setup.games_per_deal == 8 and len(setup.orders) == 2
     result = run_sprt(setup, workers=0)
     assert result.tally.games == 32 and result.tally.deals == 4
     assert len(result.tally.summary()["counts"]) == 2 * 8 + 1
-    # The same blocks again, game by game, finding A and B by their seat names.
+    # The same deals again, game by game, finding A and B by their seat names.
     expected = [0] * 17
     specs = check_specs(setup, 0)
     firsts = set()
@@ -152,12 +152,12 @@ def test_multi_player_blocks_score_a_against_b_in_both_seat_orders():
 def test_one_filler_fills_every_other_seat():
     setup = make_setup("tactician", "greedy", players=5)
     assert [f.name for f in setup.fillers] == ["greedy"] * 3
-    assert setup.games_per_block == 10
+    assert setup.games_per_deal == 10
 
 
 @pytest.mark.parametrize("players", [2, 3])
-def test_a_strategy_against_itself_scores_exactly_half_in_every_block(players):
-    """Swapping A and B maps each block onto itself (seat-rotated, both orders, same
+def test_a_strategy_against_itself_scores_exactly_half_in_every_deal(players):
+    """Swapping A and B maps each deal onto itself (seat-rotated, both orders, same
     dice): equal strategies are exactly even, and the test accepts H0."""
     fillers = ["random"] if players > 2 else []
     setup = make_setup("tactician", "tactician", players=players, fillers=fillers, elo1=5)
@@ -165,7 +165,7 @@ def test_a_strategy_against_itself_scores_exactly_half_in_every_block(players):
     result = run_sprt(setup, workers=0)
     counts = result.tally.summary()["counts"]
     assert result.verdict == "H0"
-    assert counts[setup.games_per_block] == result.tally.deals == sum(counts)
+    assert counts[setup.games_per_deal] == result.tally.deals == sum(counts)
     elo, low, high = result.tally.elo()
     assert elo == low == high == 0
 
@@ -182,7 +182,7 @@ def test_a_much_stronger_strategy_accepts_h1_quickly():
 def test_the_game_limit_ends_inconclusive():
     result = run_sprt(make_setup("greedy", "simple", max_games=301), workers=0)
     assert result.verdict == "inconclusive"
-    assert result.tally.games == 300  # whole blocks only
+    assert result.tally.games == 300  # whole deals only
     assert result.tally.sprt.lower < result.tally.llr < result.tally.sprt.upper
 
 
@@ -197,7 +197,7 @@ def test_forfeits_are_results(tmp_path):
     assert "boom" in summary["forfeit_examples"][0]["error"]
 
 
-def test_blocks_with_a_turn_capped_game_are_left_out():
+def test_deals_with_a_turn_capped_game_are_left_out():
     result = run_sprt(make_setup("greedy", "simple", max_turns=3, max_games=200), workers=0)
     summary = result.tally.summary()
     assert result.verdict == "inconclusive"
@@ -265,7 +265,7 @@ def test_ctrl_c_ends_the_test_without_a_verdict():
         ({"players": 8}, "players: 8"),
         ({"fillers": ["greedy"]}, "filler: fills seats 3 and up"),
         ({"players": 4, "fillers": ["greedy"] * 3}, "filler: 3 given for 2 seats"),
-        ({"max_games": 5, "players": 3}, "max_games: 5; a block is 6 games"),
+        ({"max_games": 5, "players": 3}, "max_games: 5; a deal is 6 games"),
     ],
 )
 def test_bad_settings_are_one_line(kwargs, message):
@@ -275,12 +275,12 @@ def test_bad_settings_are_one_line(kwargs, message):
 
 # -- the command -------------------------------------------------------------------------------
 def test_command_prints_checks_then_the_verdict(cli):
-    # seed 24: tactician finishes ahead in every block (with the deal seeds of issue 10)
+    # seed 24: tactician finishes ahead in every deal (with the deal seeds of issue 10)
     result = cli("sprt", "tactician", "random", "--workers", "0", "--seed", "24")
     assert result.exit_code == 0, result.output
     checks = [line for line in result.stderr.splitlines() if line.startswith("games ")]
     assert checks[0].startswith("games 100  LLR +")
-    assert "[-2.94, +2.94]" in checks[0] and "blocks 0/0/0/0/50" in checks[0]
+    assert "[-2.94, +2.94]" in checks[0] and "deals 0/0/0/0/50" in checks[0]
     out = result.stdout.splitlines()
     assert out[0] == "H1 accepted: Elo(tactician - random) >= +10"
     assert out[1].startswith("Games: ")
@@ -347,3 +347,46 @@ def test_command_error_in_a_real_process_is_one_line(harness_process):
     assert proc.returncode == 2  # bad input
     assert len(lines) == 1 and lines[0].startswith("Error: B: strategy ")
     assert lines[0].endswith("nosuch.py:Bot' not found") or "not found" in lines[0]
+
+
+# -- one word: deal (the JSON keeps its key names for scripts) -------------------------------
+JSON_KEYS = [
+    *("a", "b", "fillers", "players", "rules", "seed", "elo0", "elo1", "alpha", "beta"),
+    *("max_games", "max_turns", "move_time", "game_time", "isolation", "engine"),
+    *("engine_plays", "table", "games_per_block", "deals_per_check", "verdict", "llr"),
+    *("lower", "upper", "games", "blocks", "blocks_counted", "blocks_capped", "checks"),
+    *("elo", "elo_low", "elo_high", "counts", "forfeits", "forfeit_examples", "workers"),
+    *("wall_seconds", "games_per_second"),
+]
+
+
+def test_json_keeps_its_key_names_and_they_count_deals(cli):
+    result = cli("sprt", "greedy", "simple", "--max-turns", "3", "--max-games", "200", "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data) == JSON_KEYS  # names and order as scripts have read them
+    assert data["games_per_block"] == 2 and data["games"] == 200
+    assert data["blocks"] == data["blocks_capped"] == 100 and data["blocks_counted"] == 0
+
+
+def test_the_text_for_people_says_deal_never_block(cli):
+    """Header, the same-strategy note, check lines, the turn-cap warning, the verdict with
+    deals left out and no Elo, and --help: every line a person reads calls it a deal."""
+    capped = cli("sprt", "greedy", "simple", "--max-turns", "3", "--max-games", "600")
+    same = cli("sprt", "greedy", "greedy", "--players", "3", "--max-games", "102")
+    helped = cli("sprt", "--help")
+    for result in (capped, same, helped):
+        assert result.exit_code == 0, result.output
+    text = "\n".join(r.stdout + r.stderr for r in (capped, same, helped))
+    assert "block" not in text.lower()
+    assert "Games: 600 (300 deals of 2, 300 left out for a turn-capped game)" in capped.stdout
+    assert "Elo: - (no deal counted)" in capped.stdout
+    assert "Warning: 250 of 250 deals left out for a game that hit the turn cap" in capped.stderr
+    header = same.stderr.splitlines()[1]
+    assert header.endswith(
+        "a deal is one set of duplicate dice in every seat rotation in both A-B seat orders "
+        "(6 games); a check every 17 deals"
+    )
+    assert "every deal scores exactly 1/2" in same.stderr
+    assert "Games: 102 (17 deals of 6)" in same.stdout
+    assert "(whole deals)" in helped.stdout.replace("\n", " ").replace("  ", " ")

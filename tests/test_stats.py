@@ -1,4 +1,4 @@
-"""Statistics of harness.report.stats against hand computations and scipy."""
+"""Statistics of harness.stats against hand computations and scipy."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import pytest
 from scipy import optimize
 from scipy import stats as sps
 
-from harness.report import stats
+from harness import stats
+from harness.stats import ratings
 
 
 # -- intervals ---------------------------------------------------------------------------
@@ -54,26 +55,26 @@ def test_moments_add_up_across_parts():
     assert parts.__dict__ == pytest.approx(whole.__dict__)
 
 
-def test_fewer_than_two_units_have_no_interval():
+def test_fewer_than_two_deals_have_no_interval():
     m = stats.Moments.of([1.0], [2.0])
     assert math.isnan(m.se)
-    assert all(math.isnan(v) for v in stats.share_interval(m, blocks=True))
+    assert all(math.isnan(v) for v in stats.share_interval(m, by_deal=True))
 
 
-def test_block_share_interval_is_wilson_on_the_effective_sample():
+def test_share_interval_by_deal_is_wilson_on_the_effective_sample():
     y = [2.0, 1.0, 1.5, 1.0, 2.0, 0.5, 1.0, 1.5, 2.0, 1.0]  # deals of 2 games
     m = stats.Moments.of(y, [2.0] * len(y))
     p, se = m.estimate, m.se
     t = sps.t.ppf(0.975, len(y) - 1)
     n_eff = p * (1 - p) / se**2 * (stats.Z95 / t) ** 2
-    assert stats.share_interval(m, blocks=True) == pytest.approx(stats.wilson(p * n_eff, n_eff))
+    assert stats.share_interval(m, by_deal=True) == pytest.approx(stats.wilson(p * n_eff, n_eff))
 
 
-def test_block_share_at_one_keeps_a_width():
+def test_share_by_deal_at_one_keeps_a_width():
     m = stats.Moments.of([2.0] * 20, [2.0] * 20)
-    lo, hi = stats.share_interval(m, blocks=True)
+    lo, hi = stats.share_interval(m, by_deal=True)
     assert hi == 1.0 and 0.5 < lo < 1.0
-    assert stats.share_se(m, blocks=True) > 0
+    assert stats.share_se(m, by_deal=True) > 0
 
 
 def test_likelihood_of_superiority():
@@ -186,7 +187,7 @@ def test_per_game_scores_sum_to_the_gradient():
         data.add_order(s.tolist(), r.tolist())
     rows, cols, vals = stats.pl_scores(theta, strat, ranks)
     per_strategy = np.bincount(cols, weights=vals, minlength=4)
-    grad, _ = stats._grad_info(theta, *stats._design(data))
+    grad, _ = ratings._grad_info(theta, *ratings._design(data))
     assert per_strategy == pytest.approx(grad)
 
 
@@ -229,7 +230,7 @@ def test_sprt_bounds_are_walds():
 
 
 def test_pentanomial_outcomes():
-    assert stats.block_outcomes(2).tolist() == [0, 0.25, 0.5, 0.75, 1]
+    assert stats.deal_outcomes(2).tolist() == [0, 0.25, 0.5, 0.75, 1]
 
 
 def test_llr_is_zero_without_data_and_antisymmetric():
@@ -238,7 +239,7 @@ def test_llr_is_zero_without_data_and_antisymmetric():
     assert stats.sprt_llr(counts, 0, 10) == pytest.approx(-stats.sprt_llr(counts, 10, 0))
 
 
-def test_llr_agrees_with_its_normal_approximation_on_many_blocks():
+def test_llr_agrees_with_its_normal_approximation_on_many_deals():
     counts = np.array([900, 5200, 9800, 5600, 1100]) * 2
     exact = stats.sprt_llr(counts, 0, 10)
     approx = stats.sprt_llr_normal(counts, 0, 10)
@@ -246,7 +247,7 @@ def test_llr_agrees_with_its_normal_approximation_on_many_blocks():
 
 
 def test_llr_by_hand_for_a_trinomial():
-    # one game per block: outcomes 0, 1/2, 1. With only wins and losses (no draws)
+    # one game per deal: outcomes 0, 1/2, 1. With only wins and losses (no draws)
     # the constrained MLE is the Bernoulli with mean s, so the LLR is the binomial one.
     wins, losses = 60, 40
     s0, s1 = stats.elo_to_score(0), stats.elo_to_score(50)
@@ -277,14 +278,14 @@ def test_sprt_rejects_impossible_input():
 
 
 def test_sprt_false_positive_rate_is_near_alpha():
-    """Simulated pentanomial blocks at elo0: H1 is accepted about alpha of the time."""
+    """Simulated pentanomial deals at elo0: H1 is accepted about alpha of the time."""
     rng = np.random.default_rng(2024)
     probs = np.array([0.05, 0.2, 0.5, 0.2, 0.05])  # mean 1/2: elo 0 = elo0
     accepted = 0
     runs = 60
     for _ in range(runs):
         test = stats.Sprt(elo0=0, elo1=40, alpha=0.05, beta=0.05)
-        while test.status == "continue" and test.blocks < 20000:
+        while test.status == "continue" and test.deals < 20000:
             test.counts += rng.multinomial(50, probs)
         accepted += test.status == "H1"
     assert accepted / runs <= 0.15

@@ -21,9 +21,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness import schema
+from harness.runfolder import schema
+from harness.runfolder.schema import ERROR_KINDS
 from harness.tourney import load_config, plan, run_tournament
-from harness.tourney.chunks import ERROR_KINDS
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"

@@ -12,7 +12,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from harness import schema
+from harness.runfolder import schema
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk, replay_game
 

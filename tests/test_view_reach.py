@@ -148,6 +148,11 @@ def test_writing_every_slot_of_the_view_and_the_rules_changes_nothing(seed, play
     assert all(v.rules == rules and v.rules is not rules for v in later._views)  # fresh copies
 
 
+def test_the_scribbler_writes_every_slot_of_the_view():
+    """A slot it missed is a slot the test above never attacks."""
+    assert set(reach.VIEW_SLOTS_JUNK) == set(View.__slots__)
+
+
 def test_replacing_seats_in_the_callers_list_changes_nothing():
     class Swaps(Greedy):
         """Holds the caller's list (as a careless harness might hand it) and swaps the rival."""

@@ -735,7 +735,8 @@ enum {
     S_TACTICIAN = 5,  /* p[0] caution, p[1] worm_by */
     S_RANDOM = 6,     /* p[0] p_stop */
     S_OPTIMAL = 7,    /* p[0] endgame, p[1] spread, p[2] flip */
-    S_KINDS = 8
+    S_KINDS = 8,
+    S_PYTHON = 64 /* a Python seat: its decisions are calls back into harness.native_seats */
 };
 
 typedef struct {
@@ -776,12 +777,20 @@ typedef struct {
     /* optimal's plan of the turn, per seat: the solved turn and what each claim is worth */
     const DpTurn *opt_turn[MAXP];
     double opt_grill[MAXP][41], opt_steal[MAXP][MAXP];
-    int failed; /* out of memory */
+    int failed; /* 1: out of memory; 2: a Python callback raised (its exception is set) */
+    /* Python seats (S_PYTHON): the host's callbacks (borrowed PyObject *: the caller's
+     * arguments hold them), the forfeit of the game in progress (seat -1: none) and the
+     * game's coordinates the host is told at its start */
+    void *host[5];
+    int forfeit_seat, forfeit_kind;
+    long long cur_deal;
+    int cur_k;
 } Game;
 
 /* The turn in progress, as the view shows it. */
 typedef struct {
     uint32_t packed; /* counts of the roll's faces not yet set aside (the picks, R5) */
+    uint32_t shown;  /* counts of every face the roll shows (a Python seat's view.counts) */
     unsigned free;    /* faces not yet set aside */
     int total, left, worm, low;
 } Turn;
@@ -871,6 +880,139 @@ static int legal_claims(const Game *g, int seat, int total, Claim *out) {
 
 #include "optimal.c" /* the native optimal strategy */
 
+/* ==== Python seats (harness/native_seats.py) =========================================
+ * A seat of kind S_PYTHON asks the host at the moments the Python engine asks its
+ * strategy: game(deal, k, game seed, row) at a game's start, turn(seat, turn, grill,
+ * flipped, stacks) at each of the seat's turns, pick(seat, counts), stop(seat) and
+ * claim(seat, total). The host keeps the seat's view and the engine's containment; it
+ * answers an int: the decision, or a forfeit as -1 - (error_kind * 8 + seat). A Python
+ * exception (the user's Ctrl-C, a MemoryError outside the strategy) ends the batch with
+ * that exception (g->failed = 2): no row is half-written, nothing is swallowed. */
+enum { H_GAME, H_TURN, H_PICK, H_STOP, H_CLAIM };
+#define H_FAILED (-1000000)
+
+#ifndef HARNESS_NO_PYTHON
+/* host[which](vals..., extra): steals `extra` (may be NULL: no extra argument). */
+static long host_call(Game *g, int which, const long long *vals, int count, PyObject *extra) {
+    PyObject *args[8];
+    int n = 0, ok = 1;
+    for (; n < count; n++) {
+        args[n] = PyLong_FromLongLong(vals[n]);
+        if (args[n] == NULL) {
+            ok = 0;
+            break;
+        }
+    }
+    if (ok && extra != NULL) args[n++] = extra;
+    else Py_XDECREF(extra);
+    PyObject *r = ok ? PyObject_Vectorcall((PyObject *)g->host[which], args, (size_t)n, NULL)
+                     : NULL;
+    for (int k = 0; k < n; k++) Py_DECREF(args[k]);
+    long v = -1;
+    if (r != NULL) {
+        v = PyLong_AsLong(r);
+        Py_DECREF(r);
+    }
+    if (r == NULL || (v == -1 && PyErr_Occurred())) {
+        g->failed = 2;
+        return H_FAILED;
+    }
+    if (v < 0) {
+        long code = -1 - v;
+        if (code < 0 || code % 8 >= g->n || code / 8 > 3) {
+            PyErr_Format(PyExc_RuntimeError, "native engine: bad forfeit code %ld from a seat", v);
+            g->failed = 2;
+            return H_FAILED;
+        }
+        g->forfeit_seat = (int)(code % 8);
+        g->forfeit_kind = (int)(code / 8);
+    }
+    return v;
+}
+
+/* The stacks as a tuple of tuples (what the Python engine pushes into the view). */
+static PyObject *stacks_tuple(const Game *g) {
+    PyObject *all = PyTuple_New(g->n);
+    if (all == NULL) return NULL;
+    for (int s = 0; s < g->n; s++) {
+        PyObject *one = PyTuple_New(g->len[s]);
+        if (one == NULL) {
+            Py_DECREF(all);
+            return NULL;
+        }
+        for (int k = 0; k < g->len[s]; k++) {
+            PyObject *tile = PyLong_FromLong(g->stack[s][k]);
+            if (tile == NULL) {
+                Py_DECREF(one);
+                Py_DECREF(all);
+                return NULL;
+            }
+            PyTuple_SET_ITEM(one, k, tile);
+        }
+        PyTuple_SET_ITEM(all, s, one);
+    }
+    return all;
+}
+
+/* 0, or -1 when the game ends here (a forfeit, or g->failed). */
+static int host_game(Game *g) {
+    long long v[4] = {g->cur_deal, g->cur_k, g->gseed, 0};
+    return host_call(g, H_GAME, v, 3, NULL) < 0 ? -1 : 0;
+}
+
+static int host_turn(Game *g, int seat) {
+    PyObject *stacks = stacks_tuple(g);
+    if (stacks == NULL) {
+        g->failed = 2;
+        return -1;
+    }
+    long long v[4] = {seat, g->turn, (long long)g->grill, (long long)g->flipped};
+    return host_call(g, H_TURN, v, 4, stacks) < 0 ? -1 : 0;
+}
+
+/* The face picked (legal: the host checked it, and so does this), or 0: the game ends. */
+static int host_pick(Game *g, int seat, const Turn *t) {
+    long long v[2] = {seat, t->shown};
+    long face = host_call(g, H_PICK, v, 2, NULL);
+    if (face < 0) return 0;
+    if (face < 1 || face > 6 || !count_of(t->packed, (int)face)) {
+        PyErr_Format(PyExc_RuntimeError, "native engine: seat %d's host picked %ld", seat, face);
+        g->failed = 2;
+        return 0;
+    }
+    return (int)face;
+}
+
+/* 1 stop, 0 roll on, -1 the game ends. */
+static int host_stop(Game *g, int seat) {
+    long long v[1] = {seat};
+    long stop = host_call(g, H_STOP, v, 1, NULL);
+    return stop < 0 ? -1 : stop != 0;
+}
+
+/* The claim chosen among `choices` (answered as tile * 8 + victim + 1), or tile -1. */
+static Claim host_claim(Game *g, int seat, int total, const Claim *choices, int n) {
+    long long v[2] = {seat, total};
+    long code = host_call(g, H_CLAIM, v, 2, NULL);
+    if (code >= 0)
+        for (int i = 0; i < n; i++)
+            if (choices[i].tile * 8 + choices[i].victim + 1 == code) return choices[i];
+    if (code >= 0) {
+        PyErr_Format(PyExc_RuntimeError, "native engine: seat %d's host claimed %ld", seat, code);
+        g->failed = 2;
+    }
+    return (Claim){-1, -1};
+}
+#else /* no Python: no Python seats (parse_table never admits one) */
+static int host_game(Game *g) { return -1; }
+static int host_turn(Game *g, int seat) { return -1; }
+static int host_pick(Game *g, int seat, const Turn *t) { return 0; }
+static int host_stop(Game *g, int seat) { return -1; }
+static Claim host_claim(Game *g, int seat, int total, const Claim *choices, int n) {
+    return (Claim){-1, -1};
+}
+#endif
+
 
 static int strat_pick(Game *g, int seat, const Turn *t) {
     const Strat *s = g->strat[seat];
@@ -895,6 +1037,8 @@ static int strat_pick(Game *g, int seat, const Turn *t) {
     }
     case S_OPTIMAL:
         return opt_pick(g, seat, t);
+    case S_PYTHON:
+        return host_pick(g, seat, t);
     case S_RANDOM: /* random_play.py: view.rng.choice(view.choices) */
     {
         unsigned choices = choices_of(t->packed);
@@ -950,6 +1094,8 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
         return t->total >= t->low;
     case S_TACTICIAN:
         return tactician_stop(g, seat, t, s);
+    case S_PYTHON:
+        return host_stop(g, seat);
     case S_RANDOM:
         return mt_random(seat_rng(g, seat)) < s->p[0];
     case S_OPTIMAL: { /* the state was solved when opt_pick compared its value */
@@ -964,11 +1110,12 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
     }
 }
 
-static Claim strat_claim(Game *g, int seat, const Claim *choices, int n) {
+static Claim strat_claim(Game *g, int seat, int total, const Claim *choices, int n) {
     const Strat *s = g->strat[seat];
     if (s->kind == S_RANDOM) /* view.rng.choice(choices) */
         return choices[mt_randbelow(seat_rng(g, seat), (uint32_t)n)];
     if (s->kind == S_OPTIMAL) return opt_claim(g, seat, choices, n);
+    if (s->kind == S_PYTHON) return host_claim(g, seat, total, choices, n);
     return choices[0]; /* Strategy.claim: max(choices, key=swing), the first */
 }
 
@@ -1008,7 +1155,8 @@ static int claim(Game *g, int seat, int total) {
     } else {
         Claim choices[NTILES + 1];
         int nc = legal_claims(g, seat, total, choices);
-        Claim c = nc == 1 ? choices[0] : strat_claim(g, seat, choices, nc);
+        Claim c = nc == 1 ? choices[0] : strat_claim(g, seat, total, choices, nc);
+        if (c.tile < 0) return 1; /* a Python seat's forfeit: nothing of the turn counts */
         tile = c.tile;
         if (c.victim < 0) {
             g->grill ^= 1ULL << tile;
@@ -1049,6 +1197,7 @@ static int play_turn(Game *g) {
         g->failed = 1;
         return 1;
     }
+    if (g->strat[seat]->kind == S_PYTHON && host_turn(g, seat) < 0) return 1;
     Turn t;
     t.total = 0;
     t.left = 8;
@@ -1064,10 +1213,12 @@ static int play_turn(Game *g) {
         roll++;
         uint32_t lo = group % 1296, hi = group / 1296;
         /* the first min(left, 4) dice from lo, the rest from hi (PC[0] is all zero) */
-        uint32_t fresh = (PC_NEAR[t.left][lo] + PC_FAR[t.left][hi]) & NIBBLES[t.free];
+        t.shown = PC_NEAR[t.left][lo] + PC_FAR[t.left][hi];
+        uint32_t fresh = t.shown & NIBBLES[t.free];
         if (!fresh) return bust(g, seat); /* R5: every face shown is already set aside */
         t.packed = fresh;
         int face = strat_pick(g, seat, &t);
+        if (face <= 0) return 1; /* a Python seat's forfeit (or its host failed) */
         int count = count_of(fresh, face);
         t.free ^= 1u << face;
         t.left -= count;
@@ -1077,7 +1228,11 @@ static int play_turn(Game *g) {
             /* R7: a stop would claim the highest grill tile <= total, or a rival's top */
             int can = t.total >= t.low || can_steal(g, seat, t.total);
             if (can) {
-                if (t.left && !strat_stop(g, seat, &t)) continue; /* R6 */
+                if (t.left) { /* R6 */
+                    int stop = strat_stop(g, seat, &t);
+                    if (stop < 0) return 1; /* a Python seat's forfeit */
+                    if (!stop) continue;
+                }
                 return claim(g, seat, t.total);
             }
         }
@@ -1103,6 +1258,7 @@ static void game_start(Game *g, const uint8_t *order, const Strat *table, int64_
     g->round = 0;
     g->over = 0;
     g->gseed = gseed;
+    g->forfeit_seat = -1;
 }
 
 /* Game.check_integrity: every tile in exactly one place; scores are stacked worms. */
@@ -1143,19 +1299,21 @@ typedef struct {
 static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t gseed, Out *o,
                     Py_ssize_t row) {
     game_start(g, order, table, gseed);
-    for (int k = 0; k < g->max_turns; k++)
-        if (play_turn(g)) break;
-    if (g->failed) return -1;
+    if (g->host[H_GAME] == NULL || host_game(g) == 0)
+        for (int k = 0; k < g->max_turns; k++)
+            if (play_turn(g)) break;
+    if (g->failed) return g->failed == 2 ? -3 : -1;
     if (!integrity_ok(g)) return -2;
     int n = g->n;
-    int capped = !g->over && g->turn >= g->max_turns;
+    int forfeit = g->forfeit_seat; /* Game.result(error): the forfeiting seat ranks last */
+    int capped = forfeit < 0 && !g->over && g->turn >= g->max_turns;
     /* rank_seats (R11): most worms, ties to the highest tile */
     int key[MAXP];
     for (int s = 0; s < n; s++) {
         int high = 0;
         for (int k = 0; k < g->len[s]; k++)
             if (g->stack[s][k] > high) high = g->stack[s][k];
-        key[s] = g->score[s] * 64 + high;
+        key[s] = s == forfeit ? -1 : g->score[s] * 64 + high;
     }
     int winner = -1, firsts = 0;
     for (int s = 0; s < n; s++) {
@@ -1172,10 +1330,10 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
         o->stolen[s][row] = (int16_t)g->stolen[s];
     }
     o->turns[row] = (int16_t)g->turn;
-    o->status[row] = (int8_t)(capped ? 1 : 0);
-    o->winner[row] = (int8_t)(g->over && firsts == 1 ? winner : -1);
-    o->error_seat[row] = -1;
-    o->error_kind[row] = -1;
+    o->status[row] = (int8_t)(forfeit >= 0 ? 2 : capped ? 1 : 0);
+    o->winner[row] = (int8_t)((g->over || forfeit >= 0) && firsts == 1 ? winner : -1);
+    o->error_seat[row] = (int8_t)forfeit;
+    o->error_kind[row] = (int8_t)(forfeit >= 0 ? g->forfeit_kind : -1);
     if (o->detail) {
         uint8_t *d = o->detail + (size_t)row * DETAIL_BYTES;
         memset(d, 0, DETAIL_BYTES);
@@ -1212,7 +1370,7 @@ static void free_game(Game *g) {
     PyMem_Free(g);
 }
 
-/* A seating design (harness/tourney/seating.py): order k puts table entrant at[k][i] in
+/* A seating design (harness/seating.py): order k puts table entrant at[k][i] in
  * seat i; every deal is played once in each order, rows by deal, then order index. The
  * stored seating column is an int8, so a design has at most 127 orders. */
 #define MAX_ORDERS 127
@@ -1257,6 +1415,8 @@ static int deal_row(Game *g, const Strat *table, const Orders *orders, int k, lo
     o->seating[row] = (int8_t)k;
     o->seed[row] = dseed;
     o->game_seed[row] = gseed;
+    g->cur_deal = deal;
+    g->cur_k = k;
     return play_row(g, orders->at[k], table, gseed, o, row);
 }
 
@@ -1405,7 +1565,7 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
         double p0 = 0, p1 = 0, p2 = 0;
         if (!PyArg_ParseTuple(PyTuple_GET_ITEM(seats, i), "i|ddd", &kind, &p0, &p1, &p2))
             return -1;
-        if (kind < 0 || kind >= S_KINDS) {
+        if ((kind < 0 || kind >= S_KINDS) && kind != S_PYTHON) {
             PyErr_Format(PyExc_ValueError, "seat %d: no native strategy %d", i, kind);
             return -1;
         }
@@ -1507,6 +1667,7 @@ static int check_max_turns(int max_turns) {
 }
 
 static PyObject *finish_batch(int rc, Py_ssize_t row) {
+    if (rc == -3) return NULL; /* a Python seat's host raised: its exception propagates */
     if (rc == -1) return PyErr_NoMemory();
     if (rc == -2) {
         PyErr_Format(PyExc_RuntimeError,
@@ -1516,18 +1677,40 @@ static PyObject *finish_batch(int rc, Py_ssize_t row) {
     Py_RETURN_NONE;
 }
 
+/* The host of a table's Python seats: None, or a tuple of the five callables game, turn,
+ * pick, stop, claim (see host_call). A table with a Python seat needs one. 1: the table
+ * has Python seats (the batch then keeps the GIL: it calls into Python). */
+static int set_host(Game *g, PyObject *host, const Strat *table) {
+    int python = 0;
+    for (int i = 0; i < g->n; i++) python |= table[i].kind == S_PYTHON;
+    if (!python) return 0;
+    if (!PyTuple_Check(host) || PyTuple_GET_SIZE(host) != 5) {
+        PyErr_SetString(PyExc_ValueError, "host: a tuple of 5 callables for the Python seats");
+        return -1;
+    }
+    for (int k = 0; k < 5; k++) {
+        if (!PyCallable_Check(PyTuple_GET_ITEM(host, k))) {
+            PyErr_SetString(PyExc_ValueError, "host: a tuple of 5 callables for the Python seats");
+            return -1;
+        }
+        g->host[k] = PyTuple_GET_ITEM(host, k);
+    }
+    return 1;
+}
+
 /* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, orders,
  *            columns, detail): deals first..stop-1, each in every seat order of `orders`
  * (rows by deal, then order index), rows from chunk row `start` on (the deal seed of
  * deal d is derive_seed of prefix + str(d), masked to int64). */
 static PyObject *py_play_deals(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj, *columns, *detail;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
     int max_turns, duplicate;
     const char *prefix;
     Py_ssize_t prefix_len, start;
     long long first, stop;
-    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO", &rules, &seats, &max_turns, &duplicate, &prefix,
-                          &prefix_len, &first, &stop, &start, &orders_obj, &columns, &detail))
+    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|O", &rules, &seats, &max_turns, &duplicate,
+                          &prefix, &prefix_len, &first, &stop, &start, &orders_obj, &columns,
+                          &detail, &host))
         return NULL;
     Game proto;
     Strat table[MAXP];
@@ -1555,13 +1738,19 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
         release_buffers(&b);
         return PyErr_NoMemory();
     }
+    int python = set_host(g, host, table);
+    if (python < 0) {
+        free_game(g);
+        release_buffers(&b);
+        return NULL;
+    }
     int rc;
     Py_ssize_t played = 0;
-    Py_BEGIN_ALLOW_THREADS;
+    PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     rc = (duplicate ? deals_duplicate : deals_independent)(g, table, &orders, prefix,
                                                            (size_t)prefix_len, first, stop,
                                                            start, &o, &played);
-    Py_END_ALLOW_THREADS;
+    if (saved != NULL) PyEval_RestoreThread(saved);
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, played);
@@ -1572,11 +1761,11 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
  * dice) and game_seed (independent dice, view.rng) columns describe, filling the other
  * columns but deal. */
 static PyObject *py_play_games(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj, *columns, *detail;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
     int max_turns, duplicate;
     Py_ssize_t rows;
-    if (!PyArg_ParseTuple(args, "OOipnOOO", &rules, &seats, &max_turns, &duplicate, &rows,
-                          &orders_obj, &columns, &detail))
+    if (!PyArg_ParseTuple(args, "OOipnOOO|O", &rules, &seats, &max_turns, &duplicate, &rows,
+                          &orders_obj, &columns, &detail, &host))
         return NULL;
     Game proto;
     Strat table[MAXP];
@@ -1607,9 +1796,15 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
         release_buffers(&b);
         return PyErr_NoMemory();
     }
+    int python = set_host(g, host, table);
+    if (python < 0) {
+        free_game(g);
+        release_buffers(&b);
+        return NULL;
+    }
     int rc = 0;
     Py_ssize_t row = 0;
-    Py_BEGIN_ALLOW_THREADS;
+    PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     while (row < rows && rc == 0) {
         uint64_t stream_seeds[LANES];
         MT *streams[LANES];
@@ -1623,6 +1818,8 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
                 mt_seed_many(streams, stream_seeds, n);
                 dup_attach(&g->dup, key, g->pool);
             }
+            g->cur_deal = row;
+            g->cur_k = o.seating[row];
             rc = play_row(g, orders.at[o.seating[row]], table, o.game_seed[row], &o, row);
             row++;
             continue;
@@ -1635,10 +1832,12 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
         mt_seed_many(streams, stream_seeds, count);
         for (int k = 0; k < count && rc == 0; k++, row++) {
             g->dice = &g->pool[k];
+            g->cur_deal = row;
+            g->cur_k = o.seating[row];
             rc = play_row(g, orders.at[o.seating[row]], table, o.game_seed[row], &o, row);
         }
     }
-    Py_END_ALLOW_THREADS;
+    if (saved != NULL) PyEval_RestoreThread(saved);
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, row - 1);
@@ -1880,7 +2079,8 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     if (m == NULL) return NULL;
     if (PyModule_AddIntConstant(m, "DETAIL_BYTES", DETAIL_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "KINDS", S_KINDS) < 0 ||
-        PyModule_AddIntConstant(m, "MAX_ORDERS", MAX_ORDERS) < 0) {
+        PyModule_AddIntConstant(m, "MAX_ORDERS", MAX_ORDERS) < 0 ||
+        PyModule_AddIntConstant(m, "PYTHON_SEAT", S_PYTHON) < 0) {
         Py_DECREF(m);
         return NULL;
     }

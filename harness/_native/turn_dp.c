@@ -19,15 +19,19 @@ static int16_t DP_LOOKUP[128][9][DP_MAX_TOTAL + 1]; /* (faces kept, dice left, t
 static int16_t *DP_CHILD;                      /* [state << 6 | face << 3 | count - 1] */
 static int DP_READY;
 /* The rows of a state depend on its dice left n and free faces k only (turn._outcomes):
- * one template per (n, k), each row as six indices into a state's table of keep values
- * (face slot j, count c at j * 9 + c; slot 54 holds -inf for "not shown"), and its
- * probability. A state's rows are then six loads and a max each, no branch. */
-#define DP_NONE_SLOT 54
+ * one template per (n, k), its rows in _compositions' order with their probabilities,
+ * and the rows' prefix tree: level j holds every distinct (c_0..c_j), the counts of free
+ * slots 0..j (slot j: the j-th free face, higher first), in row order; a node of level
+ * j is its parent's node of level j - 1 and c_j. Level k - 1 is the rows themselves (the
+ * last part of a row, when faces are kept, is their lump: what is left). dp_state
+ * carries each row's best keep down the tree, so a row costs about one max, not k. */
 #define DP_MAX_ROWS 1287 /* the start state's: 8 dice in 6 faces */
 typedef struct {
     int rows;
-    uint64_t *idx; /* six 8-bit slot indices per row, slot j in bits 8j..8j+7 */
     double *prob;
+    int level[6];      /* nodes per level */
+    uint16_t *par[6];  /* a node's parent in the level above (level 0: unused) */
+    uint8_t *count[6]; /* c_j */
 } DpTemplate;
 static DpTemplate DP_TPL[9][7];
 /* DP_BELOW[i * DP_WORDS ...]: bit j set when state j is i or below it (reachable). */
@@ -124,11 +128,30 @@ static int dp_init(void) {
             dp_compositions(n, parts, prefix, 0, parts, comps, &k);
             DpTemplate *tpl = &DP_TPL[n][nfree];
             tpl->rows = k;
-            tpl->idx = malloc((size_t)k * sizeof(*tpl->idx));
             tpl->prob = malloc((size_t)k * sizeof(double));
-            if (tpl->idx == NULL || tpl->prob == NULL) {
+            if (tpl->prob == NULL) {
                 free(comps);
                 return -1;
+            }
+            for (int j = 0; j < nfree; j++) {
+                tpl->level[j] = 0;
+                tpl->par[j] = malloc((size_t)k * sizeof(uint16_t));
+                tpl->count[j] = malloc((size_t)k);
+                if (tpl->par[j] == NULL || tpl->count[j] == NULL) {
+                    free(comps);
+                    return -1;
+                }
+            }
+            for (int r = 0; r < k; r++) { /* from the first count that differs: new nodes */
+                const int *comp = comps + r * parts;
+                int j = 0;
+                if (r)
+                    while (j < nfree && comp[j] == comp[j - parts]) j++;
+                for (; j < nfree; j++) {
+                    int node = tpl->level[j]++;
+                    tpl->par[j][node] = (uint16_t)(j ? tpl->level[j - 1] - 1 : 0);
+                    tpl->count[j][node] = (uint8_t)comp[j];
+                }
             }
             double scale = 1.0;
             for (int j = 0; j < n; j++) scale *= 6.0;
@@ -138,11 +161,6 @@ static int dp_init(void) {
                 for (int j = 0; j < parts; j++) weight /= dp_factorial(comp[j]);
                 if (kept)
                     for (int j = 0; j < comp[parts - 1]; j++) weight *= kept;
-                uint64_t packed = 0;
-                for (int j = 0; j < 6; j++)
-                    packed |= (uint64_t)(j < nfree && comp[j] ? j * 9 + comp[j] : DP_NONE_SLOT)
-                              << (8 * j);
-                tpl->idx[r] = packed;
                 tpl->prob[r] = (double)weight / scale;
             }
         }
@@ -173,34 +191,44 @@ static double dp_pairwise(const double *a, int n) {
     return dp_pairwise(a, n2) + dp_pairwise(a + n2, n - n2);
 }
 
-/* A state's rows, value * probability each: six loads and a max per row, no branch. */
-static inline void dp_rows(const DpTemplate *tpl, int k, const double *restrict keep, double bust,
-                           double *restrict terms) {
-    int rows = tpl->rows;
-    const uint64_t *idx = tpl->idx;
+/* A state's rows, value * probability each (turn.solve_arrays' terms). keep[j * 9 + c]
+ * is the value of keeping the c dice of free slot j, keep[j * 9] = -inf (not shown). A
+ * row's best keep is the running maximum over its slots in slot order, `x > m ? x : m`,
+ * which is numpy's np.maximum(best, column j) over the row's keeps in the same order
+ * (ties keep the earlier, -0.0 included): carried down the template's prefix tree, level
+ * by level, so each term is solve_arrays' own. The one row that shows no free face (R5,
+ * a bust) is the last: every die in the lump. `best` is scratch for two levels. */
+static inline double dp_max(double m, double x) { return x > m ? x : m; }
+
+static void dp_rows(const DpTemplate *tpl, int nfree, const double *keep, double bust,
+                    double *restrict terms, double *restrict best) {
+    int last = nfree - 1, rows = tpl->rows;
+    if (nfree == 0) { /* every face kept: one row, a sure bust */
+        terms[0] = bust * tpl->prob[0];
+        return;
+    }
+    double *above = best, *here = best + DP_MAX_ROWS;
+    const uint8_t *count = tpl->count[0];
+    double *out = last ? above : terms;
+    for (int k = 0; k < tpl->level[0]; k++) out[k] = keep[count[k]];
+    for (int j = 1; j < last; j++) {
+        const uint16_t *par = tpl->par[j];
+        const double *kj = keep + j * 9;
+        count = tpl->count[j];
+        for (int k = 0; k < tpl->level[j]; k++) here[k] = dp_max(above[par[k]], kj[count[k]]);
+        double *swap = above;
+        above = here, here = swap;
+    }
     const double *prob = tpl->prob;
-#define DP_ROWS_OF(K)                                                   \
-    for (int r = 0; r < rows; r++) {                                    \
-        uint64_t x = idx[r];                                            \
-        double a = keep[x & 255];                                       \
-        for (int j = 1; j < (K); j++) {                                 \
-            double b = keep[(x >> (8 * j)) & 255];                      \
-            a = b > a ? b : a;                                          \
-        }                                                               \
-        terms[r] = (a > -INFINITY ? a : bust) * prob[r];                \
+    if (last) {
+        const uint16_t *par = tpl->par[last];
+        const double *kl = keep + last * 9;
+        count = tpl->count[last];
+        for (int r = 0; r < rows; r++) terms[r] = dp_max(above[par[r]], kl[count[r]]) * prob[r];
+    } else {
+        for (int r = 0; r < rows; r++) terms[r] *= prob[r];
     }
-    switch (k) {
-    case 0:
-        for (int r = 0; r < rows; r++) terms[r] = bust * prob[r];
-        break;
-    case 1: DP_ROWS_OF(1) break;
-    case 2: DP_ROWS_OF(2) break;
-    case 3: DP_ROWS_OF(3) break;
-    case 4: DP_ROWS_OF(4) break;
-    case 5: DP_ROWS_OF(5) break;
-    default: DP_ROWS_OF(6) break;
-    }
-#undef DP_ROWS_OF
+    if (nfree < 6) terms[rows - 1] = bust * prob[rows - 1];
 }
 
 /* One payoff's turn programme, solved lazily: a state is solved when a decision first
@@ -217,7 +245,7 @@ typedef struct {
     double *value;
     uint8_t *stops;
     uint64_t *done; /* DP_WORDS words, bit i: state i solved */
-    double *terms;  /* scratch: one state's rows */
+    double *terms;  /* scratch: one state's rows, and two levels of its tree after them */
 } DpTurn;
 
 /* Solves state i from its successors' values (all solved). */
@@ -230,12 +258,12 @@ static void dp_state(const DpTurn *w, int i) {
         w->stops[i] = here > -INFINITY; /* R6: all dice kept, a claim: stop (else R8) */
         return;
     }
-    double keep[DP_NONE_SLOT + 1];
+    double keep[6 * 9];
     int nfree = 0;
     const double *value = w->value;
-    keep[DP_NONE_SLOT] = -INFINITY;
     for (int f = 6; f >= 1; f--) /* free faces, higher first: slot j */
         if (!(mask >> f & 1)) {
+            keep[nfree * 9] = -INFINITY;
             for (int c = 1; c <= n; c++)
                 keep[nfree * 9 + c] = value[DP_CHILD[i << 6 | f << 3 | (c - 1)]];
             nfree++;
@@ -243,7 +271,7 @@ static void dp_state(const DpTurn *w, int i) {
     const DpTemplate *tpl = &DP_TPL[n][nfree];
     int rows = tpl->rows;
     double *terms = w->terms;
-    dp_rows(tpl, nfree, keep, w->bust, terms);
+    dp_rows(tpl, nfree, keep, w->bust, terms, terms + DP_MAX_ROWS);
     /* np.add.reduceat: the first term, plus the pairwise sum of the others */
     double roll = rows > 1 ? terms[0] + dp_pairwise(terms + 1, rows - 1) : terms[0];
     w->value[i] = roll < here ? here : roll;
@@ -271,7 +299,7 @@ static inline void dp_need(const DpTurn *w, int i) {
 static int dp_solve(const double stop[DP_MAX_TOTAL + 1], double bust, double *value,
                     uint8_t *stops) {
     uint64_t done[DP_WORDS] = {0};
-    double *terms = malloc(DP_MAX_ROWS * sizeof(double));
+    double *terms = malloc(3 * DP_MAX_ROWS * sizeof(double));
     if (terms == NULL) return -1;
     DpTurn w = {stop, bust, value, stops, done, terms};
     for (int i = DP_N - 1; i >= 0; i--) dp_need(&w, i);
@@ -302,7 +330,7 @@ typedef struct {
     DpEntry recent[DP_RECENT_SETS][DP_CACHE_WAYS]; /* the end game's */
     uint64_t clock;
     long hits, misses;
-    double terms[DP_MAX_ROWS]; /* every entry's scratch: one state is solved at a time */
+    double terms[3 * DP_MAX_ROWS]; /* every entry's scratch: one state is solved at a time */
 } DpCache;
 
 #if defined(_MSC_VER)

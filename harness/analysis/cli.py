@@ -1,9 +1,10 @@
 """``harness analyze``: exact turn analysis on the command line.
 
-Registered at the bottom of :mod:`harness.cli`. Everything else is imported when a
-command runs: ``harness --help`` does not pay for building the turn's state graph.
-Options are bounded before any work (:func:`_check_options`); mistakes exit with status 2,
-a simulation that disagrees with the exact values with 1 (harness.cli_common's rule).
+Registered by :mod:`harness.cli`; imports :mod:`harness.cli_common` and lower modules,
+never harness.cli. Everything else is imported when a command runs: ``harness --help``
+does not pay for building the turn's state graph. Options are bounded before any work
+(:func:`_check_options`); mistakes exit with status 2, a simulation that disagrees with
+the exact values with 1 (harness.cli_common's rule).
 """
 
 from __future__ import annotations

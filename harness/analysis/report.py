@@ -18,12 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import Any
 
 from harness.analysis.board import TurnBoard, tile_ranges
 from harness.analysis.turn import START, Solution, solve, solve_exact, state_index
 from harness.errors import HarnessError
+from harness.jsonsafe import json_safe
 from harness.rules import DICE, FACE_POINTS, WORM, face_name, worms
 
 POLICIES = ("max-success", "expected-worms")
@@ -120,17 +120,6 @@ def _num(value: Any, digits: int = 15) -> str:
     return f"{float(value):.{digits}f}"
 
 
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Fraction):
-        return float(value)
-    return value
-
-
-def _exact(value: Any) -> dict[str, Any]:
-    """Exact values also as a fraction string, for programs that want every digit."""
-    return {"fraction": str(value)} if isinstance(value, Fraction) else {}
-
-
 def to_json(analysis: TurnAnalysis) -> dict[str, Any]:
     """The analysis as plain JSON types (floats; exact fractions as strings too)."""
     board = analysis.board
@@ -144,8 +133,8 @@ def to_json(analysis: TurnAnalysis) -> dict[str, Any]:
         out["max_success"] = [
             {
                 "target": row["target"],
-                "p_at_least": _jsonable(row["at_least"]),
-                "p_exactly": _jsonable(row["exactly"]),
+                "p_at_least": json_safe(row["at_least"]),
+                "p_exactly": json_safe(row["exactly"]),
                 **(
                     {
                         "p_at_least_fraction": str(row["at_least"]),
@@ -157,17 +146,17 @@ def to_json(analysis: TurnAnalysis) -> dict[str, Any]:
             }
             for row in analysis.targets
         ]
-        out["min_bust"] = _jsonable(analysis.min_bust)
+        out["min_bust"] = json_safe(analysis.min_bust)
     if analysis.worms is not None:
         w = analysis.worms
         out["expected_worms"] = {
-            "mean": _jsonable(w["mean"]),
+            "mean": json_safe(w["mean"]),
             **({"mean_fraction": str(w["mean"])} if analysis.exact else {}),
             "sd": float(w["variance"]) ** 0.5,
-            "bust": _jsonable(w["bust"]),
-            "gains": [{"worms": g, "p": _jsonable(p)} for g, p in w["gains"].items()],
+            "bust": json_safe(w["bust"]),
+            "gains": [{"worms": g, "p": json_safe(p)} for g, p in w["gains"].items()],
             "claims": [
-                {"tile": t, "steal": steal, "p": _jsonable(p)}
+                {"tile": t, "steal": steal, "p": json_safe(p)}
                 for (t, steal), p in w["claims"].items()
             ],
         }

@@ -1,17 +1,17 @@
 """Reports on tournament runs: statistics, plots and the report files of a run folder.
 
 The room reads stored results only (``run.json`` and ``games/*.parquet``, see
-:mod:`harness.schema`); it never imports the runner. The runner calls
+:mod:`harness.runfolder`); it never imports the runner. The runner calls
 :func:`write_report` at the end of ``harness tourney``::
 
     from harness.report import write_report
     report = write_report("results/round_robin/<run id>")
     report.html, report.summary["standings"]
 
-Rooms: :mod:`~harness.report.stats` (pure statistics, SPRT), :mod:`~.aggregate`
-(reading games into fixed-size sums), :mod:`~.summary` (the numbers),
-:mod:`~.plots`, :mod:`~.render` (markdown and HTML), :mod:`~.compare` (several runs),
-:mod:`~.cli` (the commands).
+Rooms: :mod:`~.aggregate` (reading games into fixed-size sums), :mod:`~.summary` (the
+numbers), :mod:`~.paired` (paired differences), :mod:`~.plots`, :mod:`~.render` (markdown
+and HTML), :mod:`~.compare` (several runs), :mod:`~.cli` (the commands). The statistics
+themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ __all__ = ["Report", "ReportError", "cached_summary", "summarise_run", "write_re
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
-    if module is None:  # a submodule: harness.report.stats and friends
+    if module is None:  # a submodule: harness.report.summary and friends
         try:
             return importlib.import_module(f"harness.report.{name}")
         except ModuleNotFoundError:

@@ -3,16 +3,22 @@
 The games are read part by part and batch by batch with only the columns needed, and
 every batch is folded into fixed-size sums (:class:`Aggregates`): memory depends on the
 number of strategies and seats, never on the number of games. The sums are cluster
-moments (see :class:`harness.report.stats.Moments`) whose unit is a deal of the whole
+moments (see :class:`harness.stats.Moments`) whose unit is a deal of the whole
 run: every table plays deal d on the same dice (in either dice mode), so all the games
 of deal d, at every table and in every seat order, are one cluster. A batch therefore
 holds whole deals of every table (:func:`iter_games`): the parts of all tables that
 cover the same deals are read side by side, and a deal is folded only once every part
 has gone past it.
 
+Parts are read with pyarrow and folded from numpy (:class:`Games`): no pandas per part,
+one conversion per column and batch. The rating intervals need a second pass (the fit
+comes first); what it reads is kept from the first pass while that stays small
+(``KEPT_BYTES``), so a run of a few million games is read once. Batches, the order of
+every sum and therefore every number are those of the frames this module read before.
+
 Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
 ``run_format``): every part the manifest lists is checked against its line first, with
-the runner's own check (:func:`harness.tourney.storage.read_part`: size, sha256, and rows
+the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, and rows
 that are exactly the deals the line claims), and the lines must not overlap (nor, for a
 complete run, leave a deal out). A chunk that fails makes the report fail with one line
 naming it (:class:`DamagedRun`); ``harness report RUN --repair`` plays it again. Folders
@@ -22,7 +28,6 @@ assembled by hand (no ``run_format``) are read as they are.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,22 +36,42 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from harness import stats
 from harness.errors import HarnessError, safe_text
-from harness.report import stats
-from harness.schema import ERROR_KINDS, SEAT_FIELDS, STATUSES, seat_column
+from harness.ranking import POINT, Counts
+from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
+from harness.runfolder.manifest import covered, read_manifest, safe_part_name
+from harness.runfolder.parts import (
+    ChunkDamaged,
+    complete_parts,
+    first_line,
+    read_part,
+    unlisted_note,
+)
+from harness.runfolder.schema import (
+    ERROR_KINDS,
+    FORFEIT,
+    OPTIONAL_COLUMNS,
+    RENAMED_COLUMNS,
+    SEAT_FIELDS,
+    STATUSES,
+    TURN_CAP,
+    seat_column,
+)
 
 UNKNOWN_KIND = "unknown"  # a forfeit stored before error_kind existed
 
 MAX_WORMS = 40  # every tile's worms together (R1): no score can be higher
 CONVERGENCE_BUCKETS = 256  # resolution of the win-share-vs-games curve
 BATCH_ROWS = 1 << 17
-MANIFEST = "manifest.jsonl"  # the runner's list of completed chunks (harness/schema.py)
 DENSE_CELLS = 1 << 21  # up to this many (cluster, key) cells are counted densely
 FORFEIT_GROUPS = 200  # distinct (strategy, error) forfeit groups kept with an example
+KEPT_BYTES = 1 << 26  # the rating pass's inputs kept from the first pass up to this size
 
-Progress = Callable[[str, int, int], None]
+ProgressCallback = Callable[[str, int, int], None]
 """progress(phase, rows done, rows in all): called after every batch."""
 
 
@@ -79,6 +104,9 @@ class RunInfo:
     parts: list[Path]
     notes: list[str] = field(default_factory=list)  # parts left out, and why
     problems: list[str] = field(default_factory=list)  # what failed verification
+    # Each verified part's (rows, lowest deal, highest deal, rows go by deal), found while
+    # verifying it: reading the games then need not read its deal column again.
+    layouts: dict[Path, tuple[int, int, int, bool]] = field(default_factory=dict)
 
     @property
     def verified(self) -> bool:
@@ -102,9 +130,9 @@ class RunInfo:
         return str(self.config.get("dice", "duplicate"))
 
     @property
-    def blocks(self) -> bool:
+    def by_deal(self) -> bool:
         """Whether intervals go by deal clusters: always, since every table plays a deal on
-        the same dice in either dice mode (see :mod:`harness.report.stats`). Kept so that
+        the same dice in either dice mode (see :mod:`harness.stats`). Kept so that
         callers that choose the interval by it get the clustered one."""
         return True
 
@@ -115,7 +143,7 @@ class RunInfo:
         From run.json's ``design`` (schema 3), else its ``seating`` mode, else the cyclic
         rotations every run before seating modes played.
         """
-        from harness.tourney import seating
+        from harness import seating
 
         n = self.players
         raw = self.config.get("design")
@@ -127,14 +155,14 @@ class RunInfo:
             if orders and all(sorted(o) == list(range(n)) for o in orders):
                 return orders
             raise ReportError(
-                f"{self.path / 'run.json'}: 'design' must be a list of seat orders of "
+                f"{self.path / RUN_JSON}: 'design' must be a list of seat orders of "
                 f"0..{n - 1}, got {safe_text(raw, 200)}"
             )
         mode = self.config.get("seating", "cyclic")
         try:
             return seating.design(n, mode if isinstance(mode, str) else "cyclic")
         except ValueError as exc:
-            raise ReportError(f"{self.path / 'run.json'}: {exc}") from None
+            raise ReportError(f"{self.path / RUN_JSON}: {exc}") from None
 
     @property
     def rules(self) -> dict[str, Any]:
@@ -147,7 +175,7 @@ class RunInfo:
 
     def fingerprint(self) -> list[list[Any]]:
         """What the aggregates depend on: each part's name, size and modification time."""
-        extra = [f for f in (self.path / "run.json", self.path / MANIFEST) if f.exists()]
+        extra = [f for f in (self.path / RUN_JSON, self.path / MANIFEST) if f.exists()]
         return [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in self.parts] + [
             [f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in extra
         ]
@@ -160,14 +188,14 @@ def find_run(path: str | Path) -> Path:
         raise ReportError(f"{folder}: no such folder")
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder; give a run folder results/<config>/<run id>")
-    if (folder / "run.json").is_file():
+    if (folder / RUN_JSON).is_file():
         return folder
-    runs = [d for d in folder.iterdir() if d.is_dir() and (d / "run.json").is_file()]
+    runs = [d for d in folder.iterdir() if d.is_dir() and (d / RUN_JSON).is_file()]
     if not runs:
         raise ReportError(
             f"{folder}: not a run folder (no run.json); give results/<config>/<run id>"
         )
-    return max(runs, key=lambda d: ((d / "run.json").stat().st_mtime_ns, d.name))
+    return max(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
 
 
 def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
@@ -178,7 +206,7 @@ def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
     and the damaged parts out of ``info.parts``, for ``--repair``).
     """
     folder = find_run(path)
-    config_path = folder / "run.json"
+    config_path = folder / RUN_JSON
     try:
         config = json.loads(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
@@ -200,7 +228,9 @@ def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
         if check and info.problems:
             raise DamagedRun(folder, info.problems)
         return info
-    parts, notes = _complete_parts(folder)
+    manifest = folder / MANIFEST
+    entries = _manifest_lines(manifest) if manifest.is_file() else None
+    parts, notes = complete_parts(folder / GAMES, entries)
     return RunInfo(folder, config, parts, notes)
 
 
@@ -210,15 +240,14 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     A part on disk the manifest does not list is a chunk in progress (or left by a kill):
     not a result, left out with a note. Everything else that is not as listed is a problem.
     """
-    from harness.tourney.storage import ChunkDamaged, covered, read_part, safe_part_name
-
-    games_dir = folder / "games"
+    games_dir = folder / GAMES
     manifest = folder / MANIFEST
     entries = _manifest_lines(manifest) if manifest.is_file() else []
     parts: list[Path] = []
     listed: set[str] = set()
     problems: list[str] = []
     spans: dict[str, list[tuple[int, int, str]]] = {}
+    layouts: dict[Path, tuple[int, int, int, bool]] = {}
     for entry in entries:
         name = entry["file"]
         claim = covered(entry)
@@ -230,41 +259,29 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
         spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
         listed.add(name)
         try:
-            read_part(games_dir / name, entry, columns=[])
+            rows = read_part(games_dir / name, entry, columns=["deal"])
         except ChunkDamaged as exc:
             problems.append(f"games/{exc}")
             continue
         parts.append(games_dir / name)
+        deals = rows.column("deal").to_numpy().astype(np.int64)
+        layouts[games_dir / name] = (len(deals), *_layout_of(deals))
     problems += _coverage(config, spans)
-    on_disk = (
-        {p.name for p in games_dir.glob("*.parquet") if not p.name.startswith(".")}
-        if games_dir.is_dir()
-        else set()
-    )
+    on_disk = {p.name for p in part_files(games_dir)}
     notes = []
     unlisted = len(on_disk - {e["file"] for e in entries})
     if unlisted:
-        notes.append(f"{unlisted} part file(s) not in the manifest (chunks not finished) left out")
+        notes.append(unlisted_note(unlisted))
     parts.sort()
-    return RunInfo(folder, config, parts, notes, problems)
+    return RunInfo(folder, config, parts, notes, problems, layouts)
 
 
 def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:
-    """The manifest's complete lines (a line torn by a kill ends it)."""
+    """The manifest's complete lines (the torn-line rule: a line torn by a kill ends it)."""
     try:
-        raw = manifest.read_bytes()
+        return read_manifest(manifest, keyed=False)[0]
     except OSError as exc:
         raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
-    entries = []
-    for line in raw.splitlines(keepends=True):
-        try:
-            entry = json.loads(line) if line.endswith(b"\n") else None
-        except ValueError:
-            entry = None
-        if not isinstance(entry, dict) or not isinstance(entry.get("file"), str):
-            break
-        entries.append(entry)
-    return entries
 
 
 def _coverage(config: dict[str, Any], spans: dict[str, list[tuple[int, int, str]]]) -> list[str]:
@@ -294,54 +311,12 @@ def _coverage(config: dict[str, Any], spans: dict[str, list[tuple[int, int, str]
     return problems
 
 
-def _complete_parts(folder: Path) -> tuple[list[Path], list[str]]:
-    """The part files that hold finished results, and notes on any left out.
-
-    With a ``manifest.jsonl`` (written by the runner as each chunk completes) only
-    the parts it lists, at the size it records, are results: a file not yet listed is
-    a chunk in progress or left by a kill. A line torn by a kill ends the manifest.
-    Without a manifest every ``games/*.parquet`` counts.
-    """
-    games_dir = folder / "games"
-    on_disk = (
-        sorted(p for p in games_dir.glob("*.parquet") if not p.name.startswith("."))
-        if games_dir.is_dir()
-        else []
-    )
-    manifest = folder / MANIFEST
-    if not manifest.is_file():
-        return on_disk, []
-    listed: dict[str, int | None] = {}
-    for entry in _manifest_lines(manifest):
-        size = entry.get("bytes")
-        listed[entry["file"]] = size if isinstance(size, int) else None
-    parts, notes = [], []
-    wrong = 0
-    for path in on_disk:
-        if path.name not in listed:
-            continue
-        size = listed[path.name]
-        if size is not None and path.stat().st_size != size:
-            wrong += 1
-            continue
-        parts.append(path)
-    missing = len(set(listed) - {p.name for p in on_disk})
-    unlisted = len(on_disk) - len(parts) - wrong
-    if unlisted:
-        notes.append(f"{unlisted} part file(s) not in the manifest (chunks not finished) left out")
-    if wrong:
-        notes.append(f"{wrong} part file(s) whose size differs from the manifest left out")
-    if missing:
-        notes.append(f"{missing} part file(s) listed in the manifest are missing")
-    return parts, notes
-
-
 # -- aggregates --------------------------------------------------------------------------
-MOMENT_FIELDS = 6  # units, sy, sm, syy, smm, sym: see stats.Moments
+MOMENT_FIELDS = 6  # deals, sy, sm, syy, smm, sym: see stats.Moments
 
 
 def moments_of(row: np.ndarray) -> stats.Moments:
-    """A :class:`~harness.report.stats.Moments` from one row of a moment array."""
+    """A :class:`~harness.stats.Moments` from one row of a moment array."""
     return stats.Moments(*(float(v) for v in row))
 
 
@@ -393,6 +368,8 @@ class Aggregates:
     totals: np.ndarray = field(default_factory=lambda: np.zeros((0, 5)))  # TOTALS order
     worm_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, MAX_WORMS + 1)))
     capped: np.ndarray = field(default_factory=lambda: np.zeros(0))  # turn-capped games
+    # per strategy, exact integers (COUNTS order): what the one ranking orders by.
+    counts: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), dtype=np.int64))
     seat: np.ndarray = field(default_factory=lambda: np.zeros((0, MOMENT_FIELDS)))
     seat_strategy: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, MOMENT_FIELDS)))
     pairs: np.ndarray = field(default_factory=lambda: np.zeros((0, 0, MOMENT_FIELDS)))
@@ -409,8 +386,18 @@ class Aggregates:
     capped_tables: dict[str, int] = field(default_factory=dict)
     ratings: stats.Ratings | None = None  # with cluster-robust covariance (second pass)
 
+    def entrant_counts(self) -> dict[str, Counts]:
+        """Each strategy's :class:`~harness.ranking.Counts`, exact (counted as integers)."""
+        out = {}
+        for s, name in enumerate(self.strategies):
+            games, points, worms, rank = (int(v) for v in self.counts[s])
+            forfeits = sum(self.forfeit_kinds_by_strategy.get(name, {}).values())
+            out[name] = Counts(games, points, worms, rank, forfeits, int(self.capped[s]))
+        return out
+
 
 TOTALS = ("busts", "seat_turns", "steals", "stolen", "games")
+COUNTS = ("games", "points", "worms", "rank")  # Aggregates.counts: points in 1/POINT units
 
 
 READ_COLUMNS = (
@@ -425,15 +412,13 @@ READ_COLUMNS = (
     "error_seat",
     "error_kind",
 )  # what reports use; other columns (game_seed, winner: ranks say it) are never read
-# Columns a part may lack (written before they existed): read as nulls. error_kind came
-# with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
-OPTIONAL_COLUMNS = ("error_kind",)
-# Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat
-# order's index as ``rotation`` (cyclic design); it is read as ``seating``.
-RENAMED_COLUMNS = (("seating", "rotation"),)
+# Columns a part may lack (OPTIONAL_COLUMNS: read as nulls) and columns renamed since
+# (RENAMED_COLUMNS: an old part's ``rotation`` is read as ``seating``) are the schema's.
 
 
-def _read_columns(players: int, pass_: str) -> list[str]:
+def read_columns(players: int, pass_: str) -> list[str]:
+    """The columns a pass reads: ``"main"`` (every aggregate) or ``"ratings"`` (the rating
+    fit's second pass, and any pass that needs only strategies and ranks of scored games)."""
     if pass_ == "ratings":
         return ["table", "deal", "seating", "status"] + [
             seat_column(i, f) for i in range(players) for f in ("strategy", "rank")
@@ -455,7 +440,9 @@ class _Part:
     ordered: bool  # its rows go by deal (the runner's order), so it can be streamed
 
 
-def _open_part(part: Path, cols: list[str], players: int) -> _Part:
+def _open_part(
+    part: Path, cols: list[str], players: int, layout: tuple[int, int, int, bool] | None = None
+) -> _Part:
     """Open a part, map renamed columns, find its deal range; one-line errors."""
     try:
         pf = pq.ParquetFile(part)
@@ -463,18 +450,22 @@ def _open_part(part: Path, cols: list[str], players: int) -> _Part:
         rows = pf.metadata.num_rows
     except Exception as exc:  # noqa: BLE001 - a damaged footer can raise anything from
         # the C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError): one line
-        raise ReportError(f"{part}: not a readable Parquet file ({_first_line(exc)})") from None
+        raise ReportError(f"{part}: not a readable Parquet file ({first_line(exc)})") from None
     rename = {old: new for new, old in RENAMED_COLUMNS if new in cols and new not in names}
     rename = {old: new for old, new in rename.items() if old in names}
     have = set(names) | set(rename.values())
     missing = [c for c in cols if c not in have and c not in OPTIONAL_COLUMNS]
     if missing:
         raise ReportError(
-            f"{part}: missing column(s) {', '.join(missing)} (harness/schema.py, players={players})"
+            f"{part}: missing column(s) {', '.join(missing)} "
+            f"(harness/runfolder/schema.py, players={players})"
         )
     back = {new: old for old, new in rename.items()}
     stored = [back.get(c, c) for c in cols if c in have]
-    low, high, ordered = _deal_layout(part, pf)
+    if layout is not None and layout[0] == rows:  # found while verifying it
+        low, high, ordered = layout[1:]
+    else:
+        low, high, ordered = _deal_layout(part, pf)
     return _Part(part, pf, stored, rename, rows, low, high, ordered)
 
 
@@ -486,7 +477,14 @@ def _deal_layout(part: Path, pf: pq.ParquetFile) -> tuple[int, int, bool]:
     try:
         deals = pf.read(columns=["deal"])["deal"].to_numpy().astype(np.int64)
     except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
-        raise ReportError(f"{part}: cannot read ({_first_line(exc)})") from None
+        raise ReportError(f"{part}: cannot read ({first_line(exc)})") from None
+    return _layout_of(deals)
+
+
+def _layout_of(deals: np.ndarray) -> tuple[int, int, bool]:
+    """A part's lowest and highest deal, and whether its rows go by deal."""
+    if not len(deals):
+        return 0, -1, True
     return int(deals.min()), int(deals.max()), bool((np.diff(deals) >= 0).all())
 
 
@@ -510,13 +508,106 @@ def _deal_groups(parts: list[_Part]) -> list[list[_Part]]:
     return groups
 
 
+class Games:
+    """A batch of games as Arrow columns, turned into numpy one column at a time as used.
+
+    Numbers come out as numpy arrays (an integer column with nulls as floats with nan, as
+    pandas gives it); text columns as codes and names in order of first appearance (what
+    ``pd.factorize`` gives), so the aggregates come out exactly as they did from frames.
+    No pandas per part: a whole batch of deals is one conversion per column it uses.
+    """
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self._numbers: dict[str, np.ndarray] = {}
+        self._labels: dict[str, tuple[np.ndarray, list[str]]] = {}
+
+    @classmethod
+    def of(cls, frame: Games | pd.DataFrame) -> Games:
+        """``frame`` as games: a frame handed to :func:`aggregate_frames` is converted."""
+        if isinstance(frame, Games):
+            return frame
+        return cls(pa.Table.from_pandas(frame, preserve_index=False))
+
+    def __len__(self) -> int:
+        return self.table.num_rows
+
+    def has(self, name: str) -> bool:
+        return name in self.table.column_names
+
+    def number(self, name: str) -> np.ndarray:
+        """A numeric column as numpy (read-only: it is cached)."""
+        out = self._numbers.get(name)
+        if out is None:
+            out = self._numbers[name] = self.table.column(name).to_numpy()
+        return out
+
+    def numbers(self, names: list[str], dtype: type) -> np.ndarray:
+        """Columns side by side: a (games, len(names)) array of ``dtype``."""
+        out = np.empty((len(self), len(names)), dtype=dtype)
+        for j, name in enumerate(names):
+            out[:, j] = self.number(name)
+        return out
+
+    def labels(self, name: str) -> tuple[np.ndarray, list[str]]:
+        """A column's codes and its values as text (a null is "None", as ``astype(str)``
+        says), in order of first appearance."""
+        found = self._labels.get(name)
+        if found is None:
+            column = self.table.column(name)
+            if pa.types.is_dictionary(column.type):  # categories are not in appearance order
+                column = column.cast(column.type.value_type)
+            encoded = pc.dictionary_encode(column.combine_chunks())
+            names = [str(v) for v in encoded.dictionary.to_pylist()]
+            codes = pc.fill_null(encoded.indices, len(names)).to_numpy().astype(np.int64)
+            if encoded.null_count:
+                names.append(str(None))
+            found = self._labels[name] = (codes, names)
+        return found
+
+    def matches(self, name: str, value: str) -> np.ndarray:
+        """Where a text column equals ``value``: a boolean array."""
+        codes, names = self.labels(name)
+        return codes == names.index(value) if value in names else np.zeros(len(codes), bool)
+
+    def text(self, name: str) -> np.ndarray:
+        """A column as text (``astype(str)``): an object array."""
+        codes, names = self.labels(name)
+        return np.array(names, dtype=object)[codes]
+
+    def values(self, name: str, rows: np.ndarray) -> list[Any]:
+        """The Python values of a column at ``rows`` (a few rows: forfeits)."""
+        return self.table.column(name).take(pa.array(rows, pa.int64())).to_pylist()
+
+    def select(self, keep: np.ndarray) -> Games:
+        """The games where ``keep`` is true."""
+        if keep.all():
+            return self
+        return Games(self.table.filter(pa.array(keep)))
+
+    def to_pandas(self) -> pd.DataFrame:
+        return self.table.to_pandas(ignore_metadata=True)
+
+
 def iter_games(
     info: RunInfo,
     cols: list[str],
-    progress: Progress | None = None,
+    progress: ProgressCallback | None = None,
     phase: str = "reading",
     batch_rows: int | None = None,
 ) -> Iterator[pd.DataFrame]:
+    """The run's games in frames of whole deals of the run: :func:`iter_batches` as pandas."""
+    for games in iter_batches(info, cols, progress, phase, batch_rows):
+        yield games.to_pandas()
+
+
+def iter_batches(
+    info: RunInfo,
+    cols: list[str],
+    progress: ProgressCallback | None = None,
+    phase: str = "reading",
+    batch_rows: int | None = None,
+) -> Iterator[Games]:
     """The run's games in batches of whole deals of the run (every table's games of them).
 
     Only ``cols`` are read (an old part's ``rotation`` as ``seating``). The parts of a
@@ -526,34 +617,38 @@ def iter_games(
     the number of tables. A group with a part whose rows are not in deal order (a folder
     assembled by hand) is handed out once read whole.
     """
-    opened = [_open_part(part, cols, info.players) for part in info.parts]
+    opened = [_open_part(p, cols, info.players, info.layouts.get(p)) for p in info.parts]
     total = sum(p.rows for p in opened)
     batch_rows = batch_rows or BATCH_ROWS
     done = 0
     for group in _deal_groups(opened):
         per_part = max(1, batch_rows // len(group))
-        for frame, read in _whole_deals(group, cols, per_part, batch_rows, info.players):
+        for games, read in _whole_deals(group, cols, per_part, batch_rows, info.players):
             done += read
-            if frame is not None and len(frame):
-                _check_duplicates(frame, group[0].path)
-                yield frame
+            if games is not None and len(games):
+                _check_duplicates(games, group[0].path)
+                yield games
             if progress is not None and read:
                 progress(phase, done, total)
 
 
+_Piece = tuple[pa.Table, np.ndarray, "_Part"]  # rows of one part, their deals, the part
+_Scored = tuple[np.ndarray, np.ndarray, np.ndarray]  # strategies, ranks, clusters of a batch
+
+
 def _whole_deals(
     group: list[_Part], cols: list[str], per_part: int, batch_rows: int, players: int
-) -> Iterator[tuple[pd.DataFrame | None, int]]:
-    """(frame of complete deals or None, rows just read), until the group is read whole."""
+) -> Iterator[tuple[Games | None, int]]:
+    """(games of complete deals or None, rows just read), until the group is read whole."""
     readers = [_batches(p, per_part) for p in group]
     last: list[int | None] = [-1] * len(group)  # highest deal read from each; None: all read
     stream = all(p.ordered for p in group)
-    pending: list[pd.DataFrame] = []
+    pending: list[_Piece] = []
     pending_rows = 0
     while True:
         open_ = [i for i, d in enumerate(last) if d is not None]
         if not open_:
-            yield (pd.concat(pending, ignore_index=True) if pending else None), 0
+            yield (_merge([(t, part) for t, _, part in pending], players) if pending else None), 0
             return
         i = min(open_, key=lambda j: last[j])  # the part furthest behind
         batch = next(readers[i], None)
@@ -561,54 +656,127 @@ def _whole_deals(
             last[i] = None
             yield None, 0
             continue
-        frame = _frame_of(batch, group[i], cols, players)
-        if len(frame):
-            last[i] = int(frame["deal"].iat[-1]) if stream else last[i]
-            pending.append(frame)
-            pending_rows += len(frame)
+        piece = _piece_of(batch, group[i], cols, players)
+        rows = piece.num_rows
+        if rows:
+            deals = piece.column("deal").to_numpy().astype(np.int64)
+            last[i] = int(deals[-1]) if stream else last[i]
+            pending.append((piece, deals, group[i]))
+            pending_rows += rows
         if not stream or pending_rows < batch_rows:
-            yield None, len(frame)
+            yield None, rows
             continue
         # Rows go by deal in every part: a deal below each open part's last deal read is
-        # complete (a part read whole holds nothing more).
+        # complete (a part read whole holds nothing more). Each piece's rows go by deal,
+        # so its complete deals are a prefix: the batch is the pieces' prefixes in order.
         bound = min(d for d in last if d is not None)
-        both = pd.concat(pending, ignore_index=True)
-        whole = both["deal"].to_numpy(np.int64) < bound
-        pending = [both[~whole].reset_index(drop=True)]
-        pending_rows = len(pending[0])
-        yield both[whole].reset_index(drop=True), len(frame)
+        whole, rest = [], []
+        for table, deals, part in pending:
+            cut = int(np.searchsorted(deals, bound, side="left"))
+            if cut:
+                whole.append((table.slice(0, cut), part))
+            if cut < len(deals):
+                rest.append((table.slice(cut), deals[cut:], part))
+        pending = rest
+        pending_rows = sum(len(d) for _, d, _ in rest)
+        yield (_merge(whole, players) if whole else None), rows
 
 
-def _frame_of(batch: pa.RecordBatch, part: _Part, cols: list[str], players: int) -> pd.DataFrame:
-    """A record batch as the frame reports use: renamed, absent columns null, checked."""
-    try:  # pandas' own metadata is not needed (and may be the damaged part)
-        frame = batch.to_pandas(ignore_metadata=True)
-    except Exception as exc:  # noqa: BLE001 - a damaged part: one line
-        raise ReportError(f"{part.path}: cannot read ({_first_line(exc)})") from None
-    if part.rename:  # an old part's names (a rename copies the frame: only when needed)
-        frame = frame.rename(columns=part.rename)
+def _merge(pieces: list[tuple[pa.Table, _Part]], players: int) -> Games:
+    """Pieces of parts as one checked batch (every row is checked once, in the batch it
+    goes out in). Parts of one writer share a schema; pieces that do not (a folder
+    assembled by hand) are joined as pandas joins them (types widened)."""
+    tables = [t for t, _ in pieces]
+    same = all(t.schema.equals(tables[0].schema) for t in tables[1:])
+    joined = pa.concat_tables(tables) if same else None
+    if joined is None or not _looks_valid(joined, players):
+        for table, part in pieces:  # find the part at fault, and name it
+            _check_piece(table, part, players)
+    if joined is not None:
+        return Games(joined)
+    frame = pd.concat([t.to_pandas(ignore_metadata=True) for t in tables], ignore_index=True)
+    return Games(pa.Table.from_pandas(frame, preserve_index=False))
+
+
+def _piece_of(batch: pa.Table, part: _Part, cols: list[str], players: int) -> pa.Table:
+    """Rows of a part as the columns reports use: renamed, absent columns null."""
+    table = batch.replace_schema_metadata(None)
+    if part.rename:  # an old part's names
+        table = table.rename_columns([part.rename.get(n, n) for n in table.column_names])
+    names = set(table.column_names)
     for absent in cols:
-        if absent not in frame:
-            frame[absent] = None
+        if absent not in names:
+            table = table.append_column(absent, pa.nulls(table.num_rows))
+    return table
+
+
+def _check_piece(table: pa.Table, part: _Part, players: int) -> None:
+    """Rows of one part checked (:func:`_check_frame`); one line naming the part."""
+    if _looks_valid(table, players):
+        return
+    try:  # the frame check finds (and words) the problem
+        frame = table.to_pandas(ignore_metadata=True)
+    except Exception as exc:  # noqa: BLE001 - a damaged part: one line
+        raise ReportError(f"{part.path}: cannot read ({first_line(exc)})") from None
     _check_frame(frame, part.path, players)
-    return frame
 
 
-def _batches(part: _Part, batch_rows: int) -> Iterator[pa.RecordBatch]:
-    """The part's record batches one at a time; a read error names the part."""
-    batches = part.pf.iter_batches(batch_size=batch_rows, columns=part.stored)
-    while True:
-        try:
-            batch = next(batches)
-        except StopIteration:
+def _looks_valid(table: pa.Table, players: int) -> bool:
+    """A quick pass over the Arrow columns: true when :func:`_check_frame` would pass.
+
+    False means "look closer" (the frame check decides and words the error), so this may
+    be stricter than the frame check but never looser.
+    """
+    names = table.column_names
+    if "status" not in names or any(
+        seat_column(i, "strategy") not in names for i in range(players)
+    ):
+        return False
+    if "players" in names:
+        same = pc.fill_null(pc.equal(table.column("players"), players), False)
+        if pc.all(same).as_py() is False:
+            return False
+    status = pc.fill_null(pc.is_in(table.column("status"), value_set=_STATUS_SET), False)
+    if pc.all(status).as_py() is False:
+        return False
+    if any(table.column(seat_column(i, "strategy")).null_count for i in range(players)):
+        return False
+    if "rank" in "".join(names):
+        for i in range(players):
+            name = seat_column(i, "rank")
+            if name not in names:
+                return False
+            column = table.column(name)
+            if column.null_count or not pa.types.is_integer(column.type):
+                return False
+            low, high = pc.min_max(column).values()
+            if low.as_py() is not None and (low.as_py() < 1 or high.as_py() > players):
+                return False
+    return True
+
+
+_STATUS_SET = pa.array(STATUSES, pa.string())
+
+
+def _batches(part: _Part, batch_rows: int) -> Iterator[pa.Table]:
+    """The part's rows, ``batch_rows`` at a time; a read error names the part.
+
+    A part of at most ``batch_rows`` rows is one batch (read whole, which costs less than
+    iterating: the same rows as the one batch iterating would give).
+    """
+    try:
+        if part.rows <= batch_rows:
+            # One thread: a part is small, and threads cost more than they save here.
+            yield part.pf.read(columns=part.stored, use_threads=False)
             return
-        except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
-            raise ReportError(f"{part.path}: cannot read ({_first_line(exc)})") from None
-        yield batch
-
-
-def _first_line(exc: BaseException) -> str:
-    return safe_text(exc, 300) or type(exc).__name__
+        batches = part.pf.iter_batches(batch_size=batch_rows, columns=part.stored)
+        while True:
+            batch = next(batches, None)
+            if batch is None:
+                return
+            yield pa.Table.from_batches([batch])
+    except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
+        raise ReportError(f"{part.path}: cannot read ({first_line(exc)})") from None
 
 
 def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
@@ -633,8 +801,11 @@ def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
             raise ReportError(f"{part}: a rank outside 1..{players}")
 
 
-def _check_duplicates(frame: pd.DataFrame, where: Path) -> None:
-    """No game twice: a frame holds whole deals of every table, so this sees them all."""
+def _check_duplicates(games: Games, where: Path) -> None:
+    """No game twice: a batch holds whole deals of every table, so this sees them all."""
+    if not _may_repeat(games):
+        return
+    frame = games.to_pandas()
     dups = frame.duplicated(["table", "deal", "seating"])
     if dups.any():
         row = frame[dups].iloc[0]
@@ -644,26 +815,52 @@ def _check_duplicates(frame: pd.DataFrame, where: Path) -> None:
         )
 
 
-def deal_clusters(frame: pd.DataFrame) -> np.ndarray:
+def _may_repeat(games: Games) -> bool:
+    """Whether two games might share (table, deal, seat order): false only when a count
+    over the three as one integer key shows none does (true: let pandas look)."""
+    if not all(games.has(c) for c in ("table", "deal", "seating")):
+        return True
+    table = games.labels("table")[0]
+    deal, order = games.number("deal"), games.number("seating")
+    if deal.dtype.kind not in "iu" or order.dtype.kind not in "iu":
+        return True  # nulls (or floats) in a folder assembled by hand
+    d0, s0 = int(deal.min()), int(order.min())
+    deals, orders = int(deal.max()) - d0 + 1, int(order.max()) - s0 + 1
+    cells = (int(table.max()) + 1) * deals * orders
+    if cells >= 2**62:
+        return True
+    key = (table * deals + (deal.astype(np.int64) - d0)) * orders + (order.astype(np.int64) - s0)
+    if cells <= 4 * len(key) + 1024:
+        return bool(np.bincount(key, minlength=cells).max() > 1)
+    key = np.sort(key)
+    return bool((key[1:] == key[:-1]).any())
+
+
+def deal_clusters(games: Games) -> np.ndarray:
     """Each game's cluster: its deal, the same at every table and in every seat order.
 
-    Frames from :func:`iter_games` hold whole deals, so a batch's clusters are complete
-    and their moments add up over batches (see :mod:`harness.report.stats` for why the
-    deal of the whole run is the unit with either dice mode).
+    Batches from :func:`iter_batches` hold whole deals, so a batch's clusters are complete
+    and their moments add up over batches (see :mod:`harness.stats` for why the
+    deal of the whole run is the unit with either dice mode). Numbered in order of first
+    appearance (the order the moments are summed in).
     """
-    return pd.factorize(frame["deal"].to_numpy(np.int64))[0]
+    return pd.factorize(games.number("deal").astype(np.int64))[0]
 
 
 class _Aggregator:
     """Folds batches of games into :class:`Aggregates`."""
 
-    def __init__(self, info: RunInfo, clusters: Clusters) -> None:
+    def __init__(self, info: RunInfo, clusters: Clusters | None, keep: bool = False) -> None:
         self.agg = Aggregates(info)
         self.clusters = clusters
         self.n = info.players
         self.code: dict[str, int] = {}
         self.design = info.design
         self.agg.seat = np.zeros((self.n, MOMENT_FIELDS))
+        # What the rating pass reads, kept from this pass while it fits in KEPT_BYTES:
+        # then the games are read once (None: too many, the rating pass reads them again).
+        self.kept: list[_Scored] | None = [] if keep else None
+        self.kept_bytes = 0
         for entrant in info.entrants:
             name = entrant.get("name")
             if isinstance(name, str) and name not in self.code:
@@ -680,54 +877,62 @@ class _Aggregator:
         a.totals = _grow(a.totals, (p, len(TOTALS)))
         a.worm_hist = _grow(a.worm_hist, (p, MAX_WORMS + 1))
         a.capped = _grow(a.capped, (p,))
+        a.counts = _grow(a.counts, (p, len(COUNTS)))
         a.seat_strategy = _grow(a.seat_strategy, (p, n, MOMENT_FIELDS))
         a.pairs = _grow(a.pairs, (p, p, MOMENT_FIELDS))
         a.conv = _grow(a.conv, (CONVERGENCE_BUCKETS, p, MOMENT_FIELDS))
         a.choices.strategies = p
 
-    def codes(self, frame: pd.DataFrame) -> np.ndarray:
+    def codes(self, games: Games) -> np.ndarray:
         """(games, seats) strategy indices, registering names seen for the first time."""
-        out = np.empty((len(frame), self.n), dtype=np.int64)
+        out = np.empty((len(games), self.n), dtype=np.int64)
         for i in range(self.n):
-            local, names = pd.factorize(frame[seat_column(i, "strategy")])
+            local, names = games.labels(seat_column(i, "strategy"))
             for name in names:
-                if str(name) not in self.code:
-                    self._add_strategy(str(name))
-            lookup = np.array([self.code[str(name)] for name in names], dtype=np.int64)
+                if name not in self.code:
+                    self._add_strategy(name)
+            lookup = np.array([self.code[name] for name in names], dtype=np.int64)
             out[:, i] = lookup[local]
         return out
 
-    def add(self, frame: pd.DataFrame) -> None:
+    def cluster(self, games: Games) -> np.ndarray:
+        """Each game's cluster (given clusters are computed on the games as a frame)."""
+        return deal_clusters(games) if self.clusters is None else self.clusters(games.to_pandas())
+
+    def add(self, games: Games) -> None:
         a, n = self.agg, self.n
-        g = len(frame)
+        g = len(games)
         a.rows += g
-        strat = self.codes(frame)
-        status = frame["status"].astype(str).to_numpy()
+        strat = self.codes(games)
+        codes, names = games.labels("status")
+        counts = np.bincount(codes, minlength=len(names))
         for s in STATUSES:
-            a.status[s] += int((status == s).sum())
-        self._tables(frame, strat)
-        capped = status == "turn-cap"
+            a.status[s] += int(counts[names.index(s)]) if s in names else 0
+        self._tables(games, strat)
+        capped = games.matches("status", STATUSES[TURN_CAP])
         if capped.any():
             for s in range(n):
                 a.capped += np.bincount(strat[capped, s], minlength=len(a.strategies))
-            for table, count in frame.loc[capped, "table"].astype(str).value_counts().items():
+            tables = pd.Series(games.text("table")[capped])
+            for table, count in tables.value_counts().items():
                 a.capped_tables[table] = a.capped_tables.get(table, 0) + int(count)
-        self._forfeits(frame, strat, status)
+        self._forfeits(games, strat, games.matches("status", STATUSES[FORFEIT]))
         keep = ~capped
-        frame, strat = frame[keep].reset_index(drop=True), strat[keep]
-        g = len(frame)
+        games, strat = games.select(keep), strat[keep]
+        g = len(games)
         if g == 0:
             return
         p = len(a.strategies)
-        ranks = frame[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
-        worms = frame[[seat_column(i, "worms") for i in range(n)]].to_numpy(np.float64)
-        turns = frame["turns"].to_numpy(np.int64)
+        ranks = games.numbers([seat_column(i, "rank") for i in range(n)], np.int64)
+        worms = games.numbers([seat_column(i, "worms") for i in range(n)], np.float64)
+        turns = games.number("turns").astype(np.int64)
         a.turns += float(turns.sum())
         firsts = (ranks == 1).sum(axis=1)
         a.shared += int((firsts > 1).sum())
         points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
-        cluster = self.clusters(frame)
-        deal = frame["deal"].to_numpy(np.int64)
+        cluster = self.cluster(games)
+        self._keep(strat, ranks, cluster)
+        deal = games.number("deal").astype(np.int64)
 
         flat_c = np.repeat(cluster, n)
         flat_s = strat.ravel()
@@ -739,14 +944,20 @@ class _Aggregator:
         seat_turns = np.maximum((turns[:, None] - np.arange(n) + n - 1) // n, 0)
         for col, values in enumerate(
             (
-                frame[[seat_column(i, "busts") for i in range(n)]].to_numpy(np.float64),
+                games.numbers([seat_column(i, "busts") for i in range(n)], np.float64),
                 seat_turns.astype(np.float64),
-                frame[[seat_column(i, "steals") for i in range(n)]].to_numpy(np.float64),
-                frame[[seat_column(i, "stolen") for i in range(n)]].to_numpy(np.float64),
+                games.numbers([seat_column(i, "steals") for i in range(n)], np.float64),
+                games.numbers([seat_column(i, "stolen") for i in range(n)], np.float64),
                 np.ones((g, n)),
             )
         ):
             a.totals[:, col] += np.bincount(flat_s, weights=values.ravel(), minlength=p)
+        # The same games counted exactly: integer weights, whose float sums within a batch
+        # stay far below 2**53, so rounding them back is exact.
+        share = np.where(ranks == 1, POINT // np.maximum(firsts, 1)[:, None], 0)
+        for col, values in enumerate((np.ones_like(ranks), share, worms, ranks)):
+            summed = np.bincount(flat_s, weights=values.ravel(), minlength=p)
+            a.counts[:, col] += np.rint(summed).astype(np.int64)
         hist_key = flat_s * (MAX_WORMS + 1) + np.clip(worms.ravel(), 0, MAX_WORMS).astype(np.int64)
         a.worm_hist += np.bincount(hist_key, minlength=p * (MAX_WORMS + 1)).reshape(p, -1)
         a.seat += cluster_moments(flat_c, seat_idx, points.ravel(), ones, n)
@@ -758,33 +969,56 @@ class _Aggregator:
         for chosen, pool, weight in _choice_events(strat, ranks):
             a.choices.add(chosen, pool, weight)
 
-    def _tables(self, frame: pd.DataFrame, strat: np.ndarray) -> None:
+    def scored(self, games: Games) -> _Scored | None:
+        """The scored games' (strategies, ranks, clusters), or None if there are none."""
+        games = games.select(~games.matches("status", STATUSES[TURN_CAP]))
+        if not len(games):
+            return None
+        ranks = games.numbers([seat_column(i, "rank") for i in range(self.n)], np.int64)
+        return self.codes(games), ranks, self.cluster(games)
+
+    def _keep(self, strat: np.ndarray, ranks: np.ndarray, cluster: np.ndarray) -> None:
+        if self.kept is None:
+            return
+        kept = (strat.astype(np.int32), ranks.astype(np.int8), cluster.astype(np.int32))
+        self.kept_bytes += sum(a.nbytes for a in kept)
+        if self.kept_bytes > KEPT_BYTES:
+            self.kept = None
+        else:
+            self.kept.append(kept)
+
+    def _tables(self, games: Games, strat: np.ndarray) -> None:
         """Each table's entrants in table order, from its first game: seat i of seat
         order k holds table entrant ``design[k][i]``."""
         a, design = self.agg, self.design
-        first = frame.drop_duplicates("table")
-        for idx, table in zip(first.index, first["table"].astype(str), strict=True):
+        codes, names = games.labels("table")
+        if all(name in a.tables for name in names):
+            return
+        present, first = np.unique(codes, return_index=True)
+        for code, row in sorted(zip(present.tolist(), first.tolist(), strict=True), key=_second):
+            table = names[code]
             if table in a.tables:
                 continue
-            row = strat[frame.index.get_loc(idx)]
-            k = int(frame["seating"].iat[frame.index.get_loc(idx)])
+            k = int(games.values("seating", np.array([row]))[0])
             entrants = [""] * self.n
             if 0 <= k < len(design):
                 for seat, entrant in enumerate(design[k]):
-                    entrants[entrant] = a.strategies[row[seat]]
+                    entrants[entrant] = a.strategies[strat[row, seat]]
             else:  # an order the design does not have: the seats as stored
-                entrants = [a.strategies[s] for s in row]
+                entrants = [a.strategies[s] for s in strat[row]]
             a.tables[table] = entrants
 
-    def _forfeits(self, frame: pd.DataFrame, strat: np.ndarray, status: np.ndarray) -> None:
+    def _forfeits(self, games: Games, strat: np.ndarray, forfeit: np.ndarray) -> None:
         a = self.agg
-        rows = np.flatnonzero(status == "forfeit")
-        for r in rows:
-            seat = int(frame["error_seat"].iat[r])
+        rows = np.flatnonzero(forfeit)
+        if not len(rows):
+            return
+        columns = ("error_seat", "error", "error_kind", "table", "deal", "seating", "seed")
+        values = zip(*(games.values(c, rows) for c in columns), strict=True)
+        for r, (seat, error, kind, table, deal, seating, seed) in zip(rows, values, strict=True):
+            seat = int(seat)
             who = a.strategies[strat[r, seat]] if 0 <= seat < self.n else "?"
-            error = frame["error"].iat[r]
             error = safe_text(error) if isinstance(error, str) and error else "(no error recorded)"
-            kind = frame["error_kind"].iat[r]
             kind = kind if isinstance(kind, str) and kind in ERROR_KINDS else UNKNOWN_KIND
             a.forfeit_kinds[kind] = a.forfeit_kinds.get(kind, 0) + 1
             mine = a.forfeit_kinds_by_strategy.setdefault(who, {})
@@ -801,10 +1035,10 @@ class _Aggregator:
                     "error": error,
                     "count": 0,
                     "example": {
-                        "table": str(frame["table"].iat[r]),
-                        "deal": int(frame["deal"].iat[r]),
-                        "seating": int(frame["seating"].iat[r]),
-                        "seed": int(frame["seed"].iat[r]),
+                        "table": str(table),
+                        "deal": int(deal),
+                        "seating": int(seating),
+                        "seed": int(seed),
                         "seat": seat,
                     },
                 }
@@ -848,7 +1082,7 @@ class _Aggregator:
 
 def _grow(arr: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """``arr`` zero-padded to ``shape`` (strategies are discovered as games are read)."""
-    out = np.zeros(shape)
+    out = np.zeros(shape, dtype=arr.dtype)
     out[tuple(slice(0, k) for k in arr.shape)] = arr
     return out
 
@@ -888,42 +1122,49 @@ def _choice_events(
             yield int(chosen), tuple(sorted(members)), float(w)
 
 
-Frames = Callable[[list[str], str], Iterable[pd.DataFrame]]
-"""frames(columns, phase): a run's games in frames that hold whole deals (as
-:func:`iter_games` gives them); called once per pass."""
+def _second(pair: tuple[int, int]) -> int:
+    return pair[1]
+
+
+Frames = Callable[[list[str], str], Iterable["Games | pd.DataFrame"]]
+"""frames(columns, phase): a run's games in batches that hold whole deals (as
+:func:`iter_batches` gives them, or as frames); called once per pass."""
 Clusters = Callable[[pd.DataFrame], np.ndarray]
 """clusters(frame): each game's cluster id within the frame (the unit of every interval)."""
 
 
 def aggregate(
-    path: str | Path | RunInfo, progress: Progress | None = None, *, ratings: bool = True
+    path: str | Path | RunInfo, progress: ProgressCallback | None = None, *, ratings: bool = True
 ) -> Aggregates:
     """Read a run folder's games and reduce them; a second pass adds rating intervals."""
     info = path if isinstance(path, RunInfo) else load_run(path)
     return aggregate_frames(
-        info, lambda cols, phase: iter_games(info, cols, progress, phase), ratings=ratings
+        info, lambda cols, phase: iter_batches(info, cols, progress, phase), ratings=ratings
     )
 
 
 def aggregate_frames(
     info: RunInfo, frames: Frames, *, ratings: bool = True, clusters: Clusters | None = None
 ) -> Aggregates:
-    """Reduce games given as frames (see :data:`Frames`): what :func:`aggregate` does with
-    the frames of a run folder, and benchmarks/coverage.py with games played in memory.
+    """Reduce games given in batches (see :data:`Frames`): what :func:`aggregate` does with
+    the batches of a run folder, and benchmarks/coverage.py with frames played in memory.
 
     ``clusters`` is :func:`deal_clusters` unless given: the coverage benchmark passes the
     clusters of earlier versions (per table and deal, per game) to show what they give.
     """
-    clusters = clusters or deal_clusters
-    folder = _Aggregator(info, clusters)
-    for frame in frames(_read_columns(info.players, "main"), "reading"):
-        folder.add(frame)
+    folder = _Aggregator(info, clusters, keep=ratings)
+    for frame in frames(read_columns(info.players, "main"), "reading"):
+        folder.add(Games.of(frame))
     agg = folder.agg
     if ratings and _ratable(agg):
         fitted = stats.fit_plackett_luce(agg.choices)
-        scores = frames(_read_columns(info.players, "ratings"), "ratings")
-        meat, units = _rating_meat(info, folder, np.nan_to_num(fitted.theta), scores, clusters)
-        fitted.cov = stats.sandwich_cov(fitted, meat, units)
+        if folder.kept is not None:
+            scored: Iterable[_Scored | None] = folder.kept
+        else:
+            again = frames(read_columns(info.players, "ratings"), "ratings")
+            scored = (folder.scored(Games.of(frame)) for frame in again)
+        meat, deals = _rating_meat(np.nan_to_num(fitted.theta), scored)
+        fitted.cov = stats.sandwich_cov(fitted, meat, deals)
         agg.ratings = fitted
     return agg
 
@@ -932,42 +1173,20 @@ def _ratable(agg: Aggregates) -> bool:
     return len(stats.present(agg.choices)) >= 2 and stats.connected(agg.choices)
 
 
-def _rating_meat(
-    info: RunInfo,
-    folder: _Aggregator,
-    theta: np.ndarray,
-    frames: Iterable[pd.DataFrame],
-    clusters: Clusters,
-) -> tuple[np.ndarray, int]:
-    """Sum over units of the outer products of their summed Plackett-Luce scores."""
+def _rating_meat(theta: np.ndarray, batches: Iterable[_Scored | None]) -> tuple[np.ndarray, int]:
+    """Sum over deals of the outer products of their summed Plackett-Luce scores."""
     from scipy import sparse
 
     p = len(theta)
     meat = np.zeros((p, p))
-    units = 0
-    for frame in frames:
-        frame = frame[frame["status"].astype(str) != "turn-cap"].reset_index(drop=True)
-        if not len(frame):
+    deals = 0
+    for batch in batches:
+        if batch is None:
             continue
-        strat = folder.codes(frame)
-        ranks = frame[[seat_column(i, "rank") for i in range(info.players)]].to_numpy(np.int64)
+        strat, ranks, deal = (a.astype(np.int64) for a in batch)
         rows, cols, vals = stats.pl_scores(theta, strat, ranks)
-        cluster = clusters(frame)
-        k = int(cluster.max()) + 1
-        score = sparse.coo_matrix((vals, (cluster[rows], cols)), shape=(k, p)).tocsr()
+        k = int(deal.max()) + 1
+        score = sparse.coo_matrix((vals, (deal[rows], cols)), shape=(k, p)).tocsr()
         meat += (score.T @ score).toarray()
-        units += k
-    return meat, units
-
-
-def nan_to_none(value: Any) -> Any:
-    """JSON-safe: nan and infinities become None, recursively through lists and dicts."""
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    if isinstance(value, dict):
-        return {k: nan_to_none(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [nan_to_none(v) for v in value]
-    if isinstance(value, np.floating | np.integer):
-        return nan_to_none(value.item())
-    return value
+        deals += k
+    return meat, deals

@@ -40,10 +40,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from harness.report import stats
-from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run, nan_to_none
+from harness import stats
+from harness.jsonsafe import json_safe
+from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run
 from harness.report.paired import paired_difference
-from harness.schema import seat_column
+from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 ALPHA = 0.05
 MIN_SHARED_DEALS = 2  # a paired interval needs two deals at least
@@ -219,7 +220,7 @@ def appearances(
     n = info.players
     frames = []
     for batch in iter_games(info, _read_columns(n)):
-        scored = batch[batch["status"].astype(str) != "turn-cap"].reset_index(drop=True)
+        scored = batch[batch["status"].astype(str) != STATUSES[TURN_CAP]].reset_index(drop=True)
         if not len(scored):
             continue
         who = np.empty((len(scored), n), dtype=np.int32)
@@ -356,7 +357,7 @@ def compare(
             for key in ("win_share", "worms"):
                 diff[key].setdefault("p_holm", None)
                 diff[key].setdefault("significant", False)
-    return nan_to_none(
+    return json_safe(
         {
             "runs": runs,
             "baseline": labels[0],

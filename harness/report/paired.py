@@ -6,7 +6,7 @@ difference of a twin pair cancels most of the luck of the dice, as engine tester
 compare two versions of an engine on the same openings. The pairs of one deal (every
 table and seat order of it, in both runs) share that deal's dice, so the deal is the
 unit: the estimate is the mean paired difference, its variance the cluster-robust
-(linearised ratio) variance of :class:`harness.report.stats.Moments` over deals, and the
+(linearised ratio) variance of :class:`harness.stats.Moments` over deals, and the
 interval a t interval on deals - 1 degrees of freedom.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.report import stats
+from harness import stats
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ def paired_difference(
         moments.se,
         low,
         high,
-        t_pvalue(moments.estimate, moments.se, moments.units - 1),
+        t_pvalue(moments.estimate, moments.se, moments.deals - 1),
         int(moments.sm),
-        int(moments.units),
+        int(moments.deals),
     )
 
 

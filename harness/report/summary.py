@@ -2,7 +2,9 @@
 
 Everything a report shows (tables, plots, ``--json``) and ``harness compare`` reads
 comes from this one dict, so the three never disagree. Undefined numbers are ``None``
-in it (nan while computing), shown as a dash.
+in it (nan while computing), shown as a dash. The standings are in the one ranking's
+order (:func:`harness.ranking.order`, on the same integer counts the terminal's table
+ranks), so the report and ``harness tourney`` list tied entrants alike.
 
 Two kinds of run get more than standings: a gauntlet (``gauntlet``: the challenger
 against each opponent and its rating; the field is ordered by rating and marked as
@@ -20,21 +22,21 @@ from typing import Any
 
 import numpy as np
 
+from harness import ranking, stats
 from harness.errors import HarnessError
-from harness.report import stats
+from harness.jsonsafe import json_safe
 from harness.report.aggregate import (
     MAX_WORMS,
     Aggregates,
     RunInfo,
-    _read_columns,
-    iter_games,
+    iter_batches,
     moments_of,
-    nan_to_none,
+    read_columns,
 )
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
 from harness.rules import Rules
-from harness.schema import seat_column
+from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 # 2: forfeits by kind (time forfeits apart), verified parts only; 3: mirror matches,
 # a gauntlet centred on its challenger, the ranking's basis (``ranking``).
@@ -51,8 +53,8 @@ MACHINE_DEPENDENT = ("time",)  # kinds whose count depends on the machine's spee
 NAN = float("nan")
 
 
-def _interval_method(blocks: bool) -> str:
-    if blocks:
+def _interval_method(by_deal: bool) -> str:
+    if by_deal:
         return (
             "95% intervals by deals: every game of a deal (each seat order, at every "
             "table) is played on the same dice, so a deal of the run is one unit "
@@ -71,7 +73,7 @@ def _rules_text(rules: dict[str, Any], players: int) -> str:
 def summarise(agg: Aggregates) -> dict[str, Any]:
     """The summary of a run: see the module docstring. JSON-safe (no nan)."""
     info = agg.info
-    blocks = info.blocks
+    by_deal = info.by_deal
     names = agg.strategies
     p, n = len(names), info.players
     scored = agg.status["over"] + agg.status["forfeit"]
@@ -103,13 +105,14 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
             "mean_turns": agg.turns / scored if scored else NAN,
             "tables": len(agg.tables),
         },
-        "intervals": _interval_method(blocks),
+        "intervals": _interval_method(by_deal),
     }
     standings = []
+    counts = agg.entrant_counts()  # what the one ranking orders, as the terminal counts it
     for s in range(p):
         win, worms, rank = (moments_of(a[s]) for a in (agg.win, agg.worms, agg.rank))
         busts, seat_turns, steals, stolen, games = agg.totals[s]
-        wlo, whi = stats.share_interval(win, blocks)
+        wlo, whi = stats.share_interval(win, by_deal)
         mlo, mhi = _clip(worms.interval(), 0, MAX_WORMS)  # no score lies outside 0..40
         standings.append(
             {
@@ -118,7 +121,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
                 "win_share": win.estimate,
                 "win_low": wlo,
                 "win_high": whi,
-                "win_se": stats.share_se(win, blocks),
+                "win_se": stats.share_se(win, by_deal),
                 "worms": worms.estimate,
                 "worms_low": mlo,
                 "worms_high": mhi,
@@ -128,18 +131,20 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
                 "steals": steals / games if games else NAN,
                 "stolen": stolen / games if games else NAN,
                 "turn_capped": int(agg.capped[s]),
-                "units": win.units,
+                "units": win.deals,  # summary.json's key, kept as it was
             }
         )
     _add_ratings(agg, standings, out)
     challenger = _challenger(agg)
     out["ranking"] = _ranking(challenger)
-    standings.sort(key=_by_rating if challenger else _by_win_share)
+    ratings = {r["strategy"]: r["elo"] for r in standings} if challenger else None
+    place_of = {name: i for i, name in enumerate(ranking.order(counts, ratings))}
+    standings.sort(key=lambda r: place_of[r["strategy"]])
     for place, row in enumerate(standings, 1):
         row["place"] = place
     out["standings"] = standings
     order = [r["strategy"] for r in standings if r["games"] > 0]
-    out["head_to_head"] = _head_to_head(agg, order, blocks)
+    out["head_to_head"] = _head_to_head(agg, order, by_deal)
     out["gauntlet"] = (
         _gauntlet(agg, challenger, standings, out["head_to_head"]) if challenger else None
     )
@@ -149,9 +154,9 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
         else _convergence(standings, out["head_to_head"], scored, mirror_pairs(info.entrants))
     )
     out["mirrors"] = _mirrors(agg, out["head_to_head"])
-    out["seats"] = _seats(agg, blocks)
+    out["seats"] = _seats(agg, by_deal)
     out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
-    out["curve"] = _curve(agg, blocks)
+    out["curve"] = _curve(agg, by_deal)
     out["forfeits"] = sorted(agg.forfeits.values(), key=lambda g: (-g["count"], g["strategy"]))
     out["forfeit_groups_dropped"] = agg.forfeit_groups_dropped
     out["forfeit_kinds"] = _forfeit_kinds(agg)
@@ -165,7 +170,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     }
     out["tables"] = agg.tables
     out["messages"] = _messages(out, p)
-    return nan_to_none(out)
+    return json_safe(out)
 
 
 def _forfeit_kinds(agg: Aggregates) -> dict[str, Any]:
@@ -197,10 +202,6 @@ def _clip(interval: tuple[float, float], low: float, high: float) -> tuple[float
     return max(low, lo), min(high, hi)
 
 
-def _num(value: float | None) -> float:
-    return -math.inf if value is None or math.isnan(value) else value
-
-
 def _add_ratings(agg: Aggregates, standings: list[dict[str, Any]], out: dict[str, Any]) -> None:
     r = agg.ratings
     n = agg.info.players
@@ -221,14 +222,14 @@ def _add_ratings(agg: Aggregates, standings: list[dict[str, Any]], out: dict[str
         if n == 2
         else f"Plackett-Luce on the full finishing orders of {n}-player games"
     )
-    unit = "deal" if agg.info.blocks else "game"
+    cluster = "deal" if agg.info.by_deal else "game"
     out["ratings"] = {
         "model": model,
         "scale": "Elo",
         "note": (
             f"{model}, on the Elo scale (0 = the entrants' average; 100 points = finishing "
             f"ahead in 64% of head-to-head comparisons). Maximum likelihood with one virtual "
-            f"draw per pair (as BayesElo); 95% intervals are cluster-robust by {unit}."
+            f"draw per pair (as BayesElo); 95% intervals are cluster-robust by {cluster}."
         ),
         "converged": r.converged,
     }
@@ -247,7 +248,7 @@ def _pair(agg: Aggregates, a: int, b: int) -> tuple[stats.Moments, bool]:
     m = moments_of(agg.pairs[lo, hi])
     if a > b:  # a's share is 1 - (b's share): y -> m - y per unit
         m = stats.Moments(
-            m.units,
+            m.deals,
             m.sm - m.sy,
             m.sm,
             m.smm - 2 * m.sym + m.syy,
@@ -257,7 +258,7 @@ def _pair(agg: Aggregates, a: int, b: int) -> tuple[stats.Moments, bool]:
     return m, a != b
 
 
-def _head_to_head(agg: Aggregates, order: list[str], blocks: bool) -> dict[str, Any]:
+def _head_to_head(agg: Aggregates, order: list[str], by_deal: bool) -> dict[str, Any]:
     idx = {name: i for i, name in enumerate(agg.strategies)}
     cells = []
     for a_name in order:
@@ -267,7 +268,7 @@ def _head_to_head(agg: Aggregates, order: list[str], blocks: bool) -> dict[str, 
             m, _ = _pair(agg, idx[a_name], idx[b_name])
             if m.sm == 0:
                 continue
-            lo, hi = stats.share_interval(m, blocks)
+            lo, hi = stats.share_interval(m, by_deal)
             cells.append(
                 {
                     "a": a_name,
@@ -276,7 +277,7 @@ def _head_to_head(agg: Aggregates, order: list[str], blocks: bool) -> dict[str, 
                     "share": m.estimate,
                     "low": lo,
                     "high": hi,
-                    "se": stats.share_se(m, blocks),
+                    "se": stats.share_se(m, by_deal),
                 }
             )
     return {"order": order, "pairs": cells}
@@ -327,14 +328,7 @@ def _convergence(
 
 
 # -- the ranking: by win share (everyone meets), or by rating (a gauntlet) -------------------
-def _by_win_share(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (r["games"] == 0, -_num(r["win_share"]), -_num(r["worms"]), r["strategy"])
-
-
-def _by_rating(r: dict[str, Any]) -> tuple[Any, ...]:
-    return (r["games"] == 0, -_num(r["elo"]), -_num(r["win_share"]), r["strategy"])
-
-
+# The order itself is harness.ranking.order, the terminal standings' order too.
 def _challenger(agg: Aggregates) -> str | None:
     """A gauntlet's challenger (run.json's ``challenger``) if it played, else None."""
     if agg.info.config.get("format") != "gauntlet":
@@ -508,7 +502,7 @@ def diff_of_shares(
         return out
     e = (ya - ra * ma) / ma.sum() - (yb - rb * mb) / mb.sum()
     se = math.sqrt(float((e * e).sum()) * k / (k - 1))
-    t = stats._t(confidence, k - 1)
+    t = stats.t_quantile(confidence, k - 1)
     out.update(se=se, low=out["diff"] - t * se, high=out["diff"] + t * se)
     return out
 
@@ -523,19 +517,19 @@ def _deal_totals(info: RunInfo, names: set[str]) -> dict[str, tuple[np.ndarray, 
     n = info.players
     ys = {name: np.zeros(0) for name in names}
     ms = {name: np.zeros(0) for name in names}
-    for frame in iter_games(info, _read_columns(n, "ratings")):
-        frame = frame[frame["status"].astype(str) != "turn-cap"]
-        if not len(frame):
+    for games in iter_batches(info, read_columns(n, "ratings")):
+        games = games.select(~games.matches("status", STATUSES[TURN_CAP]))
+        if not len(games):
             continue
-        deal = frame["deal"].to_numpy(np.int64)
+        deal = games.number("deal").astype(np.int64)
         size = int(deal.max()) + 1
-        ranks = frame[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
+        ranks = games.numbers([seat_column(i, "rank") for i in range(n)], np.int64)
         firsts = (ranks == 1).sum(axis=1)
         points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
         for i in range(n):
-            seat = frame[seat_column(i, "strategy")].astype(str).to_numpy()
+            codes, seated = games.labels(seat_column(i, "strategy"))
             for name in names:
-                mine = seat == name
+                mine = codes == seated.index(name) if name in seated else codes < 0
                 if not mine.any():
                     continue
                 y = np.bincount(deal[mine], weights=points[mine, i], minlength=size)
@@ -625,12 +619,12 @@ def _holds(low: float, high: float, value: float) -> bool | None:
     return bool(low <= value <= high)
 
 
-def _seats(agg: Aggregates, blocks: bool) -> dict[str, Any]:
+def _seats(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
     n = agg.info.players
     overall = []
     for seat in range(n):
         m = moments_of(agg.seat[seat])
-        lo, hi = stats.share_interval(m, blocks)
+        lo, hi = stats.share_interval(m, by_deal)
         overall.append(
             {
                 "seat": seat,
@@ -647,7 +641,7 @@ def _seats(agg: Aggregates, blocks: bool) -> dict[str, Any]:
             m = moments_of(agg.seat_strategy[s, seat])
             if m.sm == 0:
                 continue
-            lo, hi = stats.share_interval(m, blocks)
+            lo, hi = stats.share_interval(m, by_deal)
             by_strategy.append(
                 {
                     "strategy": name,
@@ -661,7 +655,7 @@ def _seats(agg: Aggregates, blocks: bool) -> dict[str, Any]:
     return {"fair_share": 1 / n, "overall": overall, "by_strategy": by_strategy}
 
 
-def _curve(agg: Aggregates, blocks: bool) -> dict[str, Any]:
+def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
     """Cumulative win share per strategy at each deal bucket, with its interval."""
     cum = np.cumsum(agg.conv, axis=0)
     used = np.flatnonzero(agg.conv[:, :, 2].sum(axis=1) > 0)
@@ -673,7 +667,7 @@ def _curve(agg: Aggregates, blocks: bool) -> dict[str, Any]:
             m = moments_of(cum[b, s])
             if m.sm == 0 or agg.conv[b, s, 2] == 0:
                 continue
-            lo, hi = stats.share_interval(m, blocks)
+            lo, hi = stats.share_interval(m, by_deal)
             points.append([int(m.sm), m.estimate, lo, hi])
         out["series"][name] = points
     return out
@@ -721,11 +715,11 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
         )
     if g["shared_first"] == g["scored"]:
         msgs.append("Every scored game ended in a shared first place (a draw).")
-    units = min((r["units"] for r in playing), default=0)
-    if units < 30:
-        unit = "deals" if out["run"]["dice"] == "duplicate" else "games"
+    deals = min((r["units"] for r in playing), default=0)  # "units": the JSON key stays
+    if deals < 30:
+        what = "deals" if out["run"]["dice"] == "duplicate" else "games"
         msgs.append(
-            f"Few {unit} ({int(units)} for the least-played strategy): intervals are wide "
+            f"Few {what} ({int(deals)} for the least-played strategy): intervals are wide "
             "and rough; play more games before drawing conclusions."
         )
     conv = out["convergence"]

@@ -4,7 +4,6 @@ The rooms, in the order a run goes through them::
 
     config    read and check the YAML, resolve the entrants
     plan      tables, seeds, chunks and their content keys (pure)
-    seating   the seat orders of a deal: balanced, cyclic, permutations (pure)
     chunks    play one chunk -> compact columnar result (pure; what a worker runs)
     backend   where chunks are played: worker processes, or in-process
     dask_backend, dask_worker   the same chunks as tasks on a Dask cluster
@@ -12,9 +11,14 @@ The rooms, in the order a run goes through them::
     progress  the bar on a terminal, log lines otherwise
     standings the table at the end
     repro     playing one stored game again (forfeits: the command to reproduce)
-    runner    ties them together: run_tournament()
+    runner    ties them together in phases: run_tournament()
+    repair    play a run's damaged or missing chunks again (``harness report --repair``)
     cli       the ``harness tourney`` command
-    sprt      ``harness sprt A B``: a sequential test on the same chunks and workers
+
+Below this room: the seat orders of a deal (:mod:`harness.seating`), the engines
+(:mod:`harness.engine`, :mod:`harness.native`), the ranking (:mod:`harness.ranking`).
+``harness sprt`` (:mod:`harness.sprt`, a room beside this one) plays its deals on the
+same chunks and backends; nothing here imports it.
 
 From Python (e.g. a notebook)::
 

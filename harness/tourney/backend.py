@@ -1,9 +1,11 @@
 """Backends: where chunks are played. A backend turns chunk specs into outcomes.
 
-``backend.results(specs)`` is a generator of :class:`Done` and :class:`Failed`
-outcomes (and ``None`` now and then, so the caller can refresh its progress while
-nothing finishes). Closing the generator stops the work at once. Backends know nothing
-of storage: the caller stores each outcome.
+Every backend shows the same small face, :class:`Backend`: ``backend.results(specs)``
+is a generator of :class:`Done` and :class:`Failed` outcomes (and ``None`` now and
+then, so the caller can refresh its progress while nothing finishes), ``describe()``
+says where it plays and ``stats()`` how it went; closing the generator stops the work
+at once. Backends know nothing of storage: the caller stores each outcome. A chunk
+that raises is retried by one account of retries for all of them (:class:`Retries`).
 
 :class:`ProcessBackend` runs worker processes of its own, each with a pipe and one
 chunk at a time; the parent watches pipes and process sentinels together, so a death
@@ -62,11 +64,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from harness.errors import MESSAGE_LIMIT, GameError, SeatCrashed, TimeForfeit, safe_text, type_name
 from harness.interrupts import plugin_interrupts_only, reraise_if_user
-from harness.plugins import _OWN_PACKAGES, builtin_strategies, parse_reference
+from harness.plugins import builtin_strategies, is_own_module, names_a_file, parse_reference
 from harness.seats import Beacon
 from harness.tourney import chunks
 from harness.tourney.chunks import (
@@ -109,6 +111,67 @@ class Failed:
 Outcome = Done | Failed | None
 
 
+@dataclass(frozen=True)
+class BackendStats:
+    """What a backend tells the run about how it went: the share of time its workers
+    waited for work (``Run.worker_wait``), and lines for run.log."""
+
+    worker_wait: float = 0.0
+    lines: tuple[str, ...] = ()
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Where chunks are played: the one face every backend shows the runner (and sprt).
+
+    ``results(specs)`` is a generator of outcomes (see the module docstring); closing it
+    stops the work at once and frees what the backend started (processes, a cluster),
+    so a backend needs no close of its own. ``workers`` is how many play (0: this
+    process), ``describe()`` says where, in words, and ``stats()`` how it went.
+    """
+
+    workers: int
+
+    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]: ...
+
+    def describe(self) -> str: ...
+
+    def stats(self) -> BackendStats: ...
+
+
+class Retries:
+    """The one account of chunks whose playing raised: each is played again, up to
+    ``attempts`` times in all, then reported; run.log says which happened."""
+
+    def __init__(self, attempts: int = ATTEMPTS) -> None:
+        self.attempts = attempts
+        self.failures: dict[str, int] = {}  # chunk key -> attempts that raised so far
+
+    def attempt(self, spec: ChunkSpec) -> int:
+        """The number of the chunk's next attempt (1 for the first)."""
+        return self.failures.get(spec.key, 0) + 1
+
+    def failed(self, spec: ChunkSpec, reason: str) -> Failed | None:
+        """One attempt raised: None to play it again, or the Failed outcome to report."""
+        tried = self.attempt(spec)
+        if tried < self.attempts:
+            self.failures[spec.key] = tried
+            log.warning("chunk %s failed: %s; retrying it once", spec.describe(), reason)
+            return None
+        self.failures.pop(spec.key, None)
+        log.error("chunk %s failed again: %s; giving up", spec.describe(), reason)
+        return Failed(spec, reason)
+
+
+def local_backend(
+    workers: int, log_to: logging.Handler | None = None, echo: Callable[[str], None] | None = None
+) -> Backend:
+    """Worker processes of our own (``workers`` >= 1), or this process (0)."""
+    if workers > 0:
+        return ProcessBackend(workers, log_to)
+    return SerialBackend(echo=echo)
+
+
 class WorkersCannotStart(RuntimeError):
     """Worker processes die before they are ready (one line, for the run to stop)."""
 
@@ -132,9 +195,9 @@ def is_builtin_ref(ref: EntrantRef) -> bool:
     where, sep, _ = name.rpartition(":")
     if not sep:
         return name in builtin_strategies()
-    if where.endswith(".py") or "/" in where or "\\" in where:
+    if names_a_file(where):
         return False
-    return where.split(".")[0] in _OWN_PACKAGES
+    return is_own_module(where)
 
 
 def user_codes(spec: ChunkSpec) -> set[str]:
@@ -356,6 +419,13 @@ class SerialBackend:
         self.echo = echo or (lambda text: None)
         self.output = PluginOutput(lambda text: logging.getLogger(OUTPUT_LOGGER).info("%s", text))
         self.warned: set[str] = set()
+        self.retries = Retries()
+
+    def describe(self) -> str:
+        return "in-process"
+
+    def stats(self) -> BackendStats:
+        return BackendStats()
 
     def _warn_once(self, what: str, text: str, tell: bool = True) -> None:
         if what not in self.warned:
@@ -372,7 +442,7 @@ class SerialBackend:
                     "workers: 0 cannot stop a strategy stuck in C code (only Python code is "
                     "interrupted at move_time in-process); use workers: 1 or more",
                 )
-            for attempt in range(1, ATTEMPTS + 1):
+            while True:
                 self.output.begin()
                 try:
                     with contained(self.output):
@@ -381,13 +451,11 @@ class SerialBackend:
                     if isinstance(exc, GeneratorExit):
                         raise
                     reraise_if_user(exc)  # the user's Ctrl-C stops the run; a plugin's not
-                    reason = f"{type_name(exc)}: {safe_text(exc)}"
-                    log.warning(
-                        "chunk %s failed (attempt %d): %s", spec.describe(), attempt, reason
-                    )
-                    if attempt == ATTEMPTS:
-                        yield Failed(spec, reason)
-                    continue
+                    failed = self.retries.failed(spec, f"{type_name(exc)}: {safe_text(exc)}")
+                    if failed is None:
+                        continue
+                    yield failed
+                    break
                 if not set(result.loaded) <= user_codes(spec):
                     self._warn_once(
                         "loaded",
@@ -741,7 +809,6 @@ class _Chunk:
         self.deaths = 0
         self.unexplained: dict[int, int] = {}  # row -> deaths there outside any decision
         self.stalls: dict[int, int] = {}  # rows received -> deaths before the next game
-        self.errors = 0
         self.engines: set[str] = set()  # the engines that played its parts
 
     @property
@@ -901,7 +968,7 @@ class ProcessBackend:
         self.log_to = log_to  # the handler workers' records go to (run.log)
         self.setup = setup
         self.report = report
-        self.attempts = attempts
+        self.retries = Retries(attempts)
         self.prefix = prefix
         self.waited = 0.0  # seconds workers spent waiting for their next chunk
         self.busy = 0.0  # seconds workers spent playing chunks (wall clock)
@@ -912,6 +979,25 @@ class ProcessBackend:
 
     def name(self, index: int) -> str:
         return f"{self.prefix}-{index}"
+
+    def describe(self) -> str:
+        return f"{self.workers} worker{'s' if self.workers > 1 else ''}"
+
+    def stats(self) -> BackendStats:
+        lines: list[str] = []
+        wait = 0.0
+        if self.busy > 0:
+            wait = self.waited / (self.busy + self.waited)
+            lines.append(
+                f"workers played for {self.busy:.1f} s and waited {self.waited:.3f} s for "
+                f"work between chunks ({100 * wait:.2f}%)"
+            )
+        if self.replaced or self.restarted:
+            lines.append(
+                f"workers started afresh: {self.replaced} for tables with other plugins, "
+                f"{self.restarted} after a death"
+            )
+        return BackendStats(wait, tuple(lines))
 
     # -- log records --------------------------------------------------------------------
     def _forward(self, records: list[dict[str, Any]]) -> None:
@@ -1087,16 +1173,11 @@ class ProcessBackend:
         if refused:
             log.error("chunk %s refused: %s", spec.describe(), reason)
             return [Failed(spec, reason, refused=True)]
-        chunk.errors += 1
-        reason = f"playing it raised {reason}"
-        if chunk.errors < self.attempts:
-            log.warning("chunk %s failed: %s; retrying it once", spec.describe(), reason)
-            retry = _Chunk(spec)  # from the start: nothing of a failed attempt is kept
-            retry.errors = chunk.errors
-            resume.append(retry)
-            return []
-        log.error("chunk %s failed again: %s; giving up", spec.describe(), reason)
-        return [Failed(spec, reason)]
+        failed = self.retries.failed(spec, f"playing it raised {reason}")
+        if failed is not None:
+            return [failed]
+        resume.append(_Chunk(spec))  # from the start: nothing of a failed attempt is kept
+        return []
 
     def _died(
         self, workers: list[_Worker], w: _Worker, chunk: _Chunk, resume: deque[_Chunk]

@@ -10,6 +10,12 @@ command replays it). The result is columnar (``array`` per column, a few strings
 per-game Python objects cross between processes. :func:`replay_game` plays one game of
 a chunk again, with a record or a narration, for debugging a forfeit.
 
+Both engines play chunks from here: :func:`play_chunk` hands a spec that may go native
+to :func:`play_native`, the one place a ChunkSpec meets :mod:`harness.native` (the native
+engine sits below this room and knows nothing of specs or results). The standings
+counters of a chunk (:func:`chunk_stats`, or the same in C) are
+:class:`harness.ranking.Counts`, the one counter type.
+
 What a backend needs to contain a plugin is here too, at no cost to a chunk that does
 not use it: ``start`` and ``decided`` resume a chunk whose worker died (the game it died
 in is given as a forfeit, played up to the start of that turn), ``watch`` is told the
@@ -30,24 +36,33 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness import schema
 from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Game, GameObserver, GameResult
-from harness.errors import GameError, IllegalMove, PluginError, StrategyFailed, safe_text
-from harness.interrupts import is_user_interrupt
-from harness.plugins import _OWN_PACKAGES, StrategySpec, code_digest, resolve
+from harness.engine import Game, GameObserver, GameResult, build_instances
+from harness.errors import (
+    GameError,
+    IllegalMove,
+    PluginError,
+    safe_text,
+    type_name,
+)
+from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
+from harness.ranking import Counts
 from harness.rules import Rules
+from harness.runfolder.schema import (
+    FORFEIT,
+    GAME_ARRAYS,
+    KIND_CODES,
+    NO_KIND,
+    OVER,
+    SEAT_ARRAYS,
+    TURN_CAP,
+)
+from harness.seating import Design, design, seats_of
 from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
-from harness.tourney.seating import Design, design, seats_of
 
-STATUS_CODES = {"over": 0, "turn-cap": 1, "forfeit": 2}
-STATUS_NAMES = tuple(STATUS_CODES)
-ERROR_KINDS = schema.ERROR_KINDS  # error_kind codes: the index; -1 for no forfeit
-KIND_CODES = {kind: code for code, kind in enumerate(ERROR_KINDS)}
-# Columns a chunk fills, with their array typecodes; the seat columns are per seat.
-GAME_ARRAYS = schema.GAME_ARRAYS
-SEAT_ARRAYS = schema.SEAT_ARRAYS
+# The columns a chunk fills, their array typecodes (the seat columns are per seat) and the
+# status and error-kind codes are the run folder schema's (GAME_ARRAYS, SEAT_ARRAYS, ...).
 # What a traced seat was doing (Watch.trace): the method's code is its index here.
 METHODS = ("__init__", "new_game", "pick", "stop", "claim")
 FLUSH_EVERY = 0.2  # seconds between the rows handed to ``sink``
@@ -71,7 +86,7 @@ class ChunkResult:
     games: dict[str, array]
     seats: list[dict[str, array]]
     errors: dict[int, str] = field(default_factory=dict)
-    stats: list[dict[str, Any]] = field(default_factory=list)
+    stats: list[Counts] = field(default_factory=list)
     cpu: float = 0.0
     loaded: list[str] = field(default_factory=list)
     engine: str = "python"  # which engine played the rows ("native" or "python")
@@ -196,7 +211,7 @@ _DIGESTS: dict[type, str] = {}
 
 def is_builtin(cls: type) -> bool:
     """A strategy of harness's own (a built-in or a base of them), not user code."""
-    return cls.__module__.split(".")[0] in _OWN_PACKAGES  # harness's own packages
+    return is_own_module(cls.__module__)
 
 
 def user_classes() -> list[type[Strategy]]:
@@ -309,7 +324,7 @@ def bounded_traceback(exc: BaseException, limit: int = TRACEBACK_LIMIT) -> str:
     frames = "".join(traceback.format_tb(exc.__traceback__))
     if len(frames) > limit:
         frames = "  ...\n" + frames[-limit:]
-    return f"Traceback (most recent call last):\n{frames}{type(exc).__name__}: {safe_text(exc)}"
+    return f"Traceback (most recent call last):\n{frames}{type_name(exc)}: {safe_text(exc)}"
 
 
 def _log_first(exc: GameError, spec: ChunkSpec, deal: int, order: int) -> None:
@@ -438,10 +453,10 @@ def play_chunk(
                     row,
                 )
                 if error is None:
-                    status = 1 if result_game.capped else 0
-                    error_seat = kind = -1
+                    status = TURN_CAP if result_game.capped else OVER
+                    error_seat, kind = -1, NO_KIND
                 else:
-                    status, error_seat, kind = 2, error.seat, kind_code(error)
+                    status, error_seat, kind = FORFEIT, error.seat, kind_code(error)
                     errors[row] = safe_text(error)
                     if row not in decided:
                         _log_first(error, spec, deal, r)
@@ -485,24 +500,91 @@ def play_chunk(
 def _play_native(spec: ChunkSpec, start: int, watch: Any) -> ChunkResult | None:
     """The chunk played by the native engine, or None (auto: the Python engine plays it).
 
-    Built-ins only, so no plugin code runs and a game cannot crash or stall: the watch
-    is told the first row only. Should the process die anyway, the backend retries from
-    there with ``trace_from`` set, which plays on the Python engine.
+    The watch is told each game's row where a plugin plays (a Python seat), the first
+    row only at a table of built-ins (no game of theirs can crash or stall). Should the
+    process die, the backend retries from that row with ``trace_from`` set, which plays
+    on the Python engine.
     """
     from harness import native
 
-    mark = getattr(watch, "game", None)
-    if mark is not None:
-        mark(start)
     try:
-        result = native.play_chunk(spec, start=start)
+        return play_native(spec, start=start, watch=watch)
     except native.NotNative as exc:
         if spec.engine == "native":
             raise PluginError(
                 f"{spec.describe()}: the native engine cannot play it: {exc}"
             ) from None
         return None
-    result.engine = "native"
+
+
+def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkResult:
+    """The chunk played by the native engine (:mod:`harness.native`): the ChunkResult
+    ``play_chunk(spec, start=start)`` returns on the Python engine, row for row, with
+    ``engine == "native"``.
+
+    A seat with no native version plays as a Python seat (:mod:`harness.native_seats`):
+    fresh instances per game, as :func:`play_chunk` builds them, its output labelled and
+    its forfeits logged as there, ``watch.game(row)`` told every game's row.
+    :class:`~harness.native.NotNative` when the spec asks for seat limits (a limit is the
+    Python engine's to enforce, so that a run's rows never depend on the engine) or a
+    seat cannot play there. Entrants are resolved as play_chunk resolves them (their
+    code digest checked against the plan). This is the tourney room's side of the
+    native engine: ``harness.native`` knows nothing of chunks.
+    """
+    from harness import native
+
+    started = time.process_time()
+    if spec.limited:
+        raise native.NotNative(
+            "seat limits (move_time, game_time, isolation) run on the Python engine"
+        )
+
+    def playing(deal: int, k: int, row: int, names: list, instances: list) -> None:
+        NOW.deal, NOW.order, NOW.row, NOW.names, NOW.seats = deal, k, row, names, instances
+
+    def forfeited(error: Any, deal: int, k: int) -> None:
+        _log_first(error, spec, deal, k)
+
+    mark = getattr(watch, "game", None)
+    NOW.spec = spec
+    try:
+        specs = [_spec(ref) for ref in spec.entrants]
+        orders = spec.orders
+        host = native.seat_host(
+            spec.rules,
+            specs,
+            [e.name for e in spec.entrants],
+            orders,
+            _factory,
+            max_turns=spec.max_turns,
+            first=spec.first,
+            mark=mark,
+            playing=playing,
+            forfeited=forfeited,
+        )
+        if host is None and mark is not None:
+            mark(start)  # built-ins only: no game can stall or crash the process
+        played = native.play_deals(
+            spec.rules,
+            specs,
+            spec.seed,
+            spec.first,
+            spec.stop,
+            orders=orders,
+            dice=spec.dice,
+            max_turns=spec.max_turns,
+            start=start,
+            host=host,
+        )
+    finally:
+        NOW.clear()
+    result = ChunkResult(spec.key, played.games, played.seats, engine="native")
+    if host is not None:
+        result.errors = host.errors
+    result.loaded = loaded_code(spec.entrants)
+    if start == 0:
+        finish(spec, result)
+    result.cpu = time.process_time() - started
     return result
 
 
@@ -532,23 +614,9 @@ def _play_one(
         assert seats_for is not None
         playing = seats_for.guard(None, names, k)
     else:
-        instances: list[Strategy] = []
-        failed: GameError | None = None
-        for seat, factory in enumerate(seats_of(factories, order)):
-            try:
-                if tracer is not None:
-                    tracer.trace(seat, 0, 0)
-                try:
-                    instances.append(factory())
-                finally:
-                    if tracer is not None:
-                        tracer.leave()
-            except BaseException as exc:
-                if is_user_interrupt(exc):
-                    raise
-                failed = StrategyFailed(0, seat, names[seat], "__init__", exc)
-                failed.__cause__ = exc
-                instances.append(_Absent())
+        instances, failed = build_instances(
+            seats_of(factories, order), names, failed_as=_Absent, watch=tracer
+        )
         NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
         NOW.seats = instances
         if failed is not None:
@@ -632,27 +700,15 @@ class _Seats:
             self.by_order.clear()
 
 
-def new_stats(players: int) -> dict[str, Any]:
-    """The standings counters of one entrant (integers: sums are exact in any order).
-
-    ``shared[k]`` counts games where the entrant shared first place with k - 1 others.
-    """
-    return {
-        "games": 0,
-        "wins": 0,
-        "shared": [0] * (players + 1),
-        "worms": 0,
-        "rank": 0,
-        "forfeits": 0,
-        "capped": 0,
-    }
-
-
-def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[dict[str, Any]]:
-    """Per table entrant (``orders[k][seat]`` of a row in order k): games, wins, ties,
-    worms, ranks. ``orders``: the chunk's design (None: the cyclic one)."""
+def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[Counts]:
+    """Per table entrant (``orders[k][seat]`` of a row in order k), its
+    :class:`~harness.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
+    (None: the cyclic one). The native engine counts the same in C
+    (:func:`harness.native.chunk_stats`); tests hold the two to the same integers."""
     orders = orders if orders is not None else design(n, "cyclic")
-    stats = [new_stats(n) for _ in range(n)]
+    # Per entrant: games, sole firsts, worms, rank, forfeits, capped; firsts shared by k.
+    games, sole, worms_sum, rank_sum, forfeits, capped = ([0] * n for _ in range(6))
+    shared = [[0] * (n + 1) for _ in range(n)]
     seating, status, error_seat = (
         result.games["seating"],
         result.games["status"],
@@ -662,24 +718,29 @@ def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> li
     ranks = [s["rank"] for s in result.seats]
     for row in range(result.rows):
         order = orders[seating[row]]
-        if status[row] == 1:  # turn cap: unfinished, never scored
+        if status[row] == TURN_CAP:  # unfinished, never scored
             for i in range(n):
-                stats[order[i]]["capped"] += 1
+                capped[order[i]] += 1
             continue
         firsts = [i for i in range(n) if ranks[i][row] == 1]
         for i in range(n):
-            st = stats[order[i]]
-            st["games"] += 1
-            st["worms"] += worms[i][row]
-            st["rank"] += ranks[i][row]
+            e = order[i]
+            games[e] += 1
+            worms_sum[e] += worms[i][row]
+            rank_sum[e] += ranks[i][row]
         if len(firsts) == 1:
-            stats[order[firsts[0]]]["wins"] += 1
+            sole[order[firsts[0]]] += 1
         else:
             for i in firsts:
-                stats[order[i]]["shared"][len(firsts)] += 1
+                shared[order[i]][len(firsts)] += 1
         if error_seat[row] >= 0:
-            stats[order[error_seat[row]]]["forfeits"] += 1
-    return stats
+            forfeits[order[error_seat[row]]] += 1
+    return [
+        Counts.from_firsts(
+            games[e], sole[e], shared[e], worms_sum[e], rank_sum[e], forfeits[e], capped[e]
+        )
+        for e in range(n)
+    ]
 
 
 # -- one game again, for people -------------------------------------------------------------
@@ -698,16 +759,12 @@ def replay_game(
     as the result (``result.error``), not raised (its ``__cause__`` is the plugin's
     exception, with its traceback).
     """
-    from harness.engine import Fanout
-    from harness.record import RecordBuilder
+    from harness.play import play_observed  # the records and narration room: people only
 
     order = spec.orders[k]
     dseed = deal_seed(spec.seed, deal)
     gseed = game_seed(dseed, k, spec.dice)
     names = seats_of([e.name for e in spec.entrants], order)
-    builder = RecordBuilder(spec.rules, names, gseed) if record else None
-    observers = [o for o in (builder, observer) if o is not None]
-    fan = observers[0] if len(observers) == 1 else (Fanout(observers) if observers else None)
     dice = dice_for(spec, dseed, k)
     seats_for = _Seats(spec, None) if spec.limited else None
     error: GameError | None = None
@@ -715,38 +772,23 @@ def replay_game(
         playing = seats_for.guard(None, names, k)
     else:
         factories = seats_of([_factory(_spec(ref)) for ref in spec.entrants], order)
-        instances: list[Strategy] = []
-        for seat, factory in enumerate(factories):
-            try:
-                instances.append(factory())
-            except BaseException as exc:
-                if is_user_interrupt(exc):
-                    raise
-                error = StrategyFailed(0, seat, names[seat], "__init__", exc)
-                error.__cause__ = exc
-                instances.append(_Absent())
+        instances, error = build_instances(factories, names, failed_as=_Absent)
         playing = instances if seats_for is None else seats_for.guard(instances, names, k)
-    game = Game(
-        playing,
-        spec.rules,
-        dice,
-        names=names,
-        observer=fan,
-        max_turns=spec.max_turns,
-        seed=gseed,
-    )
     try:
-        if error is not None:
-            result = game.result(error=error)
-        else:
-            try:
-                result = game.play()
-            except GameError as exc:
-                result = game.result(error=exc)
+        result = play_observed(
+            playing,
+            spec.rules,
+            dice,
+            names=names,
+            seed=gseed,
+            max_turns=spec.max_turns,
+            record=record,
+            observer=observer,
+            decided=error,
+        )
     finally:
         if seats_for is not None:
             seats_for.close()
-    if builder is not None:
-        result.record = builder.finish(result)
+    if result.record is not None:
         result.record["tourney"] = {"table": spec.table, "deal": deal, "seating": k}
     return result

@@ -22,7 +22,7 @@ from harness.cli_common import (
     verbosity_options,
 )
 from harness.errors import plural
-from harness.tourney.seating import SEATINGS
+from harness.seating import SEATINGS
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.

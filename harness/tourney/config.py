@@ -20,6 +20,9 @@ that is not a mapping (nothing else is checked); a bad ``players:`` (``rules:``,
 the entrant count); a bad entrant (the entrant count and the unique names); and any
 mistake at all skips the size of the plan (it needs every number).
 
+:func:`resolve_entrant` resolves one strategy reference as a config's entrant is (for
+other commands: ``harness sprt``), with the mistake named after the argument.
+
 ``deals:`` (``--deals``) counts deals per table; ``games:`` (``--games``), its old name,
 still works and says once that it is deprecated (:func:`deprecated`).
 """
@@ -32,7 +35,6 @@ import json
 import math
 import os
 import re
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,17 +42,18 @@ from typing import Any, TypeVar
 
 import yaml
 
+from harness import seating as seating_design
 from harness.engine import DEFAULT_MAX_TURNS
-from harness.errors import ConfigError, HarnessError, safe_text
+from harness.errors import GAMES_RENAMED, ConfigError, HarnessError, deprecated, safe_text
 from harness.plugins import (
     MAX_REFERENCE_CHARS,
     StrategySpec,
     builtin_strategies,
+    names_a_file,
     resolve,
     shown,
 )
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
-from harness.tourney import seating as seating_design
 
 FORMATS = ("round_robin", "gauntlet")
 DICE_MODES = ("duplicate", "independent")
@@ -104,16 +107,20 @@ DEFAULTS: dict[str, Any] = {
 }
 SECONDS_KEYS = ("move_time", "game_time")  # seconds above 0, at most MAX_SECONDS, or null
 # A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
-# 1,200 games a chunk is ~0.3-0.6 s of work at today's engine speed: far above the
-# per-task cost of a process pool (<1 ms), small enough to balance two workers and to
-# lose little work to a Ctrl-C.
-CHUNK_GAMES = 1200
+# 12,000 games a chunk: the parent's cost per chunk (a Parquet part, its fsync, a
+# manifest line, a chunk key: about 5 ms) is a small share at the native engine's
+# 250,000 games per CPU-second (at 1,200 it was the largest part of the run's CPU), and
+# the work a Ctrl-C can lose stays small: a chunk is about 3.5 s on the Python engine
+# (3,500 games/s), 60 s for `optimal` there (200 games/s), well under a second natively.
+# Chunk keys cover their deals, so folders written with another size (1,200 before) are
+# neither resumed nor reused from.
+CHUNK_GAMES = 12000
 _T = TypeVar("_T")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 # -- bounds -------------------------------------------------------------------------------
 # Every number a config or a command line gives, checked before anything is planned.
-# The stored schema (harness/schema.py) decides most of them: a value outside could
+# The stored schema (harness/runfolder/schema.py) decides most of them: a value outside could
 # never be stored, so the run could never complete.
 MAX_GAMES = 100_000_000  # deals per table (``deal`` is int32); 10^8 2-player deals: ~16 h
 MAX_CHUNK = 100_000  # deals per chunk (a chunk's rows are held in memory while it plays)
@@ -162,23 +169,6 @@ def check_bounds(**values: Any) -> None:
             raise TypeError(f"check_bounds: no bounds for {key!r}")
         if problem:
             raise ConfigError(f"{option}: {problem}")
-
-
-class Deprecated(FutureWarning):
-    """An old spelling (``games:``, ``--games``) that still works; shown once, one line
-    (``harness`` prints it as ``Deprecated: ...``: see :mod:`harness.cli_common`)."""
-
-
-def deprecated(text: str) -> None:
-    """Say once (per spelling, per process) that an old spelling is deprecated.
-
-    A warning of its own category, not a print: Python shows it once on stderr, and a
-    program (or a test) that embeds harness can filter or record it.
-    """
-    warnings.warn(text, Deprecated, stacklevel=2)
-
-
-GAMES_RENAMED = "{old} is now {new} (it counts deals per table); {old} still works for now"
 
 
 class ConfigProblems(ConfigError):
@@ -456,7 +446,7 @@ class TourneyConfig:
     game_time: float | None = None  # seconds of one seat's decisions in one game
     isolation: str = "none"  # "process": each seat's strategy in a process of its own
     engine: str = "auto"  # auto | python | native (the rows are the same with each)
-    # How a deal's seat orders are chosen (harness.tourney.seating): balanced | cyclic |
+    # How a deal's seat orders are chosen (harness.seating): balanced | cyclic |
     # permutations. Every deal is played once in each order of the design.
     seating: str = seating_design.DEFAULT_SEATING
 
@@ -543,7 +533,7 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
         problem = _expansion_problem(source, _value_children)
         if problem:
             raise ConfigError(f"config: {problem[1]}")
-        return _Checker("config", None, base=Path.cwd()).check(source, default_name="tourney")
+        return _Checker("config", base=Path.cwd()).check(source, default_name="tourney")
     path = Path(source)
     try:
         with path.open("rb") as fh:  # at most the bound (and one byte to tell it is more)
@@ -576,13 +566,29 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
     if data is None:
         raise ConfigError(f"{path}: the config is empty; it needs at least entrants")
     stem = re.sub(r"[^A-Za-z0-9._-]+", "-", path.stem).strip("-") or "tourney"
-    return _Checker(str(path), data, base=path.resolve().parent).check(data, default_name=stem)
+    return _Checker(str(path), base=path.resolve().parent).check(data, default_name=stem)
+
+
+def resolve_entrant(ref: str, what: str, base: Path | None = None) -> Entrant:
+    """One strategy reference resolved and checked as a config's entrant is.
+
+    ``ref`` is named as everywhere (``greedy``, ``threshold(target=28)``, ``f.py:Class``;
+    a file is taken relative to ``base``, then the cwd). The public face of the config
+    checker for other commands (``harness sprt``): the same resolution, parameter check
+    and seating key, with a mistake as one ConfigError line named after ``what`` alone,
+    ``A: unknown strategy 'x' ...``, since there is no file or line to point at.
+    """
+    return _Checker("", base=base or Path.cwd()).entrant(None, None, ref, what)
 
 
 class _Checker:
-    """Checks one config mapping, naming the file and line of each mistake."""
+    """Checks one config mapping, naming the file and line of each mistake.
 
-    def __init__(self, where: str, data: Any, base: Path) -> None:
+    ``where`` names the source in every message (a file, or "config" for a mapping);
+    empty: messages carry no source (:func:`resolve_entrant`).
+    """
+
+    def __init__(self, where: str, base: Path) -> None:
         self.where = where
         self.base = base
         self.problems: list[str] = []  # every mistake found so far, one line each
@@ -596,6 +602,8 @@ class _Checker:
             line = container.lines[key]
         elif isinstance(container, (_Map, _Seq)):
             line = container.line
+        if not self.where:
+            return ConfigError(message)
         where = f"{self.where}:{line}" if line else self.where
         return ConfigError(f"{where}: {message}")
 
@@ -978,7 +986,7 @@ class _Checker:
     def locate(self, ref: str) -> str:
         """A file plugin's path is taken relative to the config's folder (then the cwd)."""
         head, sep, tail = ref.partition(":")
-        if not sep or not (head.endswith(".py") or "/" in head or "\\" in head):
+        if not sep or not names_a_file(head):
             return ref
         if len(ref) > MAX_REFERENCE_CHARS:  # resolve() says so, in one line
             return ref

@@ -56,15 +56,22 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import PluginError, RunFailed
-from harness.plugins import parse_reference, resolve
-from harness.tourney.backend import ATTEMPTS, POLL, WORKER_LOGGER, Done, Failed, Outcome
+from harness.plugins import names_a_file, parse_reference, resolve
+from harness.tourney.backend import (
+    POLL,
+    WORKER_LOGGER,
+    BackendStats,
+    Done,
+    Failed,
+    Outcome,
+    Retries,
+)
 from harness.tourney.dask_worker import Reply, Shipped, Task, identity, mismatch, play_task
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
 log = logging.getLogger("harness.tourney")
 INSTALL = "pip install 'pickomino-harness[dask]'"
 CONNECT_TIMEOUT = 5.0  # seconds to reach a scheduler before giving up (one line)
-SCRATCH = ".dask"  # the local cluster's scratch space, inside the run folder
 LOOK_EVERY = 2.0  # seconds between looks at the cluster's workers (joined, left)
 
 
@@ -92,7 +99,7 @@ def file_of(load: str) -> str | None:
     (harness.plugins tells a file from a module reference the same way)."""
     ref, _ = parse_reference(load)
     where, sep, _ = ref.rpartition(":")
-    if sep and (where.endswith(".py") or "/" in where or "\\" in where):
+    if sep and names_a_file(where):
         return where
     return None
 
@@ -147,6 +154,9 @@ class DaskBackend:
         if self.address:
             return f"Dask scheduler {self.address}"
         return f"a local Dask cluster of {self.workers} worker{'s' * (self.workers > 1)}"
+
+    def stats(self) -> BackendStats:
+        return BackendStats()  # Dask keeps its own: the dashboard
 
     # -- the cluster -------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -325,7 +335,7 @@ class DaskBackend:
         queued) and yield outcomes as tasks land; cancel what is left when closed."""
         landed: queue.Queue[Any] = queue.Queue()  # futures, as Dask finishes them
         inflight: dict[Any, ChunkSpec] = {}
-        failures: dict[str, int] = {}
+        retries = Retries()
         retry: list[ChunkSpec] = []
         ready: list[Outcome] = []
         token = uuid.uuid4().hex[:8]  # task keys unique to this run on a shared scheduler
@@ -338,7 +348,7 @@ class DaskBackend:
             except PluginError as exc:
                 ready.append(Failed(spec, f"cannot ship it: {exc}"))
                 return
-            attempt = failures.get(spec.key, 0) + 1
+            attempt = retries.attempt(spec)
             # The content key: two chunks of one table and deal range (e.g. sprt's two seat
             # orders) are different tasks.
             key = f"harness-chunk-{spec.key}-{token}-{attempt}"
@@ -372,15 +382,11 @@ class DaskBackend:
                 spec = inflight.pop(future)
                 outcome = self._outcome(client, future, spec)
                 if isinstance(outcome, str):  # a reason to retry
-                    failures[spec.key] = failures.get(spec.key, 0) + 1
-                    if failures[spec.key] < ATTEMPTS:
-                        log.warning(
-                            "chunk %s failed: %s; retrying it once", spec.describe(), outcome
-                        )
+                    failed = retries.failed(spec, outcome)
+                    if failed is None:
                         retry.append(spec)
                         continue
-                    log.error("chunk %s failed again: %s; giving up", spec.describe(), outcome)
-                    outcome = Failed(spec, outcome)
+                    outcome = failed
                 ready.append(outcome)
         finally:
             if inflight:

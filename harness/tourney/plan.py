@@ -9,7 +9,7 @@ Everything here is a pure function of the config (and of the code that will play
 * A deal's seed derives from (config seed, deal index) only: every table of a run, and
   every run with that seed, plays deal d on the same dice (duplicate bridge's boards).
   Each deal is played once in every seat order of the run's seating design
-  (:mod:`harness.tourney.seating`).
+  (:mod:`harness.seating`, where "deal" is defined).
 * A chunk is a run of whole deals of one table (every order of a deal shares its
   duplicate dice). Its content key covers all that decides its rows: rules, dice mode,
   turn cap, seeds, the seating design, the entrants with their code identity,
@@ -23,18 +23,19 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from harness import schema
+from harness import seating as seating_design
 from harness.dice import derive_seed
 from harness.errors import ConfigError
+from harness.plugins import files_digest
 from harness.rules import Rules
-from harness.tourney import seating as seating_design
+from harness.runfolder import layout, schema
 from harness.tourney.config import Entrant, TourneyConfig
 
 SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
@@ -69,7 +70,7 @@ class Table:
 
 @dataclass(frozen=True)
 class ChunkSpec:
-    """One unit of work: deals ``first``..``stop - 1`` of one table, every seat order.
+    """One chunk of work: deals ``first``..``stop - 1`` of one table, every seat order.
 
     Picklable and self-contained, so any backend (processes, Dask) can play it with
     :func:`harness.tourney.chunks.play_chunk`.
@@ -92,7 +93,7 @@ class ChunkSpec:
     # "python"; "auto", the native engine, or Python where it cannot (planning found it
     # can); "native", the native engine or a failed chunk (the user asked for it).
     engine: str = "python"
-    # The seating mode (harness.tourney.seating.SEATINGS); its design is ``orders``.
+    # The seating mode (harness.seating.SEATINGS); its design is ``orders``.
     seating: str = seating_design.DEFAULT_SEATING
 
     @property
@@ -126,7 +127,7 @@ class ChunkSpec:
     @property
     def file(self) -> str:
         """The part file's name: sorting names sorts rows by table, then deal."""
-        return f"{self.table}-{self.first:09d}.parquet"
+        return layout.part_name(self.table, self.first)
 
     def describe(self) -> str:
         names = " v ".join(e.name for e in self.entrants)
@@ -178,35 +179,38 @@ def tables(config: TourneyConfig) -> list[Table]:
     return sorted(found, key=lambda t: t.id)
 
 
-@cache
-def engine_digest() -> str:
-    """A digest of the code that plays the games: a change there changes every chunk key
-    (and the run key), so no result of other code is ever reused or resumed.
-
-    (Strategy files are covered by each entrant's own code digest.)
-    """
+def engine_files() -> list[Path]:
+    """The source files that decide a game's rows, listed one by one: what
+    :func:`engine_digest` covers. (Strategy files are covered by each entrant's own code
+    digest.) A file named here that is missing makes the digest an error."""
     import harness
     import harness.strategies
 
-    roots = Path(harness.__file__).parent, Path(harness.strategies.__file__).parent
+    root, strategies = Path(harness.__file__).parent, Path(harness.strategies.__file__).parent
     files = [
-        roots[0] / name
-        for name in ("engine.py", "dice.py", "rules.py", "view.py", "turnstate.py", "strategy.py")
+        root / name
+        for name in ("engine.py", "dice.py", "rules.py", "view.py", "_board.py", "strategy.py")
     ]
     # The seat wrappers (time limits, process isolation) decide games that use them.
-    files += [roots[0] / "seats.py", roots[0] / "isolation.py"]
+    files += [root / "seats.py", root / "isolation.py"]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
-    files += [roots[0] / "tourney" / "chunks.py", roots[0] / "tourney" / "plan.py"]
-    files += [roots[1] / "_common.py"]
+    # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
+    files += [root / "tourney" / "chunks.py", root / "tourney" / "plan.py"]
+    files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [roots[0] / "native.py"]
-    files += sorted((roots[0] / "_native").glob("*.c"))  # core.c and the parts it #includes
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode())
-        digest.update(path.read_bytes() if path.exists() else b"")
-    return digest.hexdigest()[:16]
+    files += [root / "native.py", root / "native_seats.py"]
+    files += sorted((root / "_native").glob("*.c"))  # core.c and the parts it #includes
+    return files
+
+
+@cache
+def engine_digest() -> str:
+    """A digest of the code that plays the games (:func:`engine_files`, by
+    :func:`harness.plugins.files_digest`): a change there changes every chunk key (and the
+    run key), so no result of other code is ever reused or resumed. FileNotFoundError
+    (one line) when a listed file is missing: never a digest of less code than plays."""
+    return files_digest(engine_files())
 
 
 def limits_of(config: TourneyConfig) -> dict[str, Any]:
@@ -222,9 +226,15 @@ def limits_of(config: TourneyConfig) -> dict[str, Any]:
 
 
 def native_problem(config: TourneyConfig, table: Table) -> str | None:
-    """Why the native engine cannot play a table (None: it can), naming the seat."""
+    """Why the native engine cannot play a table (None: it can).
+
+    A plugin (or any entrant with no native version) plays there as a Python seat
+    (:mod:`harness.native_seats`): a mixed table, and a table of plugins only too (the
+    C loop with callbacks played two file plugins 1.2x faster than the Python engine,
+    the same rows: benchmarks/native_plugin_speed.py --plugins-only). Seat limits stay on
+    the Python engine: their verdicts are replayed turn by turn there (``decided``).
+    """
     from harness import native
-    from harness.tourney.chunks import is_builtin  # chunks imports this module
 
     if not native.available():
         return "the native engine is not built in this installation (no C compiler at install)"
@@ -233,13 +243,6 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
         return "seat time limits (move_time, game_time) run on the Python engine"
     if limits["isolation"] != "none":
         return "process isolation runs on the Python engine"
-    for entrant in table.entrants:
-        try:
-            native.native_seat(entrant.spec)
-        except native.NotNative as exc:
-            if not is_builtin(entrant.spec.cls):
-                return f"entrant {entrant.name} is a plugin (only built-ins play natively)"
-            return f"entrant {entrant.name} has no native version ({exc})"
     try:
         native.check_table(
             config.rules,
@@ -247,6 +250,7 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
             config.seed,
             dice=config.dice,
             max_turns=config.max_turns,
+            python=True,
         )
     except native.NotNative as exc:
         return str(exc)
@@ -273,8 +277,10 @@ def table_engine(config: TourneyConfig, table: Table) -> str:
     return "python"
 
 
-def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str:
-    content = {
+def key_content(config: TourneyConfig, table: Table) -> dict[str, Any]:
+    """What a table's chunk keys hash, but the deal range: the same for every chunk of the
+    table, so a plan works it out once per table (``rules.to_dict`` deep-copies)."""
+    return {
         "schema": schema.SCHEMA_VERSION,
         "engine": engine_digest(),
         "rules": config.rules.to_dict(),
@@ -285,21 +291,45 @@ def chunk_key(config: TourneyConfig, table: Table, first: int, stop: int) -> str
         # The design itself, not its name: at 2 players every mode is the same games.
         "seating": design_of(config),
         "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
-        "deals": [first, stop],
         **limits_of(config),
     }
-    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def chunk_key(
+    config: TourneyConfig,
+    table: Table,
+    first: int,
+    stop: int,
+    content: dict[str, Any] | None = None,
+) -> str:
+    """The content key of deals ``first``..``stop - 1`` of a table (``content``: its
+    :func:`key_content`, worked out here when not given)."""
+    whole = {**(content or key_content(config, table)), "deals": [first, stop]}
+    return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()[:32]
+
+
+def entrant_refs(table: Table) -> tuple[EntrantRef, ...]:
+    """The table's entrants as a worker builds them (one tuple, shared by its chunks)."""
+    return tuple(EntrantRef(e.name, e.load, e.spec.params, e.code) for e in table.entrants)
 
 
 def spec_for(
-    config: TourneyConfig, table: Table, first: int, stop: int, engine: str | None = None
+    config: TourneyConfig,
+    table: Table,
+    first: int,
+    stop: int,
+    engine: str | None = None,
+    *,
+    key: str | None = None,
+    refs: tuple[EntrantRef, ...] | None = None,
 ) -> ChunkSpec:
     """The chunk of deals ``first``..``stop - 1`` of a table (``engine``: its
-    :func:`table_engine`, worked out here when not given)."""
+    :func:`table_engine`, ``key``: its :func:`chunk_key`, ``refs``: its
+    :func:`entrant_refs`, each worked out here when not given)."""
     return ChunkSpec(
-        key=chunk_key(config, table, first, stop),
+        key=chunk_key(config, table, first, stop) if key is None else key,
         table=table.id,
-        entrants=tuple(EntrantRef(e.name, e.load, e.spec.params, e.code) for e in table.entrants),
+        entrants=entrant_refs(table) if refs is None else refs,
         rules=config.rules,
         dice=config.dice,
         seed=config.seed,
@@ -312,13 +342,73 @@ def spec_for(
     )
 
 
+def deal_ranges(config: TourneyConfig) -> list[tuple[int, int]]:
+    """The (first, stop) deal ranges of a table's chunks, in order."""
+    size = config.deals_per_chunk
+    return [(first, min(first + size, config.games)) for first in range(0, config.games, size)]
+
+
 def chunks(config: TourneyConfig, table_list: list[Table] | None = None) -> Iterator[ChunkSpec]:
     """Every chunk of the tournament, table by table (lazily: memory stays flat)."""
-    size = config.deals_per_chunk
     for table in table_list if table_list is not None else tables(config):
         engine = table_engine(config, table)  # once per table: it builds the seats
-        for first in range(0, config.games, size):
-            yield spec_for(config, table, first, min(first + size, config.games), engine)
+        content, refs = key_content(config, table), entrant_refs(table)
+        for first, stop in deal_ranges(config):
+            key = chunk_key(config, table, first, stop, content)
+            yield spec_for(config, table, first, stop, engine, key=key, refs=refs)
+
+
+class Plan:
+    """A tournament's plan, worked out once: its tables, each table's engine, every
+    chunk's key and games (``planned``, in plan order), and the chunks themselves.
+
+    Keys (a hash of each chunk's content) are computed here once; :meth:`specs` builds the
+    chunk specs from them lazily, so a run of a million chunks holds a key and a count
+    per chunk, never a million specs. Raises ConfigError (from :func:`table_engine`)
+    for a table the config's engine refuses, before anything is played.
+    """
+
+    def __init__(self, config: TourneyConfig) -> None:
+        self.config = config
+        self.tables = tables(config)
+        self.engines = {t.id: table_engine(config, t) for t in self.tables}
+        self.ranges = deal_ranges(config)
+        self.keys: dict[str, list[str]] = {}  # table id -> its chunks' keys, in deal order
+        self.planned: dict[str, int] = {}  # chunk key -> games, in plan order
+        per_deal = len(design_of(config))
+        for table in self.tables:
+            content = key_content(config, table)
+            keys = [chunk_key(config, table, a, b, content) for a, b in self.ranges]
+            self.keys[table.id] = keys
+            for key, (first, stop) in zip(keys, self.ranges, strict=True):
+                self.planned[key] = (stop - first) * per_deal
+        self.games = sum(self.planned.values())
+        self.run_key = run_key(config)
+        self._index: dict[str, tuple[int, int]] | None = None
+
+    def specs(self, where: Callable[[str], bool] | None = None) -> Iterator[ChunkSpec]:
+        """The chunks in plan order (table by table), lazily; with ``where``, only those
+        whose key it accepts (asked as each chunk comes up, so it may change meanwhile)."""
+        config = self.config
+        for table in self.tables:
+            engine, refs = self.engines[table.id], entrant_refs(table)
+            for key, (first, stop) in zip(self.keys[table.id], self.ranges, strict=True):
+                if where is None or where(key):
+                    yield spec_for(config, table, first, stop, engine, key=key, refs=refs)
+
+    def spec_of(self, key: str) -> ChunkSpec:
+        """The chunk of a planned key (KeyError for another key). The first call indexes
+        the plan: a few bytes a chunk, and only a run that reuses chunks asks."""
+        if self._index is None:
+            self._index = {
+                k: (t, i)
+                for t, table in enumerate(self.tables)
+                for i, k in enumerate(self.keys[table.id])
+            }
+        t, i = self._index[key]
+        table = self.tables[t]
+        first, stop = self.ranges[i]
+        return spec_for(self.config, table, first, stop, self.engines[table.id], key=key)
 
 
 def run_key(config: TourneyConfig) -> str:

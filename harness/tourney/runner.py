@@ -1,9 +1,11 @@
 """Running a tournament: plan, resume or reuse, play the missing chunks, store, sum up.
 
 This room ties the others together and owns no mechanism of its own: the plan
-(:mod:`.plan`) says which chunks exist, the run folder (:mod:`.storage`) which are
-done, a backend (:mod:`.backend`) plays the rest, and every finished chunk is stored
-as soon as it lands, so a run stopped at any moment can be resumed.
+(:class:`.plan.Plan`, worked out once) says which chunks exist, the run folder
+(:mod:`.storage`) which are done, a backend (any :class:`.backend.Backend`) plays the
+rest, and every finished chunk is stored as soon as it lands, so a run stopped at any
+moment can be resumed. A run goes through its phases in order (:class:`_Run`): its
+status, resume, reuse, the backend, the play loop, the sum-up.
 """
 
 from __future__ import annotations
@@ -16,27 +18,24 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import __version__, schema
+from harness import __version__
 from harness.errors import HarnessError, RunFailed, plural
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
+from harness.ranking import zero_counts
 from harness.results import Run
+from harness.runfolder import layout, schema
 from harness.tourney import plan
-from harness.tourney.backend import (
-    Done,
-    Failed,
-    ProcessBackend,
-    SerialBackend,
-    WorkersCannotStart,
-)
+from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.progress import Progress
 from harness.tourney.repro import reproduce_command
-from harness.tourney.standings import new_totals, standings, to_csv
+from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
@@ -219,86 +218,86 @@ def run_tournament(
     KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
     started = time.monotonic()
-    if not isinstance(config, TourneyConfig):
-        config = load_config(config)
-    config = config.override(
-        deals=deals,
-        games=games,
-        seed=seed,
-        workers=workers,
-        move_time=move_time,
-        game_time=game_time,
-        isolation=isolation,
-        engine=engine,
-        seating=seating,
-    )
-    _check_backend(backend, address, dashboard, config.workers)
-    say = echo or (lambda text: None)
-    config = _main_entrants_here(config, backend, say)
-    if address and workers is not None:
-        say(f"Note: the workers of the cluster at {address} play; --workers is ignored.")
-    for entrant in config.all_entrants():
-        note = volatile_note(entrant.spec.cls)
-        if note is not None:
-            say(f"Note: entrant {entrant.name}: {note}.")
-    root = Path(out)
-    table_list = plan.tables(config)
-    # Which engine plays each table: a table "native" cannot play is one line, here.
-    engines = {t.id: plan.table_engine(config, t) for t in table_list}
-    planned = {spec.key: spec.games for spec in plan.chunks(config, table_list)}
-    total_games = sum(planned.values())
-    key = plan.run_key(config)
+    options = Options(fresh, fail_fast, progress, stream, echo, backend, address, dashboard)
+    overrides = {"deals": deals, "games": games, "seed": seed, "workers": workers}
+    overrides |= {"move_time": move_time, "game_time": game_time, "isolation": isolation}
+    overrides |= {"engine": engine, "seating": seating}
+    config = _prepared(config, options, overrides)
+    # The plan, once: tables, engines (a table "native" cannot play is one line, here)
+    # and every chunk's key (a hash of its content: at native speed, building them
+    # three times cost as much as storing the chunks).
+    the_plan = plan.Plan(config)
+    root, key = Path(out), the_plan.run_key
     existing = None if fresh else RunFolder.find(root, config.name, key)
     folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
     folder.create()
     try:
         with (
-            run_log(folder.path / "run.log") as log_handler,
+            run_log(folder.path / layout.RUN_LOG) as log_handler,
             sigterm_as_interrupt(),
             user_interrupts(),
         ):
-            return _run(
-                config,
-                folder,
-                table_list,
-                planned,
-                total_games,
-                key,
-                engines,
-                resuming=existing is not None,
-                fresh=fresh,
-                fail_fast=fail_fast,
-                progress=progress,
-                stream=stream,
-                say=say,
-                started=started,
-                log_handler=log_handler,
-                backend=backend,
-                address=address,
-                dashboard=dashboard,
-            )
+            run = _Run(config, the_plan, folder, options, started, log_handler)
+            return run.go(resuming=existing is not None)
     finally:
         folder.close()
+
+
+@dataclass(frozen=True)
+class Options:
+    """How run_tournament was asked to run (besides the config)."""
+
+    fresh: bool = False
+    fail_fast: bool = False
+    progress: bool | None = None
+    stream: TextIO | None = None
+    echo: Callable[[str], None] | None = None
+    backend: str = "local"
+    address: str | None = None
+    dashboard: bool = False
+
+    def say(self, text: str) -> None:
+        """A one-line note for people (nowhere without ``echo``)."""
+        if self.echo is not None:
+            self.echo(text)
+
+
+def _prepared(
+    config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
+    options: Options,
+    overrides: dict[str, Any],
+) -> TourneyConfig:
+    """The config as this call plays it (loaded, ``overrides`` applied), after the checks
+    and notes that come before any folder is made."""
+    if not isinstance(config, TourneyConfig):
+        config = load_config(config)
+    config = config.override(**overrides)
+    _check_backend(options.backend, options.address, options.dashboard, config.workers)
+    say = options.say
+    config = _main_entrants_here(config, options.backend, say)
+    if options.address and overrides["workers"] is not None:
+        say(f"Note: the workers of the cluster at {options.address} play; --workers is ignored.")
+    for entrant in config.all_entrants():
+        note = volatile_note(entrant.spec.cls)
+        if note is not None:
+            say(f"Note: entrant {entrant.name}: {note}.")
+    return config
 
 
 def _run_json(
     config: TourneyConfig,
     folder: RunFolder,
-    table_list: list[plan.Table],
-    key: str,
-    total_games: int,
-    chunks: int,
+    the_plan: plan.Plan,
     status: str,
     created: str,
     summary: dict[str, Any] | None = None,
-    engines: dict[str, str] | None = None,
     engine_used: dict[str, int] | None = None,
 ) -> dict[str, Any]:
-    engines = engines or {}
+    table_list, engines = the_plan.tables, the_plan.engines
     return {
         "name": config.name,
         "run_id": folder.path.name,
-        "key": key,
+        "key": the_plan.run_key,
         "status": status,
         "created": created,
         "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -333,8 +332,8 @@ def _run_json(
         "totals": {
             "tables": len(table_list),
             "deals": len(table_list) * config.games,
-            "games": total_games,
-            "chunks": chunks,
+            "games": the_plan.games,
+            "chunks": len(the_plan.planned),
         },
         "summary": summary,
     }
@@ -345,290 +344,320 @@ def _shown_engine(engine: str | None) -> str:
     return "python" if engine in (None, "python") else "native"
 
 
-def _run(
-    config: TourneyConfig,
-    folder: RunFolder,
-    table_list: list[plan.Table],
-    planned: dict[str, int],
-    total_games: int,
-    key: str,
-    engines: dict[str, str],
-    *,
-    resuming: bool,
-    fresh: bool,
-    fail_fast: bool,
-    progress: bool | None,
-    stream: TextIO | None,
-    say: Any,
-    started: float,
-    log_handler: logging.Handler | None = None,
-    backend: str = "local",
-    address: str | None = None,
-    dashboard: bool = False,
-) -> Run:
-    previous = folder.read_run_json() if resuming else None
-    created = (previous or {}).get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z")
-    earlier = (previous or {}).get("engine_used")
-    engine_used: dict[str, int] = {"native": 0, "python": 0}  # chunks played by this call
-    ever = dict.fromkeys(engine_used, 0)  # and over every call into this folder
-    if isinstance(earlier, dict):
-        for name in ever:
-            count = earlier.get(name)
-            ever[name] = count if type(count) is int and count >= 0 else 0
+@dataclass
+class _Played:
+    """What the play loop did: its status, what failed, the chunks each engine played."""
 
-    def write_status(status: str, summary: dict[str, Any] | None = None) -> None:
-        total = {name: ever[name] + engine_used[name] for name in ever}
-        folder.write_run_json(
-            _run_json(
-                config,
-                folder,
-                table_list,
-                key,
-                total_games,
-                len(planned),
-                status,
-                created,
-                summary,
-                engines,
-                total,
-            )
+    status: str = "complete"
+    interrupted: bool = False
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    engine_used: dict[str, int] = field(default_factory=lambda: {"native": 0, "python": 0})
+    played: int = 0  # games played (and stored) by this call
+    wall: float = 0.0  # seconds of the loop
+
+
+class _Run:
+    """One call's run into one folder, phase by phase (:meth:`go`)."""
+
+    def __init__(
+        self,
+        config: TourneyConfig,
+        the_plan: plan.Plan,
+        folder: RunFolder,
+        options: Options,
+        started: float,
+        log_handler: logging.Handler | None = None,
+    ) -> None:
+        self.config = config
+        self.plan = the_plan
+        self.folder = folder
+        self.options = options
+        self.say = options.say
+        self.started = started
+        self.log_handler = log_handler
+        self.created = time.strftime("%Y-%m-%dT%H:%M:%S%z")
+        self.ever = {"native": 0, "python": 0}  # chunks each engine played in earlier calls
+        self.played = _Played()
+        self.resumed = 0  # games kept from this folder
+        self.reused = 0  # games copied from other runs' folders
+        self.to_play = 0  # games left to play when play starts
+        self.ended = started  # when the play loop ended
+
+    def go(self, resuming: bool) -> Run:
+        """Every phase in order; the run's results (TourneyInterrupted on Ctrl-C)."""
+        self.status(resuming)
+        self.keep()
+        self.reuse()
+        backend = self.backend()
+        self.play(backend)
+        run = self.sum_up(backend)
+        if self.played.interrupted:
+            raise TourneyInterrupted(run)
+        return run
+
+    def stored_games(self) -> int:
+        return sum(e["games"] for e in self.folder.entries.values())
+
+    def write_status(self, status: str, summary: dict[str, Any] | None = None) -> None:
+        used = self.played.engine_used
+        total = {name: self.ever[name] + used[name] for name in self.ever}
+        self.folder.write_run_json(
+            _run_json(self.config, self.folder, self.plan, status, self.created, summary, total)
         )
 
-    write_status("running")
-    log.info(
-        "%s run %s: %s, %s dice, %s seating, %d tables x %d deals x %d seat orders = %d "
-        "games, seed %d",
-        "resuming" if resuming else "starting",
-        folder.path,
-        config.rules.describe(),
-        config.dice,
-        config.seating,
-        len(table_list),
-        config.games,
-        len(plan.design_of(config)),
-        total_games,
-        config.seed,
-    )
-    for note in folder.load(set(planned)):
-        log.warning("%s", note)
-    resumed = sum(e["games"] for e in folder.entries.values())
-    if resumed:
-        say(f"Resuming {folder.path}: {resumed:,} of {total_games:,} games already stored.")
-
-    # Reuse chunks of earlier runs with the same content (not with --fresh). First every
-    # chunk kept from this run's folder is held to the plan: load() verified its bytes
-    # and rows against its manifest line; here the line must describe the chunk its key
-    # names (a line relabelled with another chunk's key is played again). Then each
-    # missing chunk may come from another run's folder, verified the same way (and
-    # refused unless its line records that its process loaded only its entrants' code).
-    reused = 0
-    reused_from: set[str] = set()
-    missing_specs: dict[str, Any] = {}
-    off_plan: dict[str, str] = {}
-    for spec in plan.chunks(config, table_list):
-        if spec.key not in folder.entries:
-            if not fresh:
-                missing_specs[spec.key] = spec
-            continue
-        why = folder.against_plan(spec)
-        if why is not None:
-            off_plan[spec.key] = why
-            if not fresh:
-                missing_specs[spec.key] = spec
-    if off_plan:
-        for note in folder.drop(off_plan):
+    # -- status: run.json says "running"; the folder's verified chunks are loaded ------------
+    def status(self, resuming: bool) -> None:
+        config, folder = self.config, self.folder
+        previous = folder.read_run_json() if resuming else None
+        self.created = (previous or {}).get("created") or self.created
+        earlier = (previous or {}).get("engine_used")
+        if isinstance(earlier, dict):
+            for name in self.ever:
+                count = earlier.get(name)
+                self.ever[name] = count if type(count) is int and count >= 0 else 0
+        self.write_status("running")
+        log.info(
+            "%s run %s: %s, %s dice, %s seating, %d tables x %d deals x %d seat orders = %d "
+            "games, seed %d",
+            "resuming" if resuming else "starting",
+            folder.path,
+            config.rules.describe(),
+            config.dice,
+            config.seating,
+            len(self.plan.tables),
+            config.games,
+            len(plan.design_of(config)),
+            self.plan.games,
+            config.seed,
+        )
+        for note in folder.load(set(self.plan.planned)):
             log.warning("%s", note)
-        resumed = sum(e["games"] for e in folder.entries.values())
-    if folder.damaged:
-        more = f" (and {len(folder.damaged) - 1} more: run.log)" if len(folder.damaged) > 1 else ""
-        say(f"Stored chunk failed verification, played again: {folder.damaged[0]}{more}")
-    if missing_specs:
-        root = folder.path.parent.parent
-        for source, entry in scan_reusable(root, set(missing_specs), folder.path):
+        self.resumed = self.stored_games()
+        if self.resumed:
+            self.say(
+                f"Resuming {folder.path}: {self.resumed:,} of {self.plan.games:,} games "
+                "already stored."
+            )
+
+    # -- resume: every kept chunk held to the plan ---------------------------------------------
+    def keep(self) -> None:
+        """load() verified each kept chunk's bytes and rows against its manifest line;
+        here the line must describe the chunk its key names (a line relabelled with
+        another chunk's key is played again)."""
+        folder = self.folder
+        off_plan: dict[str, str] = {}
+        for spec in self.plan.specs(lambda key: key in folder.entries):
+            why = folder.against_plan(spec)
+            if why is not None:
+                off_plan[spec.key] = why
+        if off_plan:
+            for note in folder.drop(off_plan):
+                log.warning("%s", note)
+            self.resumed = self.stored_games()
+        if folder.damaged:
+            n = len(folder.damaged)
+            more = f" (and {n - 1} more: run.log)" if n > 1 else ""
+            self.say(f"Stored chunk failed verification, played again: {folder.damaged[0]}{more}")
+
+    # -- reuse: missing chunks from other runs' folders with the same content ------------------
+    def reuse(self) -> None:
+        """Each missing chunk may come from another run's folder, verified as a kept one
+        (and refused unless its line records that its process loaded only its entrants'
+        code). Not with --fresh."""
+        folder = self.folder
+        if self.options.fresh:
+            return
+        missing = {key for key in self.plan.planned if key not in folder.entries}
+        reused_from: set[str] = set()
+        for source, entry in scan_reusable(folder.path.parent.parent, missing, folder.path):
             if entry["key"] in folder.entries:
                 continue
-            if folder.link_chunk(missing_specs[entry["key"]], source, entry):
-                reused += folder.entries[entry["key"]]["games"]
+            if folder.link_chunk(self.plan.spec_of(entry["key"]), source, entry):
+                self.reused += folder.entries[entry["key"]]["games"]
                 reused_from.add(str(source))
-    del missing_specs
-    if reused:
-        where = ", ".join(sorted(reused_from))
-        say(f"Reused {reused:,} games (chunks with the same content) from {where}.")
-        log.info("reused %d games from %s", reused, where)
+        if self.reused:
+            where = ", ".join(sorted(reused_from))
+            self.say(f"Reused {self.reused:,} games (chunks with the same content) from {where}.")
+            log.info("reused %d games from %s", self.reused, where)
 
-    # The chunks to play, as a generator (memory stays flat however many there are).
-    def todo_chunks() -> Any:
-        return (s for s in plan.chunks(config, table_list) if s.key not in folder.entries)
+    # -- the backend: where the missing chunks are played ------------------------------------
+    def backend(self) -> Backend:
+        config, options, entries = self.config, self.options, self.folder.entries
+        to_play = sum(games for key, games in self.plan.planned.items() if key not in entries)
+        self.to_play = to_play
+        chunks_left = sum(1 for key in self.plan.planned if key not in entries)
+        wanted = config.workers if config.workers is not None else default_workers()
+        player = _backend(options, wanted, chunks_left, self.folder, self.log_handler)
+        if chunks_left:
+            where = player.describe()
+            engines = self.plan.engines
+            native_tables = sum(_shown_engine(e) == "native" for e in engines.values())
+            if native_tables == len(engines):
+                where += ", native engine"
+            elif native_tables:
+                where += f", native engine for {native_tables} of {len(engines)} tables"
+            chunk_count = plural(chunks_left, "chunk")
+            self.say(f"Playing {to_play:,} games ({chunk_count}, {where}) into {self.folder.path}")
+            log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
+        return player
 
-    to_play = sum(games for key, games in planned.items() if key not in folder.entries)
-    chunks_left = sum(1 for key in planned if key not in folder.entries)
-    wanted = config.workers if config.workers is not None else default_workers()
-    n_workers = min(wanted, chunks_left) if wanted > 0 else 0
-    if backend == "dask" and chunks_left:
-        from harness.tourney.dask_backend import SCRATCH, DaskBackend
+    # -- the play loop: every outcome stored (or told) as it lands ---------------------------
+    def play(self, backend: Backend) -> None:
+        # pyarrow takes a fifth of a CPU-second to import: have that done before the workers
+        # start, not while they wait for the first chunk to be stored. Not pandas (twice
+        # that): storing chunks never needs it, and the report imports it when it does.
+        import pyarrow.parquet  # noqa: F401
 
-        player: Any = DaskBackend(
-            address=address,
-            workers=min(wanted, chunks_left),
-            dashboard=dashboard,
-            scratch=folder.path / SCRATCH,
-            log_to=log_handler,
-            echo=say,
-        )
-        where = player.describe()
-    else:
-        player = (
-            ProcessBackend(n_workers, log_handler) if n_workers > 0 else SerialBackend(echo=say)
-        )
-        where = f"{n_workers} worker{'s' if n_workers > 1 else ''}" if n_workers else "in-process"
-    if chunks_left:
-        native_tables = sum(_shown_engine(e) == "native" for e in engines.values())
-        if native_tables == len(engines):
-            where += ", native engine"
-        elif native_tables:
-            where += f", native engine for {native_tables} of {len(engines)} tables"
-        chunk_count = plural(chunks_left, "chunk")
-        say(f"Playing {to_play:,} games ({chunk_count}, {where}) into {folder.path}")
-        log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
-
-    # pyarrow (and the pandas it loads) take about a second to import: have that done
-    # before the workers start, not while they wait for the first chunk to be stored.
-    import pandas  # noqa: F401
-    import pyarrow.parquet  # noqa: F401
-
-    bar = Progress(total_games, total_games - to_play, stream=stream, bar=progress)
-    failed: list[dict[str, Any]] = []
-    status = "complete"
-    interrupted = False
-    play_start = time.monotonic()
-    outcomes = player.results(todo_chunks())
-    try:
-        for outcome in outcomes:
-            if outcome is None:
-                bar.show()
-                continue
-            if isinstance(outcome, Failed):
-                spec = outcome.spec
-                failed.append(
-                    {
-                        "table": spec.table,
-                        "entrants": [e.name for e in spec.entrants],
-                        "deals": [spec.first, spec.stop - 1],
-                        "reason": outcome.reason,
-                    }
-                )
-                say(f"chunk failed: {spec.describe()}: {outcome.reason}")
-                status = "incomplete"
-                continue
-            assert isinstance(outcome, Done)
-            entry = folder.write_chunk(outcome.spec, outcome.result)
-            used = "native" if outcome.result.engine == "native" else "python"
-            engine_used[used] += 1
-            bar.add(outcome.result.rows)
-            if entry["forfeits"]:
-                for example in entry["forfeit_examples"]:
-                    log.warning(
-                        "forfeit: table %s deal %d seating %d: %s",
-                        outcome.spec.table,
-                        example["deal"],
-                        example["seating"],
-                        example["error"],
-                    )
-                if fail_fast:
-                    status = "stopped"
+        total, played, folder = self.plan.games, self.played, self.folder
+        options = self.options
+        bar = Progress(total, total - self.to_play, stream=options.stream, bar=options.progress)
+        play_start = time.monotonic()
+        outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
+        try:
+            for outcome in outcomes:
+                if outcome is None:
+                    bar.show()
+                elif isinstance(outcome, Failed):
+                    self.failed(outcome)
+                elif not self.store(outcome, bar):
+                    played.status = "stopped"
                     break
-    except KeyboardInterrupt:
-        interrupted = True
-        status = "interrupted"
-    except WorkersCannotStart as exc:
-        raise RunFailed(str(exc)) from None
-    finally:
-        outcomes.close()  # stops the workers at once if anything is left
-        bar.finish()
-    wall = time.monotonic() - started
-    played_wall = time.monotonic() - play_start
-    worker_wait = 0.0
-    if isinstance(player, ProcessBackend) and player.busy > 0:
-        worker_wait = player.waited / (player.busy + player.waited)
-        log.info(
-            "workers played for %.1f s and waited %.3f s for work between chunks (%.2f%%)",
-            player.busy,
-            player.waited,
-            100 * player.waited / (player.busy + player.waited),
-        )
-    if isinstance(player, ProcessBackend) and (player.replaced or player.restarted):
-        log.info(
-            "workers started afresh: %d for tables with other plugins, %d after a death",
-            player.replaced,
-            player.restarted,
-        )
-    log.info(
-        "played %d games in %.1f s; peak memory: this process %.0f MB, largest worker %.0f MB",
-        bar.played,
-        played_wall,
-        peak_mb(resource.RUSAGE_SELF),
-        peak_mb(resource.RUSAGE_CHILDREN),
-    )
+        except KeyboardInterrupt:
+            played.interrupted = True
+            played.status = "interrupted"
+        except WorkersCannotStart as exc:
+            raise RunFailed(str(exc)) from None
+        finally:
+            outcomes.close()  # stops the workers at once if anything is left
+            bar.finish()
+            self.ended = time.monotonic()
+            played.played, played.wall = bar.played, self.ended - play_start
 
-    # Sum up from the verified chunks: chunks played now, resumed and reused alike were
-    # counted from their rows as stored (never from numbers in the manifest), so these
-    # standings, summary.csv and the report agree by construction. Before calling the run
-    # complete, every chunk's sha256 is checked once more (cheap: hashing only), so a
-    # chunk damaged while the run went on is never part of a "complete" run.
-    if status == "complete":
-        changed = folder.recheck()
+    def failed(self, outcome: Failed) -> None:
+        spec = outcome.spec
+        self.played.failed.append(
+            {
+                "table": spec.table,
+                "entrants": [e.name for e in spec.entrants],
+                "deals": [spec.first, spec.stop - 1],
+                "reason": outcome.reason,
+            }
+        )
+        self.say(f"chunk failed: {spec.describe()}: {outcome.reason}")
+        self.played.status = "incomplete"
+
+    def store(self, outcome: Done, bar: Progress) -> bool:
+        """Store a played chunk; False when the run stops here (a forfeit, --fail-fast)."""
+        entry = self.folder.write_chunk(outcome.spec, outcome.result)
+        used = "native" if outcome.result.engine == "native" else "python"
+        self.played.engine_used[used] += 1
+        bar.add(outcome.result.rows)
+        if not entry["forfeits"]:
+            return True
+        for example in entry["forfeit_examples"]:
+            log.warning(
+                "forfeit: table %s deal %d seating %d: %s",
+                outcome.spec.table,
+                example["deal"],
+                example["seating"],
+                example["error"],
+            )
+        return not self.options.fail_fast
+
+    # -- the sum-up: standings from the verified chunks, run.json, summary.csv ---------------
+    def sum_up(self, backend: Backend) -> Run:
+        """Chunks played now, resumed and reused alike were counted from their rows as
+        stored (never from numbers in the manifest), so these standings, summary.csv and
+        the report agree by construction."""
+        config, folder, played = self.config, self.folder, self.played
+        stats = backend.stats()
+        for line in stats.lines:
+            log.info("%s", line)
+        log.info(
+            "played %d games in %.1f s; peak memory: this process %.0f MB, largest worker %.0f MB",
+            played.played,
+            played.wall,
+            peak_mb(resource.RUSAGE_SELF),
+            peak_mb(resource.RUSAGE_CHILDREN),
+        )
+        status = self.final_status()
+        totals = zero_counts(e.name for e in config.all_entrants())
+        totals.update(folder.totals)
+        rows = standings(totals)
+        tables_by_id = {t.id: t for t in self.plan.tables}
+        examples = [
+            {**e, "command": reproduce_command(config, tables_by_id[e["table"]], e)}
+            for e in folder.examples
+        ]
+        run = Run(
+            run_dir=folder.path,
+            name=config.name,
+            format=config.format,
+            status=status,
+            counts=rows,
+            planned=self.plan.games,
+            stored=self.stored_games(),
+            played=played.played,
+            reused=self.reused,
+            resumed=self.resumed,
+            wall=self.ended - self.started,
+            workers=backend.workers,
+            forfeits=folder.forfeits,
+            forfeit_examples=examples,
+            failed=played.failed,
+            worker_wait=stats.worker_wait,
+            engine=config.engine,
+            engine_used=dict(played.engine_used),
+        )
+        self.write_status(status, run.summary())
+        if status == "complete":
+            folder.write_text(layout.SUMMARY_CSV, to_csv(rows))
+        log.info("run %s: %s", status, folder.path)
+        return run
+
+    def final_status(self) -> str:
+        """The loop's status; before calling the run complete, every chunk's sha256 is
+        checked once more (cheap: hashing only), so a chunk damaged while the run went
+        on is never part of a "complete" run."""
+        status = self.played.status
+        if status != "complete":
+            return status
+        changed = self.folder.recheck()
         if changed:
             for note in changed:
                 log.warning("%s; run again to play it again", note)
-            say(
+            self.say(
                 f"{plural(len(changed), 'stored chunk')} changed on disk during the run "
                 f"({changed[0]}); run the same command again to play them again."
             )
-            status = "incomplete"
-    totals = new_totals(e.name for e in config.all_entrants())
-    for name, counters in folder.totals.items():
-        totals[name] = counters
-    rows = standings(totals)
-    stored = sum(e["games"] for e in folder.entries.values())
-    if status == "complete" and stored != total_games:  # cannot happen; never claim it
-        status = "incomplete"
-    tables_by_id = {t.id: t for t in table_list}
-    examples = [
-        {
-            **example,
-            "command": reproduce_command(config, tables_by_id[example["table"]], example),
-        }
-        for example in folder.examples
-    ]
-    forfeits = folder.forfeits
-    run = Run(
-        run_dir=folder.path,
-        name=config.name,
-        format=config.format,
-        status=status,
-        counts=rows,
-        planned=total_games,
-        stored=stored,
-        played=bar.played,
-        reused=reused,
-        resumed=resumed,
-        wall=wall,
-        workers=player.workers,
-        forfeits=forfeits,
-        forfeit_examples=examples,
-        failed=failed,
-        worker_wait=worker_wait,
-        engine=config.engine,
-        engine_used=dict(engine_used),
-    )
-    summary = run.summary()
-    write_status(status, summary)
-    if status == "complete":
-        folder.write_text("summary.csv", to_csv(rows))
-    log.info("run %s: %s", status, folder.path)
-    if interrupted:
-        raise TourneyInterrupted(run)
-    return run
+            return "incomplete"
+        if self.stored_games() != self.plan.games:  # cannot happen; never claim it
+            return "incomplete"
+        return status
+
+
+def _backend(
+    options: Options,
+    wanted: int,
+    chunks_left: int,
+    folder: RunFolder,
+    log_handler: logging.Handler | None,
+) -> Backend:
+    """The backend for ``chunks_left`` chunks: Dask when asked (and there is work), else
+    ``wanted`` worker processes of our own (at most one per chunk), or this process."""
+    if options.backend == "dask" and chunks_left:
+        from harness.tourney.dask_backend import DaskBackend
+
+        return DaskBackend(
+            address=options.address,
+            workers=min(wanted, chunks_left),
+            dashboard=options.dashboard,
+            scratch=folder.path / layout.SCRATCH,
+            log_to=log_handler,
+            echo=options.say,
+        )
+    n_workers = min(wanted, chunks_left) if wanted > 0 else 0
+    return local_backend(n_workers, log_handler, echo=options.say)
 
 
 __all__ = ["Run", "TourneyRun", "TourneyInterrupted", "run_tournament"]

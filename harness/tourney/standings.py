@@ -1,17 +1,17 @@
-"""Standings: per-entrant counters counted from stored games, turned into a table.
+"""Standings: the terminal's table and ``summary.csv``, from per-entrant counts of stored games.
 
-The counters (games, sole wins, shared firsts by how many shared, worms, rank sum,
-forfeits, capped games) are counted by :func:`count_games` from a chunk's rows as they
-are stored in its Parquet part, after the part has been checked against its manifest
+The counts (:class:`harness.ranking.Counts`: games, win points, worms, rank sum, forfeits,
+capped games) are counted by :func:`harness.ranking.count_games` from a chunk's rows as
+they are stored in its Parquet part, after the part has been checked against its manifest
 line (:mod:`harness.tourney.storage`). Nothing is taken from counters written in the
-manifest: the terminal standings, ``summary.csv`` and the report (which reads the same
-rows) come from one source, so they agree by construction. Counters are integers, so
-sums are exact in any order. Win share splits ties: a first place shared by k players
-counts 1/k to each. Turn-capped games are never scored.
+manifest. The rows are in the one ranking's order (:func:`harness.ranking.order`), the
+order the report uses too, so the terminal standings, ``summary.csv`` and the report list
+tied entrants alike. Win share splits ties: a first place shared by k players counts 1/k
+to each. Turn-capped games are never scored.
 
 The uncertainty comes from the report (:func:`with_report`): the 95% interval of the win
 share and the rating with its interval are copied from the report's summary of the same
-rows (clustered by deal, :mod:`harness.report.stats`), never computed a second way here,
+rows (clustered by deal, :mod:`harness.stats`), never computed a second way here,
 so the terminal, ``--json`` and the report show the same figures.
 """
 
@@ -20,10 +20,18 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
+from harness.ranking import Counts, order
+
+__all__ = [
+    "COLUMNS",
+    "format_table",
+    "standings",
+    "to_csv",
+    "with_report",
+]
 
 COLUMNS = (
     "rank",
@@ -38,100 +46,26 @@ COLUMNS = (
 )
 
 
-def new_totals(names: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """Zeroed counters for every entrant (so each appears in the standings, even at 0)."""
-    return {name: _zero() for name in names}
-
-
-def _zero(players: int = 0) -> dict[str, Any]:
-    shared = [0] * (players + 1) if players else []
-    return {
-        "games": 0,
-        "wins": 0,
-        "shared": shared,
-        "worms": 0,
-        "rank": 0,
-        "forfeits": 0,
-        "capped": 0,
-    }
-
-
-def count_games(
-    capped: np.ndarray,
-    error_seat: np.ndarray,
-    strategies: Sequence[np.ndarray],
-    worms: Sequence[np.ndarray],
-    ranks: Sequence[np.ndarray],
-) -> dict[str, dict[str, Any]]:
-    """Per-entrant counters of some stored games, one array per column (seat i: index i).
-
-    ``capped`` marks turn-capped games (counted apart, never scored); ``error_seat`` is the
-    forfeiting seat or -1. ``shared[k]`` counts first places shared by k players.
-    """
-    players = len(strategies)
-    capped = np.asarray(capped, dtype=bool)
-    scored = ~capped
-    error_seat = np.asarray(error_seat)
-    rank = [np.asarray(r, dtype=np.int64) for r in ranks]
-    firsts = np.zeros(len(capped), dtype=np.int64)
-    for r in rank:
-        firsts += r == 1
-    out: dict[str, dict[str, Any]] = {}
-    for seat in range(players):
-        names = np.asarray(strategies[seat], dtype=object)
-        seat_worms = np.asarray(worms[seat], dtype=np.int64)
-        first = scored & (rank[seat] == 1)
-        for name in dict.fromkeys(names.tolist()):  # first-seen order, no sorting of objects
-            mine = names == name
-            played = mine & scored
-            t = out.setdefault(str(name), _zero(players))
-            t["capped"] += int((mine & capped).sum())
-            t["games"] += int(played.sum())
-            t["worms"] += int(seat_worms[played].sum())
-            t["rank"] += int(rank[seat][played].sum())
-            won = mine & first
-            t["wins"] += int((won & (firsts == 1)).sum())
-            for k in range(2, players + 1):
-                t["shared"][k] += int((won & (firsts == k)).sum())
-            t["forfeits"] += int((played & (error_seat == seat)).sum())
-    return out
-
-
-def add_counters(totals: dict[str, dict[str, Any]], counters: dict[str, dict[str, Any]]) -> None:
-    """Add one chunk's per-entrant counters to ``totals`` (in place)."""
-    for name, stats in counters.items():
-        total = totals.setdefault(name, _zero())
-        for key in ("games", "wins", "worms", "rank", "forfeits", "capped"):
-            total[key] += stats[key]
-        shared = stats["shared"]
-        if len(total["shared"]) < len(shared):
-            total["shared"] += [0] * (len(shared) - len(total["shared"]))
-        for k, n in enumerate(shared):
-            total["shared"][k] += n
-
-
-def standings(totals: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows sorted by win share (then mean rank, then name), with ranks 1..n."""
+def standings(totals: Mapping[str, Counts | Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Rows in the one ranking's order (:func:`harness.ranking.order`), with ranks 1..n."""
+    counts = {name: Counts.of(c) for name, c in totals.items()}
     rows = []
-    for name, t in totals.items():
-        games = t["games"]
-        wins = t["wins"] + sum(count / k for k, count in enumerate(t["shared"]) if k)
+    for place, name in enumerate(order(counts), 1):
+        c = counts[name]
         rows.append(
             {
+                "rank": place,
                 "strategy": name,
-                "games": games,
-                "wins": round(wins, 6),
-                "win_share": wins / games if games else 0.0,
-                "mean_worms": t["worms"] / games if games else 0.0,
-                "mean_rank": t["rank"] / games if games else 0.0,
-                "forfeits": t["forfeits"],
-                "capped": t["capped"],
+                "games": c.games,
+                "wins": round(c.wins, 6),
+                "win_share": c.win_share,
+                "mean_worms": c.mean_worms,
+                "mean_rank": c.mean_rank,
+                "forfeits": c.forfeits,
+                "capped": c.capped,
             }
         )
-    rows.sort(key=lambda r: (-r["win_share"], r["mean_rank"] or 99, r["strategy"]))
-    for i, row in enumerate(rows, 1):
-        row["rank"] = i
-    return [{c: row[c] for c in COLUMNS} for row in rows]
+    return rows
 
 
 # The report's figures the standings carry (None where the report has none).

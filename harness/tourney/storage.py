@@ -1,15 +1,7 @@
-"""The run folder on disk: run.json, the games' part files, the manifest, summary.csv.
+"""The run folder's writer: creating a run, resuming it, storing and reusing chunks.
 
-Layout of ``<root>/<config name>/<run id>/``::
-
-    run.json         the fully resolved config, the table list, the status and, at the
-                     end, the summary (written atomically)
-    games/*.parquet  one part file per chunk (harness.schema); pandas reads the folder
-    manifest.jsonl   one JSON line per completed chunk: its key, file, size and sha256,
-                     what it holds (table, deals first..stop-1, games) and the user
-                     strategy code its process had loaded (``loaded``)
-    run.log          the log (workers' records included)
-    summary.csv      the standings, when the run is complete
+What a run folder holds and how its files are read is :mod:`harness.runfolder` (layout,
+manifest, parts, schema), shared with every reader; this module is the runner's use of it.
 
 Nothing is ever read as a result unless it is complete: a part file is written to
 ``.tmp/``, flushed to disk and renamed into ``games/``, and only then listed in the
@@ -24,298 +16,94 @@ the line says (one table, every seat order of deals first..stop-1). A chunk that
 played again (resume, reuse) or named in one line (report). The standings, summary.csv
 and the forfeit examples are counted from those verified rows (:func:`part_summary`),
 never from numbers in the manifest's text, so they and the report, which reads the same
-rows, agree by construction. A chunk of an earlier run with the same content key is
-reused as a copy of its verified bytes, never a hard link (see :meth:`RunFolder.link_chunk`).
+rows, agree by construction; a chunk just played is counted, where it is stored, from
+the arrays its part file is made of (:func:`played_summary`: the same integers, in C).
+A chunk of an earlier run with the same content key is reused as a copy of its verified
+bytes, never a hard link (see :meth:`RunFolder.link_chunk`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
 import fcntl
-import hashlib
 import json
 import logging
-import math
 import os
-import re
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness import schema
-from harness.errors import HarnessError, safe_text
-from harness.tourney.chunks import STATUS_NAMES, ChunkResult
+from harness.errors import safe_text
+from harness.ranking import Counts, add_counts, count_games
+from harness.runfolder import schema
+from harness.runfolder.layout import (
+    GAMES,
+    LOCK,
+    MANIFEST,
+    RUN_FORMAT,
+    RUN_JSON,
+    TMP,
+    StorageError,
+    atomic_write,
+    describe_os_error,
+    read_json,
+)
+from harness.runfolder.manifest import (
+    DIGEST_CHARS,
+    MAX_ORDERS,
+    covered,
+    digest_of,
+    manifest_line,
+    manifest_text,
+    read_manifest,
+    safe_part_name,
+)
+from harness.runfolder.parts import (
+    ChunkDamaged,
+    check_rows,
+    parquet_options,
+    part_columns,
+    part_table,
+    read_part,
+    seats_in,
+    verify_bytes,
+)
+from harness.tourney.chunks import ChunkResult
 from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
-from harness.tourney.seating import MAX_PERMUTATION_PLAYERS
-from harness.tourney.standings import add_counters, count_games
 
-# harness-run/2: chunks are verified by sha256 and row range, standings are counted from
-# the rows (the manifest holds no counters), and each line records ``loaded``. Folders of
-# harness-run/1 are never resumed (one line: use --fresh) and never reused from.
-RUN_FORMAT = "harness-run/2"
-MANIFEST = "manifest.jsonl"
-RUN_JSON = "run.json"
-GAMES = "games"
-TMP = ".tmp"
-LOCK = ".lock"  # held (flock) while a process runs the run; removed when it ends
-DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
+# Names the runner's modules, benchmarks and tests take from here (defined in the run
+# folder's package, the one place they live).
+__all__ = [
+    "DIGEST_CHARS",
+    "GAMES",
+    "MANIFEST",
+    "MAX_ORDERS",
+    "RUN_FORMAT",
+    "ChunkDamaged",
+    "RunFolder",
+    "StorageError",
+    "check_rows",
+    "describe_os_error",
+    "digest_of",
+    "parquet_options",
+    "part_columns",
+    "read_manifest",
+    "read_part",
+    "seats_in",
+    "verify_bytes",
+]
 EXAMPLE_FORFEITS = 3  # forfeit examples taken per chunk; the counters count them all
 KEPT_EXAMPLES = 10  # forfeit examples a run keeps in memory for its summary
-# The columns read to verify a part (what it covers) and to count it (the standings).
-_COVER_COLUMNS = ("table", "deal", "seating", "players")
-# Games a deal is played in, at most: every order of the largest permutations design.
-MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
-_COUNT_COLUMNS = ("game_seed", "status", "error", "error_seat")
-_COUNT_SEAT_FIELDS = ("strategy", "worms", "rank")
 
 log = logging.getLogger("harness.tourney")
 
 
-class StorageError(HarnessError):
-    """The results folder cannot be written or read as a run: one line, what and where."""
-
-
-class ChunkDamaged(StorageError):
-    """A stored chunk that is not what its manifest line says: missing, changed, unreadable,
-    or holding other games. ``file`` names it, ``reason`` says what is wrong."""
-
-    def __init__(self, file: str, reason: str) -> None:
-        self.file = file
-        self.reason = reason
-        super().__init__(f"{file}: {reason}")
-
-
-def describe_os_error(exc: OSError, path: Path | str, doing: str) -> StorageError:
-    """A one-line error for a failed write, naming the cause a person can fix."""
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        why = "the disk is full"
-    elif exc.errno in (errno.EACCES, errno.EPERM):
-        why = "permission denied"
-    elif exc.errno == errno.EROFS:
-        why = "the file system is read-only"
-    elif exc.errno == errno.ENOTDIR:
-        why = "a part of the path is a file, not a folder"
-    else:
-        why = exc.strerror or str(exc)
-    return StorageError(f"{path}: cannot {doing}: {why}")
-
-
-def atomic_write(path: Path, data: bytes, tmp: Path | None = None, doing: str = "write") -> None:
-    """Write a file whole or not at all (``tmp``, fsync, rename); ``doing`` names it in errors."""
-    tmp = tmp or path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise describe_os_error(exc, path, doing) from None
-
-
-def digest_of(data: bytes) -> str:
-    """A chunk's digest as the manifest holds it (the first 32 hex digits of its sha256)."""
-    return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
-
-
-def read_json(path: Path) -> dict[str, Any] | None:
-    """A JSON object from a file, or None if it is missing or unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def read_manifest(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The complete lines of a manifest, and the byte length they take.
-
-    A line torn by a kill (no newline, or not JSON) ends the good part.
-    """
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return [], 0
-    except OSError as exc:
-        raise describe_os_error(exc, path, "read the manifest") from None
-    entries: list[dict[str, Any]] = []
-    good = 0
-    for line in raw.splitlines(keepends=True):
-        if not line.endswith(b"\n"):
-            break
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            break
-        if (
-            not isinstance(entry, dict)
-            or not isinstance(entry.get("key"), str)
-            or not isinstance(entry.get("file"), str)
-        ):
-            break
-        entries.append(entry)
-        good += len(line)
-    return entries, good
-
-
 # -- verifying a stored chunk -------------------------------------------------------------
-def safe_part_name(name: Any) -> bool:
-    """Whether a manifest's file name names a part file inside ``games/`` (no path)."""
-    return (
-        isinstance(name, str)
-        and name.endswith(".parquet")
-        and not name.startswith(".")
-        and "/" not in name
-        and "\\" not in name
-        and "\x00" not in name
-    )
-
-
-def covered(entry: Mapping[str, Any]) -> tuple[str, int, int, int] | None:
-    """(table, first, stop, orders) a manifest line claims, or None if it is malformed.
-
-    ``orders`` is the games per deal: the number of seat orders of the run's design.
-    """
-    table, first, stop, games = (entry.get(k) for k in ("table", "first", "stop", "games"))
-    if not isinstance(table, str) or not all(type(v) is int for v in (first, stop, games)):
-        return None
-    deals = stop - first
-    if first < 0 or deals <= 0 or games <= 0 or games % deals:
-        return None
-    orders = games // deals
-    return (table, first, stop, orders) if 2 <= orders <= MAX_ORDERS else None
-
-
 def claim_of(spec: ChunkSpec) -> tuple[str, int, int, int]:
     """What the manifest line of ``spec``'s chunk claims (see :func:`covered`)."""
     return (spec.table, spec.first, spec.stop, len(spec.orders))
-
-
-_SEAT_STRATEGY = re.compile(r"^seat(\d+)_strategy$")
-
-
-def seats_in(names: Iterable[str]) -> int:
-    """The player count a part's columns give (its seat{i}_strategy columns)."""
-    return sum(1 for name in names if _SEAT_STRATEGY.match(name))
-
-
-def part_columns(players: int) -> list[str]:
-    """The columns :func:`read_part` reads to verify and count a part of ``players`` seats."""
-    seats = [schema.seat_column(i, f) for i in range(players) for f in _COUNT_SEAT_FIELDS]
-    return [*_COVER_COLUMNS, *_COUNT_COLUMNS, *seats]
-
-
-def read_part(path: Path, entry: Mapping[str, Any], columns: Iterable[str] | None = None) -> Any:
-    """A stored chunk's rows (a pyarrow Table), after checking them against the manifest.
-
-    The file is read once: its size and sha256 must be the line's (``bytes``, ``sha256``)
-    and its rows exactly the games the line says it holds. ``columns`` are read (default:
-    what verifying and counting need). Raises :class:`ChunkDamaged`, one line, otherwise.
-    """
-    name = str(entry.get("file"))
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise ChunkDamaged(name, "listed in the manifest but missing") from None
-    except OSError as exc:
-        raise ChunkDamaged(name, f"cannot be read ({exc.strerror or exc})") from None
-    return verify_bytes(data, entry, columns)
-
-
-def verify_bytes(
-    data: bytes,
-    entry: Mapping[str, Any],
-    columns: Iterable[str] | None = None,
-    players: int | None = None,
-) -> Any:
-    """:func:`read_part` on bytes already read (reuse copies exactly the bytes it checked).
-
-    ``players``: the seats the rows must have (None: as many as the part's columns say).
-    """
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    name = str(entry.get("file"))
-    claim = covered(entry)
-    if claim is None:
-        raise ChunkDamaged(name, "its manifest line is malformed (table, first, stop, games)")
-    size, digest = entry.get("bytes"), entry.get("sha256")
-    if len(data) != size:
-        raise ChunkDamaged(name, f"{len(data):,} bytes where the manifest says {size}")
-    if not isinstance(digest, str) or len(digest) != DIGEST_CHARS:
-        raise ChunkDamaged(name, "the manifest holds no sha256 for it")
-    if digest_of(data) != digest:
-        raise ChunkDamaged(
-            name, "its sha256 differs from the manifest's: the file changed after it was stored"
-        )
-    try:
-        part = pq.ParquetFile(pa.BufferReader(data))
-        names = set(part.schema_arrow.names)
-        if players is None:
-            players = seats_in(names)
-        wanted = list(columns) if columns is not None else part_columns(players)
-        for needed in _COVER_COLUMNS:
-            if needed not in wanted:
-                wanted.append(needed)
-        # A part of schema 1/2 (a report of an older run) has ``rotation``: under the
-        # cyclic design rotation r is order r. Resume and reuse never reach one (their
-        # keys and run.json's schema differ), so only reports read it this way.
-        old = "seating" not in names and "rotation" in names
-        read = [("rotation" if old and c == "seating" else c) for c in wanted]
-        missing = [c for c in read if c not in names]
-        table = None if missing else part.read(columns=read)
-        if old and table is not None:
-            table = table.rename_columns(
-                ["seating" if c == "rotation" else c for c in table.column_names]
-            )
-    except Exception as exc:  # noqa: BLE001 - a damaged file can raise anything from the
-        # C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError from its metadata)
-        raise ChunkDamaged(name, f"not a readable Parquet file ({_first_line(exc)})") from None
-    if missing:
-        raise ChunkDamaged(name, f"missing column(s) {', '.join(missing)} (harness/schema.py)")
-    check_rows(table, claim, name, players)
-    return table
-
-
-def check_rows(
-    table: Any, claim: tuple[str, int, int, int], name: str, players: int | None = None
-) -> None:
-    """The rows are every seat order of deals first..stop-1 of one table, once each, and
-    every row has ``players`` seats (any one count from 2 to 7 when None)."""
-    import numpy as np
-    import pyarrow.compute as pc
-
-    table_id, first, stop, orders = claim
-    deals = stop - first
-    wrong = f"its rows are not deals {first}-{stop - 1} of table {table_id} in {orders} seat orders"
-    if table.num_rows != deals * orders:
-        raise ChunkDamaged(
-            name, f"{table.num_rows:,} games where the manifest says {deals * orders:,}"
-        )
-    ids = pc.unique(table.column("table").cast("string")).to_pylist()
-    if ids != [table_id]:
-        raise ChunkDamaged(name, wrong)
-    deal = table.column("deal").to_numpy().astype(np.int64)
-    seating = table.column("seating").to_numpy().astype(np.int64)
-    seats = table.column("players").to_numpy()
-    order = np.lexsort((seating, deal))
-    expected = players if players is not None else int(seats[0])
-    if (
-        (seats != expected).any()
-        or not 2 <= expected <= 7
-        or not np.array_equal(deal[order], np.repeat(np.arange(first, stop), orders))
-        or not np.array_equal(seating[order], np.tile(np.arange(orders), deals))
-    ):
-        raise ChunkDamaged(name, wrong)
-
-
-def _first_line(exc: BaseException) -> str:
-    return safe_text(exc, 300) or type(exc).__name__
 
 
 @dataclass
@@ -323,7 +111,7 @@ class PartSummary:
     """What a verified part adds to the standings: counted from its rows, nothing else."""
 
     rows: int
-    counters: dict[str, dict[str, Any]]
+    counters: dict[str, Counts]
     forfeits: int
     examples: list[dict[str, Any]] = field(default_factory=list)
 
@@ -337,7 +125,7 @@ def part_summary(table: Any, players: int) -> PartSummary:
         return table.column(name).to_numpy(zero_copy_only=False)
 
     status = table.column("status").cast("string")
-    capped = pc.equal(status, "turn-cap").to_numpy(zero_copy_only=False)
+    capped = pc.equal(status, schema.STATUSES[schema.TURN_CAP]).to_numpy(zero_copy_only=False)
     error_seat = col("error_seat").astype(np.int64)
     strategies = [col(schema.seat_column(i, "strategy")) for i in range(players)]
     counters = count_games(
@@ -347,7 +135,8 @@ def part_summary(table: Any, players: int) -> PartSummary:
         [col(schema.seat_column(i, "worms")) for i in range(players)],
         [col(schema.seat_column(i, "rank")) for i in range(players)],
     )
-    forfeit_rows = np.flatnonzero(pc.equal(status, "forfeit").to_numpy(zero_copy_only=False))
+    forfeit = pc.equal(status, schema.STATUSES[schema.FORFEIT])
+    forfeit_rows = np.flatnonzero(forfeit.to_numpy(zero_copy_only=False))
     examples = []
     if len(forfeit_rows):
         deal, seating, seed, error = col("deal"), col("seating"), col("game_seed"), col("error")
@@ -364,6 +153,34 @@ def part_summary(table: Any, players: int) -> PartSummary:
                 }
             )
     return PartSummary(table.num_rows, counters, len(forfeit_rows), examples)
+
+
+def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSummary:
+    """:func:`part_summary` of a chunk just played, whose rows ``table`` is about to be stored.
+
+    Counted in C (:func:`harness.native.chunk_stats`) from the very arrays ``table`` was
+    made of, here and now (never the ``stats`` a result arrives with): the same integers
+    as counting ``table`` (tests hold them to it) at a fortieth of the CPU. Without the
+    native extension, and for the rare chunk with a forfeit (whose examples are taken
+    from its rows), ``table`` is counted as a stored chunk is.
+    """
+    import numpy as np
+
+    from harness import native
+
+    n = spec.rules.players
+    status = np.frombuffer(result.games["status"], dtype=np.int8)
+    if native.available() and not (status == schema.FORFEIT).any():
+        try:
+            stats = native.chunk_stats(result.games, result.seats, n, spec.orders)
+        except ValueError:  # arrays that do not make a chunk: counted from the rows
+            pass
+        else:
+            counters: dict[str, Counts] = {}
+            for entrant, counted in zip(spec.entrants, stats, strict=True):
+                add_counts(counters, {entrant.name: counted})
+            return PartSummary(result.rows, counters, 0)
+    return part_summary(table.cast(schema.arrow_schema(n)), n)
 
 
 def describes(entry: Mapping[str, Any], spec: ChunkSpec) -> bool:
@@ -434,7 +251,7 @@ class RunFolder:
         # the standings counters are summed as chunks are verified, so memory does not grow
         # with the games' detail, only by a few hundred bytes a chunk.
         self.entries: dict[str, dict[str, Any]] = {}  # chunk key -> file, games, bytes, ...
-        self.totals: dict[str, dict[str, Any]] = {}  # entrant -> standings counters
+        self.totals: dict[str, Counts] = {}  # entrant -> standings counters
         self.forfeits = 0
         self.examples: list[dict[str, Any]] = []  # the first forfeits, with their table
         self.damaged: list[str] = []  # notes on stored chunks found damaged (played again)
@@ -601,8 +418,7 @@ class RunFolder:
         try:
             if rewrite:
                 self._close_manifest()  # a handle would still point at the old file
-                text = "".join(json.dumps(e, sort_keys=True) + "\n" for e, _ in kept.values())
-                atomic_write(self.manifest_path, text.encode())
+                atomic_write(self.manifest_path, manifest_text(e for e, _ in kept.values()))
             elif self.manifest_path.exists() and self.manifest_path.stat().st_size != good:
                 notes.append("manifest: a torn last line (the run was killed while writing it)")
                 with open(self.manifest_path, "r+b") as f:
@@ -649,8 +465,7 @@ class RunFolder:
         entries, _ = read_manifest(self.manifest_path)
         keep = [e for e in entries if e["key"] not in problems]
         self._close_manifest()
-        text = "".join(json.dumps(e, sort_keys=True) + "\n" for e in keep)
-        atomic_write(self.manifest_path, text.encode())
+        atomic_write(self.manifest_path, manifest_text(keep))
         damaged = self.damaged + found
         notes += self.load(self._planned)  # deletes the files no longer listed
         self.damaged = damaged + self.damaged
@@ -662,14 +477,14 @@ class RunFolder:
             "games": summary.rows,
             "loaded": entry.get("loaded"),
         }
-        add_counters(self.totals, summary.counters)
+        add_counts(self.totals, summary.counters)
         self.forfeits += summary.forfeits
         for example in summary.examples:
             if len(self.examples) < KEPT_EXAMPLES:
                 self.examples.append({**example, "table": entry["table"]})
 
     def _append(self, entry: dict[str, Any], summary: PartSummary) -> None:
-        line = (json.dumps(entry, sort_keys=True) + "\n").encode()
+        line = manifest_line(entry)
         try:
             if self._manifest is None:
                 self._manifest = open(self.manifest_path, "ab")  # noqa: SIM115 - kept open
@@ -708,17 +523,17 @@ class RunFolder:
         import pyarrow as pa
         import pyarrow.parquet as pq
 
-        table = to_arrow(spec, result)
+        table = to_arrow(spec, result, encoded=True)
         try:  # the rows resume will hold it to: a chunk that would fail is never stored
             check_rows(table, claim_of(spec), spec.file, spec.rules.players)
         except ChunkDamaged as exc:
             raise StorageError(f"{spec.describe()}: not stored: {exc.reason}") from None
-        summary = part_summary(table, spec.rules.players)
-        # Serialised in memory (a chunk is tens of kB), so the digest is of exactly the
-        # bytes handed to the file system.
+        summary = played_summary(spec, result, table)
+        # Serialised in memory (a chunk is a few hundred kB), so the digest is of exactly
+        # the bytes handed to the file system.
         try:
             sink = pa.BufferOutputStream()
-            pq.write_table(table, sink, compression="zstd")
+            pq.write_table(table, sink, **parquet_options(spec.rules.players))
             data = sink.getvalue().to_pybytes()
         except OSError as exc:
             raise describe_os_error(exc, self.games_dir / spec.file, "write the chunk") from None
@@ -815,65 +630,22 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
     }
 
 
-def to_arrow(spec: ChunkSpec, result: ChunkResult) -> Any:
-    """The chunk's rows as a pyarrow Table of the stored schema (harness.schema)."""
-    import numpy as np
-    import pyarrow as pa
+def to_arrow(spec: ChunkSpec, result: ChunkResult, *, encoded: bool = False) -> Any:
+    """The chunk's rows as a pyarrow Table of the stored schema (harness.runfolder.schema).
 
-    from harness.tourney.chunks import ERROR_KINDS
-
-    n = spec.rules.players
-    rows = result.rows
-
-    def ints(values: Any, kind: str) -> Any:
-        return pa.array(np.frombuffer(values, dtype=kind), type=getattr(pa, kind)())
-
-    def labels(codes: Any, names: Iterable[str]) -> Any:
-        return pa.DictionaryArray.from_arrays(
-            pa.array(codes, type=pa.int8()), pa.array(list(names), type=pa.string())
-        ).cast(pa.string())
-
-    def kinds(result: ChunkResult) -> Any:
-        # int8 codes (index into ERROR_KINDS, -1 = no forfeit) -> strings, null for -1;
-        # a result without the column (made by older code) has no kinds.
-        codes = result.games.get("error_kind")
-        if codes is None or len(codes) != rows:
-            values = np.full(rows, -1, dtype=np.int8)
-        else:
-            values = np.frombuffer(codes, dtype=np.int8)
-        return pa.DictionaryArray.from_arrays(
-            pa.array(np.where(values < 0, 0, values).astype(np.int8), mask=values < 0),
-            pa.array(list(ERROR_KINDS), type=pa.string()),
-        ).cast(pa.string())
-
-    seating = np.frombuffer(result.games["seating"], dtype=np.int8)
-    # Seat i of a row in order k holds table entrant orders[k][i].
-    design = np.array(spec.orders, dtype=np.int8)
-    names = [e.name for e in spec.entrants]
-    errors = [None] * rows
-    for row, message in result.errors.items():
-        errors[row] = message
-    cols: dict[str, Any] = {
-        "table": labels(np.zeros(rows, dtype=np.int8), [spec.table]),
-        "deal": ints(result.games["deal"], "int32"),
-        "seating": ints(result.games["seating"], "int8"),
-        "seed": ints(result.games["seed"], "int64"),
-        "game_seed": ints(result.games["game_seed"], "int64"),
-        "players": pa.array(np.full(rows, n, dtype=np.int8)),
-        "turns": ints(result.games["turns"], "int16"),
-        "status": labels(np.frombuffer(result.games["status"], dtype=np.int8), STATUS_NAMES),
-        "winner": ints(result.games["winner"], "int8"),
-        "error": pa.array(errors, type=pa.string()),
-        "error_seat": ints(result.games["error_seat"], "int8"),
-        "error_kind": kinds(result),
-    }
-    for i, seat in enumerate(result.seats):
-        cols[schema.seat_column(i, "strategy")] = labels(design[seating, i], names)
-        for field_name in ("worms", "rank"):
-            cols[schema.seat_column(i, field_name)] = ints(seat[field_name], "int8")
-        for field_name in ("busts", "steals", "stolen"):
-            cols[schema.seat_column(i, field_name)] = ints(seat[field_name], "int16")
-    return pa.table([cols[c] for c in schema.columns(n)], schema=schema.arrow_schema(n))
+    ``encoded``: the string columns are left dictionary encoded, as the Parquet writer
+    takes them (:meth:`RunFolder.write_chunk`; see :func:`harness.runfolder.parts.part_table`).
+    """
+    return part_table(
+        result.games,
+        result.seats,
+        result.errors,
+        table=spec.table,
+        entrants=[e.name for e in spec.entrants],
+        orders=spec.orders,
+        players=spec.rules.players,
+        encoded=encoded,
+    )
 
 
 def scan_reusable(root: Path, wanted: set[str], exclude: Path) -> Iterator[tuple[Path, dict]]:

@@ -1,9 +1,17 @@
-"""Seating: the seat orders in which every deal of a table is played.
+"""Seating: the seat orders in which every deal of a table is played (pure; ground floor).
 
-A table's entrants are numbered 0..n-1 (their rotation-0 order, see
+A **deal** is one set of dice (one deal seed, :func:`harness.tourney.plan.deal_seed`)
+played once in every seat order of a design: the games of a deal are the unit that
+tournaments chunk, resume and store, that the report's intervals cluster on and that sprt
+scores. This is the one word for it in code, docstrings and messages. (Older names for
+the same thing: a "block" in sprt, a "cluster" or "unit" in the statistics.)
+
+A table's entrants are numbered 0..n-1 (their order at seat order 0, see
 :func:`harness.tourney.plan.table_of`). A seating design is a tuple of seat orders; order
-``k`` puts table entrant ``design[k][i]`` in seat ``i``, and every deal is played once in
-every order of the design (the stored ``seating`` column is ``k``). Turn order is
+``k`` puts table entrant ``design[k][i]`` in seat ``i`` (:func:`seats_of`, the one place
+that mapping is written), and every deal is played once in every order of the design
+(the stored ``seating`` column is ``k``). The native engine plays the same designs, so
+this room sits below both engines and the tourney room. Turn order is
 circular: seat n-1 is followed by seat 0, so "A plays immediately before B" means A sits
 in seat i and B in seat (i + 1) % n, the last seat included.
 
@@ -30,8 +38,10 @@ With 2 players the three are the same design: (0, 1) and (1, 0).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 from itertools import permutations
+from typing import TypeVar
 
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
@@ -61,6 +71,7 @@ _BALANCED = {
 }
 
 Design = tuple[tuple[int, ...], ...]
+T = TypeVar("T")
 
 
 def seating_problem(mode: object, players: int) -> str | None:
@@ -95,9 +106,18 @@ def design(players: int, mode: str = DEFAULT_SEATING) -> Design:
     return tuple(tuple(int(c) for c in order) for order in _BALANCED[n].split())
 
 
-def seats_of(items: list, order: tuple[int, ...]) -> list:
+def seats_of(items: Sequence[T], order: Sequence[int]) -> list[T]:
     """``items`` (one per table entrant) in seat order: seat i gets ``items[order[i]]``."""
     return [items[e] for e in order]
+
+
+def by_entrant(seated: Sequence[T], order: Sequence[int]) -> list[T]:
+    """The inverse of :func:`seats_of`: ``seated`` (one per seat of a game in ``order``)
+    by table entrant, entrant ``order[i]`` getting ``seated[i]``."""
+    out: list[T] = list(seated)
+    for seat, entrant in enumerate(order):
+        out[entrant] = seated[seat]
+    return out
 
 
 def adjacency(orders: Design) -> dict[tuple[int, int], int]:
@@ -118,3 +138,17 @@ def seat_counts(orders: Design) -> dict[tuple[int, int], int]:
         for seat, entrant in enumerate(order):
             counts[(entrant, seat)] = counts.get((entrant, seat), 0) + 1
     return counts
+
+
+__all__ = [
+    "DEFAULT_SEATING",
+    "MAX_PERMUTATION_PLAYERS",
+    "SEATINGS",
+    "Design",
+    "adjacency",
+    "by_entrant",
+    "design",
+    "seat_counts",
+    "seating_problem",
+    "seats_of",
+]

@@ -1,22 +1,24 @@
-"""``harness sprt``: play A against B until a sequential test decides which is better.
+"""The SPRT experiment: play A against B on a tourney's chunks until the test decides.
 
 Pure parts first, then the one loop that drives a backend:
 
 * :func:`make_setup` resolves and checks everything (entrants as tourney configs name
   them, rules, bounds) before a game is played: :class:`SprtSetup`.
-* A **block** is one deal (one set of duplicate dice, seeded like a tourney's deal from
-  (seed, deal) only) played in every cyclic seat rotation (``seating: cyclic``). With 2
-  players that is the pentanomial game pair. With N > 2 it is played in every rotation
-  of two seat orders, (A, B, fillers...) and (B, A, fillers...), 2N games: with cyclic
-  rotations alone A would always sit just before B, and in Pickomino the next player is
-  the first who may steal your top tile (R7) -- measured here, tactician against itself
-  with a random filler scored 0.511 +- 0.006 (about +8 Elo) from that seat order alone.
-  With both orders, swapping A and B maps a block onto itself: equal strategies score
-  exactly 1/2 in expectation, as H0 requires (and every block, if they play alike).
-* A block's score is A's share of its games in which A finished ahead of B (ties
-  half): a multiple of 1/(2g) for g games a block, fed to :class:`~harness.report.stats.Sprt`.
-  Forfeits are results (the forfeiting seat is last); a block with a turn-capped game
-  is left out and counted.
+* A **deal** (the word of :mod:`harness.seating`) is one set of duplicate dice, seeded
+  like a tourney's deal from (seed, deal) only, played in every cyclic seat rotation
+  (``seating: cyclic``). With 2 players that is the pentanomial game pair. With N > 2
+  it is played in every rotation of two seat orders, (A, B, fillers...) and (B, A,
+  fillers...), 2N games: with cyclic rotations alone A would always sit just before B,
+  and in Pickomino the next player is the first who may steal your top tile (R7) --
+  measured here, tactician against itself with a random filler scored 0.511 +- 0.006
+  (about +8 Elo) from that seat order alone.
+  With both orders, swapping A and B maps a deal onto itself: equal strategies score
+  exactly 1/2 in expectation, as H0 requires (and every deal, if they play alike).
+* A deal's score is A's share of its games in which A finished ahead of B (ties
+  half): a multiple of 1/(2g) for g games a deal, fed to :class:`~harness.stats.Sprt`.
+  Forfeits are results (the forfeiting seat is last); a deal with a turn-capped game
+  is left out and counted. The JSON summary keeps its older key names for scripts:
+  ``blocks``, ``blocks_counted``, ``blocks_capped`` and ``games_per_block`` count deals.
 * **Determinism.** The deals are cut into checks of a fixed number of deals (about
   :data:`CHECK_GAMES` games), one chunk per check and seat order. Finished chunks are
   applied to the test strictly in deal order and the stopping rule is looked at only
@@ -37,9 +39,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.engine import DEFAULT_MAX_TURNS
-from harness.errors import ConfigError, HarnessError, RunFailed
-from harness.report.stats import Sprt, block_elo
+from harness.errors import HarnessError, RunFailed
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from harness.seating import by_entrant
+from harness.stats import Sprt
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.config import (
@@ -47,11 +50,11 @@ from harness.tourney.config import (
     ISOLATIONS,
     Entrant,
     TourneyConfig,
-    _Checker,
     check_bounds,
+    resolve_entrant,
 )
 
-# Games between two looks at the test: 50 blocks with 2 players, a tenth of a second of
+# Games between two looks at the test: 50 deals with 2 players, a tenth of a second of
 # fast strategies (half a second of `optimal`): far above a chunk's cost to hand out,
 # and fine enough that stopping at a check wastes little.
 CHECK_GAMES = 100
@@ -61,19 +64,6 @@ ROLES = ("A", "B", "filler")
 
 class SprtError(HarnessError):
     """A bad setting, or a chunk that could not be played: one line for people."""
-
-
-class _Resolver(_Checker):
-    """The config's entrant resolution (references, parameters, file paths, seeding
-    key), with errors named after the argument alone: ``A: unknown strategy 'x' ...``."""
-
-    def fail(self, container: Any, key: Any, message: str) -> ConfigError:
-        return ConfigError(message)
-
-
-def resolve_entrant(ref: str, what: str, base: Path | None = None) -> Entrant:
-    """A strategy named as everywhere (``greedy``, ``threshold(target=28)``, ``f.py:C``)."""
-    return _Resolver(what, None, base=base or Path.cwd()).entrant(None, None, ref, what)
 
 
 # -- the setup ----------------------------------------------------------------------------
@@ -115,17 +105,17 @@ class SprtSetup:
         return ((self.a, self.b, *self.fillers), (self.b, self.a, *self.fillers))
 
     @property
-    def games_per_block(self) -> int:
+    def games_per_deal(self) -> int:
         return self.players * len(self.orders)
 
     @property
     def deals_per_check(self) -> int:
-        return max(1, round(CHECK_GAMES / self.games_per_block))
+        return max(1, round(CHECK_GAMES / self.games_per_deal))
 
     @property
     def max_deals(self) -> int | None:
-        """The most blocks ``max_games`` allows (whole blocks only); None: no limit."""
-        return None if self.max_games is None else self.max_games // self.games_per_block
+        """The most deals ``max_games`` allows (whole deals only); None: no limit."""
+        return None if self.max_games is None else self.max_games // self.games_per_deal
 
     @cached_property
     def table(self) -> plan.Table:
@@ -162,10 +152,10 @@ class SprtSetup:
 
     def sprt(self) -> Sprt:
         """An empty test with this setup's bounds."""
-        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, self.games_per_block)
+        return Sprt(self.elo0, self.elo1, self.alpha, self.beta, self.games_per_deal)
 
-    def describe(self) -> dict[str, Any]:
-        """The setup as the JSON summary gives it."""
+    def to_dict(self) -> dict[str, Any]:
+        """The setup as the JSON summary gives it (``describe()`` elsewhere is text)."""
         return {
             "a": self.a.identity(),
             "b": self.b.identity(),
@@ -185,7 +175,7 @@ class SprtSetup:
             "engine": self.engine,
             "engine_plays": "python" if "python" in self.engines else "native",
             "table": self.table.id,
-            "games_per_block": self.games_per_block,
+            "games_per_block": self.games_per_deal,  # the key's old name: scripts read it
             "deals_per_check": self.deals_per_check,
         }
 
@@ -280,7 +270,7 @@ def make_setup(
     setup.engines  # noqa: B018 - "native" that cannot play: one line now, not mid-test
     if max_games is not None and setup.max_deals < 1:
         raise SprtError(
-            f"max_games: {max_games}; a block is {setup.games_per_block} games, allow at least one"
+            f"max_games: {max_games}; a deal is {setup.games_per_deal} games, allow at least one"
         )
     return setup
 
@@ -321,7 +311,7 @@ def all_specs(setup: SprtSetup) -> Iterator[tuple[int, plan.ChunkSpec]]:
         yield from enumerate(specs)
 
 
-# -- a chunk's blocks ------------------------------------------------------------------------
+# -- a chunk's deals -------------------------------------------------------------------------
 @dataclass
 class ChunkScores:
     """What one chunk adds to the test: per deal, A's half-points against B and whether
@@ -358,7 +348,8 @@ def chunk_scores(
             continue
         # Seat i holds table entrant seats[i]; a lower rank is a better place.
         seats = spec.orders[k]
-        rank_a, rank_b = ranks[seats.index(a)][row], ranks[seats.index(b)][row]
+        rank = by_entrant([r[row] for r in ranks], seats)
+        rank_a, rank_b = rank[a], rank[b]
         points[d] += 2 if rank_a < rank_b else 1 if rank_a == rank_b else 0
         seat = games["error_seat"][row]
         if seat >= 0:
@@ -380,14 +371,13 @@ def chunk_scores(
 # -- the test, applied in deal order --------------------------------------------------------
 @dataclass
 class Tally:
-    """The test so far: blocks applied in deal order, checks made, what was left out."""
+    """The test so far: deals applied in order, checks made, what was left out."""
 
     setup: SprtSetup
     sprt: Sprt = field(init=False)
-    deals: int = 0  # blocks played and applied (counted or left out)
+    deals: int = 0  # deals played and applied (counted or left out)
     checks: int = 0
-    capped: int = 0  # blocks left out: a game hit the turn cap
-    llr: float = 0.0
+    capped: int = 0  # deals left out: a game hit the turn cap
     forfeits: dict[str, int] = field(default_factory=lambda: {role: 0 for role in ROLES})
     examples: list[dict[str, Any]] = field(default_factory=list)
 
@@ -396,7 +386,7 @@ class Tally:
 
     def apply(self, parts: list[ChunkScores]) -> None:
         """Add one whole check: its chunks, one per seat order, over the same deals."""
-        g2 = 2 * self.setup.games_per_block
+        g2 = 2 * self.setup.games_per_deal
         for deal in range(len(parts[0].points)):
             if any(p.capped[deal] for p in parts):
                 self.capped += 1
@@ -408,46 +398,49 @@ class Tally:
             self.examples.extend(p.examples[: 3 - len(self.examples)])
         self.deals += len(parts[0].points)
         self.checks += 1
-        self.llr = self.sprt.llr  # once per check: it solves two small root problems
 
     @property
     def games(self) -> int:
-        """Games played in the applied blocks (left-out blocks included)."""
-        return self.deals * self.setup.games_per_block
+        """Games played in the applied deals (left-out deals included)."""
+        return self.deals * self.setup.games_per_deal
+
+    @property
+    def llr(self) -> float:
+        """The test's log-likelihood ratio after the last check (0 before the first)."""
+        return self.sprt.llr
 
     @property
     def status(self) -> str:
-        """H1, H0, inconclusive (the game limit, no verdict) or continue."""
-        if self.llr >= self.sprt.upper:
-            return "H1"
-        if self.llr <= self.sprt.lower:
-            return "H0"
+        """The test's status (H1, H0, continue), or inconclusive at the game limit."""
+        status = self.sprt.status
         limit = self.setup.max_deals
-        if limit is not None and self.deals >= limit:
+        if status == "continue" and limit is not None and self.deals >= limit:
             return "inconclusive"
-        return "continue"
+        return status
 
     def elo(self) -> tuple[float, float, float]:
-        """A's Elo over B with its 95% interval, from the counted blocks."""
-        return block_elo(self.sprt.counts)
+        """A's Elo over B with its 95% interval, from the counted deals."""
+        return self.sprt.elo()
 
     def summary(self) -> dict[str, Any]:
-        """The deterministic part of the JSON summary (nan/inf as they are)."""
-        elo, low, high = self.elo()
+        """The deterministic part of the JSON summary (nan/inf as they are): the test's own
+        numbers (:meth:`Sprt.summary`) with the deals played, left out and checked. Its
+        ``blocks*`` keys count deals (older names, kept for the scripts that read them)."""
+        test = self.sprt.summary()
         return {
             "verdict": self.status,
-            "llr": self.llr,
-            "lower": self.sprt.lower,
-            "upper": self.sprt.upper,
-            "games": self.games,
+            "llr": test["llr"],
+            "lower": test["lower"],
+            "upper": test["upper"],
+            "games": self.games,  # left-out deals included, unlike the test's own count
             "blocks": self.deals,
-            "blocks_counted": self.sprt.blocks,
+            "blocks_counted": test["deals"],
             "blocks_capped": self.capped,
             "checks": self.checks,
-            "elo": elo,
-            "elo_low": low,
-            "elo_high": high,
-            "counts": [int(c) for c in self.sprt.counts],
+            "elo": test["elo"],
+            "elo_low": test["elo_low"],
+            "elo_high": test["elo_high"],
+            "counts": test["counts"],
             "forfeits": {"count": sum(self.forfeits.values()), **self.forfeits},
             "forfeit_examples": self.examples,
         }
@@ -471,7 +464,7 @@ class SprtResult:
     def summary(self) -> dict[str, Any]:
         """What ``--json`` prints (numbers may be nan or inf: clean them for JSON)."""
         return {
-            **self.setup.describe(),
+            **self.setup.to_dict(),
             **self.tally.summary(),
             "verdict": self.verdict,
             "workers": self.workers,
@@ -488,14 +481,14 @@ def run_sprt(
     on_check: Callable[[Tally], None] | None = None,
     on_tick: Callable[[], None] | None = None,
 ) -> SprtResult:
-    """Play blocks until the test decides (or the game limit, or Ctrl-C).
+    """Play deals until the test decides (or the game limit, or Ctrl-C).
 
     ``workers`` processes play the chunks (0: in this process), or any tourney
     ``backend`` (``results(specs)`` yielding Done/Failed/None) when given. ``on_check``
     sees the tally after every check; ``on_tick`` is called now and then while nothing
-    finishes. Raises RunFailed if a chunk fails twice (the test cannot skip blocks).
+    finishes. Raises RunFailed if a chunk fails twice (the test cannot skip deals).
     """
-    from harness.tourney.backend import Done, Failed, ProcessBackend, SerialBackend
+    from harness.tourney.backend import Done, Failed, local_backend
 
     started = time.monotonic()
     tally = Tally(setup)
@@ -503,7 +496,7 @@ def run_sprt(
     if backend is None:
         # Workers' log records (a chunk that raised) go nowhere: the failure comes back
         # as a Failed outcome and is told in one line.
-        backend = ProcessBackend(workers, logging.NullHandler()) if workers > 0 else SerialBackend()
+        backend = local_backend(workers, logging.NullHandler())
     waiting: dict[int, list[ChunkScores | None]] = {}  # check -> its chunks, by order
     order_of: dict[str, int] = {}  # spec key -> seat order, while the chunk is out
 

@@ -1,5 +1,9 @@
 """The stored game table: one row per game, the contract between the runner and reports.
 
+Every column is named and typed once, here (:data:`GAME_TYPES`, :data:`SEAT_TYPES`): the
+Arrow schema, the typecodes of a played chunk's arrays and the codes of the status and
+error-kind columns all derive from these tables.
+
 A run folder (``results/<config name>/<run id>/``) holds ``games/*.parquet`` part files
 whose rows all follow this schema, and ``run.json``, the fully resolved config. Read every
 game with one call::
@@ -17,7 +21,7 @@ table                  string    table id: a digest of its entrants (names, refe
 deal                   int32     deal index (0-based): deal d has the same dice at every table
 seating                int8      index k of the game's seat order in the run's seating
                                  design (run.json ``design``): seat i holds table
-                                 entrant ``design[k][i]`` (harness.tourney.seating)
+                                 entrant ``design[k][i]`` (harness.seating)
 seed                   int64     the deal's dice seed: config seed and deal only, so
                                  every table and every run with that seed shares it
 game_seed              int64     the seed the game was played with (dice and view.rng):
@@ -65,37 +69,70 @@ from typing import Any
 
 SCHEMA_VERSION = 3
 
-GAME_COLUMNS = (
-    "table",
-    "deal",
-    "seating",
-    "seed",
-    "game_seed",
-    "players",
-    "turns",
-    "status",
-    "winner",
-    "error",
-    "error_seat",
-    "error_kind",
-)
-SEAT_FIELDS = ("strategy", "worms", "rank", "busts", "steals", "stolen")
+# Arrow type names (pyarrow attribute names) of the game columns and of each seat's
+# columns, in stored order: the one definition every other view of the schema derives from.
+GAME_TYPES = {
+    "table": "string",
+    "deal": "int32",
+    "seating": "int8",
+    "seed": "int64",
+    "game_seed": "int64",
+    "players": "int8",
+    "turns": "int16",
+    "status": "string",
+    "winner": "int8",
+    "error": "string",
+    "error_seat": "int8",
+    "error_kind": "string",
+}
+SEAT_TYPES = {
+    "strategy": "string",
+    "worms": "int8",
+    "rank": "int8",
+    "busts": "int16",
+    "steals": "int16",
+    "stolen": "int16",
+}
+GAME_COLUMNS = tuple(GAME_TYPES)
+SEAT_FIELDS = tuple(SEAT_TYPES)
+
+# The status column's values; a played chunk holds each as its index (an int8 code).
 STATUSES = ("over", "turn-cap", "forfeit")
+STATUS_CODES = {status: code for code, status in enumerate(STATUSES)}
+OVER, TURN_CAP, FORFEIT = (STATUS_CODES[s] for s in STATUSES)
+# The error_kind column's values; a chunk holds the index, NO_KIND where no seat forfeited.
 ERROR_KINDS = ("rule", "raised", "time", "crash")
+KIND_CODES = {kind: code for code, kind in enumerate(ERROR_KINDS)}
+NO_KIND = -1
+
+# Text columns a played chunk holds as int8 codes into these names.
+CODED = {"status": STATUSES, "error_kind": ERROR_KINDS}
+# Columns a chunk does not hold as arrays: the same for every row of a chunk (table,
+# players), given per forfeit (error) or by the seat order (strategy).
+_NOT_ARRAYS = ("table", "players", "error", "strategy")
+_TYPECODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q"}
+
+
+def _arrays(types: dict[str, str]) -> dict[str, str]:
+    return {
+        name: _TYPECODES["int8" if name in CODED else kind]
+        for name, kind in types.items()
+        if name not in _NOT_ARRAYS
+    }
+
+
 # What a played chunk holds before it becomes Parquet: array typecodes of the game
 # columns and of each seat's columns (both engines fill exactly these).
-GAME_ARRAYS = {
-    "deal": "i",
-    "seating": "b",
-    "seed": "q",
-    "game_seed": "q",
-    "turns": "h",
-    "status": "b",
-    "winner": "b",
-    "error_seat": "b",
-    "error_kind": "b",
-}
-SEAT_ARRAYS = {"worms": "b", "rank": "b", "busts": "h", "steals": "h", "stolen": "h"}
+GAME_ARRAYS = _arrays(GAME_TYPES)
+SEAT_ARRAYS = _arrays(SEAT_TYPES)
+
+
+# Columns a part may lack (written before they existed): read as nulls. error_kind came
+# with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
+OPTIONAL_COLUMNS = ("error_kind",)
+# Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat
+# order's index as ``rotation`` (cyclic design: order r is rotation r); read as ``seating``.
+RENAMED_COLUMNS = (("seating", "rotation"),)
 
 
 def seat_column(seat: int, field: str) -> str:
@@ -110,33 +147,15 @@ def columns(players: int) -> list[str]:
     ]
 
 
-# Arrow types of the columns (pyarrow type names; seat columns by their field).
-_TYPES = {
-    "table": "string",
-    "deal": "int32",
-    "seating": "int8",
-    "seed": "int64",
-    "game_seed": "int64",
-    "players": "int8",
-    "turns": "int16",
-    "status": "string",
-    "winner": "int8",
-    "error": "string",
-    "error_seat": "int8",
-    "error_kind": "string",
-    "strategy": "string",
-    "worms": "int8",
-    "rank": "int8",
-    "busts": "int16",
-    "steals": "int16",
-    "stolen": "int16",
-}
-
-
 def column_type(column: str) -> str:
-    """The Arrow type name of a column: ``column_type("seat1_worms") == "int8"``."""
+    """The Arrow type name of a column: ``column_type("seat1_worms") == "int8"``.
+
+    Also its pandas dtype name (pandas reads "int8", "string" alike).
+    """
     # Seat columns are seat{i}_{field}; "seating" is a game column.
-    return _TYPES[column.split("_", 1)[1] if column[4:5].isdigit() else column]
+    if column[4:5].isdigit():
+        return SEAT_TYPES[column.split("_", 1)[1]]
+    return GAME_TYPES[column]
 
 
 def arrow_schema(players: int) -> Any:

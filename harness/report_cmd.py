@@ -85,7 +85,7 @@ def report(
 
     console_log(verbose)
     if repair:
-        from harness.report.api import repair_run
+        from harness.tourney.repair import repair_run
 
         repair_run(run_dir, echo=lambda text: click.echo(text, err=True))
     progress = _Progress("report")

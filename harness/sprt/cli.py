@@ -1,8 +1,9 @@
-"""The ``harness sprt A B`` command: a thin click layer over :mod:`harness.tourney.sprt`.
+"""The ``harness sprt A B`` command: a thin click layer over :mod:`harness.sprt.experiment`.
 
-Registered at the bottom of :mod:`harness.cli`. The driver (and scipy, through the SPRT
-statistics) is imported when the command runs, and nothing is imported from
-:mod:`harness.cli` at import time: under ``python -m harness.cli`` that would be circular.
+Registered by :mod:`harness.cli`; like every command module it imports
+:mod:`harness.cli_common` and lower modules, never :mod:`harness.cli`. The experiment (and
+scipy, through the SPRT statistics) is imported when the command runs, so that
+``harness --help`` stays quick.
 The check lines go to stderr as the test goes (like tourney's progress); the verdict,
 or with ``--json`` the summary, to stdout.
 """
@@ -24,12 +25,14 @@ from harness.cli_common import (
     console_log,
     engine_option,
     limits_options,
+    max_turns_option,
     parse_variants,
     rules_options,
     strict_option,
     user_errors,
     verbosity_options,
 )
+from harness.jsonsafe import json_safe
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
@@ -41,7 +44,7 @@ def _err(text: str) -> None:
 
 # -- formatting -----------------------------------------------------------------------------
 def elo_text(value: float) -> str:
-    """``+12.3``; ``+inf`` when one side won every counted block; ``-`` when undefined."""
+    """``+12.3``; ``+inf`` when one side won every counted deal; ``-`` when undefined."""
     if math.isnan(value):
         return "-"
     if math.isinf(value):
@@ -55,13 +58,14 @@ def bound_text(value: float) -> str:
 
 def check_line(tally: Any) -> str:
     """One look at the test, e.g.
-    ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3 (-5.7, +30.3)  blocks 12/80/210/95/3``."""
+    ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3 (-5.7, +30.3)  deals 12/80/210/95/3``
+    (how many deals had each score, 0 to 1)."""
     elo, low, high = tally.elo()
     line = (
         f"games {tally.games:,}  LLR {tally.llr:+.2f}  "
         f"[{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}]  "
         f"Elo {elo_text(elo)} ({elo_text(low)}, {elo_text(high)})  "
-        f"blocks {'/'.join(str(int(c)) for c in tally.sprt.counts)}"
+        f"deals {'/'.join(str(int(c)) for c in tally.sprt.counts)}"
     )
     if tally.capped:
         line += f"  left out {tally.capped:,}"
@@ -81,12 +85,12 @@ def verdict_lines(result: Any) -> list[str]:
     else:
         head = "Interrupted: no verdict"
     elo, low, high = tally.elo()
-    blocks = f"{tally.deals:,} blocks of {setup.games_per_block}"
+    deals = f"{tally.deals:,} deals of {setup.games_per_deal}"
     if tally.capped:
-        blocks += f", {tally.capped:,} left out for a turn-capped game"
+        deals += f", {tally.capped:,} left out for a turn-capped game"
     lines = [
         head,
-        f"Games: {tally.games:,} ({blocks})",
+        f"Games: {tally.games:,} ({deals})",
         _elo_line(elo, low, high),
         f"LLR: {tally.llr:+.2f} in [{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}] "
         f"for H0 Elo <= {bound_text(setup.elo0)}, H1 Elo >= {bound_text(setup.elo1)} "
@@ -108,11 +112,11 @@ def verdict_lines(result: Any) -> list[str]:
 
 
 def _elo_line(elo: float, low: float, high: float) -> str:
-    if math.isinf(elo):  # a mean block score of 1 or 0: the Elo scale has no finite value
+    if math.isinf(elo):  # a mean deal score of 1 or 0: the Elo scale has no finite value
         side = "ahead of" if elo > 0 else "behind"
         return f"Elo: {elo_text(elo)} (A finished {side} B in every counted game)"
     if math.isnan(elo):
-        return "Elo: - (no block counted)"
+        return "Elo: - (no deal counted)"
     return f"Elo: {elo_text(elo)} (95% CI {elo_text(low)} to {elo_text(high)})"
 
 
@@ -128,30 +132,17 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"SPRT {setup.a.name} vs {setup.b.name}{fillers}: {setup.rules.describe()}, seed "
         f"{setup.seed}, {_workers_text(workers)}",
         f"H0 Elo <= {bound_text(setup.elo0)}, H1 Elo >= {bound_text(setup.elo1)}, alpha "
-        f"{setup.alpha:g}, beta {setup.beta:g}; a block is a deal in every seat rotation"
-        f"{orders} ({setup.games_per_block} games, duplicate dice); a check every "
-        f"{setup.deals_per_check} blocks",
+        f"{setup.alpha:g}, beta {setup.beta:g}; a deal is one set of duplicate dice in "
+        f"every seat rotation{orders} ({setup.games_per_deal} games); a check every "
+        f"{setup.deals_per_check} deals",
     ]
     if setup.same:
         lines.append(
-            "Note: A and B are the same strategy: each block's games mirror each other (same "
-            "dice, A and B swapped), so every block scores exactly 1/2 unless it plays "
+            "Note: A and B are the same strategy: each deal's games mirror each other (same "
+            "dice, A and B swapped), so every deal scores exactly 1/2 unless it plays "
             "differently from game to game. This checks the harness; expect H0."
         )
     return lines
-
-
-def json_safe(value: Any) -> Any:
-    """nan and infinities become null (JSON has neither), recursively."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, float):
-        return value + 0.0
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [json_safe(v) for v in value]
-    return value
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -206,14 +197,9 @@ def json_safe(value: Any) -> Any:
     "--max-games",
     type=click.IntRange(1),
     default=None,
-    help="Stop after this many games (whole blocks) without a verdict: inconclusive.",
+    help="Stop after this many games (whole deals) without a verdict: inconclusive.",
 )
-@click.option(
-    "--max-turns",
-    type=click.IntRange(1),
-    default=None,
-    help="Turn cap per game; a block with a capped game is left out (default 1,000).",
-)
+@max_turns_option("Turn cap per game; a deal with a capped game is left out (default 1,000).")
 @limits_options(isolation_default="none")
 @engine_option(config=False)
 @strict_option("the test finished but had forfeits")
@@ -246,9 +232,9 @@ def sprt(
 ) -> None:
     """Play A against B until a sequential probability ratio test decides.
 
-    Blocks are deals of duplicate dice played in every seat rotation (and, with more
+    A deal is one set of duplicate dice played in every seat rotation (and, with more
     than 2 players, with A and B swapped too); the test is the GSPRT of chess engine
-    testing on block outcomes. It prints the log-likelihood ratio and its bounds as it
+    testing on deal outcomes. It prints the log-likelihood ratio and its bounds as it
     goes, then the verdict (H1: A is at least elo1 stronger; H0: at most elo0), the
     games played and A's Elo over B with a 95% interval. Same seed, same verdict, for
     any number of workers. A and B are named as everywhere: greedy,
@@ -261,8 +247,8 @@ def sprt(
       harness sprt greedy simple --players 4 --filler tactician --max-games 20000 --json
     """
     from harness.engine import DEFAULT_MAX_TURNS
+    from harness.sprt.experiment import make_setup, run_sprt
     from harness.tourney.runner import default_workers
-    from harness.tourney.sprt import make_setup, run_sprt
 
     console_log(verbose)
     for item in settings:
@@ -303,7 +289,7 @@ def sprt(
         if not shown["warned"] and tally.checks >= 5 and 2 * tally.capped > tally.deals:
             shown["warned"] = True  # such a test may never decide: say so, once
             _err(
-                f"Warning: {tally.capped:,} of {tally.deals:,} blocks left out for a game that "
+                f"Warning: {tally.capped:,} of {tally.deals:,} deals left out for a game that "
                 "hit the turn cap; raise --max-turns or change the rules (bust_flip)"
             )
 

@@ -1,0 +1,102 @@
+"""The manifest: ``manifest.jsonl``, the list of a run's complete chunks.
+
+One JSON line per completed chunk, appended once its part file is whole in ``games/``:
+its ``key``, ``file``, ``bytes`` and ``sha256`` (the first :data:`DIGEST_CHARS` hex
+digits), what it holds (``table``, deals ``first``..``stop``-1, ``games``), ``cpu`` and
+the user strategy code its process had loaded (``loaded``); a reused chunk adds
+``reused_from``. The torn-line rule: a kill can tear only the last line, so the first
+line without a newline, not JSON, or without its ``file`` (and ``key``) ends the good
+part (:func:`read_manifest`); whatever follows is not a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from harness.runfolder.layout import PART_SUFFIX
+from harness.seating import MAX_PERMUTATION_PLAYERS
+
+DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
+# Games a deal is played in, at most: every order of the largest permutations design.
+MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
+
+Claim = tuple[str, int, int, int]  # (table, first, stop, orders) a line says its chunk holds
+
+
+def digest_of(data: bytes) -> str:
+    """A chunk's digest as the manifest holds it (the first 32 hex digits of its sha256)."""
+    return hashlib.sha256(data).hexdigest()[:DIGEST_CHARS]
+
+
+def read_manifest(path: Path, *, keyed: bool = True) -> tuple[list[dict[str, Any]], int]:
+    """The complete lines of a manifest, and the byte length they take.
+
+    A line torn by a kill (no newline, or not JSON) ends the good part, as does a line
+    without a text ``file`` (or, when ``keyed``, ``key``: the runner writes both; a
+    folder assembled by hand may list files only). A missing manifest has no lines;
+    another OSError is the caller's to word.
+    """
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return [], 0
+    entries: list[dict[str, Any]] = []
+    good = 0
+    for line in raw.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            break
+        if (
+            not isinstance(entry, dict)
+            or not isinstance(entry.get("file"), str)
+            or (keyed and not isinstance(entry.get("key"), str))
+        ):
+            break
+        entries.append(entry)
+        good += len(line)
+    return entries, good
+
+
+def manifest_line(entry: Mapping[str, Any]) -> bytes:
+    """One manifest line as it is appended (keys sorted, newline-terminated)."""
+    return (json.dumps(entry, sort_keys=True) + "\n").encode()
+
+
+def manifest_text(entries: Iterable[Mapping[str, Any]]) -> bytes:
+    """A whole manifest of ``entries`` (for rewriting one without some lines)."""
+    return b"".join(manifest_line(e) for e in entries)
+
+
+def safe_part_name(name: Any) -> bool:
+    """Whether a manifest's file name names a part file inside ``games/`` (no path)."""
+    return (
+        isinstance(name, str)
+        and name.endswith(PART_SUFFIX)
+        and not name.startswith(".")
+        and "/" not in name
+        and "\\" not in name
+        and "\x00" not in name
+    )
+
+
+def covered(entry: Mapping[str, Any]) -> Claim | None:
+    """(table, first, stop, orders) a manifest line claims, or None if it is malformed.
+
+    ``orders`` is the games per deal: the number of seat orders of the run's design.
+    """
+    table, first, stop, games = (entry.get(k) for k in ("table", "first", "stop", "games"))
+    if not isinstance(table, str) or not all(type(v) is int for v in (first, stop, games)):
+        return None
+    deals = stop - first
+    if first < 0 or deals <= 0 or games <= 0 or games % deals:
+        return None
+    orders = games // deals
+    return (table, first, stop, orders) if 2 <= orders <= MAX_ORDERS else None

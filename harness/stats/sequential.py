@@ -1,0 +1,191 @@
+"""Sequential tests on deals: Wald's SPRT, generalised to the outcomes of a deal.
+
+A deal is one set of dice played in every seat order (:mod:`harness.seating` defines
+it); its score, A's share of its games where A finished ahead of B (ties half), is a
+multiple of 1/(2 g) for g games a deal. The test counts deals, never games: the games of
+a deal share their dice, so they are not independent. :class:`Sprt` is the running test,
+its status and its summary; ``harness sprt`` (:mod:`harness.sprt`) plays the deals and
+feeds it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from harness.stats.elo import elo_to_score, score_to_elo
+from harness.stats.intervals import NAN, z_quantile
+
+
+def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
+    """Wald's bounds on the log-likelihood ratio: accept H0 below, H1 above."""
+    if not (0 < alpha < 1 and 0 < beta < 1):
+        raise ValueError(f"alpha and beta must lie strictly between 0 and 1, got {alpha}, {beta}")
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def deal_outcomes(games_per_deal: int) -> np.ndarray:
+    """The possible scores of a deal: multiples of 1/(2 g) in [0, 1] (ties are halves).
+
+    Two games a deal give the pentanomial outcomes 0, 1/4, 1/2, 3/4, 1.
+    """
+    return np.arange(2 * games_per_deal + 1) / (2 * games_per_deal)
+
+
+def _constrained_mle(p_hat: np.ndarray, values: np.ndarray, s: float) -> np.ndarray:
+    """The distribution closest to ``p_hat`` (max likelihood) whose mean is ``s``.
+
+    p_i = p_hat_i / (1 + lam (v_i - s)) with lam solving sum p_i (v_i - s) = 0.
+    """
+    d = values - s
+    if np.all(np.abs(d) < 1e-15):
+        return p_hat
+    lo = -1.0 / d.max() if d.max() > 0 else -1e12
+    hi = -1.0 / d.min() if d.min() < 0 else 1e12
+    eps = 1e-12 * (hi - lo)
+
+    def f(lam: float) -> float:
+        return float((p_hat * d / (1 + lam * d)).sum())
+
+    from scipy.optimize import brentq  # slow to import: only here
+
+    lam = brentq(f, lo + eps, hi - eps, xtol=1e-14, maxiter=500)
+    p = p_hat / (1 + lam * d)
+    return p / p.sum()
+
+
+def sprt_llr(counts: Sequence[float], elo0: float, elo1: float, *, prior: float = 1e-3) -> float:
+    """Generalised SPRT log-likelihood ratio of H1 (elo1) against H0 (elo0).
+
+    ``counts[k]`` is how many deals scored ``k / (2 g)`` (``len(counts) = 2 g + 1``
+    for ``g`` games a deal; pentanomial when g = 2). The test counts deals, not games:
+    a deal's games share dice, so their results are not independent. Each hypothesis
+    is the outcome distribution of largest likelihood whose mean score is
+    ``elo_to_score(elo)``; the LLR is the log ratio of the two (the multinomial GSPRT of
+    chess engine testing). ``prior`` pseudo-deals per outcome keep it finite early on.
+    """
+    n = np.asarray(counts, dtype=float)
+    if n.ndim != 1 or len(n) < 3 or len(n) % 2 == 0:
+        raise ValueError("counts: one count per deal outcome, 2 * games_per_deal + 1 of them")
+    total = n.sum()
+    if total <= 0:
+        return 0.0
+    values = np.arange(len(n)) / (len(n) - 1)
+    p_hat = (n + prior) / (total + prior * len(n))
+    p0 = _constrained_mle(p_hat, values, elo_to_score(elo0))
+    p1 = _constrained_mle(p_hat, values, elo_to_score(elo1))
+    seen = n > 0  # outcomes never seen add nothing (and may have probability 0)
+    return float((n[seen] * np.log(p1[seen] / p0[seen])).sum())
+
+
+def sprt_llr_normal(counts: Sequence[float], elo0: float, elo1: float) -> float:
+    """The normal approximation of :func:`sprt_llr`: N (s1-s0)(2 s - s0 - s1) / (2 var)."""
+    n = np.asarray(counts, dtype=float)
+    total = n.sum()
+    values = np.arange(len(n)) / (len(n) - 1)
+    if total < 2:
+        return 0.0
+    mean = float((n * values).sum() / total)
+    var = float((n * (values - mean) ** 2).sum() / total)
+    if var <= 0:
+        return 0.0
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    return total * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def deal_elo(counts: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
+    """Elo estimate with interval from deal outcome counts: (elo, low, high)."""
+    n = np.asarray(counts, dtype=float)
+    total = n.sum()
+    if total < 1:
+        return NAN, NAN, NAN
+    values = np.arange(len(n)) / (len(n) - 1)
+    mean = float((n * values).sum() / total)
+    if total < 2:
+        return score_to_elo(mean), NAN, NAN
+    var = float((n * (values - mean) ** 2).sum() / (total - 1))
+    half = z_quantile(confidence) * math.sqrt(var / total)
+    return score_to_elo(mean), score_to_elo(mean - half), score_to_elo(mean + half)
+
+
+@dataclass
+class Sprt:
+    """A running sequential probability ratio test of A against B on deals.
+
+    Feed it deal outcomes in a fixed order (``add``, or add to ``counts`` in place);
+    ``status`` is "H1", "H0" or "continue". A deal's score is A's share of the deal's
+    games (every seat order) where A finished ahead of B (ties count half).
+    """
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    games_per_deal: int = 2
+    counts: np.ndarray = field(default=None)  # type: ignore[assignment]
+    # (what it was computed from, the LLR): it solves two small root problems, so once
+    _llr_of: tuple[tuple[bytes, float, float], float] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        if self.elo1 <= self.elo0:
+            raise ValueError(f"elo1 ({self.elo1}) must be above elo0 ({self.elo0})")
+        self.lower, self.upper = sprt_bounds(self.alpha, self.beta)
+        if self.counts is None:
+            self.counts = np.zeros(2 * self.games_per_deal + 1)
+
+    def add(self, deal_score: float, count: int = 1) -> None:
+        """Add ``count`` deals that scored ``deal_score`` (a multiple of 1/(2 g))."""
+        k = round(deal_score * 2 * self.games_per_deal)
+        if abs(k - deal_score * 2 * self.games_per_deal) > 1e-9 or not 0 <= k < len(self.counts):
+            raise ValueError(f"deal score {deal_score} is not a possible outcome")
+        self.counts[k] += count
+
+    @property
+    def deals(self) -> int:
+        """Deals counted so far."""
+        return int(self.counts.sum())
+
+    @property
+    def games(self) -> int:
+        """Games in the counted deals."""
+        return self.deals * self.games_per_deal
+
+    @property
+    def llr(self) -> float:
+        """The log-likelihood ratio of the counts so far (:func:`sprt_llr`)."""
+        key = (np.asarray(self.counts, dtype=float).tobytes(), self.elo0, self.elo1)
+        if self._llr_of is None or self._llr_of[0] != key:
+            self._llr_of = (key, sprt_llr(self.counts, self.elo0, self.elo1))
+        return self._llr_of[1]
+
+    @property
+    def status(self) -> str:
+        """H1 at or above the upper bound, H0 at or below the lower one, else continue."""
+        llr = self.llr
+        return "H1" if llr >= self.upper else "H0" if llr <= self.lower else "continue"
+
+    def elo(self, confidence: float = 0.95) -> tuple[float, float, float]:
+        """A's Elo over B with its interval, from the counted deals (:func:`deal_elo`)."""
+        return deal_elo(self.counts, confidence)
+
+    def summary(self) -> dict[str, Any]:
+        """The test's numbers (nan/inf as they are): status, LLR, bounds, deals, Elo."""
+        elo, lo, hi = self.elo()
+        return {
+            "status": self.status,
+            "llr": self.llr,
+            "lower": self.lower,
+            "upper": self.upper,
+            "deals": self.deals,
+            "games": self.games,
+            "elo": elo,
+            "elo_low": lo,
+            "elo_high": hi,
+            "counts": [int(c) for c in self.counts],
+        }

@@ -1,0 +1,113 @@
+"""Native `optimal` (harness/_native/turn_dp.c, optimal.c): the turn programme bit for bit.
+
+The native solver walks a state's roll outcomes down a prefix tree (each row's best keep
+carried from its parent, not recomputed face by face) instead of solve_arrays' columns.
+A max is exact, so the tree cannot change a value unless it takes a row's keeps wrongly
+(a face not shown, -inf, winning over a value; a row's keeps mixed up with another's).
+These tests try to break that: payoffs made of ties (every keep worth the same), signed
+zeros, a single stop total, values far apart in magnitude, and compare every state's
+value as bits. The one thing not compared is the sign of a zero value: numpy's vector
+np.maximum returns either zero for max(0.0, -0.0) depending on the array's layout (HEAD
+differs there too), and no decision can see it (every comparison is `>` or `>=` against
+a value +-1e-12, and x + -0.0 == x + 0.0 for any x != 0, so a zero's sign never reaches a
+nonzero value). Then whole games in every preset, at 3 and 4 players, against the Python
+strategy, with cold and warm caches.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+import subprocess
+import sys
+
+import pytest
+from test_native import check_deals
+
+from harness import native, seating
+from harness.analysis import turn
+from harness.rules import PRESETS, Rules
+
+needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
+
+
+def bits(values) -> list[int]:
+    """The values' bit patterns, a zero's sign left out (+ 0.0 turns -0.0 into 0.0)."""
+    return [struct.unpack("<q", struct.pack("<d", v + 0.0))[0] for v in values]
+
+
+def assert_same_solve(stop: list, bust: float) -> None:
+    values, _, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
+    mine, my_stops = native._core.dp_solve(stop, bust)
+    assert bits(mine) == bits(values.tolist()), (stop, bust)
+    assert list(my_stops) == stops.tolist(), (stop, bust)
+
+
+def tile_payoff(low: int, value) -> list:
+    return [None] * low + [value(t) for t in range(low, 41)]
+
+
+TIES = [
+    # every stop worth the same: every keep of a roll ties
+    (tile_payoff(21, lambda t: 1.0), 0.0),
+    (tile_payoff(21, lambda t: 1.0), -1.0),
+    (tile_payoff(21, lambda t: 0.0), -0.0),  # signed zeros everywhere
+    (tile_payoff(21, lambda t: -0.0), 0.0),
+    (tile_payoff(21, lambda t: -0.0), -0.0),
+    (tile_payoff(21, lambda t: 0.0 if t % 2 else -0.0), 0.0),
+    (tile_payoff(36, lambda t: 4.0), -0.0),  # one total: most rows bust or roll on
+    ([None] * 40 + [4.0], 0.0),  # only eight worms stop
+    (tile_payoff(21, lambda t: float((t - 17) // 4)), -4.0),  # the worm swing's steps
+    (tile_payoff(21, lambda t: float((t - 17) // 4)), 2.0),  # a bust worth more than stops
+    (tile_payoff(21, lambda t: 1e-300 * (t - 20)), -1e-300),  # underflowing products
+    (tile_payoff(21, lambda t: 1e300 if t == 30 else 1.0), -1e300),
+]
+
+
+@needs_native
+@pytest.mark.parametrize(("stop", "bust"), TIES)
+def test_ties_and_signed_zeros_solve_bit_for_bit(stop, bust):
+    assert_same_solve(stop, bust)
+
+
+@needs_native
+def test_random_payoffs_solve_bit_for_bit():
+    """Every state (so every row template) of random payoffs with many exact ties."""
+    rng = random.Random(12)
+    for _ in range(60):
+        low = rng.randint(0, 40)
+        levels = [rng.choice([0.0, -0.0, 1.0, 2.0, rng.random()]) for _ in range(4)]
+        stop = tile_payoff(low, lambda t, lv=levels: lv[(t * 7) % 4])
+        for t in rng.sample(range(41), rng.randint(0, 5)):
+            stop[t] = rng.choice([None, 0.0, -0.0, rng.random() * 8])
+        assert_same_solve(stop, rng.choice([0.0, -0.0, -rng.random() * 4, 1.0]))
+
+
+@needs_native
+@pytest.mark.parametrize("preset", PRESETS)
+def test_games_in_every_preset_at_three_and_four_players(preset):
+    """Game by game against the Python strategy: two optimals sharing solved turns."""
+    played = check_deals(["optimal", "simple"], Rules.preset(preset, 2), "duplicate", 41, 12)
+    for players in (3, 4):
+        entrants = ["optimal", "optimal(endgame=6, flip=1.0)", "tactician", "greedy"][:players]
+        played += check_deals(entrants, Rules.preset(preset, players), "independent", 42, 2)
+    assert played == 24 + 2 * 3 + 2 * 4
+
+
+@needs_native
+def test_a_cold_process_plays_the_warm_rows():
+    """Rows played after other deals warmed the solved-turn cache (states half solved by
+    earlier turns) are the rows of a process that starts cold."""
+    rules, orders = Rules(players=2), seating.design(2, "cyclic")
+    native.play_deals(rules, ["optimal", "simple"], 8, 100, 140, orders=orders)  # warm
+    warm = native.play_deals(rules, ["optimal", "simple"], 8, 0, 30, orders=orders)
+    code = (
+        "from harness import native\n"
+        "from harness import seating\n"
+        "res = native.play_deals('official', ['optimal', 'simple'], 8, 0, 30,\n"
+        "                        orders=seating.design(2, 'cyclic'))\n"
+        "print(repr((dict(res.games), res.seats)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == repr((dict(warm.games), warm.seats))
