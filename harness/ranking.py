@@ -107,21 +107,6 @@ class Counts:
             capped=int(capped),
         )
 
-    @classmethod
-    def from_sums(cls, games: float, win_points: float, worms: float, rank: float) -> Counts:
-        """Counts from float sums of the same games (the report's moments), made exact again.
-
-        Every sum is of whole numbers (or of 1/k shares, whole in units of 1/POINT), and
-        float sums of them are off by far less than half a unit (about 1e-7 units at a
-        million games, 3e-5 even summed one by one), so rounding restores the integers.
-        """
-        return cls(
-            games=round(games),
-            points=round(win_points * POINT),
-            worms=round(worms),
-            rank=round(rank),
-        )
-
 
 def rank_key(name: str, counts: Counts, rating: float | None = None) -> tuple[Any, ...]:
     """The one order of entrants; :func:`order` sorts by it. Best first:
