@@ -51,6 +51,7 @@ from harness.errors import (
 )
 from harness.interrupts import is_user_interrupt, reraise_if_user
 from harness.rules import TILES, VARIANTS, Rules, face_name
+from harness.strategy import Strategy
 from harness.view import View
 
 if TYPE_CHECKING:
@@ -643,17 +644,25 @@ NOT_INT: Any = object()
 """The victim :func:`plain_pair` gives for a pair whose victim is not an int."""
 
 
+class Absent(Strategy):
+    """Stands in a seat whose instance could not be built: a game that ends before its
+    first turn never asks it anything."""
+
+    name = "absent"
+
+
 def build_instances(
     factories: Sequence[Callable[[], Any] | None],
     names: Sequence[str],
     *,
-    failed_as: Callable[[], Any],
+    failed_as: Callable[[], Any] = Absent,
     native_as: Callable[[], Any] | None = None,
     watch: Any = None,
 ) -> tuple[list[Any], StrategyFailed | None]:
     """A game's fresh strategy instances, seat by seat, as every engine builds them.
 
-    A constructor that raises forfeits its seat: the seat holds ``failed_as()`` and the
+    A constructor that raises forfeits its seat: the seat holds ``failed_as()`` (an
+    :class:`Absent`) and the
     last such failure is returned with the instances (a user's interrupt propagates). A
     factory None is a seat another engine plays: it holds ``native_as()``. ``watch`` (the
     move-time tracer of a limited chunk) is told ``trace(seat, 0, 0)`` before each

@@ -44,12 +44,6 @@ class _Native(Strategy):
     name = "native"
 
 
-class _Failed(Strategy):
-    """Stands in a Python seat whose instance could not be built (never asked)."""
-
-    name = "absent"
-
-
 Hooks = Callable[..., Any]
 
 
@@ -113,7 +107,6 @@ class SeatHost:
         instances, failed = build_instances(
             seats_of(self.factories, self.orders[k]),
             names,
-            failed_as=_Failed,
             native_as=_Native,
         )
         if self.playing is not None:

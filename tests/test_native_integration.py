@@ -282,10 +282,9 @@ def test_sprt_native_plays_a_plugin_or_refuses_in_one_line(tmp_path, harness_pro
     assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
 
 
-@needs_native
-@pytest.mark.parametrize("dice", ["independent", "duplicate"])
-def test_play_native_equals_python(cli, monkeypatch, dice):
-    args = ["play", "simple", "tactician", "random", "--seed", "21", "--dice", dice, "--json"]
+def assert_play_alike(cli, monkeypatch, args):
+    """`harness play ARGS` prints the same on the Python engine, the native one and auto,
+    and native and auto never touch the Python engine's game loop."""
     py = cli(*args, "--engine", "python")
     from harness import engine as engine_module
 
@@ -295,6 +294,13 @@ def test_play_native_equals_python(cli, monkeypatch, dice):
         auto = cli(*args)
     assert py.exit_code == nat.exit_code == auto.exit_code == 0
     assert py.output == nat.output == auto.output
+
+
+@needs_native
+@pytest.mark.parametrize("dice", ["independent", "duplicate"])
+def test_play_native_equals_python(cli, monkeypatch, dice):
+    args = ["play", "simple", "tactician", "random", "--seed", "21", "--dice", dice, "--json"]
+    assert_play_alike(cli, monkeypatch, args)
     for seed in range(40):
         seats = ["greedy", "worm-first", "env-heuristic"]
         a = play_game(seats, seed=seed)
@@ -327,15 +333,7 @@ def test_play_with_a_plugin_seat_is_native_and_the_same_game(cli, tmp_path, monk
     bot = plugin_file(tmp_path)
     hostile = ROOT / "tests" / "fixtures" / "hostile"
     args = ["play", f"{bot}:Greedy", "tactician", "random", "--seed", "5", "--json"]
-    py = cli(*args, "--engine", "python")
-    from harness import engine as engine_module
-
-    with monkeypatch.context() as m:
-        m.setattr(engine_module.Game, "play", lambda self: pytest.fail("Python engine used"))
-        nat = cli(*args, "--engine", "native")
-        auto = cli(*args)
-    assert py.exit_code == nat.exit_code == auto.exit_code == 0
-    assert py.output == nat.output == auto.output
+    assert_play_alike(cli, monkeypatch, args)
     for dice in (None, "duplicate"):
         for seed in range(60):
             seats = [f"{bot}:Greedy", "random", "simple"][: 2 + seed % 2]

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Game, GameObserver, GameResult, build_instances
+from harness.engine import Absent, Game, GameObserver, GameResult, build_instances
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -190,13 +190,6 @@ def _factory(spec: StrategySpec) -> Callable[[], Strategy]:
     return lambda: cls(**copy.deepcopy(params))
 
 
-class _Absent(Strategy):
-    """Stands in a seat whose instance could not be built: a game that ends before its
-    first turn never asks it anything."""
-
-    name = "absent"
-
-
 def dice_for(spec: ChunkSpec, seed: int, order: int) -> DuplicateDice | SeededDice:
     """The dice of game (deal with ``seed``, seat order index ``order``), as play_chunk
     gives them."""
@@ -225,7 +218,7 @@ def user_classes() -> list[type[Strategy]]:
             continue
         seen.add(cls)
         todo.extend(cls.__subclasses__())
-        if not is_builtin(cls) and cls is not _Absent:
+        if not is_builtin(cls) and cls is not Absent:
             found.append(cls)
     return found
 
@@ -607,20 +600,18 @@ def _play_one(
     n = spec.rules.players
     if decided is not None and decided.turn == 0:
         # Decided before the first turn (a constructor or new_game): nobody is asked.
-        game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
+        game = Game([Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
         return game.result(error=decided), decided
     if not factories:  # isolated seats: their processes build the instances
         NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
         assert seats_for is not None
         playing = seats_for.guard(None, names, k)
     else:
-        instances, failed = build_instances(
-            seats_of(factories, order), names, failed_as=_Absent, watch=tracer
-        )
+        instances, failed = build_instances(seats_of(factories, order), names, watch=tracer)
         NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
         NOW.seats = instances
         if failed is not None:
-            game = Game([_Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
+            game = Game([Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
             return game.result(error=failed), failed
         playing = instances
         if tracer is not None:
@@ -772,7 +763,7 @@ def replay_game(
         playing = seats_for.guard(None, names, k)
     else:
         factories = seats_of([_factory(_spec(ref)) for ref in spec.entrants], order)
-        instances, error = build_instances(factories, names, failed_as=_Absent)
+        instances, error = build_instances(factories, names)
         playing = instances if seats_for is None else seats_for.guard(instances, names, k)
     try:
         result = play_observed(
