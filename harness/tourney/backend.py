@@ -781,11 +781,17 @@ def context() -> Any:
     and its built-ins, never user code), or spawn where there is none."""
     if "forkserver" in multiprocessing.get_all_start_methods():
         ctx = multiprocessing.get_context("forkserver")
-        builtins = [f"harness.strategies.{m}" for m in _builtin_modules()]
-        preload = ["harness.tourney.backend", *builtins]
-        ctx.set_forkserver_preload(preload)  # no "__main__": a user script is user code
+        ctx.set_forkserver_preload(fork_server_preload())
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+def fork_server_preload() -> list[str]:
+    """What the fork server imports, in order: the prelude first (it keeps the fork
+    server single-threaded: see fork_prelude), then harness and the built-ins. No
+    ``"__main__"``: a user's script is user code."""
+    builtins = [f"harness.strategies.{m}" for m in _builtin_modules()]
+    return ["harness.tourney.fork_prelude", "harness.tourney.backend", *builtins]
 
 
 def _builtin_modules() -> list[str]:
