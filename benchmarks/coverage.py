@@ -107,7 +107,7 @@ def config_of(scenario: dict[str, Any], deals: int, seed: int, chunk: int) -> An
         "name": "coverage",
         "players": scenario["players"],
         "dice": scenario["dice"],
-        "games": deals,
+        "deals": deals,
         "seed": seed,
         "chunk": chunk,
         "entrants": scenario["entrants"],

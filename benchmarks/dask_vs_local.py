@@ -59,10 +59,10 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     config = load_config(
-        {"name": "bench", "entrants": args.entrants.split(","), "games": args.games, "seed": 1}
+        {"name": "bench", "entrants": args.entrants.split(","), "deals": args.games, "seed": 1}
     )
     tiny = load_config(
-        {"name": "tiny", "entrants": ["greedy", "random"], "games": 2, "chunk": 1, "seed": 1}
+        {"name": "tiny", "entrants": ["greedy", "random"], "deals": 2, "chunk": 1, "seed": 1}
     )
     tables = len(plan.tables(config))
     chunks = sum(1 for _ in plan.chunks(config))

@@ -43,7 +43,7 @@ def config(target: int, args: argparse.Namespace, seed: int) -> dict[str, Any]:
         "players": args.players,
         "entrants": FIELD
         + [{"strategy": "threshold", "params": {"target": target}, "name": "thr"}],
-        "games": args.games,
+        "deals": args.games,
         "seed": seed,
         "dice": args.dice,
         "workers": args.workers,

@@ -46,7 +46,7 @@ def per_deal_differences(
         {
             "entrants": list(entrants),
             "players": players,
-            "games": deals,
+            "deals": deals,
             "seed": seed,
             "dice": dice,
             "chunk": deals,

@@ -124,7 +124,7 @@ def ceiling() -> float:
 def per_game_ratio(config, rounds: int) -> float:
     """Median over small chunks of (play_chunk CPU) / (bare loop CPU), alternated."""
     small = load_config(
-        {"entrants": [e.spec.label for e in config.entrants], "games": 30, "chunk": 30, "seed": 9}
+        {"entrants": [e.spec.label for e in config.entrants], "deals": 30, "chunk": 30, "seed": 9}
     )
     tables = {t.id: t for t in plan.tables(small)}
     ratios = []
@@ -198,7 +198,7 @@ def main() -> None:
         writer_cost(args.repeats)
         return
     config = load_config(
-        {"name": "bench", "entrants": args.entrants.split(","), "games": args.games, "seed": 1}
+        {"name": "bench", "entrants": args.entrants.split(","), "deals": args.games, "seed": 1}
     )
     total = len(plan.tables(config)) * args.games * config.players
     print(
@@ -209,7 +209,7 @@ def main() -> None:
     walls: dict[str, list[float]] = {"1 worker": [], "2 workers": []}
     parts: dict[str, list[float]] = {"parent": [], "workers": []}
     with tempfile.TemporaryDirectory() as out:
-        pipeline(load_config({"entrants": ["greedy", "random"], "games": 5}), 1, out)  # warm up
+        pipeline(load_config({"entrants": ["greedy", "random"], "deals": 5}), 1, out)  # warm up
         WAITS.clear()
         for _ in range(args.repeats):
             games, cpu = engine_alone(config)

@@ -58,7 +58,7 @@ def deal_shares(entrants: list[Any], mode: str, deals: int, seed: int, engine: s
             "name": "seating-bias",
             "players": 3,
             "entrants": entrants,
-            "games": deals,
+            "deals": deals,
             "seed": seed,
             "seating": mode,
             "dice": "duplicate",

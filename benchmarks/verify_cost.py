@@ -57,7 +57,7 @@ def real_chunks(tables: int) -> list[tuple[dict, bytes]]:
 
     names = ENTRANTS[: max(2, tables + 1)]
     config = load_config(
-        {"entrants": names, "games": 600, "seed": 2024, "players": 2, "dice": "duplicate"}
+        {"entrants": names, "deals": 600, "seed": 2024, "players": 2, "dice": "duplicate"}
     )
     out = []
     for spec in list(plan.chunks(config))[:tables]:

@@ -54,7 +54,7 @@ def main() -> None:
     parser.add_argument("--entrants", default="greedy,threshold")
     args = parser.parse_args()
     config = load_config(
-        {"entrants": args.entrants.split(","), "games": args.deals, "chunk": args.deals}
+        {"entrants": args.entrants.split(","), "deals": args.deals, "chunk": args.deals}
     )
     spec = next(plan.chunks(config))
     variants = ("fresh", "reused", "worker")

@@ -29,7 +29,7 @@ def field(target: int, *, name: str = "thr", seed: int = 11, extra: list | None 
     return {
         "name": f"field{target}{name}{seed}",
         "entrants": entrants + (extra or []),
-        "games": DEALS,
+        "deals": DEALS,
         "seed": seed,
         "workers": 0,
         "engine": "python",
@@ -269,7 +269,7 @@ def test_another_class_of_the_same_file_shows_in_what_differs(tmp_path):
     for cls in ("Careful", "Careful2"):
         config = field(26) | {"name": f"careful-{cls}"}
         config["entrants"] = ["greedy", {"strategy": f"{tmp_path}/bots.py:{cls}", "name": "mine"}]
-        config["games"] = 10
+        config["deals"] = 10
         made.append(cached_summary(run_tournament(config, out=tmp_path / "res").run_dir))
     result = compare(made)
     (line,) = result["differences"]

@@ -43,7 +43,7 @@ def config(target: int, *, seed: int = 5) -> dict:
     return {
         "name": f"render{target}s{seed}",
         "entrants": ["greedy", "random", thr],
-        "games": DEALS,
+        "deals": DEALS,
         "seed": seed,
         "workers": 0,
         "engine": "python",

@@ -27,7 +27,7 @@ from harness.report import write_report
 from harness.report.aggregate import DamagedRun, load_run
 from harness.tourney import run_tournament
 
-CONFIG = {"name": "c", "entrants": ["greedy", "random", "threshold"], "games": 6, "chunk": 3}
+CONFIG = {"name": "c", "entrants": ["greedy", "random", "threshold"], "deals": 6, "chunk": 3}
 PER_CHUNK = 3 * 2  # deals x rotations
 
 
@@ -132,7 +132,7 @@ def test_a_garbled_complete_run_is_never_left_without_a_report(copy, reference, 
     part.write_bytes(os.urandom(part.stat().st_size))
     config = copy.parent.parent / "c.yaml"
     config.write_text(
-        "name: c\nentrants: [greedy, random, threshold]\ngames: 6\nchunk: 3\nworkers: 0\n"
+        "name: c\nentrants: [greedy, random, threshold]\ndeals: 6\nchunk: 3\nworkers: 0\n"
     )
     result = cli("tourney", str(config), "--out", str(copy.parent.parent), "--json")
     assert result.exit_code == 0, result.output

@@ -29,7 +29,7 @@ BASE = {
     "name": "d",
     "players": 3,
     "entrants": ["greedy", "random", "threshold", "simple"],
-    "games": 4,
+    "deals": 4,
     "chunk": 2,
     "engine": "python",
 }

@@ -56,7 +56,7 @@ def run_dir(tmp_path_factory) -> Path:
 
     root = tmp_path_factory.mktemp("run")
     config = root / "small.yaml"
-    config.write_text("name: small\nentrants: [greedy, random, simple]\ngames: 2\n")
+    config.write_text("name: small\nentrants: [greedy, random, simple]\ndeals: 2\n")
     out = root / "out"
     args = ["tourney", str(config), "--out", str(out), "--workers", "0", "--no-report", "--json"]
     result = CliRunner().invoke(main, args, catch_exceptions=False)
@@ -96,7 +96,7 @@ def test_exit_status_of_each_kind_of_error():
         (["tourney", "{tmp}/nope.yaml"], "no such config file"),
         (["tourney", "{tmp}/bad.yaml"], "bad.yaml:1: players: 9"),
         (["tourney", "{tmp}/good.yaml", "--seed", "9" * 30], "--seed: "),
-        (["tourney", "{tmp}/good.yaml", "--games", "1" + "0" * 30], "--games: "),
+        (["tourney", "{tmp}/good.yaml", "--deals", "1" + "0" * 30], "--deals: "),
         (["play", "greddy", "greedy"], "unknown strategy 'greddy'"),
         (["play", "threshold(target=99)", "greedy"], "building it raised ValueError"),
         (["play", "greedy", "greedy", "--set", "bust_flip=up"], "bust_flip: 'up' is not one of"),
@@ -114,7 +114,7 @@ def test_exit_status_of_each_kind_of_error():
 )
 def test_bad_input_exits_2_in_one_line(tmp_path, cli, args, message):
     (tmp_path / "bad.yaml").write_text("players: 9\nentrants: [greedy, random]\n")
-    (tmp_path / "good.yaml").write_text("entrants: [greedy, random]\ngames: 1\n")
+    (tmp_path / "good.yaml").write_text("entrants: [greedy, random]\ndeals: 1\n")
     illegal = {
         "format": "pickomino-record/1",
         "seats": ["a", "b"],
@@ -212,7 +212,7 @@ def test_ctrl_c_while_tourney_writes_its_report_exits_130(tmp_path, cli, monkeyp
 
     monkeypatch.setattr("harness.report.write_report", interrupted)
     config = tmp_path / "c.yaml"
-    config.write_text("entrants: [greedy, random]\ngames: 2\n")
+    config.write_text("entrants: [greedy, random]\ndeals: 2\n")
     result = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--workers", "0")
     assert result.exit_code == 130, result.output
     assert result.output.strip().splitlines()[-1] == "Interrupted."

@@ -125,10 +125,10 @@ def test_too_many_entrants_are_refused_before_any_is_loaded(tmp_path):
 
 
 def test_command_line_overrides_have_the_same_bounds():
-    config = load_config({"entrants": ["greedy", "random"], "games": 2})
+    config = load_config({"entrants": ["greedy", "random"], "deals": 2})
     cases = [
-        ({"games": 10**30}, "--games: 1000000000000000000000000000000; at most 100,000,000"),
-        ({"games": 0}, "--games: 0; must be at least 1"),
+        ({"deals": 10**30}, "--deals: 1000000000000000000000000000000; at most 100,000,000"),
+        ({"deals": 0}, "--deals: 0; must be at least 1"),
         ({"seed": 2**63}, "--seed: 9223372036854775808; at most"),
         ({"max_turns": 40000}, "--max-turns: 40000; at most 32,767"),
         ({"workers": 5000}, "--workers: 5000; at most 1,024"),
@@ -167,12 +167,12 @@ def test_check_bounds_names_the_option_and_skips_what_is_not_given():
 
 def test_tourney_games_override_of_10_to_30_is_one_line_at_once(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text(TWO + "games: 2\n")
+    config.write_text(TWO + "deals: 2\n")
     started = time.perf_counter()
-    result = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--games", "1" + "0" * 30)
+    result = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--deals", "1" + "0" * 30)
     assert time.perf_counter() - started < 5
     assert result.exit_code == 2
-    assert "--games: 1000000000000000000000000000000; at most" in one_error_line(result)
+    assert "--deals: 1000000000000000000000000000000; at most" in one_error_line(result)
     assert not (tmp_path / "out").exists(), "nothing planned, nothing written"
 
 
@@ -427,7 +427,7 @@ def test_report_draws_names_that_look_like_tex_literally(tmp_path, cli):
     names = ["$\\frac{cash$", "a$b$c", "\\mathbf{x}_"]
     config = tmp_path / "tex.yaml"
     config.write_text(
-        "name: tex\ngames: 2\nentrants:\n"
+        "name: tex\ndeals: 2\nentrants:\n"
         + "".join(
             f"  - {{strategy: {ref}, name: {json.dumps(name)}}}\n"
             for ref, name in zip(["greedy", "random", "simple"], names, strict=True)
@@ -474,7 +474,7 @@ def test_a_plugin_failing_while_loaded_is_one_line_naming_it(tmp_path, cli, fixt
     assert len(line) < 2200, len(line)
     # harness tourney: the same line, and nothing written.
     config = tmp_path / "c.yaml"
-    config.write_text(f"entrants: ['{ref}', greedy]\ngames: 1\n")
+    config.write_text(f"entrants: ['{ref}', greedy]\ndeals: 1\n")
     result = cli("tourney", str(config), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and expected in one_error_line(result)
     assert not (tmp_path / "out").exists()

@@ -35,7 +35,7 @@ needs_native = pytest.mark.skipif(not native.available(), reason="native engine 
 SMALL = {
     "name": "eng",
     "entrants": ["greedy", "random", "threshold", "tactician"],
-    "games": 14,
+    "deals": 14,
     "chunk": 5,
     "seed": 11,
 }
@@ -111,7 +111,7 @@ def test_python_native_and_auto_store_identical_games(tmp_path, monkeypatch):
 def test_every_seating_stores_identical_games_on_both_engines(tmp_path, seating, players):
     # seat i of order k holds entrant design[k][i]: both engines, row for row, resumed
     # chunks aside (test_a_run_begun_in_python_is_finished_natively)
-    config = {**SMALL, "players": players, "seating": seating, "games": 3, "chunk": 2}
+    config = {**SMALL, "players": players, "seating": seating, "deals": 3, "chunk": 2}
     py = run_tournament({**config, "engine": "python"}, workers=0, out=tmp_path / "py")
     nat = run_tournament(config, workers=0, out=tmp_path / "nat", engine="native")
     frame = games_of(py.run_dir)
@@ -172,13 +172,13 @@ def test_a_run_begun_in_python_is_finished_natively(tmp_path, monkeypatch):
 
 @needs_native
 def test_chunks_are_reused_across_engines(tmp_path, monkeypatch):
-    ref = run_tournament({**SMALL, "games": 15}, workers=0, out=tmp_path / "ref", engine="python")
+    ref = run_tournament({**SMALL, "deals": 15}, workers=0, out=tmp_path / "ref", engine="python")
     # Played by a worker process: a chunk played in this process (with whatever user
     # classes other tests loaded) would not be reused, whichever engine.
-    run_tournament({**SMALL, "games": 10}, workers=1, out=tmp_path / "runs", engine="python")
+    run_tournament({**SMALL, "deals": 10}, workers=1, out=tmp_path / "runs", engine="python")
     with monkeypatch.context() as m:
         no_python_engine(m)
-        more = run_tournament({**SMALL, "games": 15}, workers=0, out=tmp_path / "runs")
+        more = run_tournament({**SMALL, "deals": 15}, workers=0, out=tmp_path / "runs")
     assert more.reused == 6 * 10 * 2  # the first two chunks of every table
     assert more.engine_used == {"native": 6, "python": 0}
     pd.testing.assert_frame_equal(games_of(ref.run_dir), games_of(more.run_dir))
@@ -355,12 +355,12 @@ def test_play_with_a_plugin_seat_is_native_and_the_same_game(cli, tmp_path, monk
 # -- the fallback: no extension ------------------------------------------------------------------
 def test_without_the_extension_auto_plays_python(tmp_path, monkeypatch, cli):
     monkeypatch.setattr(native, "_core", None)
-    run = run_tournament({**SMALL, "games": 4}, workers=0, out=tmp_path / "a")
+    run = run_tournament({**SMALL, "deals": 4}, workers=0, out=tmp_path / "a")
     assert run.status == "complete"
     assert run.engine_used == {"native": 0, "python": 6}
     assert {t["engine"] for t in run_json(run)["tables"]} == {"python"}
     with pytest.raises(ConfigError, match="engine: native, but table .* not built"):
-        run_tournament({**SMALL, "games": 4}, workers=0, out=tmp_path / "b", engine="native")
+        run_tournament({**SMALL, "deals": 4}, workers=0, out=tmp_path / "b", engine="native")
     assert not (tmp_path / "b").exists()
     with pytest.raises(HarnessError, match="not built"):
         make_setup("greedy", "simple", engine="native")
@@ -372,7 +372,7 @@ def test_without_the_extension_auto_plays_python(tmp_path, monkeypatch, cli):
 
 
 def test_a_chunk_planned_native_that_cannot_play_fails_or_falls_back(monkeypatch):
-    config = load_config({**SMALL, "games": 2})
+    config = load_config({**SMALL, "deals": 2})
     spec = next(plan.chunks(config))
     monkeypatch.setattr(native, "_core", None)
     auto = chunks.play_chunk(replace(spec, engine="auto"))

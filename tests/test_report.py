@@ -444,7 +444,7 @@ def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
     from harness.tourney.standings import format_table, with_report
 
     config = tmp_path / "c.yaml"
-    config.write_text("name: c\nplayers: 2\ngames: 30\nseed: 4\nentrants: [greedy, random]\n")
+    config.write_text("name: c\nplayers: 2\ndeals: 30\nseed: 4\nentrants: [greedy, random]\n")
     for extra in ([], ["--no-report"]):
         out = tmp_path / ("o" + "".join(extra))
         result = CliRunner().invoke(

@@ -122,7 +122,7 @@ def test_a_played_three_player_gauntlet(tmp_path):
         "format": "gauntlet",
         "challenger": "greedy",
         "entrants": ["random", "threshold", "worm-first"],
-        "games": 8,
+        "deals": 8,
         "seed": 3,
         "engine": "python",
     }

@@ -156,7 +156,7 @@ def test_a_played_gauntlet_at_three_players(tmp_path):
         "format": "gauntlet",
         "challenger": "greedy",
         "entrants": ["random", "threshold", "worm-first"],
-        "games": 12,
+        "deals": 12,
         "seed": 2,
         "engine": "python",
     }

@@ -211,7 +211,7 @@ def _play(tmp_path, players: int, seating: str, entrants, deals: int):
     config = {
         "name": f"mirror{players}{seating}",
         "players": players,
-        "games": deals,
+        "deals": deals,
         "seed": 5,
         "engine": "python",
         "seating": seating,

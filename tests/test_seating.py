@@ -47,7 +47,7 @@ def config_of(players: int, **extra) -> dict:
         "name": f"s{players}",
         "players": players,
         "entrants": FIELD[: players + 1],
-        "games": 3,
+        "deals": 3,
         "chunk": 2,
         "engine": "python",
         **extra,
@@ -153,7 +153,7 @@ def test_default_is_balanced_and_the_config_says_so():
 
 def test_the_plan_size_bound_counts_seat_orders():
     # one 7-player table, 10^8 deals: 7 x 10^8 games cyclic (allowed), 42 x 10^8 balanced
-    big = {**config_of(7), "entrants": FIELD + ["tactician", "env-heuristic"], "games": 10**8}
+    big = {**config_of(7), "entrants": FIELD + ["tactician", "env-heuristic"], "deals": 10**8}
     big.pop("chunk")
     assert load_config({**big, "seating": "cyclic"}).games == 10**8
     with pytest.raises(ConfigError) as caught:
@@ -164,7 +164,7 @@ def test_the_plan_size_bound_counts_seat_orders():
 
 def test_seating_option_of_harness_tourney(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text(json.dumps(config_of(3, games=2)))
+    config.write_text(json.dumps(config_of(3, deals=2)))
     out = tmp_path / "o"
     done = cli(
         "tourney",
@@ -221,7 +221,7 @@ def test_a_chunk_plays_every_order_of_every_deal_seated_as_the_design_says(playe
 
 @pytest.mark.parametrize("players", [3, 4])
 def test_rows_are_the_same_for_any_worker_count_and_chunking(tmp_path, players):
-    base = config_of(players, games=4)
+    base = config_of(players, deals=4)
     runs = [
         run_tournament(base, workers=0, out=tmp_path / "w0"),
         run_tournament(base, workers=2, out=tmp_path / "w2"),
@@ -235,7 +235,7 @@ def test_rows_are_the_same_for_any_worker_count_and_chunking(tmp_path, players):
 
 
 def test_two_players_all_modes_give_the_same_rows_and_chunk_keys(tmp_path):
-    base = config_of(2, games=3)
+    base = config_of(2, deals=3)
     keys = [
         [s.key for s in plan.chunks(load_config({**base, "seating": mode}))] for mode in SEATINGS
     ]
@@ -266,7 +266,7 @@ def test_cyclic_seating_plays_todays_rotations():
 MIRROR = {
     "name": "mirror",
     "entrants": ["greedy", {"strategy": "greedy", "name": "greedy-b"}],
-    "games": 20,
+    "deals": 20,
     "chunk": 10,
     "engine": "python",
 }
@@ -318,7 +318,7 @@ def test_a_game_record_names_its_seating(tmp_path):
 
 def test_game_option_finds_any_order_of_the_design(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text(json.dumps(config_of(3, games=2)))
+    config.write_text(json.dumps(config_of(3, deals=2)))
     spec = next(plan.chunks(load_config(config)))
     done = cli("tourney", str(config), "--game", f"{spec.table}:1:5")
     assert done.exit_code == 0, done.output

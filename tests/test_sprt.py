@@ -100,7 +100,7 @@ def test_chunks_are_applied_in_deal_order_whatever_order_they_finish_in():
 def test_two_player_deals_are_the_tourney_deals_of_the_same_table(tmp_path):
     """The sprt's deal k is the tourney's deal k of table {A, B} with the same seed."""
     run = run_tournament(
-        {"entrants": ["tactician", "greedy"], "games": 100, "seed": 5}, workers=0, out=tmp_path
+        {"entrants": ["tactician", "greedy"], "deals": 100, "seed": 5}, workers=0, out=tmp_path
     )
     games = pd.read_parquet(run.run_dir / "games")
     points: Counter = Counter()

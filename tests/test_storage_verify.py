@@ -45,7 +45,7 @@ from harness.tourney.storage import (
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
-SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "games": 6, "chunk": 3}
+SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "deals": 6, "chunk": 3}
 
 FUMBLER = '''
 from harness.strategy import Strategy
@@ -128,7 +128,7 @@ def test_the_standings_counters_are_the_workers_own(tmp_path):
     config = load_config(
         {
             "entrants": ["greedy", str(tmp_path / "fumbler.py") + ":Fumbler"],
-            "games": 40,
+            "deals": 40,
             "max_turns": 12,
             "dice": "independent",
         }
@@ -152,7 +152,7 @@ def test_the_standings_counters_are_the_workers_own(tmp_path):
 
 
 def test_a_chunk_whose_rows_are_not_its_deals_is_never_stored(tmp_path):
-    config = load_config({"entrants": ["greedy", "random"], "games": 4})
+    config = load_config({"entrants": ["greedy", "random"], "deals": 4})
     spec = next(plan.chunks(config))
     result = play_chunk(spec)
     for column in result.games.values():
@@ -175,7 +175,7 @@ def test_terminal_standings_summary_csv_and_report_agree(tmp_path):
     config = {
         "name": "agree",
         "entrants": ["greedy", "random", str(tmp_path / "fumbler.py") + ":Fumbler"],
-        "games": 8,
+        "deals": 8,
         "chunk": 3,
         "max_turns": 30,
     }
@@ -206,7 +206,7 @@ def test_the_reports_counts_are_the_runners_to_the_unit(tmp_path):
     config = {
         "name": "exact",
         "entrants": ["greedy", "random", str(tmp_path / "fumbler.py") + ":Fumbler"],
-        "games": 8,
+        "deals": 8,
         "chunk": 3,
         "max_turns": 30,
     }
@@ -268,13 +268,13 @@ def test_a_run_that_loaded_a_patching_plugin_is_not_reused(tmp_path, harness_pro
     patcher = HOSTILE / "storage_patcher.py"
     poisoned = tmp_path / "poisoned.yaml"
     poisoned.write_text(
-        f"name: poisoned\nentrants: [greedy, simple, '{patcher}:Patcher']\ngames: 6\n"
+        f"name: poisoned\nentrants: [greedy, simple, '{patcher}:Patcher']\ndeals: 6\n"
     )
     done = harness_process(
         "tourney", str(poisoned), "--out", str(out), "--workers", "0", "--no-report"
     )
     assert done.returncode == 0, done.stderr
-    clean = {"name": "clean", "entrants": ["greedy", "simple"], "games": 6}
+    clean = {"name": "clean", "entrants": ["greedy", "simple"], "deals": 6}
     again = run_tournament(clean, out=out, workers=1)
     assert again.reused == 0 and again.played == 12
     reference = run_tournament(clean, out=tmp_path / "ref", workers=1)
@@ -414,7 +414,7 @@ def one_line_error(result) -> str:
 
 def test_read_only_results_folder_is_one_line_for_tourney_and_report(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text("name: ro\nentrants: [greedy, random]\ngames: 4\nworkers: 0\n")
+    config.write_text("name: ro\nentrants: [greedy, random]\ndeals: 4\nworkers: 0\n")
     with tmpfs(tmp_path / "mnt", "8m") as mnt:
         done = cli("tourney", str(config), "--out", str(mnt), "--no-report")
         assert done.exit_code == 0, done.output
@@ -436,7 +436,7 @@ def test_read_only_results_folder_is_one_line_for_tourney_and_report(tmp_path, c
 def test_full_disk_is_one_line_and_what_is_stored_verifies(tmp_path, cli):
     config = tmp_path / "c.yaml"
     config.write_text(
-        "name: full\nentrants: [greedy, random, threshold, simple]\ngames: 40\nchunk: 10\n"
+        "name: full\nentrants: [greedy, random, threshold, simple]\ndeals: 40\nchunk: 10\n"
         "workers: 0\n"
     )
     reference = run_tournament(config, out=tmp_path / "ref", workers=1)

@@ -175,10 +175,10 @@ def test_file_plugin_is_found_beside_the_config(tmp_path):
 
 # -- the plan ---------------------------------------------------------------------------
 def test_tables_do_not_depend_on_entrant_order_and_adding_one_keeps_them():
-    three = load_config({"entrants": ["greedy", "random", "threshold"], "games": 5, "seed": 3})
-    shuffled = load_config({"entrants": ["threshold", "greedy", "random"], "games": 5, "seed": 3})
+    three = load_config({"entrants": ["greedy", "random", "threshold"], "deals": 5, "seed": 3})
+    shuffled = load_config({"entrants": ["threshold", "greedy", "random"], "deals": 5, "seed": 3})
     four = load_config(
-        {"entrants": ["random", "worm-first", "greedy", "threshold"], "games": 5, "seed": 3}
+        {"entrants": ["random", "worm-first", "greedy", "threshold"], "deals": 5, "seed": 3}
     )
     keys3 = {s.key for s in plan.chunks(three)}
     assert keys3 == {s.key for s in plan.chunks(shuffled)}
@@ -201,7 +201,7 @@ def test_gauntlet_tables_all_hold_the_challenger():
 
 
 def test_chunks_hold_whole_deals_and_cover_every_deal_once():
-    config = load_config({"entrants": ["greedy", "random", "threshold"], "games": 25, "chunk": 10})
+    config = load_config({"entrants": ["greedy", "random", "threshold"], "deals": 25, "chunk": 10})
     specs = list(plan.chunks(config))
     assert len(specs) == 3 * 3
     for table in plan.tables(config):
@@ -211,7 +211,7 @@ def test_chunks_hold_whole_deals_and_cover_every_deal_once():
 
 
 def test_seed_changes_every_chunk_key_and_worker_count_changes_none():
-    base = load_config({"entrants": ["greedy", "random"], "games": 5})
+    base = load_config({"entrants": ["greedy", "random"], "deals": 5})
     keys = [s.key for s in plan.chunks(base)]
     assert keys == [s.key for s in plan.chunks(base.override(workers=7))]
     assert set(keys).isdisjoint(s.key for s in plan.chunks(base.override(seed=1)))

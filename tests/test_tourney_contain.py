@@ -66,7 +66,7 @@ def as_p(tmp: Path, cls: str) -> dict:
 
 
 def p_config(tmp: Path, cls: str) -> dict:
-    return {"name": "p", "entrants": ["greedy", as_p(tmp, cls)], "games": 8, "chunk": 4}
+    return {"name": "p", "entrants": ["greedy", as_p(tmp, cls)], "deals": 8, "chunk": 4}
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +129,7 @@ def test_a_plugin_keyboard_interrupt_is_no_ctrl_c_in_process(tmp_path):
 def test_a_plugin_that_exits_at_import_is_one_line_exit_2_nothing_written(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(
-        f"entrants: [greedy, {HOSTILE / 'workers_import_exit.py'}:Nothing]\ngames: 2\n"
+        f"entrants: [greedy, {HOSTILE / 'workers_import_exit.py'}:Nothing]\ndeals: 2\n"
     )
     done = harness("tourney", str(config), "--out", str(tmp_path / "out"))
     assert done.returncode == 2, done.stderr
@@ -141,7 +141,7 @@ def test_a_plugin_that_exits_at_import_is_one_line_exit_2_nothing_written(tmp_pa
 
 # -- item 3: a chunk's games depend on its own entrants' code only -----------------------------
 def test_a_plugin_that_patches_greedy_changes_no_table_it_does_not_play(tmp_path):
-    pair = {"name": "pair", "entrants": ["greedy", "simple"], "games": 10, "chunk": 5}
+    pair = {"name": "pair", "entrants": ["greedy", "simple"], "deals": 10, "chunk": 5}
     clean = run_tournament(pair, out=tmp_path / "clean", workers=1)
     patcher = {"strategy": f"{HOSTILE / 'workers_patcher.py'}:Patcher", "name": "patcher"}
     mixed_config = {**pair, "name": "mixed", "entrants": ["greedy", "simple", patcher]}
@@ -162,7 +162,7 @@ def test_a_plugin_that_patches_greedy_changes_no_table_it_does_not_play(tmp_path
 
 def test_in_process_play_records_the_foreign_code_it_had_loaded(tmp_path):
     patcher = {"strategy": f"{HOSTILE / 'workers_patcher.py'}:Patcher", "name": "patcher"}
-    config = {"name": "serial", "entrants": ["greedy", "simple", patcher], "games": 4}
+    config = {"name": "serial", "entrants": ["greedy", "simple", patcher], "deals": 4}
     run = run_tournament(config, out=tmp_path, workers=0)
     code = next(e.code for e in load_config(config).entrants if e.name == "patcher")
     # In one process the patch reaches greedy v simple too: said, and recorded honestly.
@@ -177,7 +177,7 @@ def test_plugin_output_goes_to_run_log_labelled_never_to_stdout(tmp_path, worker
     config = tmp_path / "chat.yaml"
     chatty = f"{HOSTILE / 'workers_chatty.py'}:Chatty"
     config.write_text(f"name: chat\nentrants: [greedy, {{strategy: {chatty}, name: chatty}}]\n")
-    config.write_text(config.read_text() + "games: 3\n")
+    config.write_text(config.read_text() + "deals: 3\n")
     done = harness(
         "tourney",
         str(config),
@@ -200,7 +200,7 @@ def test_plugin_output_goes_to_run_log_labelled_never_to_stdout(tmp_path, worker
 
 def test_a_flood_of_output_is_cut_per_chunk(tmp_path):
     flood = {"strategy": f"{HOSTILE / 'workers_chatty.py'}:Flood", "name": "flood"}
-    config = {"name": "flood", "entrants": ["greedy", flood], "games": 6, "chunk": 3}
+    config = {"name": "flood", "entrants": ["greedy", flood], "deals": 6, "chunk": 3}
     run = run_tournament(config, out=tmp_path, workers=1)  # 2 MB a game, 24 MB in all
     log = (run.run_dir / "run.log").read_text()
     assert log.count("output truncated") == 2  # once per chunk
@@ -235,7 +235,7 @@ def test_game_traceback_shows_the_plugin_frame_and_run_log_has_the_first(tmp_pat
 # -- item 8: chunking does not change games ------------------------------------------------------
 def test_a_stateful_plugin_plays_the_same_games_for_any_chunking(tmp_path, cli, monkeypatch):
     stateful = {"strategy": f"{HOSTILE / 'workers_stateful.py'}:Stateful", "name": "stateful"}
-    config = {"name": "state", "entrants": ["greedy", stateful], "games": 20, "dice": "independent"}
+    config = {"name": "state", "entrants": ["greedy", stateful], "deals": 20, "dice": "independent"}
     ten = run_tournament({**config, "chunk": 10}, out=tmp_path / "a", workers=0)
     seven = run_tournament({**config, "chunk": 7}, out=tmp_path / "b", workers=1)
     pd.testing.assert_frame_equal(games_of(ten.run_dir), games_of(seven.run_dir))
@@ -266,7 +266,7 @@ def test_strict_makes_a_finished_run_with_forfeits_exit_3(tmp_path, pdir, cli):
     strict = cli("tourney", str(config), "--out", out, "--workers", "0", "--strict", "--no-report")
     assert strict.exit_code == 3 and "--strict" in strict.output
     clean = tmp_path / "clean.yaml"
-    clean.write_text("entrants: [greedy, random]\ngames: 2\n")
+    clean.write_text("entrants: [greedy, random]\ndeals: 2\n")
     ok = cli("tourney", str(clean), "--out", out, "--workers", "0", "--strict", "--no-report")
     assert ok.exit_code == 0, ok.output
 
@@ -276,7 +276,7 @@ def test_dask_workers_play_plugin_tables_in_clean_children(tmp_path, pdir, twin)
     pytest.importorskip("distributed")
     patcher = {"strategy": f"{HOSTILE / 'workers_patcher.py'}:Patcher", "name": "patcher"}
     entrants = ["greedy", "simple", patcher, as_p(pdir, "Underscore")]
-    config = {"name": "dask", "entrants": entrants, "games": 8, "chunk": 4}
+    config = {"name": "dask", "entrants": entrants, "deals": 8, "chunk": 4}
     run = run_tournament(config, out=tmp_path / "dask", workers=2, backend="dask")
     assert run.status == "complete" and run.stored == 6 * 16 and not run.failed
     df = games_of(run.run_dir)
@@ -285,7 +285,7 @@ def test_dask_workers_play_plugin_tables_in_clean_children(tmp_path, pdir, twin)
     same_but_errors(bad, twin)
     assert set(bad["error_kind"].dropna()) == {"crash"}
     # The patcher reached no table it does not sit at.
-    pair = {"name": "pair", "entrants": ["greedy", "simple"], "games": 8, "chunk": 4}
+    pair = {"name": "pair", "entrants": ["greedy", "simple"], "deals": 8, "chunk": 4}
     clean = games_of(run_tournament(pair, out=tmp_path / "clean", workers=1).run_dir)
     table = clean["table"].iloc[0]
     pd.testing.assert_frame_equal(clean, df[df["table"] == table].reset_index(drop=True))
@@ -296,7 +296,7 @@ def test_dask_workers_play_plugin_tables_in_clean_children(tmp_path, pdir, twin)
 
 def test_a_plugin_that_kills_every_worker_importing_it_fails_its_chunks_only(tmp_path):
     fine = {"strategy": f"{HOSTILE / 'workers_import_kills_worker.py'}:Fine", "name": "fine"}
-    config = {"name": "kills", "entrants": ["greedy", "random", fine], "games": 4}
+    config = {"name": "kills", "entrants": ["greedy", "random", fine], "deals": 4}
     started = time.monotonic()
     run = run_tournament(config, out=tmp_path, workers=1)
     assert time.monotonic() - started < 20

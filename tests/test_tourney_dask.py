@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SMALL = {
     "name": "small",
     "entrants": ["greedy", "random", "threshold(target=28)"],
-    "games": 12,
+    "deals": 12,
     "chunk": 5,
 }
 
@@ -233,7 +233,7 @@ def plugin_config(tmp_path: Path, source: str, cls: str, **params) -> dict:
     entrant = {"strategy": f"{path}:{cls}", "name": cls.lower()}
     if params:
         entrant["params"] = params
-    return {"name": cls.lower(), "entrants": ["greedy", "random", entrant], "games": 6, "chunk": 3}
+    return {"name": cls.lower(), "entrants": ["greedy", "random", entrant], "deals": 6, "chunk": 3}
 
 
 # -- the same games ------------------------------------------------------------------------
@@ -374,7 +374,7 @@ def test_a_plugin_that_cannot_be_built_forfeits_its_games(tmp_path):
 def test_a_plugin_that_kills_its_process_forfeits_its_games_and_the_run_goes_on(tmp_path):
     config = plugin_config(tmp_path, DIES, "Dies")
     config["players"] = 3  # one table, with dies: every game kills
-    config["games"], config["chunk"] = 2, 2
+    config["deals"], config["chunk"] = 2, 2
     run = run_tournament(config, out=tmp_path / "out", workers=2, backend="dask")
     # balanced seating (the default): 3 players, 6 seat orders a deal
     assert run.status == "complete" and run.stored == 2 * 6 and not run.failed
@@ -483,7 +483,7 @@ def test_backend_options_are_checked(tmp_path, cli):
 def test_ctrl_c_stops_the_cluster_cleanly_and_the_run_resumes(tmp_path):
     config = plugin_config(tmp_path, SLOW_SOURCE, "Slow")
     path = tmp_path / "slow.yaml"
-    path.write_text(json.dumps({**config, "games": 24, "chunk": 2}))
+    path.write_text(json.dumps({**config, "deals": 24, "chunk": 2}))
     out = tmp_path / "out"
     proc = subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "tourney", str(path), "--out", str(out)]

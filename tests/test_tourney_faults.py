@@ -89,7 +89,7 @@ def only_run(out: Path, name: str) -> Path:
 def slow_config(tmp_path: Path) -> Path:
     (tmp_path / "slow.py").write_text(SLOW)
     path = tmp_path / "slow.yaml"
-    path.write_text("name: slow\nentrants: [greedy, random, slow.py:Slow]\ngames: 60\nchunk: 2\n")
+    path.write_text("name: slow\nentrants: [greedy, random, slow.py:Slow]\ndeals: 60\nchunk: 2\n")
     return path
 
 
@@ -212,7 +212,7 @@ def test_a_worker_killed_from_outside_costs_its_chunk_only(tmp_path, slow_config
 
 
 def test_a_kill_between_rename_and_manifest_leaves_no_unlisted_rows(tmp_path):
-    config = {"name": "k", "entrants": ["greedy", "random"], "games": 10, "chunk": 5}
+    config = {"name": "k", "entrants": ["greedy", "random"], "deals": 10, "chunk": 5}
     run = run_tournament(config, out=tmp_path, workers=0)
     manifest = run.run_dir / "manifest.jsonl"
     lines = manifest.read_text().splitlines(keepends=True)
@@ -240,7 +240,7 @@ def test_worker_that_dies_once_is_retried_and_the_run_completes(tmp_path):
                 "params": {"marker": str(marker)},
             },
         ],
-        "games": 6,
+        "deals": 6,
         "chunk": 3,
     }
     run = run_tournament(config, out=tmp_path / "out", workers=2)
@@ -253,7 +253,7 @@ def test_worker_that_dies_once_is_retried_and_the_run_completes(tmp_path):
 def test_worker_that_always_dies_forfeits_its_games_and_the_run_finishes(tmp_path, cli):
     (tmp_path / "crashy.py").write_text(CRASHY)
     path = tmp_path / "always.yaml"
-    path.write_text("name: always\nentrants: [greedy, random, crashy.py:Crashy]\ngames: 4\n")
+    path.write_text("name: always\nentrants: [greedy, random, crashy.py:Crashy]\ndeals: 4\n")
     result = cli("tourney", str(path), "--out", str(tmp_path / "out"), "--workers", "2")
     assert result.exit_code == 0, result.output
     run_dir = only_run(tmp_path / "out", "always")
@@ -271,7 +271,7 @@ def test_worker_that_always_dies_forfeits_its_games_and_the_run_finishes(tmp_pat
 # -- storage errors -------------------------------------------------------------------------
 def test_disk_full_is_one_line_and_corrupts_nothing(tmp_path, monkeypatch, cli):
     config = tmp_path / "full.yaml"
-    config.write_text("name: full\nentrants: [greedy, random, threshold]\ngames: 4\nworkers: 0\n")
+    config.write_text("name: full\nentrants: [greedy, random, threshold]\ndeals: 4\nworkers: 0\n")
     import pyarrow.parquet as pq
 
     real = pq.write_table
@@ -298,7 +298,7 @@ def test_disk_full_is_one_line_and_corrupts_nothing(tmp_path, monkeypatch, cli):
 
 def test_unwritable_output_folder_is_one_line(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text("entrants: [greedy, random]\ngames: 2\n")
+    config.write_text("entrants: [greedy, random]\ndeals: 2\n")
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     result = cli("tourney", str(config), "--out", str(blocker))
@@ -313,7 +313,7 @@ def test_unwritable_output_folder_is_one_line(tmp_path, cli):
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
 def test_read_only_output_folder_is_one_line(tmp_path, cli):  # pragma: no cover - non-root
     config = tmp_path / "c.yaml"
-    config.write_text("entrants: [greedy, random]\ngames: 2\n")
+    config.write_text("entrants: [greedy, random]\ndeals: 2\n")
     out = tmp_path / "ro"
     out.mkdir()
     out.chmod(0o500)
@@ -322,7 +322,7 @@ def test_read_only_output_folder_is_one_line(tmp_path, cli):  # pragma: no cover
 
 
 def test_results_folder_of_another_version_is_refused(tmp_path):
-    config = {"name": "v", "entrants": ["greedy", "random"], "games": 2}
+    config = {"name": "v", "entrants": ["greedy", "random"], "deals": 2}
     run = run_tournament(config, out=tmp_path, workers=0)
     meta_path = run.run_dir / "run.json"
     meta = json.loads(meta_path.read_text())
@@ -339,7 +339,7 @@ def test_results_folder_of_another_version_is_refused(tmp_path):
 def test_two_runs_of_one_folder_at_once_are_refused(tmp_path):
     from harness.tourney.storage import RunFolder
 
-    config = {"name": "lock", "entrants": ["greedy", "random"], "games": 2}
+    config = {"name": "lock", "entrants": ["greedy", "random"], "deals": 2}
     run = run_tournament(config, out=tmp_path, workers=0)
     holder = RunFolder(run.run_dir)
     holder.create()

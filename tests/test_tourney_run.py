@@ -16,7 +16,7 @@ from harness.runfolder import schema
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk, replay_game
 
-SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "games": 12, "chunk": 5}
+SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "deals": 12, "chunk": 5}
 
 
 def games_of(run_dir: Path) -> pd.DataFrame:
@@ -93,7 +93,7 @@ def test_every_entrant_sits_in_every_seat_equally(tmp_path):
     config = {
         "entrants": ["greedy", "random", "threshold", "worm-first"],
         "players": 3,
-        "games": 4,
+        "deals": 4,
         "chunk": 3,
     }
     run = run_tournament(config, out=tmp_path, workers=0)
@@ -150,7 +150,7 @@ def test_duplicate_dice_are_shared_by_every_seat_order_of_a_deal(players):
         {
             "entrants": ["greedy", "random", "threshold"][:players],
             "players": players,
-            "games": 3,
+            "deals": 3,
             "dice": "duplicate",
         }
     )
@@ -171,7 +171,7 @@ def test_duplicate_dice_are_shared_by_every_seat_order_of_a_deal(players):
 
 
 def test_independent_dice_differ_between_seat_orders():
-    config = load_config({"entrants": ["greedy", "random"], "games": 2, "dice": "independent"})
+    config = load_config({"entrants": ["greedy", "random"], "deals": 2, "dice": "independent"})
     spec = next(plan.chunks(config))
     records = [replay_game(spec, 0, r, record=True).record for r in range(2)]
     a, b = rolls_by_seat(records[0]), rolls_by_seat(records[1])
@@ -180,7 +180,7 @@ def test_independent_dice_differ_between_seat_orders():
 
 
 def test_replay_game_matches_the_stored_row():
-    config = load_config({**SMALL, "games": 3})
+    config = load_config({**SMALL, "deals": 3})
     spec = next(plan.chunks(config))
     result = play_chunk(spec)
     for row in range(result.rows):
@@ -255,7 +255,7 @@ def fumbler_config(tmp_path):
     (tmp_path / "fumbler.py").write_text(FUMBLER)
     path = tmp_path / "forfeits.yaml"
     path.write_text(
-        "name: forfeits\nentrants: [greedy, fumbler.py:Fumbler]\ngames: 30\nchunk: 10\n"
+        "name: forfeits\nentrants: [greedy, fumbler.py:Fumbler]\ndeals: 30\nchunk: 10\n"
         "dice: independent\n"
     )
     return path
@@ -344,7 +344,7 @@ def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):
 # -- the command --------------------------------------------------------------------------
 def test_cli_prints_standings_folder_and_rate(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text("entrants: [greedy, random]\ngames: 6\n")
+    config.write_text("entrants: [greedy, random]\ndeals: 6\n")
     result = cli("tourney", str(config), "--out", str(tmp_path / "o"), "--workers", "1")
     assert result.exit_code == 0, result.output
     out = result.output
@@ -356,7 +356,7 @@ def test_cli_prints_standings_folder_and_rate(tmp_path, cli):
         "--out",
         str(tmp_path / "o"),
         "--json",
-        "--games",
+        "--deals",
         "8",
         "--seed",
         "3",

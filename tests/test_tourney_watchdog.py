@@ -38,7 +38,7 @@ def hanging(tmp: Path, cls: str, **extra) -> dict:
     path = tmp / "h.py"
     path.write_text(HANG.read_text() + f"\nH = {cls}\n")
     entrant = {"strategy": f"{path}:H", "name": "h"}
-    return {"name": "h", "entrants": ["greedy", entrant], "games": 2, "chunk": 2, **extra}
+    return {"name": "h", "entrants": ["greedy", entrant], "deals": 2, "chunk": 2, **extra}
 
 
 # -- item 5: time limits -------------------------------------------------------------------------
@@ -82,7 +82,7 @@ def test_limits_are_in_the_keys_and_in_the_reproduce_command(tmp_path):
 
 def test_bad_limits_on_the_command_line_are_one_line_exit_2(tmp_path, cli):
     config = tmp_path / "c.yaml"
-    config.write_text("entrants: [greedy, random]\ngames: 2\n")
+    config.write_text("entrants: [greedy, random]\ndeals: 2\n")
     for args in (["--move-time", "0"], ["--game-time", "-1"], ["--move-time", "nan"]):
         result = cli("tourney", str(config), "--out", str(tmp_path / "o"), *args)
         assert result.exit_code == 2, result.output
@@ -94,7 +94,7 @@ def test_no_limits_a_game_without_progress_gets_one_warning(tmp_path, monkeypatc
     from harness.tourney import backend
 
     monkeypatch.setattr(backend, "STUCK_AFTER", 1.0)
-    config = {**hanging(tmp_path, "Dawdles"), "games": 1, "chunk": 1}
+    config = {**hanging(tmp_path, "Dawdles"), "deals": 1, "chunk": 1}
     run = run_tournament(config, out=tmp_path, workers=1)  # 2.5 s in one game, no limit
     assert run.status == "complete" and run.forfeits == 0
     log = (run.run_dir / "run.log").read_text()
@@ -168,7 +168,7 @@ def test_kill_9_of_the_parent_ends_its_workers_and_the_run_resumes(tmp_path):
     napper = {"strategy": f"{HANG}:Napper", "name": "napper"}
     config = tmp_path / "nap.yaml"
     config.write_text(
-        json.dumps({"name": "nap", "entrants": ["greedy", "random", napper], "games": 60})
+        json.dumps({"name": "nap", "entrants": ["greedy", "random", napper], "deals": 60})
     )
     config.write_text(config.read_text()[:-1] + ', "chunk": 2}')
     out = tmp_path / "out"
@@ -230,7 +230,7 @@ def test_a_traced_seat_is_inside_only_while_it_decides():
     must not be blamed on the seat that decided last: the trace ends with each call."""
     from harness.tourney.chunks import play_chunk
 
-    config = load_config({"name": "t", "entrants": ["greedy", "random"], "games": 2})
+    config = load_config({"name": "t", "entrants": ["greedy", "random"], "deals": 2})
     spec = next(plan.chunks(config))
     watch = _InsideWatch()
     traced = play_chunk(spec, watch=watch, trace_from=0)

@@ -80,8 +80,9 @@ def config_from_run(info: RunInfo) -> TourneyConfig:
     try:
         items = [_entrant_item(e) for e in c["entrants"]]
         data: dict[str, Any] = {
-            key: c[key] for key in ("name", "rules", "players", "format", "dice", "games", "seed")
+            key: c[key] for key in ("name", "rules", "players", "format", "dice", "seed")
         }
+        data["deals"] = c["games"]  # run.json's "games": deals per table (the old name)
         data["max_turns"] = c["max_turns"]
         data["chunk"] = c["chunk"]
         if c["format"] == "gauntlet":
