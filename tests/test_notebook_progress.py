@@ -180,3 +180,16 @@ def _clock():
         return now[0]
 
     return tick
+
+
+def test_games_of_chunks_in_play_show_as_done_and_count_in_the_rate(monkeypatch):
+    bar = Progress(1000, 200, bar=False)
+    monkeypatch.setattr(progress_mod.time, "monotonic", lambda: bar.start + 10.0)
+    bar.add(100)  # a chunk stored: 300 done, 100 of them played now
+    assert bar.rate() == 10.0
+    bar.pending = 150  # the backend's in_flight(): played, not stored yet
+    assert bar.line() == "450/1,000 games (45%), 25 games/s, ETA 22s"
+    bar.pending = 10**6  # never more than the run
+    assert bar.line().startswith("1,000/1,000 games (100%)")
+    bar.pending = 0
+    assert bar.line().startswith("300/1,000 games (30%)")

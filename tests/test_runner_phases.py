@@ -176,6 +176,9 @@ class _Borrowed:
     def describe(self) -> str:
         return "a borrowed backend"
 
+    def in_flight(self) -> int:
+        return 0
+
     def stats(self) -> BackendStats:
         return BackendStats(0.5, ("the borrowed backend was here",))
 
@@ -309,3 +312,26 @@ def test_results_import_no_report_when_loaded():
         "assert 'harness.tourney.runner' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_bar_counts_the_rows_of_a_chunk_still_in_play():
+    """Workers stream their rows every 0.2 s: a long chunk moves the progress bar before
+    it lands (in_flight), and nothing is counted twice once it has landed."""
+    config = load_config(
+        {"entrants": ["greedy", "simple"], "deals": 1500, "chunk": 1500, "engine": "python"}
+    )
+    specs = list(plan.chunks(config))
+    assert len(specs) == 1 and specs[0].games == 3000
+    made = ProcessBackend(1)
+    while_playing, landed = [], None
+    for outcome in made.results(specs):
+        if outcome is None:
+            while_playing.append(made.in_flight())
+        else:
+            landed = outcome
+            after = made.in_flight()
+    assert isinstance(landed, Done) and landed.result.rows == 3000
+    assert any(0 < n < 3000 for n in while_playing), while_playing
+    assert while_playing == sorted(while_playing)  # only ever more
+    assert after == 0
+    assert SerialBackend().in_flight() == 0

@@ -128,6 +128,8 @@ class Backend(Protocol):
     stops the work at once and frees what the backend started (processes, a cluster),
     so a backend needs no close of its own. ``workers`` is how many play (0: this
     process), ``describe()`` says where, in words, and ``stats()`` how it went.
+    ``in_flight()`` is how many games of chunks not yet handed over have been played
+    already (what the progress bar adds to the stored ones; 0 when it cannot tell).
     """
 
     workers: int
@@ -137,6 +139,8 @@ class Backend(Protocol):
     def describe(self) -> str: ...
 
     def stats(self) -> BackendStats: ...
+
+    def in_flight(self) -> int: ...
 
 
 class Retries:
@@ -420,6 +424,9 @@ class SerialBackend:
         self.output = PluginOutput(lambda text: logging.getLogger(OUTPUT_LOGGER).info("%s", text))
         self.warned: set[str] = set()
         self.retries = Retries()
+
+    def in_flight(self) -> int:
+        return 0  # a chunk is played in one call here: nothing to show before it ends
 
     def describe(self) -> str:
         return "in-process"
@@ -982,12 +989,20 @@ class ProcessBackend:
         self.restarted = 0  # workers that died and were replaced
         self.ctx = context()
         self._start_failures = 0
+        self._in_play: tuple[list[_Worker], deque[_Chunk]] = ([], deque())
 
     def name(self, index: int) -> str:
         return f"{self.prefix}-{index}"
 
     def describe(self) -> str:
         return f"{self.workers} worker{'s' if self.workers > 1 else ''}"
+
+    def in_flight(self) -> int:
+        """Games received of the chunks in play: workers stream their rows every
+        :data:`~.chunks.FLUSH_EVERY` seconds, so the bar moves within a chunk too."""
+        workers, resume = self._in_play
+        playing = [w.chunk for w in workers if w.chunk is not None]
+        return sum(c.received for c in [*playing, *resume])
 
     def stats(self) -> BackendStats:
         lines: list[str] = []
@@ -1091,6 +1106,7 @@ class ProcessBackend:
         ahead: deque[ChunkSpec] = deque()
         resume: deque[_Chunk] = deque()
         workers = [_Worker(self, i) for i in range(self.workers)]
+        self._in_play = (workers, resume)
         finished = False
         try:
             while True:

@@ -56,7 +56,8 @@ class Progress:
     IPython, or without IPython a line on ``stream`` every ``every`` seconds; otherwise a
     line goes to the log every ``every`` seconds. ``bar`` forces the bar on (True: the
     terminal's or the notebook's) or off (False: log lines). Rates count only games
-    played now, not chunks that were already done or reused.
+    played now, not chunks that were already done or reused. ``pending``: games played
+    of chunks not stored yet (the backend's ``in_flight()``), shown as done.
     """
 
     def __init__(
@@ -71,6 +72,7 @@ class Progress:
         self.total = total
         self.done = done
         self.played = 0
+        self.pending = 0
         self.stream = stream if stream is not None else sys.stderr
         tty = _isatty(self.stream)
         # Not a terminal but a notebook: a person watches, so a bar (never for a stream
@@ -97,19 +99,25 @@ class Progress:
         self.played += games
         self.show()
 
+    def shown(self) -> int:
+        """Games to show as done: stored, and played of chunks still in play."""
+        return min(self.total, self.done + max(0, self.pending))
+
     def rate(self) -> float:
         elapsed = time.monotonic() - self.start
-        return self.played / elapsed if elapsed > 0 else 0.0
+        played = self.played + self.shown() - self.done
+        return played / elapsed if elapsed > 0 else 0.0
 
     def line(self) -> str:
         rate = self.rate()
-        left = self.total - self.done
+        done = self.shown()
+        left = self.total - done
         eta = duration(left / rate) if rate > 0 else "?"
-        share = self.done / self.total if self.total else 1.0
-        return f"{self.done:,}/{self.total:,} games ({share:.0%}), {rate:,.0f} games/s, ETA {eta}"
+        share = done / self.total if self.total else 1.0
+        return f"{done:,}/{self.total:,} games ({share:.0%}), {rate:,.0f} games/s, ETA {eta}"
 
     def bar_text(self) -> str:
-        share = self.done / self.total if self.total else 1.0
+        share = self.shown() / self.total if self.total else 1.0
         filled = int(share * 30)
         return f"[{'#' * filled}{'.' * (30 - filled)}] {self.line()}"
 

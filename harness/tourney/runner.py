@@ -515,6 +515,7 @@ class _Run:
         outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
         try:
             for outcome in outcomes:
+                bar.pending = backend.in_flight()  # before a landed chunk is counted
                 if outcome is None:
                     bar.show()
                 elif isinstance(outcome, Failed):
@@ -529,6 +530,7 @@ class _Run:
             raise RunFailed(str(exc)) from None
         finally:
             outcomes.close()  # stops the workers at once if anything is left
+            bar.pending = 0  # the last line counts what was stored
             bar.finish()
             self.ended = time.monotonic()
             played.played, played.wall = bar.played, self.ended - play_start
