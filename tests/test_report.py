@@ -501,12 +501,13 @@ def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
             for name in expected
         ]
         run = SimpleNamespace(run_dir=played, counts=rows)
-        html = _write_report(run, True, write=write)
+        html, summary = _write_report(run, True, write=write)
         assert (html is not None) == write
+        assert summary["standings"] == summarise_run(played)["standings"]
         assert run.counts is rows  # the same list: run.summary() hands it out
         for got in rows:
             mine = expected[got["strategy"]]
             for key in ("win_low", "win_high", "elo", "elo_low", "elo_high"):
                 assert got[key] == pytest.approx(mine[key]), key
     broken = SimpleNamespace(run_dir=played / "nope", counts=[])
-    assert _write_report(broken, True, write=False) is None  # told, never raised
+    assert _write_report(broken, True, write=False) == (None, None)  # told, never raised

@@ -133,3 +133,33 @@ def test_a_played_three_player_gauntlet(tmp_path):
         assert "%" in row_of(out.splitlines(), name)
     assert "All entrants, by rating (indirect):" in out
     assert not [x for x in out.splitlines() if RANK.match(x)], out
+
+
+def test_tourney_no_report_on_a_gauntlet_sums_the_run_up_once(tmp_path, monkeypatch):
+    """The table and its intervals come from one summary: --no-report computes it (no
+    report.json to read), and the gauntlet's table reuses it instead of computing again."""
+    import json
+
+    from harness.report import api
+
+    config = tmp_path / "g.json"
+    config.write_text(
+        json.dumps(
+            {
+                "name": "g2",
+                "format": "gauntlet",
+                "challenger": "greedy",
+                "entrants": ["random", "threshold"],
+                "deals": 6,
+                "engine": "python",
+            }
+        )
+    )
+    calls = []
+    real = api.summarise_run
+    monkeypatch.setattr(api, "summarise_run", lambda *a, **k: calls.append(1) or real(*a, **k))
+    args = ["tourney", str(config), "--out", str(tmp_path / "out"), "--no-report", "-q"]
+    result = CliRunner().invoke(main, [*args, "--workers", "0"])
+    assert result.exit_code == 0, result.output
+    assert "Gauntlet: greedy against each opponent:" in result.output
+    assert len(calls) == 1

@@ -198,13 +198,15 @@ def tourney(
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         _err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
-    report = _write_report(run, as_json, write=not no_report) if run.stored else None
+    report, reported = (
+        _write_report(run, as_json, write=not no_report) if run.stored else (None, None)
+    )
     if as_json:
         summary = run.summary()
         summary["report"] = str(report) if report else None
         click.echo(json.dumps(summary))
     else:
-        _print_run(run)
+        _print_run(run, reported)
         if report:
             click.echo(f"Report: {report}")
     if run.status != "complete":
@@ -214,7 +216,7 @@ def tourney(
         sys.exit(EXIT_FORFEITS)
 
 
-def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
+def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, dict | None]:
     """The run's report (issue 4) and its figures in the run's counts (issue 10).
 
     ``run`` is the finished Run (or just its folder). With ``write`` the report
@@ -222,7 +224,8 @@ def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
     report.json or computed, writing nothing. Either way the summary's 95% win-share
     intervals and ratings are copied into ``run.counts`` (what the table and ``--json``
     show), so the terminal agrees with the report. A failure is told, never
-    fails the run itself. Returns the path of report.html, or None.
+    fails the run itself. Returns the path of report.html (or None) and the summary (None
+    when it failed), which the terminal's table reuses rather than computing it again.
     """
     from harness.errors import HarnessError
     from harness.report import write_report  # looked up here: tests replace it
@@ -243,35 +246,36 @@ def _write_report(run: Any, quiet: bool, *, write: bool = True) -> Any:
             _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
         else:
             _err(f"No intervals in the standings ({exc}); harness report {run_dir} shows them")
-        return None
+        return None, None
     counts = getattr(run, "counts", None)
     if isinstance(counts, list):
         counts[:] = with_report(counts, summary)  # in place: run.summary() shares the list
-    return html
+    return html, summary
 
 
-def _gauntlet_lines(run: Any) -> list[str]:
+def _gauntlet_lines(run: Any, summary: dict | None = None) -> list[str]:
     """A gauntlet's table as the report has it: the challenger against each opponent, the
-    field by rating (indirect), never ranked by win shares taken against other opponents."""
+    field by rating (indirect), never ranked by win shares taken against other opponents.
+    ``summary``: the run's, if already at hand."""
     from harness.errors import HarnessError
     from harness.report.api import cached_summary
     from harness.report.render import standings_lines
 
     try:
-        return standings_lines(cached_summary(run.run_dir))
+        return standings_lines(summary if summary is not None else cached_summary(run.run_dir))
     except (HarnessError, OSError, ValueError):
         return []
 
 
-def _print_run(run: Any) -> None:
+def _print_run(run: Any, summary: dict | None = None) -> None:
     from harness.tourney.progress import duration
     from harness.tourney.standings import format_table
 
     if run.stored and not any("win_low" in row for row in run.counts):
-        _write_report(run, True, write=False)  # the report's intervals, nothing written
+        _, summary = _write_report(run, True, write=False)  # the intervals, nothing written
     lines = format_table(run.counts)
     if run.format == "gauntlet" and run.stored:
-        lines = _gauntlet_lines(run) or lines
+        lines = _gauntlet_lines(run, summary) or lines
     for line in lines:
         click.echo(line)
     click.echo("")
