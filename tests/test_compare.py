@@ -10,6 +10,7 @@ from test_report_support import play_run, row, write_run
 
 from harness.cli import main
 from harness.report import cached_summary, summarise_run, write_report
+from harness.report.api import summary_digest
 from harness.report.compare import compare
 from harness.rules import Rules
 
@@ -83,10 +84,44 @@ def test_cached_summary_is_used_only_while_current(tmp_path):
     write_report(run, plots=False)
     data = json.loads((run / "report.json").read_text())
     data["games"]["stored"] = -1  # a marker: the cache is what came back
+    data["digest"] = summary_digest(data)  # sealed again, as if written so
     (run / "report.json").write_text(json.dumps(data))
     assert cached_summary(run)["games"]["stored"] == -1
     lopsided(tmp_path / "r", 2, deals=6)  # new games: the cache is stale
     assert cached_summary(run)["games"]["stored"] == 12
+
+
+def test_a_damaged_or_edited_report_json_is_never_served(tmp_path):
+    """report.json is a cache of numbers that compare serves without the games: one bit
+    flipped in a win share, an edit, a missing digest or junk in it gives the numbers
+    computed from the games, never the cache's."""
+    run = lopsided(tmp_path / "r", 2, deals=5)
+    truth = write_report(run, plots=False).summary
+    assert cached_summary(run) == json.loads(json.dumps(truth))  # whole: served as is
+    path = run / "report.json"
+    good = path.read_bytes()
+    share = json.dumps(truth["standings"][0]["win_share"]).encode()
+    at = good.index(share)
+    flipped = bytearray(good)
+    flipped[at + len(share) - 1] ^= 0x01  # the last digit: still a number, still JSON
+    data = json.loads(bytes(flipped))
+    assert data["standings"][0]["win_share"] != truth["standings"][0]["win_share"]
+    marked = json.loads(good)
+    marked["games"]["stored"] = -1  # a marker: seen only if the cache came back
+    edited = dict(marked, digest=json.loads(good)["digest"])  # the old digest
+    unsealed = {k: v for k, v in marked.items() if k != "digest"}
+    forged = dict(marked, digest="0" * 64)
+    resealed = dict(marked, digest=summary_digest(marked))  # the control: served
+    for damage in (bytes(flipped), *(json.dumps(d).encode() for d in (edited, unsealed, forged)),
+                   b"[1, 2]", good[: len(good) // 2]):  # fmt: skip
+        path.write_bytes(damage)
+        got = cached_summary(run)
+        assert got["standings"] == truth["standings"], damage[:80]
+        assert got["games"]["stored"] == truth["games"]["stored"] and "digest" not in got
+    path.write_text(json.dumps(resealed))
+    assert cached_summary(run)["games"]["stored"] == -1
+    path.write_bytes(good)
+    assert cached_summary(run)["standings"] == truth["standings"]
 
 
 def test_compare_command(tmp_path):

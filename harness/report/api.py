@@ -8,6 +8,7 @@ report do not pay for pandas and scipy. A report is only ever made of verified c
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +20,19 @@ from harness.report.files import write_text_atomic
 from harness.report.summary import SUMMARY_VERSION, summarise
 
 PLOTS_DIR = "plots"
+#: report.json's own check: a sha256 of the rest of its content. A report.json is a cache
+#: of numbers that compare, Run.report and --no-report serve without reading the games,
+#: so a damaged or edited one (a flipped bit in a win share) must never be served.
+DIGEST_KEY = "digest"
+
+
+def summary_digest(summary: dict[str, Any]) -> str:
+    """The digest of a summary as report.json holds it: its JSON (keys sorted, the digest
+    left out) after a JSON round trip, so the written and the read summary agree."""
+    plain = json.loads(json.dumps(summary))
+    plain.pop(DIGEST_KEY, None)
+    text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -44,10 +58,13 @@ def summarise_run(
 
 
 def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -> dict[str, Any]:
-    """The run's ``report.json`` if it is current (same games, same format), else fresh.
+    """The run's ``report.json`` if it is current (same games, same format) and whole
+    (its digest matches its content), else fresh.
 
     The chunks are verified either way (load_run): a cached report of a run whose chunks
-    were damaged since is never handed out as the run's numbers.
+    were damaged since is never handed out as the run's numbers, nor one whose own
+    content was damaged or edited (:data:`DIGEST_KEY`); a report.json written before it
+    had a digest is not served either.
     """
     info = load_run(path)
     cached = info.path / "report.json"
@@ -60,7 +77,9 @@ def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -
             isinstance(data, dict)
             and data.get("summary_version") == SUMMARY_VERSION
             and data.get("fingerprint") == json.loads(json.dumps(info.fingerprint()))
+            and data.get(DIGEST_KEY) == summary_digest(data)
         ):
+            del data[DIGEST_KEY]
             return data
     return summarise_run(info, progress)
 
@@ -91,8 +110,9 @@ def write_report(
         title = f"{summary['run']['name']} / {summary['run']['run_id']}"
         md = write_text_atomic(folder / "report.md", to_markdown(blocks, folder))
         page = write_text_atomic(folder / "report.html", to_html(blocks, f"Report: {title}"))
+        sealed = {**summary, DIGEST_KEY: summary_digest(summary)}
         data = write_text_atomic(
-            folder / "report.json", json.dumps(summary, indent=1, sort_keys=False) + "\n"
+            folder / "report.json", json.dumps(sealed, indent=1, sort_keys=False) + "\n"
         )
     except OSError as exc:
         from harness.runfolder.layout import describe_os_error
