@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 
 # OpenBLAS, OpenMP (numpy or plugins built with it) and MKL (conda's numpy).
 THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 @contextlib.contextmanager
-def one_thread_each():
+def one_thread_each() -> Iterator[None]:
     """Set every pool-size variable to 1 for the block, then restore them exactly."""
     saved = {name: os.environ.get(name) for name in THREAD_VARIABLES}
     os.environ.update(dict.fromkeys(THREAD_VARIABLES, "1"))
