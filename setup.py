@@ -70,7 +70,11 @@ if not _flag("HARNESS_NO_NATIVE"):
             "harness._native_core",
             sources=["harness/_native/core.c"],
             # #included by core.c (one unit of compilation): a change rebuilds it
-            depends=["harness/_native/turn_dp.c", "harness/_native/optimal.c"],
+            depends=[
+                "harness/_native/turn_dp.c",
+                "harness/_native/turn_rows.c",
+                "harness/_native/optimal.c",
+            ],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )
     )

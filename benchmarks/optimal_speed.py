@@ -1,7 +1,7 @@
 """Speed of the `optimal` strategy: games and turns per CPU-second, and its cache.
 
     python benchmarks/optimal_speed.py [--games 2000] [--repeats 3] [--opponent simple]
-    python benchmarks/optimal_speed.py --chunk 300 [--repeats 5] [--warm 500]
+    python benchmarks/optimal_speed.py --chunk 300 [--repeats 5] [--warm 500] [--portable]
 
 Plays 2-player duplicate-dice deals (both seat orders), `optimal` against an opponent,
 through the real engine, in one process. Shows CPU time (time.process_time) as the
@@ -17,7 +17,9 @@ the same ChunkSpec of N fresh 2-player deals (both seat orders, independent dice
 ``harness.tourney.chunks.play_chunk`` (the Python engine) and ``play_native`` (there too),
 checks that every stored row is the same, and shows medians of games per CPU-second and
 their ratio; both engines first play --warm deals (their solved-turn caches warm, as in a
-long run), and the native engine's solved-turn cache counters are shown.
+long run), and the native engine's solved-turn cache counters are shown. ``--portable``:
+also native on its portable paths (set_portable: no AVX2 lanes in the turn programme),
+each repeat on deals of its own, as many, since the first native run's turns are cached.
 """
 
 from __future__ import annotations
@@ -61,9 +63,14 @@ def main() -> None:
     parser.add_argument("--strategy", default="optimal", help="the strategy measured")
     parser.add_argument("--chunk", type=int, default=0, help="deals a repeat: chunk path, both")
     parser.add_argument("--warm", type=int, default=500, help="warm-up deals (--chunk)")
+    parser.add_argument(
+        "--portable", action="store_true", help="--chunk: native without AVX2 lanes too"
+    )
     args = parser.parse_args()
     if args.chunk:
-        chunk_rounds(args.strategy, args.opponent, args.chunk, args.warm, args.repeats)
+        chunk_rounds(
+            args.strategy, args.opponent, args.chunk, args.warm, args.repeats, args.portable
+        )
         return
     import harness.strategies.optimal as opt
 
@@ -125,8 +132,14 @@ def chunk_spec(first: str, second: str, deals: int, offset: int):  # noqa: ANN20
     )  # fmt: skip
 
 
-def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -> None:
-    """The chunk path, Python engine and native, on the same fresh deals each repeat."""
+def chunk_rounds(
+    first: str, second: str, deals: int, warm: int, repeats: int, portable: bool = False
+) -> None:
+    """The chunk path, Python engine and native, on the same fresh deals each repeat.
+
+    ``portable``: also, each repeat, native with its portable paths (no AVX2 lanes in the
+    turn programme) on deals of its own (the first run's solved turns would be cached).
+    """
     from harness import native
     from harness.tourney import chunks
 
@@ -135,22 +148,35 @@ def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -
     warm_spec = chunk_spec(first, second, warm, 10**6)
     chunks.play_chunk(warm_spec)
     chunks.play_native(warm_spec)
-    py_rates, nat_rates = [], []
-    for r in range(repeats):
-        spec = chunk_spec(first, second, deals, r * deals)
+    rates: dict[str, list[float]] = {"Python": [], "native": [], "portable": []}
+
+    def timed(name: str, spec, play):  # noqa: ANN001, ANN202
         start = time.process_time()
-        expected = chunks.play_chunk(spec)
-        py_rates.append(spec.games / (time.process_time() - start))
-        start = time.process_time()
-        got = chunks.play_native(spec)
-        nat_rates.append(spec.games / (time.process_time() - start))
+        rows = play(spec)
+        rates[name].append(spec.games / (time.process_time() - start))
+        return rows
+
+    def same(got, expected, r: int) -> None:  # noqa: ANN001
         if (got.games, got.seats, got.stats) != (expected.games, expected.seats, expected.stats):
             sys.exit(f"optimal_speed: repeat {r + 1}: the native rows differ from the Python rows")
-        print(
-            f"repeat {r + 1}: Python {py_rates[-1]:,.0f}, native {nat_rates[-1]:,.0f} games/CPU-s "
-            f"({nat_rates[-1] / py_rates[-1]:.1f}x); rows identical"
-        )
-    py, nat = statistics.median(py_rates), statistics.median(nat_rates)
+
+    for r in range(repeats):
+        spec = chunk_spec(first, second, deals, 2 * r * deals)
+        expected = timed("Python", spec, chunks.play_chunk)
+        same(timed("native", spec, chunks.play_native), expected, r)
+        py, nat = rates["Python"][-1], rates["native"][-1]
+        line = f"repeat {r + 1}: Python {py:,.0f}, native {nat:,.0f} games/CPU-s ({nat / py:.1f}x)"
+        if portable:
+            other = chunk_spec(first, second, deals, (2 * r + 1) * deals)
+            expected = chunks.play_chunk(other)
+            native._core.set_portable(True)
+            try:
+                same(timed("portable", other, chunks.play_native), expected, r)
+            finally:
+                native._core.set_portable(False)
+            line += f", portable native {rates['portable'][-1]:,.0f}"
+        print(f"{line}; rows identical")
+    py, nat = statistics.median(rates["Python"]), statistics.median(rates["native"])
     hits, misses = native._core.dp_cache_stats()
     print(
         f"{first} v {second}, 2 players, chunk path; {warm} warm-up deals, medians of {repeats} "
@@ -158,6 +184,12 @@ def chunk_rounds(first: str, second: str, deals: int, warm: int, repeats: int) -
         f"{nat:>9,.0f} games/CPU-s   {nat / py:.1f}x (target 10x); native solved-turn cache "
         f"{hits:,} hits, {misses:,} misses"
     )
+    if portable:
+        port = statistics.median(rates["portable"])
+        print(
+            f"  portable      {port:>9,.0f} games/CPU-s   {port / py:.1f}x; the AVX2 lanes "
+            f"{nat / port:.2f}x (other deals, as many)"
+        )
 
 
 if __name__ == "__main__":

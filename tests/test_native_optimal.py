@@ -1,4 +1,4 @@
-"""Native `optimal` (harness/_native/turn_dp.c, optimal.c): the turn programme bit for bit.
+"""Native `optimal` (harness/_native/turn_dp.c, turn_rows.c, optimal.c): turns bit for bit.
 
 The native solver walks a state's roll outcomes down a prefix tree (each row's best keep
 carried from its parent, not recomputed face by face) instead of solve_arrays' columns.
@@ -10,8 +10,10 @@ value as bits. The one thing not compared is the sign of a zero value: numpy's v
 np.maximum returns either zero for max(0.0, -0.0) depending on the array's layout (HEAD
 differs there too), and no decision can see it (every comparison is `>` or `>=` against
 a value +-1e-12, and x + -0.0 == x + 0.0 for any x != 0, so a zero's sign never reaches a
-nonzero value). Then whole games in every preset, at 3 and 4 players, against the Python
-strategy, with cold and warm caches.
+nonzero value). Each solve is checked both ways the C code solves: with AVX2 lanes (four
+states of one template side by side) and state by state (set_portable(True)). Then
+whole games in every preset, at 3 and 4 players, against the Python strategy, with cold
+and warm caches, and the lanes against state by state, cold and mixed in one cache.
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ from harness.analysis import turn
 from harness.rules import PRESETS, Rules
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
+
+
+@pytest.fixture(params=["lanes", "portable"])
+def dp_path(request):
+    """The turn programme solved with AVX2 lanes (states of one template four at a time,
+    where the processor has AVX2) and state by state (set_portable(True))."""
+    native._core.set_portable(request.param == "portable")
+    yield request.param
+    native._core.set_portable(False)
 
 
 def bits(values) -> list[int]:
@@ -66,12 +77,12 @@ TIES = [
 
 @needs_native
 @pytest.mark.parametrize(("stop", "bust"), TIES)
-def test_ties_and_signed_zeros_solve_bit_for_bit(stop, bust):
+def test_ties_and_signed_zeros_solve_bit_for_bit(stop, bust, dp_path):
     assert_same_solve(stop, bust)
 
 
 @needs_native
-def test_random_payoffs_solve_bit_for_bit():
+def test_random_payoffs_solve_bit_for_bit(dp_path):
     """Every state (so every row template) of random payoffs with many exact ties."""
     rng = random.Random(12)
     for _ in range(60):
@@ -111,3 +122,48 @@ def test_a_cold_process_plays_the_warm_rows():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == repr((dict(warm.games), warm.seats))
+
+
+@needs_native
+def test_the_lanes_play_the_rows_of_state_by_state():
+    """Lazily solved turns with AVX2 lanes (a roll's keeps solved at once, groups of one to
+    four states of a template, the lanes past a group's end filled and dropped) and state
+    by state, each in a cold process, then lanes and state by state mixed in one process
+    (turns half solved one way, finished the other): the same rows every time."""
+    if not native._core.set_portable(False):
+        pytest.skip("this processor has no AVX2: there are no lanes to compare")
+    code = (
+        "import sys\n"
+        "from harness import native, seating\n"
+        "from harness.rules import Rules\n"
+        "native._core.set_portable(sys.argv[1] == 'portable')\n"
+        "rows = []\n"
+        "for rules, entrants in ((Rules(players=2), ['optimal', 'simple']),\n"
+        "                        (Rules.preset('short', 3),\n"
+        "                         ['optimal', 'optimal(endgame=6, flip=1.0)', 'greedy'])):\n"
+        "    orders = seating.design(rules.players, 'cyclic')\n"
+        "    res = native.play_deals(rules, entrants, 5, 0, 40, orders=orders)\n"
+        "    rows.append((dict(res.games), res.seats))\n"
+        "print(repr(rows))\n"
+    )
+    out = {}
+    for path in ("lanes", "portable"):
+        done = subprocess.run(
+            [sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        out[path] = done.stdout.strip()
+    assert out["lanes"] == out["portable"]
+    rules, orders = Rules(players=2), seating.design(2, "cyclic")
+    mixed = []
+    try:
+        for deal in range(0, 40, 4):  # the same cache, the path switched every 4 deals
+            native._core.set_portable(deal % 8 == 0)
+            res = native.play_deals(rules, ["optimal", "simple"], 5, deal, deal + 4, orders=orders)
+            mixed.append(res)
+    finally:
+        native._core.set_portable(False)
+    assert [dict(r.games) for r in mixed] == [
+        dict(native.play_deals(rules, ["optimal", "simple"], 5, d, d + 4, orders=orders).games)
+        for d in range(0, 40, 4)
+    ]

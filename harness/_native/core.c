@@ -19,13 +19,14 @@
  *   derive_seed(b)     BLAKE2b-64 of bytes, as an int (for tests)
  *   mt_words(seed, n)  the first n 32-bit outputs of random.Random(seed) (for tests)
  *   dp_states(), dp_solve(stop, bust), dp_cache_stats()  optimal's turn programme
- *   set_portable(flag) the SIMD-free seeding and hashing (tests: the same games)
+ *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
  *
  * Speed, where it comes from: seeds are hashed four at a time and generators seeded
  * sixteen at a time (vector lanes), the twist is done word by word as words are
  * drawn, a turn's first four rolls are decoded at once, rolls and greedy picks are
- * table lookups. Built with -ffp-contract=off (setup.py): no fused multiply-add, so
- * every float operation rounds as Python's does.
+ * table lookups; optimal's turn programmes are solved lazily, a template's states four
+ * at a time (vector lanes). Built with -ffp-contract=off (setup.py): no fused
+ * multiply-add, so every float operation rounds as Python's does.
  */
 #ifndef HARNESS_NO_PYTHON
 #define PY_SSIZE_T_CLEAN
@@ -1969,9 +1970,9 @@ static PyObject *py_mt_words(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* set_portable(flag): use the portable seeding and hashing (True) or the best this
- * processor has (False); returns whether AVX2 versions exist. For tests: both must
- * play the same games. */
+/* set_portable(flag): use the portable seeding, hashing and turn programme (True) or
+ * the best this processor has (False); returns whether AVX2 versions exist. For tests:
+ * both must play the same games. */
 static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
     int portable = PyObject_IsTrue(arg);
     if (portable < 0) return NULL;
@@ -1981,6 +1982,7 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
         init_seed_lanes();
         init_derive4();
     }
+    dp_use_lanes(!portable);
 #ifdef HAVE_AVX2_SEED
     return PyBool_FromLong(__builtin_cpu_supports("avx2"));
 #else
@@ -2071,6 +2073,7 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     mt_init_base();
     init_seed_lanes();
     init_derive4();
+    dp_use_lanes(1);
     init_block_limit();
     init_roll_tables();
     for (int t = 0; t <= 40; t++) WORMS[t] = (t >= 21 && t <= 36) ? (t - 17) / 4 : 0;

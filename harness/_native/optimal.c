@@ -132,17 +132,20 @@ static inline int opt_state(const Turn *t) {
 
 static int opt_pick(const Game *g, int seat, const Turn *t) {
     const DpTurn *w = g->opt_turn[seat];
-    int base = opt_state(t) << 6, face = 0;
-    double best = -1e300;
+    int base = opt_state(t) << 6, face = 0, faces[6], child[6], shown = 0;
     for (int f = 6; f >= 1; f--) { /* higher face first: it keeps ties */
         int count = count_of(t->packed, f);
         if (!count) continue;
-        int child = DP_CHILD[base | f << 3 | (count - 1)];
-        dp_need(w, child); /* solved now if no turn of this payoff needed it before */
-        double v = w->value[child];
+        faces[shown] = f;
+        child[shown++] = DP_CHILD[base | f << 3 | (count - 1)];
+    }
+    dp_need_all(w, child, shown); /* solved now if no turn of this payoff needed them */
+    double best = -1e300;
+    for (int k = 0; k < shown; k++) {
+        double v = w->value[child[k]];
         if (v > best + DP_EPS) {
             best = v;
-            face = f;
+            face = faces[k];
         }
     }
     return face;
