@@ -73,6 +73,7 @@ if not _flag("HARNESS_NO_NATIVE"):
             depends=[
                 "harness/_native/turn_dp.c",
                 "harness/_native/turn_rows.c",
+                "harness/_native/turn_lanes.c",
                 "harness/_native/optimal.c",
             ],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),

@@ -1,7 +1,7 @@
 """Speed of the `optimal` strategy: games and turns per CPU-second, and its cache.
 
     python benchmarks/optimal_speed.py [--games 2000] [--repeats 3] [--opponent simple]
-    python benchmarks/optimal_speed.py --chunk 300 [--repeats 5] [--warm 500] [--portable]
+    python benchmarks/optimal_speed.py --chunk 300 [--repeats 5] [--warm 500] [--lanes N]
 
 Plays 2-player duplicate-dice deals (both seat orders), `optimal` against an opponent,
 through the real engine, in one process. Shows CPU time (time.process_time) as the
@@ -17,9 +17,10 @@ the same ChunkSpec of N fresh 2-player deals (both seat orders, independent dice
 ``harness.tourney.chunks.play_chunk`` (the Python engine) and ``play_native`` (there too),
 checks that every stored row is the same, and shows medians of games per CPU-second and
 their ratio; both engines first play --warm deals (their solved-turn caches warm, as in a
-long run), and the native engine's solved-turn cache counters are shown. ``--portable``:
-also native on its portable paths (set_portable: no AVX2 lanes in the turn programme),
-each repeat on deals of its own, as many, since the first native run's turns are cached.
+long run), and the native engine's solved-turn cache counters are shown. ``--lanes N``:
+also native with at most N lanes in the turn programme (4: AVX2, 2: SSE2 or NEON, 0:
+state by state; the default is the widest the processor has), each repeat on deals of
+its own, as many, since the first native run's turns are cached.
 """
 
 from __future__ import annotations
@@ -64,13 +65,11 @@ def main() -> None:
     parser.add_argument("--chunk", type=int, default=0, help="deals a repeat: chunk path, both")
     parser.add_argument("--warm", type=int, default=500, help="warm-up deals (--chunk)")
     parser.add_argument(
-        "--portable", action="store_true", help="--chunk: native without AVX2 lanes too"
+        "--lanes", type=int, help="--chunk: native with at most this many lanes too (0, 2)"
     )
     args = parser.parse_args()
     if args.chunk:
-        chunk_rounds(
-            args.strategy, args.opponent, args.chunk, args.warm, args.repeats, args.portable
-        )
+        chunk_rounds(args.strategy, args.opponent, args.chunk, args.warm, args.repeats, args.lanes)
         return
     import harness.strategies.optimal as opt
 
@@ -133,12 +132,12 @@ def chunk_spec(first: str, second: str, deals: int, offset: int):  # noqa: ANN20
 
 
 def chunk_rounds(
-    first: str, second: str, deals: int, warm: int, repeats: int, portable: bool = False
+    first: str, second: str, deals: int, warm: int, repeats: int, lanes: int | None = None
 ) -> None:
     """The chunk path, Python engine and native, on the same fresh deals each repeat.
 
-    ``portable``: also, each repeat, native with its portable paths (no AVX2 lanes in the
-    turn programme) on deals of its own (the first run's solved turns would be cached).
+    ``lanes``: also, each repeat, native with at most that many lanes in the turn
+    programme, on deals of its own (the first run's solved turns would be cached).
     """
     from harness import native
     from harness.tourney import chunks
@@ -148,7 +147,11 @@ def chunk_rounds(
     warm_spec = chunk_spec(first, second, warm, 10**6)
     chunks.play_chunk(warm_spec)
     chunks.play_native(warm_spec)
-    rates: dict[str, list[float]] = {"Python": [], "native": [], "portable": []}
+    rates: dict[str, list[float]] = {"Python": [], "native": [], "other": []}
+    best = native._core.dp_lanes(4)
+    if lanes is not None:
+        lanes = native._core.dp_lanes(lanes)
+        native._core.set_portable(False)
 
     def timed(name: str, spec, play):  # noqa: ANN001, ANN202
         start = time.process_time()
@@ -166,29 +169,29 @@ def chunk_rounds(
         same(timed("native", spec, chunks.play_native), expected, r)
         py, nat = rates["Python"][-1], rates["native"][-1]
         line = f"repeat {r + 1}: Python {py:,.0f}, native {nat:,.0f} games/CPU-s ({nat / py:.1f}x)"
-        if portable:
+        if lanes is not None:
             other = chunk_spec(first, second, deals, (2 * r + 1) * deals)
             expected = chunks.play_chunk(other)
-            native._core.set_portable(True)
+            native._core.dp_lanes(lanes)
             try:
-                same(timed("portable", other, chunks.play_native), expected, r)
+                same(timed("other", other, chunks.play_native), expected, r)
             finally:
                 native._core.set_portable(False)
-            line += f", portable native {rates['portable'][-1]:,.0f}"
+            line += f", native with {lanes} lanes {rates['other'][-1]:,.0f}"
         print(f"{line}; rows identical")
     py, nat = statistics.median(rates["Python"]), statistics.median(rates["native"])
     hits, misses = native._core.dp_cache_stats()
     print(
         f"{first} v {second}, 2 players, chunk path; {warm} warm-up deals, medians of {repeats} "
         f"x {2 * deals} games:\n  Python engine {py:>9,.0f} games/CPU-s\n  native        "
-        f"{nat:>9,.0f} games/CPU-s   {nat / py:.1f}x (target 10x); native solved-turn cache "
-        f"{hits:,} hits, {misses:,} misses"
+        f"{nat:>9,.0f} games/CPU-s   {nat / py:.1f}x (target 10x), {best} lanes; native "
+        f"solved-turn cache {hits:,} hits, {misses:,} misses"
     )
-    if portable:
-        port = statistics.median(rates["portable"])
+    if lanes is not None:
+        other = statistics.median(rates["other"])
         print(
-            f"  portable      {port:>9,.0f} games/CPU-s   {port / py:.1f}x; the AVX2 lanes "
-            f"{nat / port:.2f}x (other deals, as many)"
+            f"  {lanes} lanes       {other:>9,.0f} games/CPU-s   {other / py:.1f}x; {best} lanes "
+            f"against {lanes}: {nat / other:.2f}x (other deals, as many)"
         )
 
 

@@ -20,12 +20,15 @@ the fallback tests, which run everywhere.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
+import shutil
 import subprocess
 import sys
 import threading
 from array import array
 from itertools import product
+from pathlib import Path
 
 import pytest
 
@@ -812,3 +815,57 @@ def test_digest_helper_reads_sources():
             native.source_digest("harness.strategies.greedy")
             == hashlib.sha256(f.read()).hexdigest()
         )
+
+
+# -- other compilers: the same games -------------------------------------------------------
+_PLAY_ROWS = """
+import importlib.util, sys
+if len(sys.argv) > 1:  # the extension built elsewhere, in place of the installed one
+    spec = importlib.util.spec_from_file_location("harness._native_core", sys.argv[1])
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    sys.modules["harness._native_core"] = core
+from harness import native, seating
+from harness.rules import Rules
+assert native.available()
+rows = []
+for rules, entrants, dice in (
+    (Rules(players=2), ["optimal", "simple"], "duplicate"),
+    (Rules.preset("short", 3), ["optimal(endgame=6, flip=1.0)", "tactician", "random"],
+     "independent"),
+    (Rules.preset("piko-blog", 4), ["env-heuristic", "worm-first", "greedy", "threshold"],
+     "duplicate"),
+):
+    orders = seating.design(rules.players, "cyclic")
+    res = native.play_deals(rules, entrants, 13, 0, 25, orders=orders, dice=dice)
+    rows.append((dict(res.games), res.seats))
+print(repr(rows))
+"""
+
+
+@needs_native
+def test_a_clang_build_plays_the_same_games(tmp_path):
+    """The engine built by clang (macOS's compiler; an older clang once refused core.c,
+    so an install there fell back to the Python engine) plays the games of this build,
+    row for row: optimal's turn programme and its lanes, the dice, every built-in."""
+    clang = shutil.which("clang")
+    root = Path(native.__file__).resolve().parent.parent
+    if clang is None or not (root / "setup.py").is_file():
+        pytest.skip("no clang on this machine, or no source tree to build")
+    build = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib"),
+         "--build-temp", str(tmp_path / "tmp")],
+        cwd=root, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "CC": clang, "HARNESS_REQUIRE_NATIVE": "1"},
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr[-3000:]
+    (built,) = (tmp_path / "lib" / "harness").glob("_native_core*")
+    out = {}
+    for name, argv in (("clang", [str(built)]), ("this build", [])):
+        done = subprocess.run(
+            [sys.executable, "-c", _PLAY_ROWS, *argv], capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-3000:]
+        out[name] = done.stdout
+    assert out["clang"] == out["this build"]

@@ -10,10 +10,11 @@ value as bits. The one thing not compared is the sign of a zero value: numpy's v
 np.maximum returns either zero for max(0.0, -0.0) depending on the array's layout (HEAD
 differs there too), and no decision can see it (every comparison is `>` or `>=` against
 a value +-1e-12, and x + -0.0 == x + 0.0 for any x != 0, so a zero's sign never reaches a
-nonzero value). Each solve is checked both ways the C code solves: with AVX2 lanes (four
-states of one template side by side) and state by state (set_portable(True)). Then
-whole games in every preset, at 3 and 4 players, against the Python strategy, with cold
-and warm caches, and the lanes against state by state, cold and mixed in one cache.
+nonzero value). Each solve is checked every way the C code solves: in each width of
+vector lanes the processor has (states of one template side by side: four with AVX2, two
+with SSE2 or NEON) and state by state (dp_lanes(0)). Then whole games in every preset,
+at 3 and 4 players, against the Python strategy, with cold and warm caches, and the
+widths against each other, cold and mixed in one cache.
 """
 
 from __future__ import annotations
@@ -33,13 +34,18 @@ from harness.rules import PRESETS, Rules
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
 
 
-@pytest.fixture(params=["lanes", "portable"])
-def dp_path(request):
-    """The turn programme solved with AVX2 lanes (states of one template four at a time,
-    where the processor has AVX2) and state by state (set_portable(True))."""
-    native._core.set_portable(request.param == "portable")
+LANES = {4: "AVX2, four states of a template at a time", 2: "SSE2 or NEON, two", 0: "one"}
+
+
+@pytest.fixture(params=sorted(LANES, reverse=True), ids=lambda n: f"lanes{n}")
+def dp_lanes(request):
+    """The turn programme solved with each width of lanes this processor has (the widest
+    the default) and state by state."""
+    if native._core.dp_lanes(request.param) != request.param:
+        native._core.set_portable(False)
+        pytest.skip(f"this processor has no {LANES[request.param].split(',')[0]} lanes")
     yield request.param
-    native._core.set_portable(False)
+    native._core.set_portable(False)  # the best again
 
 
 def bits(values) -> list[int]:
@@ -77,12 +83,12 @@ TIES = [
 
 @needs_native
 @pytest.mark.parametrize(("stop", "bust"), TIES)
-def test_ties_and_signed_zeros_solve_bit_for_bit(stop, bust, dp_path):
+def test_ties_and_signed_zeros_solve_bit_for_bit(stop, bust, dp_lanes):
     assert_same_solve(stop, bust)
 
 
 @needs_native
-def test_random_payoffs_solve_bit_for_bit(dp_path):
+def test_random_payoffs_solve_bit_for_bit(dp_lanes):
     """Every state (so every row template) of random payoffs with many exact ties."""
     rng = random.Random(12)
     for _ in range(60):
@@ -125,18 +131,20 @@ def test_a_cold_process_plays_the_warm_rows():
 
 
 @needs_native
-def test_the_lanes_play_the_rows_of_state_by_state():
-    """Lazily solved turns with AVX2 lanes (a roll's keeps solved at once, groups of one to
-    four states of a template, the lanes past a group's end filled and dropped) and state
-    by state, each in a cold process, then lanes and state by state mixed in one process
-    (turns half solved one way, finished the other): the same rows every time."""
-    if not native._core.set_portable(False):
-        pytest.skip("this processor has no AVX2: there are no lanes to compare")
+def test_every_width_of_lanes_plays_the_rows_of_state_by_state():
+    """Lazily solved turns in lanes of four (AVX2) and two (SSE2), and state by state: a
+    roll's keeps solved at once, groups of one to four states of a template, lanes past
+    a group's end filled and dropped. Each width in a cold process, then the widths mixed
+    in one process (turns half solved one way, finished another): the same rows."""
+    widths = [n for n in sorted(LANES, reverse=True) if native._core.dp_lanes(n) == n]
+    native._core.set_portable(False)
+    if len(widths) < 2:
+        pytest.skip("this processor has no lanes: nothing to compare state by state with")
     code = (
         "import sys\n"
         "from harness import native, seating\n"
         "from harness.rules import Rules\n"
-        "native._core.set_portable(sys.argv[1] == 'portable')\n"
+        "assert native._core.dp_lanes(int(sys.argv[1])) == int(sys.argv[1])\n"
         "rows = []\n"
         "for rules, entrants in ((Rules(players=2), ['optimal', 'simple']),\n"
         "                        (Rules.preset('short', 3),\n"
@@ -147,23 +155,24 @@ def test_the_lanes_play_the_rows_of_state_by_state():
         "print(repr(rows))\n"
     )
     out = {}
-    for path in ("lanes", "portable"):
+    for lanes in widths:
         done = subprocess.run(
-            [sys.executable, "-c", code, path], capture_output=True, text=True, timeout=120
+            [sys.executable, "-c", code, str(lanes)], capture_output=True, text=True, timeout=120
         )
         assert done.returncode == 0, done.stderr
-        out[path] = done.stdout.strip()
-    assert out["lanes"] == out["portable"]
+        out[lanes] = done.stdout.strip()
+    assert len(set(out.values())) == 1, {n: len(v) for n, v in out.items()}
     rules, orders = Rules(players=2), seating.design(2, "cyclic")
+
+    def deals(first: int):  # noqa: ANN202
+        res = native.play_deals(rules, ["optimal", "simple"], 5, first, first + 4, orders=orders)
+        return dict(res.games), res.seats
+
     mixed = []
     try:
-        for deal in range(0, 40, 4):  # the same cache, the path switched every 4 deals
-            native._core.set_portable(deal % 8 == 0)
-            res = native.play_deals(rules, ["optimal", "simple"], 5, deal, deal + 4, orders=orders)
-            mixed.append(res)
+        for k, first in enumerate(range(0, 40, 4)):  # one cache, the width switched
+            native._core.dp_lanes(widths[k % len(widths)])
+            mixed.append(deals(first))
     finally:
         native._core.set_portable(False)
-    assert [dict(r.games) for r in mixed] == [
-        dict(native.play_deals(rules, ["optimal", "simple"], 5, d, d + 4, orders=orders).games)
-        for d in range(0, 40, 4)
-    ]
+    assert mixed == [deals(first) for first in range(0, 40, 4)]

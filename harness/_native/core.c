@@ -18,14 +18,15 @@
  *   chunk_stats(...)   the standings counters of a chunk's rows
  *   derive_seed(b)     BLAKE2b-64 of bytes, as an int (for tests)
  *   mt_words(seed, n)  the first n 32-bit outputs of random.Random(seed) (for tests)
- *   dp_states(), dp_solve(stop, bust), dp_cache_stats()  optimal's turn programme
+ *   dp_states(), dp_solve(stop, bust), dp_cache_stats(), dp_lanes(n)  optimal's turn
+ *                      programme (for tests)
  *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
  *
  * Speed, where it comes from: seeds are hashed four at a time and generators seeded
  * sixteen at a time (vector lanes), the twist is done word by word as words are
  * drawn, a turn's first four rolls are decoded at once, rolls and greedy picks are
- * table lookups; optimal's turn programmes are solved lazily, a template's states four
- * at a time (vector lanes). Built with -ffp-contract=off (setup.py): no fused
+ * table lookups; optimal's turn programmes are solved lazily, a template's states two or
+ * four at a time (vector lanes). Built with -ffp-contract=off (setup.py): no fused
  * multiply-add, so every float operation rounds as Python's does.
  */
 #ifndef HARNESS_NO_PYTHON
@@ -494,7 +495,7 @@ static inline __attribute__((always_inline)) void derive4_body(const uint8_t (*m
     }
 #undef G4
 #undef R4
-    v4q h0 = ((v4q){0, 0, 0, 0} + (B2_IV[0] ^ 0x01010000ULL ^ 8ULL)) ^ v[0] ^ v[8];
+    v4q h0 = ((v4q){0, 0, 0, 0} + (uint64_t)(B2_IV[0] ^ 0x01010000ULL ^ 8ULL)) ^ v[0] ^ v[8];
     for (int l = 0; l < count; l++) out[l] = __builtin_bswap64(h0[l]);
 }
 
@@ -1982,12 +1983,21 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
         init_seed_lanes();
         init_derive4();
     }
-    dp_use_lanes(!portable);
+    dp_use_lanes(portable ? 0 : 4);
 #ifdef HAVE_AVX2_SEED
     return PyBool_FromLong(__builtin_cpu_supports("avx2"));
 #else
     Py_RETURN_FALSE;
 #endif
+}
+
+/* dp_lanes(most): the turn programme solved with the widest lanes at most `most` (4:
+ * AVX2, 2: SSE2 or NEON, 0: state by state) that this build and processor have; returns
+ * the lanes now in use (for tests and benchmarks; set_portable(False) restores the best). */
+static PyObject *py_dp_lanes(PyObject *self, PyObject *arg) {
+    long most = PyLong_AsLong(arg);
+    if (most == -1 && PyErr_Occurred()) return NULL;
+    return PyLong_FromLong(dp_use_lanes((int)most));
 }
 
 /* dp_states(): turn.STATES, as the C code built them (for tests). */
@@ -2062,6 +2072,7 @@ static PyMethodDef methods[] = {
     {"set_portable", py_set_portable, METH_O, "Portable SIMD-free paths on (True) or off."},
     {"dp_states", py_dp_states, METH_NOARGS, "The turn programme's states."},
     {"dp_solve", py_dp_solve, METH_VARARGS, "solve_arrays of a payoff: (values, stops)."},
+    {"dp_lanes", py_dp_lanes, METH_O, "The turn programme's lanes, at most n: those in use."},
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
     {NULL, NULL, 0, NULL}};
 
@@ -2073,7 +2084,7 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     mt_init_base();
     init_seed_lanes();
     init_derive4();
-    dp_use_lanes(1);
+    dp_use_lanes(4);
     init_block_limit();
     init_roll_tables();
     for (int t = 0; t <= 40; t++) WORMS[t] = (t >= 21 && t <= 36) ? (t - 17) / 4 : 0;

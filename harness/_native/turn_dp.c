@@ -264,83 +264,69 @@ static void dp_state(const DpTurn *w, int i) {
     dp_settle(w, i, dp_roll(&DP_TPL[n][nfree], nfree, keep, w->bust, terms, terms + DP_MAX_ROWS));
 }
 
-/* States of one template (the same dice left and free faces) solved side by side with
- * AVX2, four at a time: each lane does dp_state's operations on its own state, in the
- * same order, and a vector add, multiply or select rounds each lane as the scalar one
- * does, so a lane's value is dp_state's, bit for bit (the tests compare both with
- * solve_arrays, set_portable(True) turning the lanes off). States with as many dice left
- * never need each other, and a turn's first rolls need many of a template at once:
- * optimal plays 1.7-2.0x the games per CPU-second it plays state by state
- * (benchmarks/optimal_speed.py --chunk 200 --portable). */
-#if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+/* States of one template solved side by side in vector lanes (turn_lanes.c): four at
+ * a time with AVX2 where the processor has it, else two (SSE2 on x86-64, NEON on ARM64:
+ * every such processor has them). Against state by state, optimal plays 1.7-2.0x the
+ * games per CPU-second with AVX2, 1.3x with two lanes (benchmarks/optimal_speed.py
+ * --chunk 200 --lanes 0, --lanes 2). */
+#if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__aarch64__))
 #define HAVE_DP_LANES 1
-#define DP_LANES 4
-#define DP_AVX2 __attribute__((target("avx2")))
-/* aligned(8): unaligned loads (as fast on aligned data), so malloc'd scratch will do */
-typedef double DpLanes __attribute__((vector_size(DP_LANES * sizeof(double)), aligned(8)));
-typedef int64_t DpLaneMask __attribute__((vector_size(DP_LANES * sizeof(double)), aligned(8)));
-typedef struct {
-    DpLanes keep[6 * 9];
-    DpLanes terms[DP_MAX_ROWS];
-    DpLanes best[2 * DP_MAX_ROWS]; /* two levels of the tree */
-} DpLaneScratch;
-static int dp_lanes_on; /* the processor has AVX2, and set_portable(False) */
-static _Thread_local DpLaneScratch *dp_lane_scratch; /* a thread's, for its life */
-
-DP_AVX2 static inline DpLanes dp_lanes_of(double x) { return (DpLanes){x, x, x, x}; }
-
-/* dp_max in each lane: x > m ? x : m */
-DP_AVX2 static inline DpLanes dp_max_lanes(DpLanes m, DpLanes x) {
-    DpLaneMask more = x > m;
-    return (DpLanes)((more & (DpLaneMask)x) | (~more & (DpLaneMask)m));
-}
-
-/* dp_roll_lanes(tpl, nfree, keep, bust, terms, best): DP_LANES states' roll values */
-#define DP_T DpLanes
-#define DP_OF(x) dp_lanes_of(x)
-#define DP_MAX(m, x) dp_max_lanes(m, x)
-#define DP_FN(name) name##_lanes
-#define DP_ATTR DP_AVX2
-#include "turn_rows.c"
-#undef DP_T
-#undef DP_OF
-#undef DP_MAX
+#define DPL_N 2
+#define DP_FN(name) name##_x2
+#define DPL_ATTR
+#define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]]}
+#include "turn_lanes.c"
+#undef DPL_N
 #undef DP_FN
-#undef DP_ATTR
+#undef DPL_ATTR
+#undef DPL_GATHER
+#if defined(__x86_64__)
+#define HAVE_DP_AVX2 1
+#define DPL_N 4
+#define DP_FN(name) name##_x4
+#define DPL_ATTR __attribute__((target("avx2")))
+#define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]], v[*k[2]], v[*k[3]]}
+#include "turn_lanes.c"
+#undef DPL_N
+#undef DP_FN
+#undef DPL_ATTR
+#undef DPL_GATHER
+#endif
+#endif
 
-/* dp_state of states[0..count), count <= DP_LANES, one template with a free face (lanes
- * past count repeat lane 0, and are dropped) */
-DP_AVX2 static void dp_states_lanes(const DpTurn *w, const int *states, int count) {
-    int n = DP_LEFT[states[0]], nfree = DP_NFREE[states[0]];
-    const DpTemplate *tpl = &DP_TPL[n][nfree];
-    DpLaneScratch *sc = dp_lane_scratch;
-    const double *value = w->value;
-    const int16_t *kid[DP_LANES];
-    for (int l = 0; l < DP_LANES; l++) kid[l] = DP_KIDS + DP_KOFF[states[l < count ? l : 0]];
-    DpLanes *keep = sc->keep;
-    for (int j = 0; j < nfree; j++) {
-        keep[j * 9] = dp_lanes_of(-INFINITY);
-        for (int c = 1; c <= n; c++, kid[0]++, kid[1]++, kid[2]++, kid[3]++)
-            keep[j * 9 + c] = (DpLanes){value[*kid[0]], value[*kid[1]], value[*kid[2]], value[*kid[3]]};
-    }
-    DpLanes roll = dp_roll_lanes(tpl, nfree, keep, w->bust, sc->terms, sc->best);
-    for (int l = 0; l < count; l++) dp_settle(w, states[l], roll[l]);
+/* The lanes in use: 4, 2, or 0 (state by state). */
+static int dp_lanes;
+
+/* The widest lanes this build and processor have that are at most `most` (for tests
+ * and set_portable: 0 turns them off); returns the lanes now in use. */
+static int dp_use_lanes(int most) {
+    dp_lanes = 0;
+#ifdef HAVE_DP_LANES
+    if (most >= 2) dp_lanes = 2;
+#endif
+#ifdef HAVE_DP_AVX2
+    __builtin_cpu_init();
+    if (most >= 4 && __builtin_cpu_supports("avx2")) dp_lanes = 4;
+#endif
+    return dp_lanes;
 }
 
+/* states[0..count) of one template, solved: side by side where lanes are in use */
+static void dp_group(const DpTurn *w, const int *states, int count) {
+#ifdef HAVE_DP_AVX2
+    if (dp_lanes == 4 && count > 1 && dp_states_x4(w, states, count) == 0) return;
 #endif
-
-/* set_portable: lanes on (when the processor has AVX2) or off */
-static void dp_use_lanes(int on) {
 #ifdef HAVE_DP_LANES
-    __builtin_cpu_init();
-    dp_lanes_on = on && __builtin_cpu_supports("avx2");
-#else
-    (void)on;
+    if (dp_lanes >= 2 && count > 1 && dp_states_x2(w, states, 2) == 0) {
+        dp_group(w, states + 2, count - 2); /* with AVX2 only when out of memory */
+        return;
+    }
 #endif
+    for (int k = 0; k < count; k++) dp_state(w, states[k]);
 }
 
 /* states[0..count) solved, with what they need: the states below them not solved yet,
- * in solving order, each by dp_state, or with lanes those of one template DP_LANES at a
+ * in solving order, each by dp_state, or with lanes those of one template dp_lanes at a
  * time. Asking for a roll's keeps at once, not one by one, lets keeps of one template
  * (a first roll's, say) share lanes. */
 static void dp_need_all(const DpTurn *w, const int *states, int count) {
@@ -356,39 +342,26 @@ static void dp_need_all(const DpTurn *w, const int *states, int count) {
         const uint64_t *below = DP_BELOW + (size_t)states[s] * DP_WORDS;
         for (int k = 0; k < words; k++) want[k] |= below[k];
     }
-    int lanes = 0;
-#ifdef HAVE_DP_LANES
-    if (dp_lanes_on && dp_lane_scratch == NULL) /* once a thread (none: state by state) */
-        dp_lane_scratch = malloc(sizeof(DpLaneScratch));
-    lanes = dp_lanes_on && dp_lane_scratch != NULL;
-    int group[DP_LANES], fill = 0, tpl = -1;
-#endif
+    int group[4], fill = 0, tpl = -1, lanes = dp_lanes;
     for (int k = 0; k < words; k++) {
         uint64_t todo = want[k] & ~done[k];
         done[k] |= want[k];
         while (todo) {
             int p = k << 6 | lowest_bit(todo);
             todo &= todo - 1;
-            if (!lanes) {
-                dp_state(w, DP_AT[p]);
+            if (DP_TPL_AT[p] < 8 || (DP_TPL_AT[p] & 7) == 0 || !lanes) {
+                dp_state(w, DP_AT[p]); /* no dice left, or no face free: nothing to share */
                 continue;
             }
-#ifdef HAVE_DP_LANES
-            if (DP_TPL_AT[p] != tpl || fill == DP_LANES) {
-                if (fill == 1) dp_state(w, group[0]);
-                else if (fill) dp_states_lanes(w, group, fill);
+            if (DP_TPL_AT[p] != tpl || fill == lanes) {
+                dp_group(w, group, fill);
                 fill = 0;
                 tpl = DP_TPL_AT[p];
             }
-            if (tpl < 8 || (tpl & 7) == 0) dp_state(w, DP_AT[p]); /* no dice, or no face */
-            else group[fill++] = DP_AT[p];
-#endif
+            group[fill++] = DP_AT[p];
         }
     }
-#ifdef HAVE_DP_LANES
-    if (fill == 1) dp_state(w, group[0]);
-    else if (fill) dp_states_lanes(w, group, fill);
-#endif
+    dp_group(w, group, fill);
 }
 
 /* State i solved, with what it needs. */
