@@ -25,7 +25,7 @@ import subprocess
 import sys
 
 import pytest
-from test_native import check_deals
+from test_native import check_deals, rows_in_a_fresh_process
 
 from harness import native, seating
 from harness.analysis import turn
@@ -140,27 +140,7 @@ def test_every_width_of_lanes_plays_the_rows_of_state_by_state():
     native._core.set_portable(False)
     if len(widths) < 2:
         pytest.skip("this processor has no lanes: nothing to compare state by state with")
-    code = (
-        "import sys\n"
-        "from harness import native, seating\n"
-        "from harness.rules import Rules\n"
-        "assert native._core.dp_lanes(int(sys.argv[1])) == int(sys.argv[1])\n"
-        "rows = []\n"
-        "for rules, entrants in ((Rules(players=2), ['optimal', 'simple']),\n"
-        "                        (Rules.preset('short', 3),\n"
-        "                         ['optimal', 'optimal(endgame=6, flip=1.0)', 'greedy'])):\n"
-        "    orders = seating.design(rules.players, 'cyclic')\n"
-        "    res = native.play_deals(rules, entrants, 5, 0, 40, orders=orders)\n"
-        "    rows.append((dict(res.games), res.seats))\n"
-        "print(repr(rows))\n"
-    )
-    out = {}
-    for lanes in widths:
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(lanes)], capture_output=True, text=True, timeout=120
-        )
-        assert done.returncode == 0, done.stderr
-        out[lanes] = done.stdout.strip()
+    out = {lanes: rows_in_a_fresh_process(lanes=lanes) for lanes in widths}
     assert len(set(out.values())) == 1, {n: len(v) for n, v in out.items()}
     rules, orders = Rules(players=2), seating.design(2, "cyclic")
 

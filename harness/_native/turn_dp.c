@@ -44,12 +44,14 @@ static DpTemplate DP_TPL[9][7];
  * successors have fewer dice left, so come first; and the states of one template (dice
  * left and free faces) come together, for the lanes below. Bit sets of states (what is
  * below a state, what a turn has solved) hold a state's bit at its place in this order:
- * DP_PLACE[i]; DP_AT[p] is the state at place p, DP_TPL_AT[p] its template (left * 8 +
- * free faces). DP_BELOW[i * DP_WORDS ...]: bit p set when DP_AT[p] is i or below it. */
+ * DP_PLACE[i]; DP_AT[p] is the state at place p, DP_GROUP_AT[p] the group it may share
+ * lanes in: its template (left * 8 + free faces), or 0 for a state solved alone (no dice
+ * left, or no face free: no rows to share). DP_BELOW[i * DP_WORDS ...]: bit p set when
+ * DP_AT[p] is i or below it. */
 #define DP_WORDS (DP_MAX_STATES / 64)
 static uint64_t *DP_BELOW;
 static int16_t DP_PLACE[DP_MAX_STATES], DP_AT[DP_MAX_STATES];
-static uint8_t DP_TPL_AT[DP_MAX_STATES];
+static uint8_t DP_GROUP_AT[DP_MAX_STATES];
 
 static int dp_state_cmp(const void *a, const void *b) {
     const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -140,7 +142,7 @@ static int dp_init(void) {
             for (int i = 0; i < count; i++)
                 if (DP_LEFT[i] == n && DP_NFREE[i] == nfree) {
                     DP_PLACE[i] = (int16_t)p;
-                    DP_TPL_AT[p] = (uint8_t)(n * 8 + nfree);
+                    DP_GROUP_AT[p] = (uint8_t)(n && nfree ? n * 8 + nfree : 0);
                     DP_AT[p++] = (int16_t)i;
                 }
     /* what is below each state: itself and what is below its successors (lower indices) */
@@ -235,10 +237,15 @@ typedef struct {
     double *terms;  /* scratch: one state's rows, and two levels of its tree after them */
 } DpTurn;
 
+/* What stopping in state i is worth: a claim where a worm is kept (R7), -inf for none */
+static inline double dp_here(const DpTurn *w, int i) {
+    return (DP_MASK[i] >> WORM & 1) ? w->stop[DP_TOTAL[i]] : -INFINITY;
+}
+
 /* State i's value and choice from its roll value: the larger of rolling on and
- * stopping (a claim, where a worm is kept and a stop offered) */
+ * stopping */
 static inline void dp_settle(const DpTurn *w, int i, double roll) {
-    double here = (DP_MASK[i] >> WORM & 1) ? w->stop[DP_TOTAL[i]] : -INFINITY;
+    double here = dp_here(w, i);
     w->value[i] = roll < here ? here : roll;
     w->stops[i] = here > -INFINITY && here >= roll - DP_EPS;
 }
@@ -247,7 +254,7 @@ static inline void dp_settle(const DpTurn *w, int i, double roll) {
 static void dp_state(const DpTurn *w, int i) {
     int n = DP_LEFT[i];
     if (n == 0) {
-        double here = (DP_MASK[i] >> WORM & 1) ? w->stop[DP_TOTAL[i]] : -INFINITY;
+        double here = dp_here(w, i);
         w->value[i] = here > -INFINITY ? here : w->bust;
         w->stops[i] = here > -INFINITY; /* R6: all dice kept, a claim: stop (else R8) */
         return;
@@ -311,18 +318,18 @@ static int dp_use_lanes(int most) {
     return dp_lanes;
 }
 
-/* states[0..count) of one template, solved: side by side where lanes are in use */
-static void dp_group(const DpTurn *w, const int *states, int count) {
+/* states[0..count) of one template, count <= lanes, solved: side by side in `lanes`
+ * lanes, or state by state (one state, no lanes, or no memory for their scratch) */
+static void dp_group(const DpTurn *w, int lanes, const int *states, int count) {
+    int solved = -1;
 #ifdef HAVE_DP_AVX2
-    if (dp_lanes == 4 && count > 1 && dp_states_x4(w, states, count) == 0) return;
+    if (lanes == 4 && count > 1) solved = dp_states_x4(w, states, count);
 #endif
 #ifdef HAVE_DP_LANES
-    if (dp_lanes >= 2 && count > 1 && dp_states_x2(w, states, 2) == 0) {
-        dp_group(w, states + 2, count - 2); /* with AVX2 only when out of memory */
-        return;
-    }
+    if (lanes == 2 && count > 1) solved = dp_states_x2(w, states, count);
 #endif
-    for (int k = 0; k < count; k++) dp_state(w, states[k]);
+    if (solved != 0)
+        for (int k = 0; k < count; k++) dp_state(w, states[k]);
 }
 
 /* states[0..count) solved, with what they need: the states below them not solved yet,
@@ -342,26 +349,26 @@ static void dp_need_all(const DpTurn *w, const int *states, int count) {
         const uint64_t *below = DP_BELOW + (size_t)states[s] * DP_WORDS;
         for (int k = 0; k < words; k++) want[k] |= below[k];
     }
-    int group[4], fill = 0, tpl = -1, lanes = dp_lanes;
+    int lanes = dp_lanes, group[4], fill = 0, tpl = 0; /* one width for the whole call */
     for (int k = 0; k < words; k++) {
         uint64_t todo = want[k] & ~done[k];
         done[k] |= want[k];
         while (todo) {
             int p = k << 6 | lowest_bit(todo);
             todo &= todo - 1;
-            if (DP_TPL_AT[p] < 8 || (DP_TPL_AT[p] & 7) == 0 || !lanes) {
-                dp_state(w, DP_AT[p]); /* no dice left, or no face free: nothing to share */
+            if (!lanes || !DP_GROUP_AT[p]) {
+                dp_state(w, DP_AT[p]);
                 continue;
             }
-            if (DP_TPL_AT[p] != tpl || fill == lanes) {
-                dp_group(w, group, fill);
+            if (DP_GROUP_AT[p] != tpl || fill == lanes) {
+                dp_group(w, lanes, group, fill);
                 fill = 0;
-                tpl = DP_TPL_AT[p];
+                tpl = DP_GROUP_AT[p];
             }
             group[fill++] = DP_AT[p];
         }
     }
-    dp_group(w, group, fill);
+    dp_group(w, lanes, group, fill);
 }
 
 /* State i solved, with what it needs. */
