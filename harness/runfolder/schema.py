@@ -43,6 +43,16 @@ seat{i}_rank           int8      1 = best (R11; a forfeiting seat is last)
 seat{i}_busts          int16     busts in the game (R9)
 seat{i}_steals         int16     steals made (R7)
 seat{i}_stolen         int16     steals suffered
+seat{i}_par            float64   the luck and skill account (harness.analysis.account),
+seat{i}_luck           float64   null where the run did not keep it: sums over the
+seat{i}_wluck          float64   seat's turns of par, luck, win-weighted luck and the
+seat{i}_regret_pick    float64   regret of its picks, stop-or-roll decisions and
+seat{i}_regret_stop    float64   claims (worms of swing; wluck in win chance), and the
+seat{i}_regret_claim   float64   counts of its rolls and of its decisions that offered
+seat{i}_rolls          int16     a choice (docs/luck.md)
+seat{i}_picks          int16
+seat{i}_stops          int16
+seat{i}_claims         int16
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
@@ -59,7 +69,9 @@ after ``error_seat``; 3 renames ``rotation`` (cyclic: seat i held entrant (i + r
 ``design``) and derives a deal's seed from (config seed, deal) only, no longer from the
 table: rows of schema 1 and 2 are never resumed or reused (their seeds differ); a reader
 of an old part maps ``rotation`` to ``seating`` under the cyclic design. Status values
-are unchanged. Time forfeits (``error_kind ==
+are unchanged. 4 adds the account columns (``seat{i}_par`` .. ``seat{i}_claims``), null
+in the rows of a run or table that did not keep the account; parts of schema 1-3 read
+them as nulls. Time forfeits (``error_kind ==
 "time"``) depend on the machine that played them: count them apart from the others.
 """
 
@@ -67,7 +79,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # Arrow type names (pyarrow attribute names) of the game columns and of each seat's
 # columns, in stored order: the one definition every other view of the schema derives from.
@@ -85,6 +97,20 @@ GAME_TYPES = {
     "error_seat": "int8",
     "error_kind": "string",
 }
+# The luck and skill account of a seat (harness.analysis.account.Ledger's fields): kept
+# only when the run asks for it, so a part holds these as nulls otherwise.
+ACCOUNT_TYPES = {
+    "par": "float64",
+    "luck": "float64",
+    "wluck": "float64",
+    "regret_pick": "float64",
+    "regret_stop": "float64",
+    "regret_claim": "float64",
+    "rolls": "int16",
+    "picks": "int16",
+    "stops": "int16",
+    "claims": "int16",
+}
 SEAT_TYPES = {
     "strategy": "string",
     "worms": "int8",
@@ -92,6 +118,7 @@ SEAT_TYPES = {
     "busts": "int16",
     "steals": "int16",
     "stolen": "int16",
+    **ACCOUNT_TYPES,
 }
 GAME_COLUMNS = tuple(GAME_TYPES)
 SEAT_FIELDS = tuple(SEAT_TYPES)
@@ -109,15 +136,15 @@ NO_KIND = -1
 CODED = {"status": STATUSES, "error_kind": ERROR_KINDS}
 # Columns a chunk does not hold as arrays: the same for every row of a chunk (table,
 # players), given per forfeit (error) or by the seat order (strategy).
-_NOT_ARRAYS = ("table", "players", "error", "strategy")
-_TYPECODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q"}
+_NOT_ARRAYS = ("table", "players", "error", "strategy", *ACCOUNT_TYPES)
+_TYPECODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "float64": "d"}
 
 
-def _arrays(types: dict[str, str]) -> dict[str, str]:
+def _arrays(types: dict[str, str], leave: tuple[str, ...] = _NOT_ARRAYS) -> dict[str, str]:
     return {
         name: _TYPECODES["int8" if name in CODED else kind]
         for name, kind in types.items()
-        if name not in _NOT_ARRAYS
+        if name not in leave
     }
 
 
@@ -125,11 +152,16 @@ def _arrays(types: dict[str, str]) -> dict[str, str]:
 # columns and of each seat's columns (both engines fill exactly these).
 GAME_ARRAYS = _arrays(GAME_TYPES)
 SEAT_ARRAYS = _arrays(SEAT_TYPES)
+# ... and of each seat's account, when the chunk keeps one (both engines fill these too).
+ACCOUNT_ARRAYS = _arrays(ACCOUNT_TYPES, ())
+ACCOUNT_FIELDS = tuple(ACCOUNT_TYPES)
 
 
 # Columns a part may lack (written before they existed): read as nulls. error_kind came
 # with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
 OPTIONAL_COLUMNS = ("error_kind",)
+# Seat fields a part may lack (schema 1-3 parts have no account): read as nulls.
+OPTIONAL_SEAT_FIELDS = ACCOUNT_FIELDS
 # Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat
 # order's index as ``rotation`` (cyclic design: order r is rotation r); read as ``seating``.
 RENAMED_COLUMNS = (("seating", "rotation"),)
