@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from harness import stats
-from harness.stats import elo, intervals, ratings, sequential
+from harness.stats import elo, intervals, luck, ratings, sequential
 
 STATS_DIR = Path(stats.__file__).parent
-SUBMODULES = (intervals, elo, ratings, sequential)
+SUBMODULES = (intervals, elo, ratings, sequential, luck)
 # What the ground floor may import besides the standard library: numeric libraries, itself,
 # and the two harness modules below every room (rules, errors).
 ALLOWED = ("numpy", "scipy", "harness.stats", "harness.errors", "harness.rules")

@@ -35,8 +35,10 @@ clustered by deal.
 
 The modules: :mod:`~harness.stats.intervals` (Wilson, cluster-robust ratio moments, LOS,
 differences, Holm), :mod:`~harness.stats.elo` (the Elo scale),
-:mod:`~harness.stats.ratings` (Plackett-Luce / Bradley-Terry) and
-:mod:`~harness.stats.sequential` (the SPRT on deals). Every public name is here too:
+:mod:`~harness.stats.ratings` (Plackett-Luce / Bradley-Terry),
+:mod:`~harness.stats.luck` (luck-adjusted estimates: a control variate of mean zero,
+its coefficient cross-fitted by deal) and :mod:`~harness.stats.sequential` (the SPRT
+on deals, raw and luck-adjusted). Every public name is here too:
 ``from harness import stats; stats.Moments``.
 """
 
@@ -55,6 +57,18 @@ from harness.stats.intervals import (
     wilson,
     z_quantile,
 )
+from harness.stats.luck import (
+    CONTROL_FIELDS,
+    FOLDS,
+    ControlMoments,
+    ahead,
+    control_rows,
+    fold_of,
+    pair_rows,
+    seat_rows,
+    versus_others,
+    win_points,
+)
 from harness.stats.ratings import (
     ChoiceData,
     Ratings,
@@ -68,44 +82,60 @@ from harness.stats.ratings import (
     with_virtual_draws,
 )
 from harness.stats.sequential import (
+    MIN_DEALS,
+    AdjustedSprt,
     Sprt,
     deal_elo,
     deal_outcomes,
     sprt_bounds,
     sprt_llr,
     sprt_llr_normal,
+    sprt_llr_scores,
 )
 
 __all__ = [
+    "CONTROL_FIELDS",
     "ELO_PER_NAT",
+    "FOLDS",
+    "MIN_DEALS",
     "NAN",
     "Z95",
+    "AdjustedSprt",
     "ChoiceData",
+    "ControlMoments",
     "Moments",
     "Ratings",
     "Sprt",
+    "ahead",
     "choice_events",
     "connected",
+    "control_rows",
     "deal_elo",
     "deal_outcomes",
     "diff_test",
     "elo_to_score",
     "fit_plackett_luce",
+    "fold_of",
     "games_to_separate",
     "holm",
     "los",
+    "pair_rows",
     "pl_loglik",
     "pl_scores",
     "present",
     "sandwich_cov",
     "score_to_elo",
+    "seat_rows",
     "share_interval",
     "share_se",
     "sprt_bounds",
     "sprt_llr",
     "sprt_llr_normal",
+    "sprt_llr_scores",
     "t_quantile",
+    "versus_others",
     "wilson",
+    "win_points",
     "with_virtual_draws",
     "z_quantile",
 ]

@@ -6,6 +6,12 @@ multiple of 1/(2 g) for g games a deal. The test counts deals, never games: the 
 a deal share their dice, so they are not independent. :class:`Sprt` is the running test,
 its status and its summary; ``harness sprt`` (:mod:`harness.sprt`) plays the deals and
 feeds it.
+
+:class:`AdjustedSprt` is the same test on luck-adjusted deal scores: a deal's score minus
+``coef`` times its control (the mean over its games of W_A - W_B, the seats' win-weighted
+luck; :mod:`harness.stats.luck`), ``coef`` fitted only on the deals before (predictable),
+so every adjusted score keeps the raw score's mean; the scores are continuous, so the
+test is the normal one with the variance unknown (:func:`sprt_llr_scores`).
 """
 
 from __future__ import annotations
@@ -95,6 +101,32 @@ def sprt_llr_normal(counts: Sequence[float], elo0: float, elo1: float) -> float:
         return 0.0
     s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
     return total * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+
+def sprt_llr_scores(deals: float, mean: float, var: float, elo0: float, elo1: float) -> float:
+    """Generalised LLR of H1 (elo1) against H0 (elo0) for continuous deal scores.
+
+    The scores are taken as normal with an unknown variance, profiled under each
+    hypothesis (the generalised likelihood ratio of the sequential t-test):
+    ``deals / 2 * log(v0 / v1)`` with ``v_h = var + (mean - s_h)^2`` the mean squared
+    deviation from ``s_h = elo_to_score(elo_h)``; ``mean`` and ``var`` (divided by
+    ``deals``) are the scores'. To first order in the hypotheses' gap it is the normal
+    GSPRT of :func:`sprt_llr_normal`, ``deals (s1 - s0)(2 mean - s0 - s1) / (2 var)``,
+    but it stays finite and meaningful when the scores hardly vary: it is then +-inf only
+    if every score is exactly s1 (or s0). 0 with fewer than two deals.
+    """
+    if deals < 2 or math.isnan(mean) or math.isnan(var):
+        return 0.0
+    s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
+    v0 = max(var, 0.0) + (mean - s0) ** 2
+    v1 = max(var, 0.0) + (mean - s1) ** 2
+    if v0 == v1:
+        return 0.0
+    if v1 == 0:
+        return math.inf
+    if v0 == 0:
+        return -math.inf
+    return deals / 2 * math.log(v0 / v1)
 
 
 def deal_elo(counts: Sequence[float], confidence: float = 0.95) -> tuple[float, float, float]:
@@ -188,4 +220,136 @@ class Sprt:
             "elo_low": lo,
             "elo_high": hi,
             "counts": [int(c) for c in self.counts],
+        }
+
+
+#: Deals before :class:`AdjustedSprt` fits its coefficient or may stop: below it the
+#: variance (and so the likelihood ratio) rests on too few scores to be trusted.
+MIN_DEALS = 10
+
+
+@dataclass
+class AdjustedSprt:
+    """A running SPRT of A against B on luck-adjusted deal scores.
+
+    Feed it deals in a fixed order with ``add(score, control)``: ``score`` is the deal's
+    raw score (as :class:`Sprt` counts it), ``control`` the mean over the deal's games of
+    W_A - W_B (None or nan: the deal has no account; it enters unadjusted). The deal
+    counts ``score - coef * control`` with ``coef`` (:attr:`coef`) the regression
+    coefficient of score on control fitted on the deals before only, ``(S_sc - mean(s)
+    S_c) / S_cc`` (it minimises the variance of the adjusted score, as
+    :mod:`harness.stats.luck` derives): predictable, so given the past an adjusted score
+    has the raw one's mean (E[control] = 0), and the test keeps its meaning. ``coef`` is 0
+    until ``min_deals`` deals with the account have been seen.
+
+    ``status`` compares :func:`sprt_llr_scores` of the adjusted scores with Wald's
+    bounds, from ``min_deals`` deals on. Everything is a running sum in deal order: the
+    same deals in the same order give the same verdict, bit for bit.
+    """
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    games_per_deal: int = 2
+    min_deals: int = MIN_DEALS
+    deals: int = field(default=0, init=False)
+    # The adjusted scores' running mean and sum of squared deviations (Welford).
+    mean: float = field(default=0.0, init=False)
+    m2: float = field(default=0.0, init=False)
+    # What the coefficient is fitted on: raw scores (all deals), and over the deals with
+    # the account, their count and the sums of control, score x control, control^2.
+    raw_sum: float = field(default=0.0, init=False)
+    accounted: int = field(default=0, init=False)
+    c_sum: float = field(default=0.0, init=False)
+    sc_sum: float = field(default=0.0, init=False)
+    cc_sum: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        if self.elo1 <= self.elo0:
+            raise ValueError(f"elo1 ({self.elo1}) must be above elo0 ({self.elo0})")
+        self.lower, self.upper = sprt_bounds(self.alpha, self.beta)
+
+    @property
+    def coef(self) -> float:
+        """The coefficient the next deal will be adjusted with (fitted on the deals so far)."""
+        if self.accounted < self.min_deals or self.cc_sum <= 0:
+            return 0.0
+        return (self.sc_sum - self.raw_sum / self.deals * self.c_sum) / self.cc_sum
+
+    def add(self, score: float, control: float | None = None) -> float:
+        """Add one deal; returns its adjusted score."""
+        if not 0.0 <= score <= 1.0:
+            raise ValueError(f"deal score {score} is not a share between 0 and 1")
+        known = control is not None and not math.isnan(control)
+        c = float(control) if known else 0.0
+        x = score - self.coef * c  # the coefficient of the deals before this one
+        self.deals += 1
+        delta = x - self.mean
+        self.mean += delta / self.deals
+        self.m2 += delta * (x - self.mean)
+        self.raw_sum += score
+        if known:
+            self.accounted += 1
+            self.c_sum += c
+            self.sc_sum += score * c
+            self.cc_sum += c * c
+        return x
+
+    @property
+    def games(self) -> int:
+        """Games in the counted deals."""
+        return self.deals * self.games_per_deal
+
+    @property
+    def var(self) -> float:
+        """The adjusted scores' variance (divided by deals, the likelihood's); nan if none."""
+        return self.m2 / self.deals if self.deals else NAN
+
+    @property
+    def llr(self) -> float:
+        """:func:`sprt_llr_scores` of the adjusted scores so far."""
+        return sprt_llr_scores(self.deals, self.mean, self.var, self.elo0, self.elo1)
+
+    @property
+    def status(self) -> str:
+        """H1 at or above the upper bound, H0 at or below the lower one, else continue
+        (always before ``min_deals`` deals)."""
+        if self.deals < self.min_deals:
+            return "continue"
+        llr = self.llr
+        return "H1" if llr >= self.upper else "H0" if llr <= self.lower else "continue"
+
+    def elo(self, confidence: float = 0.95) -> tuple[float, float, float]:
+        """A's Elo over B with its interval, from the adjusted scores' mean and variance."""
+        n = self.deals
+        if n < 1:
+            return NAN, NAN, NAN
+        if n < 2:
+            return score_to_elo(self.mean), NAN, NAN
+        half = z_quantile(confidence) * math.sqrt(self.m2 / (n - 1) / n)
+        return (
+            score_to_elo(self.mean),
+            score_to_elo(self.mean - half),
+            score_to_elo(self.mean + half),
+        )
+
+    def summary(self) -> dict[str, Any]:
+        """The test's numbers (nan/inf as they are): status, LLR, bounds, deals, Elo, the
+        coefficient and the raw mean beside the adjusted one."""
+        elo, lo, hi = self.elo()
+        return {
+            "status": self.status,
+            "llr": self.llr,
+            "lower": self.lower,
+            "upper": self.upper,
+            "deals": self.deals,
+            "games": self.games,
+            "elo": elo,
+            "elo_low": lo,
+            "elo_high": hi,
+            "score": self.mean if self.deals else NAN,
+            "raw_score": self.raw_sum / self.deals if self.deals else NAN,
+            "coef": self.coef,
+            "deals_accounted": self.accounted,
         }
