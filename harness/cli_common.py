@@ -268,6 +268,7 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
 
 
 ENGINE_CHOICES = ("auto", "python", "native")
+LUCK_CHOICES = ("auto", "on", "off")  # tourney.config.LUCK_MODES (tests/test_cli_structure.py)
 
 
 def engine_option(config: bool) -> Callable[[F], F]:
@@ -281,6 +282,21 @@ def engine_option(config: bool) -> Callable[[F], F]:
         help="auto: the native engine where it can play (built-ins, no seat limits), the "
         "Python engine elsewhere; native: refuse what it cannot play; python: never native. "
         f"Same games with each ({where}).",
+    )
+
+
+def luck_option(config: bool = True) -> Callable[[F], F]:
+    """``--luck auto|on|off`` (as ``luck``): keep the luck and skill account of every game
+    (docs/luck.md). ``config`` True: the option overrides a config's ``luck`` (default
+    None); else its default is auto."""
+    where = "overrides the config's; default auto" if config else "default auto"
+    return click.option(
+        "--luck",
+        type=click.Choice(list(LUCK_CHOICES)),
+        default=None if config else "auto",
+        help="Keep the exact luck and skill account of every game, for luck-adjusted "
+        "estimates (docs/luck.md): on, off, or auto: at tables with a plugin or optimal, "
+        f"where it costs little next to the games ({where}).",
     )
 
 

@@ -42,6 +42,8 @@ DESCRIPTIONS: dict[str, str] = {
     "engine": "auto: the native engine where it can play; python: never; native: refuse "
     "what it cannot play.",
     "seating": "Seat orders of every deal.",
+    "luck": "The luck and skill account (docs/luck.md): on, off, or auto: on at tables "
+    "with a plugin or optimal.",
 }
 
 

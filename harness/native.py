@@ -487,6 +487,7 @@ def play_deals(
     start: int = 0,
     detail: bool = False,
     host: SeatHost | None = None,
+    account: bool = False,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
@@ -498,6 +499,8 @@ def play_deals(
     :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
     (built with ``first`` the same first deal).
     """
+    if account:  # placeholder until the native account lands (issue-20-native)
+        raise NotNative("the luck account is not played natively yet")
     python = _python_of(host, len(strategies))
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:

@@ -346,12 +346,13 @@ def play_observed(
     decided before its first turn (a strategy could not be built): nothing is asked.
     """
     builder = RecordBuilder(rules, list(names), seed) if record else None
+    accountant = _record_account(builder, rules) if builder is not None else None
     game = Game(
         strategies,
         rules,
         dice,
         names=names,
-        observer=observing(builder, observer),
+        observer=observing(builder, accountant, observer),
         max_turns=max_turns,
         seed=seed,
     )
@@ -365,8 +366,23 @@ def play_observed(
                 raise
             result = game.result(error=exc)
     if builder is not None:
+        if accountant is not None:
+            accountant.finish()
         result.record = builder.finish(result)
     return result
+
+
+def _record_account(builder: RecordBuilder, rules: Rules) -> GameObserver:
+    """An accountant that writes each turn's account into the record's turn (``"account"``:
+    par, luck, regret, swing; docs/luck.md), as the turn ends."""
+    from harness.analysis.account import Accountant
+    from harness.analysis.game import turn_summary
+
+    def write(turn: Any) -> None:
+        if turn.swing is not None and 0 < turn.turn <= len(builder.turns):
+            builder.turns[turn.turn - 1]["account"] = turn_summary(turn)
+
+    return Accountant(rules, listener=write)
 
 
 __all__ = ["Seats", "build_strategies", "create", "open_seats", "play_game", "play_observed"]

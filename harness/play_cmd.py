@@ -54,6 +54,12 @@ from harness.cli_common import (
     help="On a forfeit, also print the plugin's traceback (to stderr; in --json, a field).",
 )
 @strict_option("the game ends in a forfeit")
+@click.option(
+    "--analyze",
+    is_flag=True,
+    help="After the game, its exact luck and skill: each seat's par, luck, regret, the "
+    "margin split and the costliest decisions (--json: the whole account; docs/luck.md).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
 @user_errors
@@ -71,6 +77,7 @@ def play(
     engine: str,
     show_traceback: bool,
     strict: bool,
+    analyze: bool,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -88,7 +95,7 @@ def play(
     import random
 
     from harness.dice import DuplicateDice
-    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.engine import DEFAULT_MAX_TURNS, observing
     from harness.narrate import Narrator, summary_lines
     from harness.play import open_seats, play_game
     from harness.record import save_record
@@ -113,6 +120,8 @@ def play(
 
         if not (quiet or as_json):
             why = "it does not narrate a game: add --quiet or --json"
+        elif analyze:
+            why = "--analyze follows the game move by move on the Python engine"
         else:
             why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
         if why is not None:
@@ -122,6 +131,12 @@ def play(
     with open_seats(list(strategies), limits) as seats:
         names = seats.names
         narrator = None if (quiet or as_json) else Narrator(names, click.echo)
+        accountant = None
+        if analyze:  # the turn programme loads only when asked for (numpy, ~0.3 s)
+            from harness.analysis.account import Accountant
+
+            accountant = Accountant(rules, detail=True)
+        watching = observing(narrator, accountant)
         if narrator is not None:
             shown = "" if dice == "independent" else " (duplicate dice)"
             click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
@@ -133,13 +148,18 @@ def play(
             seed,
             dice=DuplicateDice(seed) if dice == "duplicate" else None,
             record=bool(record_path),
-            observer=narrator,
+            observer=watching,
             max_turns=max_turns or DEFAULT_MAX_TURNS,
             forfeit=True,
             names=names,
             engine=engine,
         )
     trace = plugin_traceback(result.error) if show_traceback else None
+    account = None
+    if accountant is not None:
+        from harness.analysis.game import account_of
+
+        account = account_of(rules, names, accountant, result)
     if record_path:
         result.record["seats"] = names
         save_record(result.record, record_path)
@@ -158,10 +178,20 @@ def play(
             payload["error_kind"] = result.error.kind
         if show_traceback:
             payload["traceback"] = trace
+        if account is not None:
+            from harness.analysis.game import account_json
+
+            payload["account"] = account_json(account)
         click.echo(json.dumps(payload))
     else:
         for line in summary_lines(result):
             click.echo(line)
+        if account is not None:
+            from harness.analysis.game import account_lines
+
+            click.echo("Luck and skill (exact; docs/luck.md):")
+            for line in account_lines(account, turns=False):
+                click.echo(f"  {line}")
         if record_path:
             click.echo(f"Record written to {record_path}")
         if trace:

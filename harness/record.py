@@ -11,8 +11,10 @@ A record is JSON::
 Per turn, ``rolls`` lists every roll, ``keeps`` the face set aside after each roll that
 had a new face, and ``end`` is ``{"claim": T}``, ``{"steal": T, "from": SEAT}`` or
 ``{"bust": "no-new-face" | "no-worm" | "no-tile"}``. A stop is implied when a claim or
-steal follows the last keep. Other fields (seed, result, ...) are allowed and kept.
-A record may end before the game is over.
+steal follows the last keep. Other fields (seed, result, ...) are allowed and kept;
+records written by harness give each turn its luck and skill ``account`` (par, luck,
+regret, swing: :mod:`harness.analysis.account`), which replay ignores and ``harness
+analyze game`` checks against the moves. A record may end before the game is over.
 
 Replay re-applies a record through the engine itself, with the recorded dice and the
 recorded decisions, so a record is checked by exactly the rules that produced it.

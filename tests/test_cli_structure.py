@@ -161,3 +161,12 @@ def test_console_script_and_python_m_reach_the_same_group():
         assert out.returncode == 0, out.stderr
         listed = out.stdout.split("Commands:\n", 1)[1].splitlines()
         assert [line.split()[0] for line in listed if line.strip()] == COMMANDS, entry
+
+
+def test_the_commands_choices_are_the_configs():
+    # cli_common sits below the tourney room, so it spells the choices out: the same words.
+    from harness import cli_common
+    from harness.tourney import config
+
+    assert cli_common.ENGINE_CHOICES == config.ENGINES
+    assert cli_common.LUCK_CHOICES == config.LUCK_MODES

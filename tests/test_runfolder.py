@@ -39,12 +39,18 @@ def test_every_view_of_the_schema_derives_from_its_one_table():
     # Every stored column is an array, or one of the few filled otherwise.
     rest = set(schema.GAME_COLUMNS) - set(schema.GAME_ARRAYS)
     assert rest == {"table", "players", "error"}
-    assert set(schema.SEAT_FIELDS) - set(schema.SEAT_ARRAYS) == {"strategy"}
+    # ... and the account's arrays, kept when the run keeps the account (else nulls).
+    assert set(schema.SEAT_FIELDS) - set(schema.SEAT_ARRAYS) == {"strategy", *schema.ACCOUNT_FIELDS}
+    for name, code in schema.ACCOUNT_ARRAYS.items():
+        kind = schema.column_type(schema.seat_column(0, name))
+        assert kind == ("float64" if code == "d" else f"int{bits[code]}"), name
+    assert all(schema.is_optional(schema.seat_column(6, f)) for f in schema.ACCOUNT_FIELDS)
+    assert not schema.is_optional("seat0_worms") and schema.is_optional("error_kind")
     for players in range(2, 8):
         stored = schema.arrow_schema(players)
         assert stored.names == schema.columns(players)
         for f in stored:
-            assert str(f.type) == schema.column_type(f.name), f.name
+            assert f.type == getattr(pa, schema.column_type(f.name))(), f.name
 
 
 def test_status_and_kind_codes_are_the_index_of_their_names():

@@ -44,7 +44,7 @@ for bit. Pure computation plus a game observer; no I/O.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from math import exp, pi, sqrt
 from typing import Any
@@ -277,6 +277,25 @@ class TurnAccount:
         return self.swing - (self.par + self.luck - self.regret)
 
 
+def claim_options(
+    grill: Iterable[int], tops: Sequence[int], seat: int, total: int, lower_any: bool
+) -> tuple[Option, ...]:
+    """Every claim a stop at ``total`` (with a worm) may make, valued for the swing, best
+    first (R7): the highest grill tile <= total (any lower one too under ``lower_any``) and
+    a rival's top showing exactly ``total``. ``tops[v]``: seat v's top tile, 0 for none."""
+    share = steal_share(len(tops))
+    below = [t for t in grill if t <= total]
+    found: list[Option] = []
+    if below:
+        tiles = below if lower_any else [max(below)]
+        found += [Option((t, None), float(_WORMS[t])) for t in tiles]
+    for victim, top in enumerate(tops):
+        if victim != seat and top and top == total:
+            found.append(Option((total, victim), _WORMS[total] * share))
+    found.sort(key=lambda o: (-o.value, -o.move[0], o.move[1] is not None))
+    return tuple(found)
+
+
 # -- the accountant -----------------------------------------------------------------------
 class Accountant(GameObserver):
     """Keeps the luck and skill account of a game as it is played (an observer).
@@ -431,7 +450,7 @@ class Accountant(GameObserver):
         regret = best - chosen
         ledger = self._ledger
         ledger.regret_claim += regret
-        options = self._claim_options(seat, total, share)
+        options = claim_options(self.grill, self.tops(), seat, total, self.lower_any)
         if len(options) > 1:
             ledger.claims += 1
         if self._current is not None:
@@ -447,18 +466,6 @@ class Accountant(GameObserver):
         self.stacks[seat].append(tile)
         self.scores[seat] += _WORMS[tile]
         self._close(chosen, "claim" if victim is None else "steal")
-
-    def _claim_options(self, seat: int, total: int, share: float) -> tuple[Option, ...]:
-        below = [t for t in self.grill if t <= total]
-        found: list[Option] = []
-        if below:
-            tiles = below if self.lower_any else [max(below)]
-            found += [Option((t, None), float(_WORMS[t])) for t in tiles]
-        for victim, stack in enumerate(self.stacks):
-            if victim != seat and stack and stack[-1] == total:
-                found.append(Option((total, victim), _WORMS[total] * share))
-        found.sort(key=lambda o: (-o.value, -o.move[0]))
-        return tuple(found)
 
     def busted(
         self,
@@ -512,6 +519,7 @@ __all__ = [
     "RollLuck",
     "TurnAccount",
     "cache_stats",
+    "claim_options",
     "ledger_row",
     "solved",
     "steal_share",

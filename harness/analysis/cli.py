@@ -220,3 +220,165 @@ def _simulation_lines(checks: list, summary: dict, turns: int, seed: int) -> lis
         f"the engine {verdict} the exact analysis",
     ]
     return out
+
+
+@analyze.command("game")
+@click.argument("record_file", type=click.Path(dir_okay=False))
+@click.option("--seats-only", is_flag=True, help="Only each seat's totals, not every turn.")
+@click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
+def game(record_file: str, seats_only: bool, as_json: bool) -> None:
+    """Luck and skill of every turn of a recorded game, exactly (docs/luck.md).
+
+    The record is replayed through the engine (every move checked); for each turn, its
+    par (what it was worth before the first roll), each roll's luck, each decision's
+    regret with the better move, and the swing, with the check swing = par + luck -
+    regret; then each seat's totals and, with two players, the worm margin split into
+    par, luck and skill. Exit status 1 if a turn does not sum (it never should).
+
+    \b
+    Examples:
+      harness play greedy tactician --seed 3 --record game.json
+      harness analyze game game.json
+      harness analyze game game.json --seats-only --json
+    """
+    user_errors(_game)(record_file, seats_only, as_json)
+
+
+def _game(record_file: str, seats_only: bool, as_json: bool) -> None:
+    from harness.analysis.game import account_json, account_lines, account_record
+    from harness.record import load_record
+
+    account = account_record(load_record(record_file))
+    if as_json:
+        payload = account_json(account)
+        if seats_only:
+            del payload["turns"]
+        click.echo(json.dumps(payload))
+    else:
+        click.echo("\n".join(account_lines(account, turns=not seats_only)))
+    if not account.sums:
+        sys.exit(1)
+
+
+@analyze.command("roll")
+@click.argument("roll", metavar="ROLL")
+@click.option("--kept", default="", metavar="FACES", help="Dice set aside so far, e.g. W,W,5.")
+@click.option(
+    "--grill",
+    default=None,
+    metavar="TILES",
+    help="Face-up grill tiles, e.g. 21-24,27,30-36 [default: every tile not on a stack].",
+)
+@click.option(
+    "--tops",
+    default="",
+    metavar="TILES",
+    help="The opponents' top tiles, seat 1 first, 0 for an empty stack (a stop at exactly "
+    "that total steals it), e.g. 25,0,31.",
+)
+@click.option(
+    "--held", type=int, default=None, metavar="TILE", help="Your top tile: a bust loses it (R9)."
+)
+@click.option(
+    "--players", type=click.IntRange(2, 7), default=None, help="Players [default: tops + 1]."
+)
+@click.option(
+    "--lower-any", is_flag=True, help="The lower_tile: any variant (claim any tile <= total)."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the options as JSON.")
+def roll(**options: object) -> None:
+    """Every legal option of ROLL, valued exactly, best first.
+
+    ROLL is the dice just rolled (e.g. W,W,5,3,2,1,1,4 or "6 6 5 3 2 1 1 4"), as many as
+    the dice left after --kept. An option is a keep (R5) and, where a stop would claim
+    with dice left, stop or roll on (R6, R7); its value is the turn's expected worm
+    swing under best play afterwards (the payoff `optimal` maximises, docs/luck.md), its
+    regret what it gives up against the best. Also: what the turn was worth before the
+    roll, and the roll's luck.
+
+    \b
+    Examples:
+      harness analyze roll W,W,5,3,2,1,1,4
+      harness analyze roll 5,5,4,3 --kept W,W,3,3 --grill 25-36 --tops 24 --held 23
+    """
+    user_errors(_roll)(**options)
+
+
+def _roll(
+    roll: str,
+    kept: str,
+    grill: str | None,
+    tops: str,
+    held: int | None,
+    players: int | None,
+    lower_any: bool,
+    as_json: bool,
+) -> None:
+    from harness.analysis.board import parse_numbers, parse_tiles, tile_ranges
+    from harness.analysis.report import parse_kept
+    from harness.analysis.roll import position_of, roll_options
+    from harness.errors import HarnessError
+    from harness.rules import TILES, face_name
+
+    _check_options(None, None, held, roll=roll, kept=kept, grill=grill, tops=tops)
+    rolled = parse_kept(roll.replace("ROLL", ""))  # the same faces as --kept: W or 6 a worm
+    top_tiles = parse_numbers(tops, "--tops", [0, *TILES], "a tile 21-36 or 0 (none)")
+    stacked = {t for t in top_tiles if t} | ({held} if held else set())
+    if len(stacked) != len([t for t in top_tiles if t]) + (1 if held else 0):
+        raise HarnessError("--tops/--held: each tile exists once (R1)")
+    grill_tiles = (
+        tuple(t for t in TILES if t not in stacked)
+        if grill is None
+        else parse_tiles(grill, "--grill")
+    )
+    if set(grill_tiles) & stacked:
+        raise HarnessError("--grill: a tile on the grill is also on a stack (R1)")
+    if not grill_tiles:
+        raise HarnessError("the grill is empty: the game is over (R10)")
+    position = position_of(
+        grill_tiles, top_tiles, held, parse_kept(kept), players=players, lower_any=lower_any
+    )
+    analysis = roll_options(position, rolled)
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "roll": list(analysis.roll),
+                    "kept": list(position.kept),
+                    "grill": list(position.grill),
+                    "tops": list(position.tops),
+                    "expected": analysis.expected,
+                    "best": analysis.best,
+                    "luck": analysis.luck,
+                    "bust": analysis.bust,
+                    "options": [
+                        {
+                            "face": o.face,
+                            "count": o.count,
+                            "then": o.then,
+                            "claim": list(o.claim) if o.claim else None,
+                            "value": o.value,
+                            "regret": o.regret,
+                        }
+                        for o in analysis.options
+                    ],
+                }
+            )
+        )
+        return
+    shown = " ".join(face_name(f) for f in sorted(rolled, reverse=True))
+    set_aside = " ".join(face_name(f) for f in position.kept) or "nothing"
+    click.echo(
+        f"Roll {shown} with {set_aside} set aside; grill {tile_ranges(position.grill)}, "
+        f"{position.players} players (your top: {held or 'none'})."
+    )
+    click.echo(
+        f"Before the roll the turn was worth {analysis.expected:+.4f} worms of swing; "
+        f"after it, {analysis.best:+.4f} at best: luck {analysis.luck:+.4f}."
+    )
+    if analysis.bust:
+        click.echo("No new face: the turn busts (R5).")
+        return
+    click.echo(f"  {'option':<34} {'value':>9} {'regret':>8}")
+    for o in analysis.options:
+        click.echo(f"  {o.describe():<34} {o.value:>+9.4f} {o.regret:>8.4f}")

@@ -54,11 +54,12 @@ from harness.runfolder.parts import (
 from harness.runfolder.schema import (
     ERROR_KINDS,
     FORFEIT,
-    OPTIONAL_COLUMNS,
     RENAMED_COLUMNS,
     SEAT_FIELDS,
     STATUSES,
     TURN_CAP,
+    column_type,
+    is_optional,
     seat_column,
 )
 
@@ -454,7 +455,7 @@ def _open_part(
     rename = {old: new for new, old in RENAMED_COLUMNS if new in cols and new not in names}
     rename = {old: new for old, new in rename.items() if old in names}
     have = set(names) | set(rename.values())
-    missing = [c for c in cols if c not in have and c not in OPTIONAL_COLUMNS]
+    missing = [c for c in cols if c not in have and not is_optional(c)]
     if missing:
         raise ReportError(
             f"{part}: missing column(s) {', '.join(missing)} "
@@ -706,7 +707,8 @@ def _piece_of(batch: pa.Table, part: _Part, cols: list[str], players: int) -> pa
     names = set(table.column_names)
     for absent in cols:
         if absent not in names:
-            table = table.append_column(absent, pa.nulls(table.num_rows))
+            kind = getattr(pa, column_type(absent))()  # typed: it joins stored parts
+            table = table.append_column(absent, pa.nulls(table.num_rows, type=kind))
     return table
 
 

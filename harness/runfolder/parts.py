@@ -84,7 +84,9 @@ def part_table(
     """A chunk's arrays as a pyarrow Table of the stored schema.
 
     ``games`` and ``seats[i]`` hold the arrays of :data:`schema.GAME_ARRAYS` and
-    :data:`schema.SEAT_ARRAYS` (codes for the coded columns), ``errors`` a forfeit's
+    :data:`schema.SEAT_ARRAYS` (codes for the coded columns), and those of
+    :data:`schema.ACCOUNT_ARRAYS` when the chunk kept the account (else its columns are
+    null), ``errors`` a forfeit's
     message by row; seat i of a row in seat order k holds ``entrants[orders[k][i]]``.
     ``encoded``: the string columns are left dictionary encoded (codes into a few names),
     as the Parquet writer takes them: the same rows, and the file reads back as the stored
@@ -96,7 +98,7 @@ def part_table(
     n = players
     rows = len(games["deal"])
 
-    def ints(values: Any, kind: str) -> Any:
+    def ints(values: Any, kind: str) -> Any:  # the int and float64 arrays alike
         return pa.array(np.frombuffer(values, dtype=kind), type=getattr(pa, kind)())
 
     def labels(codes: Any, names: Iterable[str]) -> Any:
@@ -137,6 +139,13 @@ def part_table(
         cols[schema.seat_column(i, "strategy")] = labels(design[seating, i], entrants)
         for name in schema.SEAT_ARRAYS:
             cols[schema.seat_column(i, name)] = ints(seat[name], schema.SEAT_TYPES[name])
+        for name, kind in schema.ACCOUNT_TYPES.items():  # nulls: a chunk without the account
+            values = seat.get(name)
+            column = schema.seat_column(i, name)
+            if values is None:
+                cols[column] = pa.nulls(rows, type=getattr(pa, kind)())
+            else:
+                cols[column] = ints(values, kind)
     if encoded:
         return pa.table({c: cols[c] for c in schema.columns(n)})
     return pa.table([cols[c] for c in schema.columns(n)], schema=schema.arrow_schema(n))

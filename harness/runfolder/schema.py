@@ -172,6 +172,13 @@ def seat_column(seat: int, field: str) -> str:
     return f"seat{seat}_{field}"
 
 
+def is_optional(column: str) -> bool:
+    """Whether a part may lack ``column`` (written before it existed): read as nulls."""
+    if column[4:5].isdigit():
+        return column.split("_", 1)[1] in OPTIONAL_SEAT_FIELDS
+    return column in OPTIONAL_COLUMNS
+
+
 def columns(players: int) -> list[str]:
     """Every column of a run with ``players`` seats, in stored order."""
     return list(GAME_COLUMNS) + [

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from harness.analysis.account import Accountant
 from harness.dice import DuplicateDice, SeededDice
 from harness.engine import Absent, Game, GameObserver, GameResult, build_instances
 from harness.errors import (
@@ -49,6 +50,8 @@ from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
 from harness.ranking import Counts
 from harness.rules import Rules
 from harness.runfolder.schema import (
+    ACCOUNT_ARRAYS,
+    ACCOUNT_FIELDS,
     FORFEIT,
     GAME_ARRAYS,
     KIND_CODES,
@@ -97,10 +100,11 @@ class ChunkResult:
 
 
 def empty_result(spec: ChunkSpec) -> ChunkResult:
-    """A result with no rows yet, with every column."""
+    """A result with no rows yet, with every column (the account's when the spec keeps it)."""
     games = {name: array(code) for name, code in GAME_ARRAYS.items()}
+    seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.luck else SEAT_ARRAYS
     seats = [
-        {name: array(code) for name, code in SEAT_ARRAYS.items()} for _ in range(spec.rules.players)
+        {name: array(code) for name, code in seat_arrays.items()} for _ in range(spec.rules.players)
     ]
     return ChunkResult(spec.key, games, seats)
 
@@ -411,6 +415,10 @@ def play_chunk(
         ]
         for s in seats
     ]
+    # The account's columns, per seat in ACCOUNT_FIELDS order (none without the account).
+    account_appends = (
+        [[s[name].append for name in ACCOUNT_FIELDS] for s in seats] if spec.luck else None
+    )
     dice_mode = spec.dice
     duplicate = dice_mode == "duplicate"
     seats_for = _Seats(spec, watch) if spec.limited else None
@@ -431,6 +439,7 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
+                accountant = Accountant(spec.rules) if account_appends is not None else None
                 result_game, error = _play_one(
                     spec,
                     factories,
@@ -444,6 +453,7 @@ def play_chunk(
                     tracer if tracer is not None and row >= trace_from else None,  # type: ignore[operator]
                     deal,
                     row,
+                    accountant,
                 )
                 if error is None:
                     status = TURN_CAP if result_game.capped else OVER
@@ -475,6 +485,10 @@ def play_chunk(
                     a_busts(busts[i])
                     a_steals(steals[i])
                     a_stolen(stolen[i])
+                if accountant is not None:
+                    for ledger, appends in zip(accountant.ledgers, account_appends, strict=True):  # type: ignore[arg-type]
+                        for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
+                            append(getattr(ledger, name))
                 row += 1
                 if flush_at is not None and time.monotonic() >= flush_at:
                     sink(result, row)  # type: ignore[misc]
@@ -568,6 +582,7 @@ def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkR
             max_turns=spec.max_turns,
             start=start,
             host=host,
+            account=spec.luck,
         )
     finally:
         NOW.clear()
@@ -594,9 +609,10 @@ def _play_one(
     tracer: Any,
     deal: int,
     row: int,
+    observer: GameObserver | None = None,
 ) -> tuple[GameResult, GameError | None]:
     """One game (seat order ``order``, index ``k`` of the design) from fresh instances:
-    its result and its forfeit (None if none)."""
+    its result and its forfeit (None if none); ``observer`` hears it (the account)."""
     n = spec.rules.players
     if decided is not None and decided.turn == 0:
         # Decided before the first turn (a constructor or new_game): nobody is asked.
@@ -618,7 +634,15 @@ def _play_one(
             playing = [_Traced(s, tracer) for s in playing]
         if seats_for is not None:
             playing = seats_for.guard(playing, names, k)
-    game = Game(playing, spec.rules, dice, names=names, max_turns=spec.max_turns, seed=gseed)
+    game = Game(
+        playing,
+        spec.rules,
+        dice,
+        names=names,
+        max_turns=spec.max_turns,
+        seed=gseed,
+        observer=observer,
+    )
     if decided is not None:
         return _play_until(game, decided)
     try:

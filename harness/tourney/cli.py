@@ -17,6 +17,7 @@ from harness.cli_common import (
     deals_option,
     engine_option,
     limits_options,
+    luck_option,
     strict_option,
     user_errors,
     verbosity_options,
@@ -112,6 +113,7 @@ def _err(text: str) -> None:
 )
 @limits_options(isolation_default=None)
 @engine_option(config=True)
+@luck_option()
 @strict_option("the run finished but had forfeits")
 @verbosity_options(quiet="No notes and no progress on stderr (errors only); stdout as ever.")
 @user_errors
@@ -136,6 +138,7 @@ def tourney(
     move_time: float | None,
     game_time: float | None,
     engine: str | None,
+    luck: str | None,
     strict: bool,
     verbose: int,
     quiet: bool,
@@ -186,6 +189,7 @@ def tourney(
             dashboard=dashboard,
             engine=engine,
             seating=seating,
+            luck=luck,
             **limits,
         )
     except TourneyInterrupted as exc:

@@ -76,6 +76,7 @@ KEYS = (
     "isolation",
     "engine",
     "seating",
+    "luck",
 )
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
@@ -83,6 +84,10 @@ ISOLATIONS = ("none", "process")
 # auto: the native engine (issue 12) for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
+# The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
+# on at the tables where it costs little next to the games (a table with a plugin or
+# `optimal`), off at tables of the cheap built-ins alone (plan.table_luck says why).
+LUCK_MODES = ("auto", "on", "off")
 ENTRANT_KEYS = ("strategy", "name", "params")
 # The keys that take one word of a list, and every default: the checker reads them here,
 # and so does the JSON Schema of the config (harness/config_schema.py).
@@ -92,6 +97,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "isolation": ISOLATIONS,
     "engine": ENGINES,
     "seating": seating_design.SEATINGS,
+    "luck": LUCK_MODES,
 }
 DEFAULTS: dict[str, Any] = {
     "rules": "official",
@@ -104,6 +110,7 @@ DEFAULTS: dict[str, Any] = {
     "isolation": "none",
     "engine": "auto",
     "seating": seating_design.DEFAULT_SEATING,
+    "luck": "auto",
 }
 SECONDS_KEYS = ("move_time", "game_time")  # seconds above 0, at most MAX_SECONDS, or null
 # A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
@@ -449,6 +456,8 @@ class TourneyConfig:
     # How a deal's seat orders are chosen (harness.seating): balanced | cyclic |
     # permutations. Every deal is played once in each order of the design.
     seating: str = seating_design.DEFAULT_SEATING
+    # The luck and skill account: auto | on | off (LUCK_MODES).
+    luck: str = "auto"
 
     @property
     def players(self) -> int:
@@ -476,6 +485,7 @@ class TourneyConfig:
         isolation: str | None = None,
         engine: str | None = None,
         seating: str | None = None,
+        luck: str | None = None,
     ) -> TourneyConfig:
         """This config with command-line values in place of its own (None: keep its own).
 
@@ -516,6 +526,10 @@ class TourneyConfig:
             if problem:
                 raise ConfigError(f"--{problem}")
             changes["seating"] = seating
+        if luck is not None:
+            if luck not in LUCK_MODES:
+                raise ConfigError(f"--luck: {shown(luck)} is not one of {', '.join(LUCK_MODES)}")
+            changes["luck"] = luck
         if not changes:
             return self
         changed = replace(self, **changes)
@@ -637,6 +651,7 @@ class _Checker:
         game_time = self.collect(lambda: self.seconds(data, "game_time"), None)
         isolation = self.collect(lambda: self.choice(data, "isolation"), "")
         engine = self.collect(lambda: self.choice(data, "engine"), "")
+        luck = self.collect(lambda: self.choice(data, "luck"), "")
 
         entrants: tuple[Entrant, ...] | None = None
         if "entrants" not in data:
@@ -697,6 +712,7 @@ class _Checker:
             isolation=isolation,
             engine=engine,
             seating=seating,
+            luck=luck,
         )
         problem = _plan_problem(config)
         if problem:

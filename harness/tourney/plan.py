@@ -33,7 +33,7 @@ from typing import Any
 from harness import seating as seating_design
 from harness.dice import derive_seed
 from harness.errors import ConfigError
-from harness.plugins import files_digest
+from harness.plugins import files_digest, is_own_module
 from harness.rules import Rules
 from harness.runfolder import layout, schema
 from harness.tourney.config import Entrant, TourneyConfig
@@ -95,6 +95,9 @@ class ChunkSpec:
     engine: str = "python"
     # The seating mode (harness.seating.SEATINGS); its design is ``orders``.
     seating: str = seating_design.DEFAULT_SEATING
+    # Keep the luck and skill account of every game (harness.analysis.account): part of
+    # the key, since the rows then hold it (:func:`table_luck` decides it per table).
+    luck: bool = False
 
     @property
     def orders(self) -> seating_design.Design:
@@ -277,6 +280,32 @@ def table_engine(config: TourneyConfig, table: Table) -> str:
     return "python"
 
 
+# The strategy modules whose games cost less than their account (harness.analysis.account):
+# the built-ins but optimal. Natively a greedy mirror plays a game in a few microseconds,
+# its account costs tens (a turn solved per new board); an `optimal` game or a plugin's
+# callbacks cost as much as the account or more (benchmarks/luck_cost.py measures both).
+_OPTIMAL_MODULE = "harness.strategies.optimal"
+
+
+def table_luck(config: TourneyConfig, table: Table) -> bool:
+    """Whether the table's games keep the luck and skill account (config ``luck``).
+
+    ``on`` and ``off`` say it for every table; ``auto`` keeps it where it pays: at a table
+    with a plugin (user code) or ``optimal``, where it costs little next to the games and
+    saves more games than it costs (docs/luck.md), and not at a table of the cheap
+    built-ins alone, where games are cheaper than their account.
+    """
+    mode = getattr(config, "luck", "auto")
+    if mode != "auto":
+        return mode == "on"
+    return any(_pays(e) for e in table.entrants)
+
+
+def _pays(entrant: Entrant) -> bool:
+    module = entrant.spec.cls.__module__
+    return module == _OPTIMAL_MODULE or not is_own_module(module)
+
+
 def key_content(config: TourneyConfig, table: Table) -> dict[str, Any]:
     """What a table's chunk keys hash, but the deal range: the same for every chunk of the
     table, so a plan works it out once per table (``rules.to_dict`` deep-copies)."""
@@ -292,6 +321,7 @@ def key_content(config: TourneyConfig, table: Table) -> dict[str, Any]:
         "seating": design_of(config),
         "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
         **limits_of(config),
+        "luck": table_luck(config, table),
     }
 
 
@@ -322,10 +352,12 @@ def spec_for(
     *,
     key: str | None = None,
     refs: tuple[EntrantRef, ...] | None = None,
+    luck: bool | None = None,
 ) -> ChunkSpec:
     """The chunk of deals ``first``..``stop - 1`` of a table (``engine``: its
     :func:`table_engine`, ``key``: its :func:`chunk_key`, ``refs``: its
-    :func:`entrant_refs`, each worked out here when not given)."""
+    :func:`entrant_refs`, ``luck``: its :func:`table_luck`, each worked out here when not
+    given)."""
     return ChunkSpec(
         key=chunk_key(config, table, first, stop) if key is None else key,
         table=table.id,
@@ -339,6 +371,7 @@ def spec_for(
         **limits_of(config),
         engine=table_engine(config, table) if engine is None else engine,
         seating=config.seating,
+        luck=table_luck(config, table) if luck is None else luck,
     )
 
 
@@ -355,7 +388,9 @@ def chunks(config: TourneyConfig, table_list: list[Table] | None = None) -> Iter
         content, refs = key_content(config, table), entrant_refs(table)
         for first, stop in deal_ranges(config):
             key = chunk_key(config, table, first, stop, content)
-            yield spec_for(config, table, first, stop, engine, key=key, refs=refs)
+            yield spec_for(
+                config, table, first, stop, engine, key=key, refs=refs, luck=content["luck"]
+            )
 
 
 class Plan:
@@ -372,6 +407,7 @@ class Plan:
         self.config = config
         self.tables = tables(config)
         self.engines = {t.id: table_engine(config, t) for t in self.tables}
+        self.luck = {t.id: table_luck(config, t) for t in self.tables}
         self.ranges = deal_ranges(config)
         self.keys: dict[str, list[str]] = {}  # table id -> its chunks' keys, in deal order
         self.planned: dict[str, int] = {}  # chunk key -> games, in plan order
@@ -391,10 +427,12 @@ class Plan:
         whose key it accepts (asked as each chunk comes up, so it may change meanwhile)."""
         config = self.config
         for table in self.tables:
-            engine, refs = self.engines[table.id], entrant_refs(table)
+            engine, refs, luck = self.engines[table.id], entrant_refs(table), self.luck[table.id]
             for key, (first, stop) in zip(self.keys[table.id], self.ranges, strict=True):
                 if where is None or where(key):
-                    yield spec_for(config, table, first, stop, engine, key=key, refs=refs)
+                    yield spec_for(
+                        config, table, first, stop, engine, key=key, refs=refs, luck=luck
+                    )
 
     def spec_of(self, key: str) -> ChunkSpec:
         """The chunk of a planned key (KeyError for another key). The first call indexes
@@ -408,7 +446,8 @@ class Plan:
         t, i = self._index[key]
         table = self.tables[t]
         first, stop = self.ranges[i]
-        return spec_for(self.config, table, first, stop, self.engines[table.id], key=key)
+        engine, luck = self.engines[table.id], self.luck[table.id]
+        return spec_for(self.config, table, first, stop, engine, key=key, luck=luck)
 
 
 def run_key(config: TourneyConfig) -> str:
@@ -427,5 +466,6 @@ def run_key(config: TourneyConfig) -> str:
         "challenger": config.challenger.identity() if config.challenger else None,
         "entrants": [e.identity() for e in config.entrants],
         **limits_of(config),
+        "luck": getattr(config, "luck", "auto"),
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]

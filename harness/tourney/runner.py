@@ -190,6 +190,7 @@ def run_tournament(
     isolation: str | None = None,
     engine: str | None = None,
     seating: str | None = None,
+    luck: str | None = None,
 ) -> Run:
     """Play a tournament (or the rest of it); its results and what was done: a
     :class:`harness.results.Run` (``run.standings``, ``run.counts``, ``run.seats()``,
@@ -213,7 +214,8 @@ def run_tournament(
     override the config's seat limits; ``engine`` ("auto", "python", "native") its
     engine (the games are the same with each; "native" refuses, before anything is
     played, a table the native engine cannot play); ``seating`` ("balanced", "cyclic",
-    "permutations") its seating mode.
+    "permutations") its seating mode; ``luck`` ("auto", "on", "off") whether games keep
+    the luck and skill account (docs/luck.md).
     Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
     KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
@@ -221,7 +223,7 @@ def run_tournament(
     options = Options(fresh, fail_fast, progress, stream, echo, backend, address, dashboard)
     overrides = {"deals": deals, "games": games, "seed": seed, "workers": workers}
     overrides |= {"move_time": move_time, "game_time": game_time, "isolation": isolation}
-    overrides |= {"engine": engine, "seating": seating}
+    overrides |= {"engine": engine, "seating": seating, "luck": luck}
     config = _prepared(config, options, overrides)
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them

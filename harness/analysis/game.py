@@ -1,0 +1,276 @@
+"""A game's luck and skill, turn by turn, for people: ``harness analyze game`` and
+``harness play --analyze``.
+
+:func:`account_record` replays a game record through the engine with an
+:class:`~harness.analysis.account.Accountant` listening, so the account is computed
+from the moves themselves (a record's own stored figures are only compared with it);
+:func:`account_lines` and :func:`account_json` show it. Per turn: par, each roll's luck,
+each decision's regret with the best alternative, the swing and the check that
+swing = par + luck - regret. Per seat: the sums over its own turns and, with two
+players, the margin split into par, luck and skill (each seat's minus the other's), which
+adds up to the worm margin exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from harness.analysis.account import Accountant, Decision, Ledger, TurnAccount
+from harness.engine import GameResult
+from harness.rules import Rules, face_name
+
+#: The largest residual |swing - (par + luck - regret)| of a turn that still counts as
+#: summing: float rounding is about 1e-15 a term, a turn has a few dozen terms.
+TOLERANCE = 1e-9
+
+
+@dataclass
+class GameAccount:
+    """A played (or replayed) game's account: its turns, each seat's ledger, the result."""
+
+    rules: Rules
+    names: list[str]
+    turns: list[TurnAccount]
+    ledgers: list[Ledger]
+    result: GameResult
+
+    @property
+    def worst_residual(self) -> float:
+        return max((abs(t.residual) for t in self.turns), default=0.0)
+
+    @property
+    def sums(self) -> bool:
+        """True when every finished turn sums to its swing (to :data:`TOLERANCE`)."""
+        return self.worst_residual <= TOLERANCE
+
+    def margin_split(self, seat: int) -> dict[str, float] | None:
+        """With two players: the seat's worm margin as par + luck + skill, each the seat's
+        own minus the other's (skill = minus regret); None at other table sizes."""
+        if len(self.ledgers) != 2:
+            return None
+        mine, other = self.ledgers[seat], self.ledgers[1 - seat]
+        return {
+            "par": mine.par - other.par,
+            "luck": mine.luck - other.luck,
+            "skill": other.regret - mine.regret,
+            "margin": float(self.result.scores[seat] - self.result.scores[1 - seat]),
+        }
+
+
+def account_of(
+    rules: Rules, names: Sequence[str], accountant: Accountant, result: GameResult
+) -> GameAccount:
+    """The account an accountant kept while ``result``'s game was played."""
+    accountant.finish()
+    return GameAccount(rules, list(names), accountant.turns, accountant.ledgers, result)
+
+
+def account_record(data: dict[str, Any]) -> GameAccount:
+    """Replay a game record (checked move by move: RecordError, one line) and account it.
+
+    A turn that carries its own ``"account"`` (records written by harness do) must agree
+    with the one its moves give (to :data:`TOLERANCE`): a record that says otherwise
+    contradicts itself, RecordError naming the turn.
+    """
+    from harness.record import record_rules, replay
+
+    rules = record_rules(data)
+    accountant = Accountant(rules, detail=True)
+    result = replay(data, observer=accountant)
+    account = account_of(rules, list(data["seats"]), accountant, result)
+    for turn in account.turns:
+        _check_stored(data["turns"][turn.turn - 1].get("account"), turn)
+    return account
+
+
+def _check_stored(stored: Any, turn: TurnAccount) -> None:
+    from harness.errors import RecordError
+    from harness.plugins import shown
+
+    if stored is None:
+        return
+    where = f"turn {turn.turn}, seat {turn.seat}"
+    if not isinstance(stored, dict):
+        raise RecordError(f"{where}: account {shown(stored)} is not an object")
+    for key, value in turn_summary(turn).items():
+        given = stored.get(key)
+        if value is None or given is None:
+            if value is not given:
+                raise RecordError(f"{where}: the record's {key} {shown(given)} should be {value}")
+            continue
+        if type(given) not in (int, float) or not abs(given - value) <= TOLERANCE:
+            raise RecordError(
+                f"{where}: the record says {key} {shown(given)}, its moves give {value:.6f}"
+            )
+
+
+def turn_summary(turn: TurnAccount) -> dict[str, float | None]:
+    """What a record stores per turn (``"account"``): par, luck, regret, swing."""
+    return {"par": turn.par, "luck": turn.luck, "regret": turn.regret, "swing": turn.swing}
+
+
+# -- for people ------------------------------------------------------------------------------
+def _signed(x: float) -> str:
+    return f"{x:+.3f}"
+
+
+def _move(decision: Decision, move: Any) -> str:
+    if decision.kind == "pick":
+        return f"keep {face_name(move)}"
+    if decision.kind == "stop":
+        return "stop" if move == "stop" else "roll on"
+    tile, victim = move
+    return f"take {tile}" if victim is None else f"steal {tile} from seat {victim}"
+
+
+def decision_line(decision: Decision) -> str:
+    """One decision: what was done, and the better move and its cost where it was not best."""
+    done = _move(decision, decision.chosen)
+    if decision.regret <= TOLERANCE:
+        return f"{done} (best)"
+    best = _move(decision, decision.best.move)
+    return f"{done}: regret {decision.regret:.3f} (best: {best}, {decision.best.value:+.3f})"
+
+
+def turn_lines(turn: TurnAccount, names: Sequence[str]) -> list[str]:
+    """A turn, told: its par, each roll and what followed, its end and the sum's check."""
+    lines = [f"Turn {turn.turn}, seat {turn.seat} ({names[turn.seat]}): par {_signed(turn.par)}"]
+    # A roll is followed by its pick and, where a stop was offered, stop or roll on; the
+    # claim (if any) comes last.
+    decisions = list(turn.decisions)
+    at = 0
+    for roll in turn.rolls:
+        faces = " ".join(face_name(f) for f in sorted(roll.faces, reverse=True))
+        lines.append(f"  roll {faces:<16} luck {_signed(roll.luck)}")
+        for kind in ("pick", "stop"):
+            if at < len(decisions) and decisions[at].kind == kind:
+                lines.append(f"    {decision_line(decisions[at])}")
+                at += 1
+    lines += [f"    {decision_line(d)}" for d in decisions[at:]]
+    if turn.swing is None:
+        lines.append("  (cut short: no swing)")
+    else:
+        ok = "sums" if abs(turn.residual) <= TOLERANCE else f"OFF BY {turn.residual:.3g}"
+        lines.append(
+            f"  {turn.end}: swing {_signed(turn.swing)} = par {_signed(turn.par)} "
+            f"+ luck {_signed(turn.luck)} - regret {turn.regret:.3f} ({ok})"
+        )
+    return lines
+
+
+def seat_lines(account: GameAccount) -> list[str]:
+    """Each seat's sums over its own turns, and the two-player margin split."""
+    lines = []
+    for seat, (name, ledger) in enumerate(zip(account.names, account.ledgers, strict=True)):
+        lines.append(
+            f"seat {seat} {name}: {ledger.turns} turns, par {_signed(ledger.par)}, "
+            f"luck {_signed(ledger.luck)}, regret {ledger.regret:.3f} "
+            f"(picks {ledger.regret_pick:.3f}, stops {ledger.regret_stop:.3f}, "
+            f"claims {ledger.regret_claim:.3f})"
+        )
+        split = account.margin_split(seat)
+        if split is not None:
+            lines.append(
+                f"  par {_signed(split['par'])}, luck {_signed(split['luck'])}, "
+                f"skill {_signed(split['skill'])} = margin {_signed(split['margin'])}"
+            )
+    return lines
+
+
+def costliest(account: GameAccount, seat: int, count: int = 3) -> list[tuple[int, Decision]]:
+    """The seat's ``count`` costliest decisions, as (turn number, decision)."""
+    found = [
+        (t.turn, d)
+        for t in account.turns
+        if t.seat == seat
+        for d in t.decisions
+        if d.regret > TOLERANCE
+    ]
+    return sorted(found, key=lambda td: -td[1].regret)[:count]
+
+
+def account_lines(account: GameAccount, *, turns: bool = True) -> list[str]:
+    """The whole account for people: every turn (``turns``), then every seat."""
+    lines: list[str] = []
+    if turns:
+        for turn in account.turns:
+            lines += turn_lines(turn, account.names)
+        lines.append("")
+    lines += seat_lines(account)
+    for seat in range(len(account.names)):
+        worst = costliest(account, seat)
+        if worst:
+            lines.append(f"seat {seat}'s costliest decisions:")
+            lines += [f"  turn {n}: {decision_line(d)}" for n, d in worst]
+    state = "every turn sums" if account.sums else "a turn does NOT sum"
+    lines.append(f"Check: {state} (largest residual {account.worst_residual:.1e}).")
+    return lines
+
+
+def account_json(account: GameAccount) -> dict[str, Any]:
+    """The account as JSON: turns (rolls, decisions with every option), seats, the check."""
+
+    def decision(d: Decision) -> dict[str, Any]:
+        return {
+            "kind": d.kind,
+            "chosen": _plain(d.chosen),
+            "best": _plain(d.best.move),
+            "regret": d.regret,
+            "options": [{"move": _plain(o.move), "value": o.value} for o in d.options],
+        }
+
+    return {
+        "seats": account.names,
+        "rules": account.rules.to_dict(),
+        "turns": [
+            {
+                "turn": t.turn,
+                "seat": t.seat,
+                "par": t.par,
+                "slope": t.slope,
+                "rolls": [
+                    {"faces": list(r.faces), "luck": r.luck, "best": r.best, "expected": r.expected}
+                    for r in t.rolls
+                ],
+                "decisions": [decision(d) for d in t.decisions],
+                "end": t.end or None,
+                "swing": t.swing,
+                "luck": t.luck,
+                "regret": t.regret,
+                "residual": t.residual,
+            }
+            for t in account.turns
+        ],
+        "ledgers": [
+            {
+                "seat": seat,
+                "name": name,
+                **{k: getattr(led, k) for k in Ledger.__dataclass_fields__},
+                "regret": led.regret,
+                "margin_split": account.margin_split(seat),
+            }
+            for seat, (name, led) in enumerate(zip(account.names, account.ledgers, strict=True))
+        ],
+        "scores": account.result.scores,
+        "sums": account.sums,
+        "worst_residual": account.worst_residual,
+    }
+
+
+def _plain(move: Any) -> Any:
+    return list(move) if isinstance(move, tuple) else move
+
+
+__all__ = [
+    "TOLERANCE",
+    "GameAccount",
+    "account_json",
+    "account_lines",
+    "account_of",
+    "account_record",
+    "costliest",
+    "decision_line",
+    "turn_summary",
+]
