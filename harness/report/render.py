@@ -607,6 +607,15 @@ def _verdict(cell: dict[str, Any]) -> str:
     return "yes" if cell["significant"] else "no"
 
 
+def luck_cells(cell: dict[str, Any] | None) -> list[str]:
+    """A luck-adjusted paired difference of win share (docs/luck.md) as two cells: the
+    difference in points (``*`` when significant) and its interval; dashes without one."""
+    if not cell:
+        return [DASH, DASH]
+    star = " *" if cell.get("significant") else ""
+    return [points(cell["diff"]) + star, signed_span(cell["low"], cell["high"], 100, 1)]
+
+
 def compared_how(diff: dict[str, Any]) -> str:
     """How a difference was compared: ``identical, N games``, ``paired, N deals``, ``unpaired``."""
     if diff.get("identical"):
