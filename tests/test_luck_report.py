@@ -149,3 +149,14 @@ def test_tables_without_the_account_enter_unadjusted(tmp_path):
     rows = {r["strategy"]: r for r in report["standings"]}
     for name, mine in frame.groupby("strategy"):
         assert rows[name]["win_adj"] == pytest.approx(_adjusted(mine, "win", "c_win"), abs=1e-12)
+
+
+def test_the_results_api_gives_each_seats_account(run):
+    seats = load_run(run.run_dir).seats()
+    over = seats[seats.status == "over"].copy()
+    over["own"] = over.par + over.luck - over.regret
+    twice = over.groupby(["table", "deal", "seating"])
+    # two players: (own of this seat) - (own of the other) = margin, for every seat
+    other = twice["own"].transform("sum") - over["own"]
+    assert ((over["own"] - other) - over["margin"]).abs().max() < 1e-9
+    assert (over.regret >= 0).all() and over.rolls.notna().all()
