@@ -316,7 +316,7 @@ def _roll(
 ) -> None:
     from harness.analysis.board import parse_numbers, parse_tiles, tile_ranges
     from harness.analysis.report import parse_kept
-    from harness.analysis.roll import position_of, roll_options
+    from harness.analysis.roll import option_lines, position_of, roll_options
     from harness.errors import HarnessError
     from harness.rules import TILES, face_name
 
@@ -379,6 +379,4 @@ def _roll(
     if analysis.bust:
         click.echo("No new face: the turn busts (R5).")
         return
-    click.echo(f"  {'option':<34} {'value':>9} {'regret':>8}")
-    for o in analysis.options:
-        click.echo(f"  {o.describe():<34} {o.value:>+9.4f} {o.regret:>8.4f}")
+    click.echo("\n".join(option_lines(analysis)))

@@ -10,7 +10,7 @@ the table and the coach read the same values. Pure computation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from harness.analysis.account import claim_options, solved, swing_payoff
@@ -145,6 +145,19 @@ def roll_options(position: TurnPosition, roll: Sequence[int]) -> RollAnalysis:
     return RollAnalysis(position, roll, roll_value[i], best, ranked)
 
 
+def option_lines(analysis: RollAnalysis) -> list[str]:
+    """The options as ``harness analyze roll`` prints them (the hints of a person's seat
+    print the same lines): a header, then one line per option, best first."""
+    return option_table((o.describe(), o.value, o.regret) for o in analysis.options)
+
+
+def option_table(rows: Iterable[tuple[str, float, float]]) -> list[str]:
+    """Options as lines: a header, then (what, value, regret) one per line."""
+    lines = [f"  {'option':<34} {'value':>9} {'regret':>8}"]
+    lines += [f"  {what:<34} {value:>+9.4f} {regret:>8.4f}" for what, value, regret in rows]
+    return lines
+
+
 def _best_claim(position: TurnPosition, total: int) -> tuple[int, int | None]:
     found = claim_options(position.grill, position.tops, position.seat, total, position.lower_any)
     return found[0].move
@@ -171,4 +184,12 @@ def position_of(
     )
 
 
-__all__ = ["RollAnalysis", "RollOption", "TurnPosition", "position_of", "roll_options"]
+__all__ = [
+    "RollAnalysis",
+    "RollOption",
+    "TurnPosition",
+    "option_lines",
+    "option_table",
+    "position_of",
+    "roll_options",
+]
