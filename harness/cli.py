@@ -21,6 +21,7 @@ from harness import __version__
 from harness.analysis.cli import analyze
 from harness.catalog_cmd import config_schema_cmd, list_strategies
 from harness.cli_common import HarnessGroup
+from harness.coach.cli import coach, diff
 from harness.init_cmd import init
 from harness.play_cmd import play, replay
 from harness.report_cmd import compare_cmd, report
@@ -34,6 +35,8 @@ COMMANDS: tuple[click.Command, ...] = (
     config_schema_cmd,
     tourney,
     analyze,
+    coach,
+    diff,
     report,
     compare_cmd,
     sprt,

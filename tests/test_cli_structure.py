@@ -24,8 +24,10 @@ TOP = HARNESS / "cli.py"
 # What `harness --help` listed before the restructuring, in its order (click sorts by name).
 COMMANDS = [
     "analyze",
+    "coach",
     "compare",
     "config-schema",
+    "diff",
     "init",
     "play",
     "replay",

@@ -1,0 +1,276 @@
+"""The coach's seat: a bot's every answer valued as it is given, and the tally of them.
+
+:class:`Audited` wraps a strategy instance. The engine asks it as it would ask the bot
+(pick, stop, claim, with the same view), it asks the bot, hands the bot's answer back
+untouched (so the game is the bot's own, forfeits included), and on the way values the
+answer exactly against every other option of the question
+(:mod:`harness.coach.valuing`). It works the same whichever engine asks: on the native
+engine the audited seat is a Python seat called back from C, beside native opponents.
+
+:class:`CoachTally` sums the decisions up per deal (the unit every interval clusters on,
+:mod:`harness.stats`), per kind of decision and per error band, and keeps every
+situation where the bot erred (:class:`~harness.coach.situations.Situation`) with its
+count, its regret and where its costliest instance was (deal, table, seat order, the
+decision's number in the game), so that an example can be played again with its record.
+Tallies of disjoint deals add up (:meth:`CoachTally.merge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.analysis.account import Decision, claim_options
+from harness.coach.situations import (
+    BANDS,
+    END_GAME_TILES,
+    KINDS,
+    TIE,
+    Situation,
+    band_of,
+    claim_text,
+    faces_text,
+    move_text,
+)
+from harness.coach.valuing import (
+    Board,
+    Moment,
+    read_answer,
+    value_claim,
+    value_pick,
+    value_stop,
+)
+from harness.rules import DICE, FACE_POINTS, WORM, Rules
+from harness.strategy import Strategy
+from harness.view import View
+
+Sink = Callable[[Moment, Decision], None]
+
+
+class Audited(Strategy):
+    """A strategy whose every answer is valued as it is given (see the module docstring).
+
+    ``sink(moment, decision)`` hears each valued decision. The wrapper never changes an
+    answer; what the bot raises, the engine gets (the bot's forfeit). An error of the
+    valuation itself is kept in :attr:`error` (the caller raises it after the game: a
+    bug of the coach must never pass for the bot's forfeit).
+    """
+
+    name = "audited"
+
+    def __init__(self, inner: Strategy, sink: Sink) -> None:
+        self.inner = inner
+        self.sink = sink
+        self.error: BaseException | None = None
+        self._board: Board | None = None
+        self._before: tuple[int, ...] = ()
+        self._roll: tuple[int, ...] = ()
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        self.inner.new_game(seat, rules)
+
+    def pick(self, view: View) -> Any:
+        answer = self.inner.pick(view)
+        self._audit("pick", view, answer, view.choices)
+        return answer
+
+    def stop(self, view: View) -> Any:
+        answer = self.inner.stop(view)
+        self._audit("stop", view, answer, None)
+        return answer
+
+    def claim(self, view: View, choices: Sequence[Any]) -> Any:
+        answer = self.inner.claim(view, choices)
+        self._audit("claim", view, answer, choices)
+        return answer
+
+    def _audit(self, kind: str, view: View, answer: Any, choices: Any) -> None:
+        move = read_answer(kind, answer, choices)
+        if move is None or self.error is not None:
+            return  # not a legal answer: the engine makes it the bot's forfeit
+        try:
+            board = self._board
+            if board is None or board.turn != view.turn:
+                board = self._board = Board.of(view)
+            if kind == "pick":
+                self._before, self._roll = view.kept, view.rolled
+                decision = value_pick(board, view, move)
+            elif kind == "stop":
+                decision = value_stop(board, view, move)
+            else:
+                decision = value_claim(board, view, move, choices)
+            if decision is not None:
+                self.sink(Moment.of(board, self._before, self._roll, view.kept), decision)
+        except Exception as exc:  # the coach's own bug: raised after the game, not a forfeit
+            self.error = exc
+
+
+def situation_of(moment: Moment, kind: str) -> Situation:
+    """Where a decision of ``kind`` was taken, as a person reads it
+    (:class:`~harness.coach.situations.Situation`)."""
+    seen = moment.before if kind == "pick" else moment.kept
+    total = sum(FACE_POINTS[f] for f in seen)
+    reach = None
+    if WORM in seen:
+        found = claim_options(moment.grill, moment.tops, moment.seat, total, moment.lower_any)
+        reach = found[0].move if found else None
+    top = moment.tops[moment.seat]
+    return Situation(
+        kind=kind,
+        dice=len(moment.roll) if kind == "pick" else DICE - len(seen),
+        total=total,
+        set_aside=faces_text(seen),
+        in_reach=claim_text(reach),
+        at_risk=str(top) if top else "-",
+        end_game=len(moment.grill) <= END_GAME_TILES,
+    )
+
+
+#: The coach's key of an error: where, what the bot did, the better move.
+Key = tuple[Situation, str, str]
+
+
+def coach_key(moment: Moment, decision: Decision) -> Key:
+    kind = decision.kind
+    did, better = move_text(kind, decision.chosen), move_text(kind, decision.best.move)
+    return situation_of(moment, kind), did, better
+
+
+# -- the tally ----------------------------------------------------------------------------
+# Per deal, per kind: decisions with a choice, their regret, the part of it in the end
+# game, decisions that were not best, and the decisions in each band.
+PER_KIND = ("decisions", "regret", "end_game", "errors", "band1", "band2", "band3")
+GAME_FIELDS = ("games", "forfeits", "capped")
+FIELDS = GAME_FIELDS + tuple(f"{k}_{f}" for k in KINDS for f in PER_KIND)
+_AT = {name: i for i, name in enumerate(FIELDS)}
+
+
+@dataclass(frozen=True, order=True)
+class Where:
+    """A decision's place: the game (deal, table, seat order) and its number in the game
+    (the audited seat's decisions counted from 0), so an example can be played again."""
+
+    deal: int
+    table: int
+    order: int
+    index: int
+
+
+@dataclass
+class Seen:
+    """A situation's count, its summed regret and its costliest instance."""
+
+    count: int = 0
+    regret: float = 0.0
+    worst: float = -1.0
+    where: Where | None = None
+
+    def add(self, regret: float, where: Where) -> None:
+        self.count += 1
+        self.regret += regret
+        if regret > self.worst:  # the first of equals: the same whatever the workers
+            self.worst, self.where = regret, where
+
+    def merge(self, other: Seen) -> None:
+        self.count += other.count
+        self.regret += other.regret
+        if other.worst > self.worst or (
+            other.worst == self.worst
+            and other.where is not None
+            and self.where is not None
+            and other.where < self.where
+        ):
+            self.worst, self.where = other.worst, other.where
+
+
+@dataclass
+class CoachTally:
+    """The coach's sums over some deals (see the module docstring)."""
+
+    bands: tuple[float, float, float] = BANDS
+    rows: dict[int, list[float]] = field(default_factory=dict)
+    situations: dict[Key, Seen] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)  # forfeits of the bot: their lines
+    _row: list[float] | None = None
+    _game: tuple[int, int, int] = (0, 0, 0)
+    _index: int = 0
+
+    def begin(self, deal: int, table: int, order: int) -> None:
+        """A game of the bot begins (every decision until the next begin is this game's)."""
+        row = self.rows.get(deal)
+        if row is None:
+            row = self.rows[deal] = [0.0] * len(FIELDS)
+        self._row = row
+        self._game = (deal, table, order)
+        self._index = 0
+        row[_AT["games"]] += 1
+
+    def end(self, deal: int, *, forfeit: str | None, capped: bool) -> None:
+        """A game of ``deal`` ended: a forfeit of the bot's seat (its line), a turn cap."""
+        row = self.rows[deal]
+        if forfeit is not None:
+            row[_AT["forfeits"]] += 1
+            self.failures.append(forfeit)
+        if capped:
+            row[_AT["capped"]] += 1
+
+    def add(self, moment: Moment, decision: Decision) -> None:
+        """One valued decision of the bot (an :class:`Audited` sink)."""
+        row = self._row
+        assert row is not None
+        index = self._index
+        self._index = index + 1
+        if not decision.choice:
+            return  # one legal option: nothing was decided
+        kind = decision.kind
+        regret = decision.regret
+        base = _AT[f"{kind}_decisions"]
+        row[base] += 1
+        row[base + 1] += regret
+        if len(moment.grill) <= END_GAME_TILES:
+            row[base + 2] += regret
+        if regret > TIE:
+            row[base + 3] += 1
+            band = band_of(regret, self.bands)
+            if band:
+                row[base + 3 + band] += 1
+            key = coach_key(moment, decision)
+            seen = self.situations.get(key)
+            if seen is None:
+                seen = self.situations[key] = Seen()
+            seen.add(regret, Where(*self._game, index))
+
+    def merge(self, other: CoachTally) -> None:
+        """Add a tally of other deals (in deal order: sums come out the same)."""
+        for deal, row in other.rows.items():
+            mine = self.rows.get(deal)
+            if mine is None:
+                self.rows[deal] = list(row)
+            else:  # pragma: no cover - blocks hold disjoint deals
+                self.rows[deal] = [a + b for a, b in zip(mine, row, strict=True)]
+        for key, seen in other.situations.items():
+            found = self.situations.get(key)
+            if found is None:
+                self.situations[key] = Seen(seen.count, seen.regret, seen.worst, seen.where)
+            else:
+                found.merge(seen)
+        self.failures += other.failures
+
+    def column(self, name: str) -> list[float]:
+        """One field per deal, in deal order."""
+        at = _AT[name]
+        return [self.rows[d][at] for d in sorted(self.rows)]
+
+
+__all__ = [
+    "FIELDS",
+    "PER_KIND",
+    "Audited",
+    "CoachTally",
+    "Key",
+    "Seen",
+    "Where",
+    "coach_key",
+    "situation_of",
+]

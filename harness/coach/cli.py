@@ -1,0 +1,278 @@
+"""``harness coach BOT`` and ``harness diff A B``: every decision, seen.
+
+Registered by :mod:`harness.cli`; imports :mod:`harness.cli_common` and lower modules,
+never harness.cli. The work is imported when a command runs (``harness --help`` stays
+quick). Options are checked before any game is played; mistakes are one line and exit 2
+(harness.cli_common's rule), Ctrl-C exits 130.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from harness.cli_common import (
+    complete_strategy,
+    engine_option,
+    max_turns_option,
+    parse_variants,
+    rules_options,
+    user_errors,
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+DEFAULT_OUT = Path("results")
+
+
+def _common(deals: int, noun: str) -> Callable[[F], F]:
+    """The options the coach and the diff share: who they meet, on what, and where to."""
+
+    def decorate(func: F) -> F:
+        for option in reversed(
+            [
+                click.option(
+                    "--opponent",
+                    "-o",
+                    "opponents",
+                    multiple=True,
+                    shell_complete=complete_strategy,
+                    help="An opponent (repeatable) [default: simple]. Fewer than the other "
+                    "seats: they fill them in turn; more: one table per group of them.",
+                ),
+                click.option("--players", type=click.IntRange(2, 7), default=2, show_default=True),
+                rules_options,
+                click.option(
+                    "--deals",
+                    type=click.IntRange(1, 10_000_000),
+                    default=deals,
+                    show_default=True,
+                    help="Duplicate deals, each played in every seat order at every table.",
+                ),
+                click.option(
+                    "--seed",
+                    type=int,
+                    default=1,
+                    show_default=True,
+                    help="Seed of the deals (a tournament's deal d with this seed).",
+                ),
+                engine_option(config=False),
+                click.option(
+                    "--workers",
+                    type=click.IntRange(1, 1024),
+                    default=None,
+                    help="Worker processes [default: one per CPU, at most 8].",
+                ),
+                max_turns_option("Turn cap of every game (default 1000)."),
+                click.option(
+                    "--situations",
+                    type=click.IntRange(0, 1000),
+                    default=None,
+                    help="Situations to list [default: 10 for the coach, 8 each way for the diff].",
+                ),
+                click.option(
+                    "--examples",
+                    type=click.IntRange(0, 50),
+                    default=None,
+                    help="Example positions played again with their records [default: 3; "
+                    "the diff: 2 where B gains, 2 where it loses].",
+                ),
+                click.option(
+                    "--out",
+                    type=click.Path(file_okay=False, path_type=Path),
+                    default=None,
+                    help=f"Folder for {noun}.md, {noun}.html, {noun}.json and the examples' "
+                    f"records [default: results/{noun}/<time>-<names>].",
+                ),
+                click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON."),
+            ]
+        ):
+            func = option(func)
+        return func
+
+    return decorate
+
+
+def _bands(text: str | None) -> tuple[float, ...] | None:
+    if text is None:
+        return None
+    from harness.errors import HarnessError
+
+    try:
+        return tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise HarnessError(f"--bands: {text[:60]!r}: give three numbers, e.g. 0.25,0.5,1") from None
+
+
+def _folder(out: Path | None, noun: str, *names: str) -> Path:
+    if out is not None:
+        return out
+    slug = re.sub(r"[^A-Za-z0-9_.=-]+", "_", "_vs_".join(names))[:120].strip("_.") or noun
+    return DEFAULT_OUT / noun / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+
+
+class _Progress:
+    """Games done, on one line of stderr, when stderr is a terminal (and not for --json)."""
+
+    def __init__(self, label: str, show: bool) -> None:
+        self.label = label
+        self.show = show and sys.stderr.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.show:
+            click.echo(f"\r{self.label}: {done:,} / {total:,} games", nl=False, err=True)
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+
+
+def _workers(workers: int | None) -> int:
+    from harness.coach.deals import default_workers
+
+    return default_workers() if workers is None else workers
+
+
+@click.command("coach")
+@click.argument("bot", shell_complete=complete_strategy)
+@_common(1000, "coach")
+@click.option(
+    "--bands",
+    default=None,
+    metavar="W1,W2,W3",
+    help="Regret thresholds in worms of inaccuracy, mistake and blunder [default: 0.25,0.5,1].",
+)
+@user_errors
+def coach(bot: str, bands: str | None, **options: Any) -> None:
+    """Audit every decision BOT takes against the exact turn optimum.
+
+    BOT plays its opponents on duplicate deals (natively where the seats allow), every
+    seat order; each of its decisions with a choice (pick a face, stop or roll on, choose
+    a claim) is valued exactly for the turn's worm swing. Prints the worms it loses per
+    game to each kind of decision with 95% intervals (clustered by deal), how often it
+    errs and how badly (inaccuracy, mistake, blunder), the costliest recurring situations
+    with the better move, and example positions with their game records; writes
+    coach.md, coach.html and coach.json (docs/coach.md).
+
+    \b
+    Examples:
+      harness coach greedy
+      harness coach bots/mine.py:MyBot -o tactician -o optimal --deals 2000
+      harness coach tactician --players 3 -o greedy -o simple --json
+    """
+    from harness.coach.coaching import DEFAULT_EXAMPLES, DEFAULT_OPPONENTS, DEFAULT_SITUATIONS
+    from harness.coach.coaching import coach as run_coach
+    from harness.coach.render import coach_lines
+    from harness.coach.situations import BANDS
+
+    o = options
+    rules = parse_variants(o["preset"], o["settings"], players=o["players"])
+    progress = _Progress("coach", not o["as_json"])
+    try:
+        result = run_coach(
+            bot,
+            opponents=o["opponents"] or DEFAULT_OPPONENTS,
+            rules=rules,
+            players=o["players"],
+            deals=o["deals"],
+            seed=o["seed"],
+            engine=o["engine"],
+            workers=_workers(o["workers"]),
+            bands=_bands(bands) or BANDS,
+            situations=DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
+            examples=DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
+            **_turn_cap(o["max_turns"]),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    folder = _folder(o["out"], "coach", result.bot)
+    data, files = result.write(folder)
+    _tell(data, files, o["as_json"], coach_lines)
+
+
+@click.command("diff")
+@click.argument("a", shell_complete=complete_strategy)
+@click.argument("b", shell_complete=complete_strategy)
+@_common(500, "diff")
+@user_errors
+def diff(a: str, b: str, **options: Any) -> None:
+    """Where A and B decide differently on the same deals, and what it is worth.
+
+    A and B (two versions of one bot: two files, or NAME=REF for a name of its own) play
+    the same duplicate deals against the same opponents; in A's games B is asked every
+    question A is asked, and in B's games A. Where they answer differently, both answers
+    are valued exactly for the turn's worm swing, the rest of the turn played by the
+    other bot. Prints how often they part, B's gain per game over A with a 95% interval
+    (clustered by deal), where B gains and where it loses, and example positions with
+    their game records; writes diff.md, diff.html and diff.json (docs/coach.md). Exact
+    per decision, with no game outcome involved: it converges far faster than a compare.
+
+    \b
+    Examples:
+      harness diff 'threshold(target=26)' 'threshold(target=27)'
+      harness diff old=bots/v1.py:Bot new=bots/v2.py:Bot -o tactician --deals 2000
+    """
+    from harness.coach.differ import DEFAULT_EXAMPLES, DEFAULT_OPPONENTS, DEFAULT_SITUATIONS
+    from harness.coach.differ import diff as run_diff
+    from harness.coach.render import diff_lines
+
+    o = options
+    rules = parse_variants(o["preset"], o["settings"], players=o["players"])
+    progress = _Progress("diff", not o["as_json"])
+    try:
+        result = run_diff(
+            a,
+            b,
+            opponents=o["opponents"] or DEFAULT_OPPONENTS,
+            rules=rules,
+            players=o["players"],
+            deals=o["deals"],
+            seed=o["seed"],
+            engine=o["engine"],
+            workers=_workers(o["workers"]),
+            situations=DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
+            examples=DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
+            **_turn_cap(o["max_turns"]),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+    folder = _folder(o["out"], "diff", result.a, result.b)
+    data, files = result.write(folder)
+    _tell(data, files, o["as_json"], diff_lines)
+
+
+def _turn_cap(max_turns: int | None) -> dict[str, int]:
+    from harness.tourney.config import check_bounds
+
+    check_bounds(max_turns=max_turns)
+    return {} if max_turns is None else {"max_turns": max_turns}
+
+
+def _tell(
+    data: dict[str, Any],
+    files: dict[str, Path],
+    as_json: bool,
+    lines: Callable[[dict[str, Any], list[str]], list[str]],
+) -> None:
+    from harness.jsonsafe import json_safe
+
+    if as_json:
+        data = {**data, "files": {k: str(v) for k, v in files.items()}}
+        click.echo(json.dumps(json_safe(data)))
+        return
+    for line in lines(data, data["records"]):
+        click.echo(line)
+    click.echo(f"\nReport: {files['html']} (also {files['markdown'].name}, {files['json'].name})")
+
+
+__all__ = ["coach", "diff"]

@@ -1,0 +1,425 @@
+"""``coach(bot)``: every decision of a bot audited against the exact turn optimum.
+
+The bot plays its deals (:mod:`harness.coach.deals`) with its seat audited
+(:class:`~harness.coach.audit.Audited`); :class:`Coaching` is the answer, for programs
+(:meth:`Coaching.to_json`), notebooks (DataFrames: :attr:`Coaching.kinds`,
+:attr:`~Coaching.situations`, :attr:`~Coaching.bands`) and people (the terminal, Markdown
+and HTML of :mod:`harness.coach.render`)::
+
+    from harness.coach import coach
+    c = coach("greedy", opponents=["simple"], deals=500, seed=1)
+    c.kinds                 # worms lost per game to each kind of decision, 95% intervals
+    c.situations.head()     # the costliest recurring situations
+
+What it measures (docs/coach.md): a decision's *regret* is the best option's exact value
+minus the chosen one's, in worms of swing, for the payoff ``optimal`` maximises (its
+worms, a steal's loss to the victim, a bust's lost tile). The worms a bot loses per game
+to a kind of decision is the sum of its regrets there per game, with a 95% interval
+clustered by deal (:class:`harness.stats.Moments`). ``optimal`` itself loses nothing
+outside its end game (ties only); in its end game it plays for the win instead of the
+swing, and the coach counts what that costs in swing apart (the *end game* column).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.analysis.account import Decision
+from harness.coach.audit import Audited, CoachTally, Key, Seen, Where
+from harness.coach.deals import Field, play_field, replay_game, resolve_all
+from harness.coach.situations import BAND_NAMES, BANDS, KINDS, Situation, check_bands
+from harness.coach.valuing import Moment
+from harness.engine import DEFAULT_MAX_TURNS, GameResult
+from harness.errors import HarnessError
+from harness.plugins import StrategySpec
+from harness.rules import Rules
+from harness.stats import Moments
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DEFAULT_OPPONENTS = ("simple",)
+DEFAULT_DEALS = 1000
+DEFAULT_SITUATIONS = 10
+DEFAULT_EXAMPLES = 3
+
+
+@dataclass
+class CoachSubject:
+    """The audited bot: a fresh :class:`Audited` instance per game."""
+
+    spec: StrategySpec
+    name: str
+
+    def make(self, tally: CoachTally) -> Audited:
+        return Audited(self.spec.create(), tally.add)
+
+
+@dataclass(frozen=True)
+class Example:
+    """One decision played again with its game's record: where, what, and the values."""
+
+    key: Key
+    where: Where
+    seat: int
+    seats: list[str]
+    seed: int
+    moment: Moment
+    decision: Decision
+    record: dict[str, Any] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        d = self.decision
+        return {
+            **_key_json(self.key),
+            "deal": self.where.deal,
+            "table": self.where.table,
+            "seating": self.where.order,
+            "seat": self.seat,
+            "seats": self.seats,
+            "seed": self.seed,
+            "turn": self.moment.turn,
+            "kind": d.kind,
+            "chosen": _plain(d.chosen),
+            "best": _plain(d.best.move),
+            "regret": d.regret,
+            "options": [{"move": _plain(o.move), "value": o.value} for o in d.options],
+            "grill": list(self.moment.grill),
+            "tops": list(self.moment.tops),
+            "set_aside": list(self.moment.before),
+            "roll": list(self.moment.roll),
+            "analyze": self.moment.analyze_command(),
+            "play": self.play_command(),
+        }
+
+    def play_command(self) -> str:
+        """The ``harness play`` command that plays this game again (told turn by turn)."""
+        seats = " ".join(_quoted(s) for s in self.seats)
+        return f"harness play {seats} --seed {self.seed} --dice duplicate"
+
+
+def _key_json(key: Key) -> dict[str, Any]:
+    situation, did, better = key
+    return {**situation.to_json(), "did": did, "better": better}
+
+
+def _quoted(text: str) -> str:
+    return text if all(c.isalnum() or c in "-_.:/=" for c in text) else f"'{text}'"
+
+
+def _plain(move: Any) -> Any:
+    return list(move) if isinstance(move, tuple) else move
+
+
+def _interval(m: Moments) -> dict[str, float | None]:
+    low, high = m.interval()
+    est = m.estimate
+    return {"estimate": _num(est), "low": _num(low), "high": _num(high), "deals": int(m.deals)}
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else x  # nan: undefined, shown as a dash
+
+
+@dataclass
+class Coaching:
+    """What the coach found (see the module docstring)."""
+
+    bot: str
+    opponents: list[str]
+    rules: Rules
+    deals: int
+    seed: int
+    engine: str
+    bands: tuple[float, float, float]
+    tally: CoachTally
+    examples: list[Example]
+    cpu: float = 0.0
+    wall: float = 0.0
+    top: int = DEFAULT_SITUATIONS
+
+    # -- the numbers ------------------------------------------------------------------
+    @property
+    def games(self) -> int:
+        return int(sum(self.tally.column("games")))
+
+    def _per_game(self, values: Sequence[float]) -> Moments:
+        return Moments.of(values, self.tally.column("games"))
+
+    def _sum(self, fields: Sequence[str]) -> list[float]:
+        columns = [self.tally.column(f) for f in fields]
+        return [sum(row) for row in zip(*columns, strict=True)] if columns else []
+
+    def kind_rows(self) -> list[dict[str, Any]]:
+        """Per kind of decision (and all): decisions and losses per game, errors, bands."""
+        rows = []
+        for kind in (*KINDS, "all"):
+            kinds = KINDS if kind == "all" else (kind,)
+
+            def col(name: str, kinds: tuple[str, ...] = kinds) -> list[float]:
+                return self._sum([f"{k}_{name}" for k in kinds])
+
+            decisions = col("decisions")
+            row: dict[str, Any] = {
+                "kind": kind,
+                "decisions": int(sum(decisions)),
+                "decisions_per_game": _interval(self._per_game(decisions)),
+                "loss_per_game": _interval(self._per_game(col("regret"))),
+                "end_game_loss_per_game": _interval(self._per_game(col("end_game"))),
+                "mean_regret": _interval(Moments.of(col("regret"), decisions)),
+                "not_best": _interval(Moments.of(col("errors"), decisions)),
+            }
+            for b, name in enumerate(BAND_NAMES, 1):
+                row[f"{name}s"] = int(sum(col(f"band{b}")))
+                row[f"{name}_rate"] = _interval(Moments.of(col(f"band{b}"), decisions))
+            rows.append(row)
+        return rows
+
+    def band_rows(self) -> list[dict[str, Any]]:
+        """Per band: its range in worms, how many decisions, per game and per decision."""
+        decisions = self._sum([f"{k}_decisions" for k in KINDS])
+        limits = (*self.bands, float("inf"))
+        rows = []
+        for b, name in enumerate(BAND_NAMES, 1):
+            counts = self._sum([f"{k}_band{b}" for k in KINDS])
+            rows.append(
+                {
+                    "band": name,
+                    "from": limits[b - 1],
+                    "below": None if limits[b] == float("inf") else limits[b],
+                    "count": int(sum(counts)),
+                    "per_game": _interval(self._per_game(counts)),
+                    "rate": _interval(Moments.of(counts, decisions)),
+                }
+            )
+        return rows
+
+    def ranked(self) -> list[tuple[Key, Seen]]:
+        """Every situation where the bot erred, costliest (summed regret) first."""
+        return sorted(self.tally.situations.items(), key=lambda kv: (-kv[1].regret, kv[0]))
+
+    def situation_rows(self, top: int | None = None) -> list[dict[str, Any]]:
+        games = max(self.games, 1)
+        rows = []
+        for key, seen in self.ranked()[: top if top is not None else self.top]:
+            rows.append(
+                {
+                    **_key_json(key),
+                    "describe": key[0].describe(),
+                    "count": seen.count,
+                    "mean_regret": seen.regret / seen.count,
+                    "loss_per_game": seen.regret / games,
+                    "worst": seen.worst,
+                }
+            )
+        return rows
+
+    def forfeits(self) -> int:
+        return int(sum(self.tally.column("forfeits")))
+
+    # -- for programs and notebooks -----------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "opponents": self.opponents,
+            "rules": self.rules.to_dict(),
+            "rules_text": self.rules.describe(),
+            "players": self.rules.players,
+            "deals": self.deals,
+            "games": self.games,
+            "seed": self.seed,
+            "engine": self.engine,
+            "bands": dict(zip(BAND_NAMES, self.bands, strict=True)),
+            "kinds": self.kind_rows(),
+            "band_counts": self.band_rows(),
+            "situations": self.situation_rows(),
+            "situation_count": len(self.tally.situations),
+            "examples": [e.to_json() for e in self.examples],
+            "forfeits": self.forfeits(),
+            "forfeit_examples": self.tally.failures[:3],
+            "turn_capped": int(sum(self.tally.column("capped"))),
+            "cpu_seconds": self.cpu,
+            "wall_seconds": self.wall,
+        }
+
+    @property
+    def kinds(self) -> pd.DataFrame:
+        """One row per kind of decision (pick, stop, claim, all): decisions, worms lost per
+        game with the 95% interval, the end game's part, mean regret, error rates."""
+        import pandas as pd
+
+        rows = []
+        for r in self.kind_rows():
+            rows.append(
+                {
+                    "kind": r["kind"],
+                    "decisions": r["decisions"],
+                    "per_game": r["decisions_per_game"]["estimate"],
+                    "loss_per_game": r["loss_per_game"]["estimate"],
+                    "low": r["loss_per_game"]["low"],
+                    "high": r["loss_per_game"]["high"],
+                    "end_game_loss": r["end_game_loss_per_game"]["estimate"],
+                    "mean_regret": r["mean_regret"]["estimate"],
+                    "not_best": r["not_best"]["estimate"],
+                    **{f"{n}s": r[f"{n}s"] for n in BAND_NAMES},
+                }
+            )
+        return pd.DataFrame(rows).set_index("kind")
+
+    @property
+    def situations(self) -> pd.DataFrame:
+        """Every situation where the bot erred (one row each, costliest first): its key,
+        count, mean regret and worms lost per game."""
+        import pandas as pd
+
+        rows = self.situation_rows(top=len(self.tally.situations))
+        columns = [*Situation.__dataclass_fields__, "did", "better"]
+        columns += ["count", "mean_regret", "loss_per_game"]
+        return pd.DataFrame(rows, columns=[*columns, "describe", "worst"])[columns]
+
+    @property
+    def bands_frame(self) -> pd.DataFrame:
+        """One row per error band: its range, count, per game and per decision."""
+        import pandas as pd
+
+        rows = [
+            {
+                "band": r["band"],
+                "from": r["from"],
+                "below": r["below"],
+                "count": r["count"],
+                "per_game": r["per_game"]["estimate"],
+                "rate": r["rate"]["estimate"],
+            }
+            for r in self.band_rows()
+        ]
+        return pd.DataFrame(rows).set_index("band")
+
+    def write(self, folder: str | Path) -> tuple[dict[str, Any], dict[str, Path]]:
+        """coach.md, coach.html, coach.json and the examples' records into ``folder``: the
+        JSON written and the files' paths."""
+        from harness.coach.render import coach_blocks, write_files, write_records
+
+        folder = Path(folder)
+        data = self.to_json()
+        data["records"] = records = write_records(folder, [e.record for e in self.examples])
+        blocks = coach_blocks(data, records)
+        return data, write_files(folder, "coach", f"Coach: {self.bot}", blocks, data)
+
+
+def coach(
+    bot: str | StrategySpec,
+    *,
+    opponents: Sequence[str | StrategySpec] = DEFAULT_OPPONENTS,
+    rules: Rules | str | dict | None = "official",
+    players: int = 2,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 1,
+    engine: str = "auto",
+    workers: int = 1,
+    bands: Sequence[float] = BANDS,
+    situations: int = DEFAULT_SITUATIONS,
+    examples: int = DEFAULT_EXAMPLES,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Coaching:
+    """Audit every decision ``bot`` takes on ``deals`` duplicate deals against its
+    ``opponents`` (see the module docstring). ``examples``: how many of the costliest
+    situations get an example played again with its record."""
+    started, wall = time.process_time(), time.perf_counter()
+    try:
+        band_values = check_bands(tuple(bands))
+    except ValueError as exc:
+        raise HarnessError(f"--bands: {exc}") from None
+    if not 1 <= deals <= 10_000_000:
+        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
+    if not opponents:
+        raise HarnessError("--opponent: give at least one opponent")
+    game_rules = Rules.coerce(rules, players=players)
+    (spec,) = resolve_all([bot], "BOT")
+    field_ = Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
+    subject = CoachSubject(spec, spec.label)
+    tally, used, worker_cpu = play_field(
+        field_, subject, lambda: CoachTally(band_values), workers=workers, progress=progress
+    )
+    result = Coaching(
+        subject.name,
+        [o.label for o in field_.opponents],
+        game_rules,
+        deals,
+        seed,
+        used,
+        band_values,
+        tally,
+        [],
+        top=situations,
+    )
+    result.examples = _examples(result, field_, subject, examples)
+    result.cpu = time.process_time() - started + worker_cpu
+    result.wall = time.perf_counter() - wall
+    return result
+
+
+def _examples(result: Coaching, field_: Field, subject: CoachSubject, count: int) -> list[Example]:
+    """The costliest instance of each of the ``count`` costliest situations, played again
+    on the Python engine with its record."""
+    found = []
+    for key, seen in result.ranked()[:count]:
+        where = seen.where
+        assert where is not None
+        catch = _Catch(where.index)
+        tally = catch.tally
+        game: GameResult = replay_game(field_, catch.subject(subject), tally, *_at(where))
+        if catch.moment is None or catch.decision is None:  # pragma: no cover - replays agree
+            raise RuntimeError(f"the example at {where} did not replay")
+        found.append(
+            Example(
+                key,
+                where,
+                field_.seat_of_subject(where.order),
+                list(game.names),
+                int(game.record["seed"]),  # type: ignore[index]
+                catch.moment,
+                catch.decision,
+                game.record,  # type: ignore[arg-type]
+            )
+        )
+    return found
+
+
+def _at(where: Where) -> tuple[int, int, int]:
+    return where.table, where.deal, where.order
+
+
+class _Catch:
+    """Plays a game again and catches the decision with the given index."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.seen = 0
+        self.moment: Moment | None = None
+        self.decision: Decision | None = None
+        self.tally = CoachTally()
+
+    def subject(self, real: CoachSubject) -> Any:
+        catch = self
+
+        class _Caught:
+            name = real.name
+
+            def make(self, tally: Any) -> Audited:
+                return Audited(real.spec.create(), catch.add)
+
+        return _Caught()
+
+    def add(self, moment: Moment, decision: Decision) -> None:
+        if self.seen == self.index:
+            self.moment, self.decision = moment, decision
+        self.seen += 1
+
+
+__all__ = ["DEFAULT_DEALS", "DEFAULT_OPPONENTS", "Coaching", "Example", "coach"]

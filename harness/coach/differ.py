@@ -1,0 +1,578 @@
+"""``diff(a, b)``: two bots on the same deals, where they decide differently and what it is worth.
+
+Both bots play the same deals against the same opponents in every seat order: A's games
+with B as A's shadow, B's games with A as B's shadow (:class:`~harness.coach.shadow.
+Shadowed`). Every question where the two answer differently is a *parting*; both
+answers are valued exactly under the shadow's own play for the rest of the turn, and B's
+*gain* there is the value of B's answer minus A's. Summed over a turn, the gains are an
+unbiased estimate of how much more B's play of the turn is worth than A's (the
+performance difference identity, :mod:`harness.coach.shadow`), in worms of swing; per
+game, with a 95% interval clustered by deal (:class:`harness.stats.Moments`), over A's
+games, B's games, and both.
+
+The answer, :class:`Diff`, says how often they part (per game, per question), B's gain
+per game with its interval and split into where B gains and where it loses, the same per
+kind of decision, the situations where B gains or loses most (the coach's situation key
+with each bot's move), and example positions played again with their records. No game
+outcome enters: a diff converges far faster than a compare of results
+(benchmarks/diff_speed.py measures how much).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness.coach.audit import Where, situation_of
+from harness.coach.deals import Field, play_field, replay_game, resolve_all
+from harness.coach.shadow import Parting, Shadowed
+from harness.coach.situations import KINDS, Situation, move_text
+from harness.coach.valuing import Moment
+from harness.engine import DEFAULT_MAX_TURNS
+from harness.errors import HarnessError
+from harness.plugins import StrategySpec
+from harness.rules import Rules
+from harness.stats import Moments
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+DEFAULT_OPPONENTS = ("simple",)
+DEFAULT_DEALS = 500
+DEFAULT_SITUATIONS = 8
+DEFAULT_EXAMPLES = 2
+SIDES = ("A", "B")  # whose games: A's (B its shadow) or B's (A its shadow)
+PER_KIND = ("asked", "parted", "gain", "gained", "lost")
+GAME_FIELDS = ("games", "forfeits", "capped", "failed")
+FIELDS = GAME_FIELDS + tuple(f"{k}_{f}" for k in KINDS for f in PER_KIND)
+_AT = {name: i for i, name in enumerate(FIELDS)}
+
+#: A parting's key: where, what A does, what B does.
+Key = tuple[Situation, str, str]
+
+
+@dataclass
+class Spot:
+    """A parting key's count, B's summed gain there, and its extreme instances."""
+
+    count: int = 0
+    gain: float = 0.0
+    high: float = float("-inf")
+    high_at: tuple[str, Where] | None = None  # (side, where) of the largest gain
+    low: float = float("inf")
+    low_at: tuple[str, Where] | None = None
+
+    def add(self, gain: float, where: tuple[str, Where]) -> None:
+        self.count += 1
+        self.gain += gain
+        if gain > self.high:
+            self.high, self.high_at = gain, where
+        if gain < self.low:
+            self.low, self.low_at = gain, where
+
+    def merge(self, other: Spot) -> None:
+        self.count += other.count
+        self.gain += other.gain
+        if other.high > self.high:
+            self.high, self.high_at = other.high, other.high_at
+        if other.low < self.low:
+            self.low, self.low_at = other.low, other.low_at
+
+
+@dataclass
+class DiffTally:
+    """One side's sums over some deals (A's games or B's), per deal, kind and key."""
+
+    side: str
+    rows: dict[int, list[float]] = field(default_factory=dict)
+    spots: dict[Key, Spot] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    forfeit_lines: list[str] = field(default_factory=list)
+    _row: list[float] | None = None
+    _game: tuple[int, int, int] = (0, 0, 0)
+    _index: int = 0
+
+    # -- the seat's reports (harness.coach.deals.Tally, harness.coach.shadow.Watcher) --------
+    def begin(self, deal: int, table: int, order: int) -> None:
+        row = self.rows.get(deal)
+        if row is None:
+            row = self.rows[deal] = [0.0] * len(FIELDS)
+        self._row = row
+        self._game = (deal, table, order)
+        self._index = 0
+        row[_AT["games"]] += 1
+
+    def end(self, deal: int, *, forfeit: str | None, capped: bool) -> None:
+        row = self.rows[deal]
+        if forfeit is not None:
+            row[_AT["forfeits"]] += 1
+            self.forfeit_lines.append(forfeit)
+        if capped:
+            row[_AT["capped"]] += 1
+
+    def asked(self, kind: str) -> None:
+        assert self._row is not None
+        self._row[_AT[f"{kind}_asked"]] += 1
+
+    def failed(self, message: str) -> None:
+        assert self._row is not None
+        self._row[_AT["failed"]] += 1
+        deal, _, order = self._game
+        self.failures.append(f"deal {deal}, seat order {order}, {message}")
+
+    def parted(self, moment: Moment, parting: Parting) -> None:
+        row = self._row
+        assert row is not None
+        kind = parting.kind
+        a, b = (
+            (parting.primary, parting.shadow)
+            if self.side == "A"
+            else (parting.shadow, parting.primary)
+        )
+        # B's gain: the value of B's answer minus A's, under the shadow's play.
+        gain = parting.shadow_value - parting.primary_value
+        if self.side == "B":
+            gain = -gain
+        base = _AT[f"{kind}_parted"]
+        row[base] += 1
+        row[base + 1] += gain
+        row[base + (2 if gain > 0 else 3)] += gain
+        key = (situation_of(moment, kind), move_text(kind, a), move_text(kind, b))
+        spot = self.spots.get(key)
+        if spot is None:
+            spot = self.spots[key] = Spot()
+        spot.add(gain, (self.side, Where(*self._game, self._index)))
+        self._index += 1
+
+    def merge(self, other: DiffTally) -> None:
+        for deal, row in other.rows.items():
+            self.rows[deal] = list(row)
+        for key, spot in other.spots.items():
+            found = self.spots.get(key)
+            if found is None:
+                self.spots[key] = Spot(
+                    spot.count, spot.gain, spot.high, spot.high_at, spot.low, spot.low_at
+                )
+            else:
+                found.merge(spot)
+        self.failures += other.failures
+        self.forfeit_lines += other.forfeit_lines
+
+    def column(self, name: str) -> list[float]:
+        at = _AT[name]
+        return [self.rows[d][at] for d in sorted(self.rows)]
+
+
+@dataclass
+class DiffSubject:
+    """One side's seat: the primary bot with the other as its shadow."""
+
+    primary: StrategySpec
+    shadow: StrategySpec
+    name: str
+
+    def make(self, tally: DiffTally) -> Shadowed:
+        return Shadowed(self.primary.create(), self.shadow.create(), tally)
+
+
+@dataclass(frozen=True)
+class DiffExample:
+    """One parting played again with its game's record."""
+
+    key: Key
+    side: str
+    where: Where
+    seat: int
+    seats: list[str]
+    seed: int
+    moment: Moment
+    parting: Parting
+    gain: float
+    record: dict[str, Any] = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        situation, a, b = self.key
+        p = self.parting
+        values = (
+            (p.primary_value, p.shadow_value)
+            if self.side == "A"
+            else (p.shadow_value, p.primary_value)
+        )
+        return {
+            **situation.to_json(),
+            "a": a,
+            "b": b,
+            "side": self.side,
+            "deal": self.where.deal,
+            "table": self.where.table,
+            "seating": self.where.order,
+            "seat": self.seat,
+            "seats": self.seats,
+            "seed": self.seed,
+            "turn": self.moment.turn,
+            "a_value": values[0],
+            "b_value": values[1],
+            "gain": self.gain,
+            "valued_with": "B" if self.side == "A" else "A",
+            "grill": list(self.moment.grill),
+            "tops": list(self.moment.tops),
+            "set_aside": list(self.moment.before),
+            "roll": list(self.moment.roll),
+            "analyze": self.moment.analyze_command(),
+            "play": f"harness play {' '.join(_quoted(s) for s in self.seats)} --seed "
+            f"{self.seed} --dice duplicate",
+        }
+
+
+def _quoted(text: str) -> str:
+    return text if all(c.isalnum() or c in "-_.:/=" for c in text) else f"'{text}'"
+
+
+def _interval(m: Moments) -> dict[str, float | None]:
+    low, high = m.interval()
+    est = m.estimate
+    nan = est != est
+    return {
+        "estimate": None if nan else est,
+        "low": None if low != low else low,
+        "high": None if high != high else high,
+        "deals": int(m.deals),
+    }
+
+
+@dataclass
+class Diff:
+    """What the diff found (see the module docstring)."""
+
+    a: str
+    b: str
+    opponents: list[str]
+    rules: Rules
+    deals: int
+    seed: int
+    engine: str
+    sides: dict[str, DiffTally]
+    examples: list[DiffExample] = field(default_factory=list)
+    cpu: float = 0.0
+    wall: float = 0.0
+    top: int = DEFAULT_SITUATIONS
+
+    def _columns(self, name: str, sides: Sequence[str]) -> list[float]:
+        cols = [self.sides[s].column(name) for s in sides]
+        return [sum(v) for v in zip(*cols, strict=True)]
+
+    def _kinds(self, what: str, kinds: Sequence[str], sides: Sequence[str]) -> list[float]:
+        cols = [self._columns(f"{k}_{what}", sides) for k in kinds]
+        return [sum(v) for v in zip(*cols, strict=True)]
+
+    def games(self, sides: Sequence[str] = SIDES) -> int:
+        return int(sum(self._columns("games", sides)))
+
+    def gain_rows(self) -> list[dict[str, Any]]:
+        """B's gain over A per game (and partings), for A's games, B's games and both, by
+        kind of decision and all kinds."""
+        rows = []
+        for label, sides in (("both", SIDES), ("A's games", ("A",)), ("B's games", ("B",))):
+            games = self._columns("games", sides)
+            for kind in (*KINDS, "all"):
+                kinds = KINDS if kind == "all" else (kind,)
+                asked = self._kinds("asked", kinds, sides)
+                parted = self._kinds("parted", kinds, sides)
+
+                def per_game(what: str, ks: Sequence[str] = kinds, ss: Sequence[str] = sides,
+                             gs: list[float] = games) -> dict[str, Any]:  # fmt: skip
+                    return _interval(Moments.of(self._kinds(what, ks, ss), gs))
+
+                rows.append(
+                    {
+                        "games": label,
+                        "kind": kind,
+                        "asked": int(sum(asked)),
+                        "parted": int(sum(parted)),
+                        "part_rate": _interval(Moments.of(parted, asked)),
+                        "partings_per_game": _interval(Moments.of(parted, games)),
+                        "gain_per_game": _interval(
+                            Moments.of(self._kinds("gain", kinds, sides), games)
+                        ),
+                        "gained_per_game": _interval(
+                            Moments.of(self._kinds("gained", kinds, sides), games)
+                        ),
+                        "lost_per_game": _interval(
+                            Moments.of(self._kinds("lost", kinds, sides), games)
+                        ),
+                    }
+                )
+        return rows
+
+    @property
+    def verdict(self) -> dict[str, Any]:
+        """B's gain per game over both sides, and what its 95% interval says."""
+        row = next(r for r in self.gain_rows() if r["games"] == "both" and r["kind"] == "all")
+        gain = row["gain_per_game"]
+        low, high = gain["low"], gain["high"]
+        if row["parted"] == 0:
+            says = "identical: A and B never decide differently on these deals"
+        elif low is None or high is None:
+            says = "too few deals for an interval"
+        elif low > 0:
+            says = "B is better (95%)"
+        elif high < 0:
+            says = "A is better (95%)"
+        else:
+            says = "not separated at 95%"
+        return {**gain, "says": says, "partings": row["parted"]}
+
+    def spots(self) -> dict[Key, Spot]:
+        merged: dict[Key, Spot] = {}
+        for side in SIDES:
+            for key, spot in self.sides[side].spots.items():
+                found = merged.get(key)
+                if found is None:
+                    merged[key] = Spot(
+                        spot.count, spot.gain, spot.high, spot.high_at, spot.low, spot.low_at
+                    )
+                else:
+                    found.merge(spot)
+        return merged
+
+    def ranked(self, gains: bool) -> list[tuple[Key, Spot]]:
+        """Parting keys where B gains (``gains``) or loses in all, most first."""
+        spots = [(k, s) for k, s in self.spots().items() if (s.gain > 0 if gains else s.gain < 0)]
+        sign = -1 if gains else 1
+        return sorted(spots, key=lambda ks: (sign * ks[1].gain, ks[0]))
+
+    def spot_rows(self, gains: bool, top: int | None = None) -> list[dict[str, Any]]:
+        games = max(self.games(), 1)
+        rows = []
+        for (situation, a, b), spot in self.ranked(gains)[: self.top if top is None else top]:
+            rows.append(
+                {
+                    **situation.to_json(),
+                    "a": a,
+                    "b": b,
+                    "describe": situation.describe(),
+                    "count": spot.count,
+                    "mean_gain": spot.gain / spot.count,
+                    "gain_per_game": spot.gain / games,
+                }
+            )
+        return rows
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "a": self.a,
+            "b": self.b,
+            "opponents": self.opponents,
+            "rules": self.rules.to_dict(),
+            "rules_text": self.rules.describe(),
+            "players": self.rules.players,
+            "deals": self.deals,
+            "games": {"A": self.games(("A",)), "B": self.games(("B",))},
+            "seed": self.seed,
+            "engine": self.engine,
+            "verdict": self.verdict,
+            "gains": self.gain_rows(),
+            "where_b_gains": self.spot_rows(True),
+            "where_b_loses": self.spot_rows(False),
+            "examples": [e.to_json() for e in self.examples],
+            "forfeits": {s: int(sum(self.sides[s].column("forfeits"))) for s in SIDES},
+            "shadow_failures": {s: int(sum(self.sides[s].column("failed"))) for s in SIDES},
+            "failure_examples": [f for s in SIDES for f in self.sides[s].failures[:2]],
+            "cpu_seconds": self.cpu,
+            "wall_seconds": self.wall,
+        }
+
+    @property
+    def gains(self) -> pd.DataFrame:
+        """One row per (games, kind): questions, partings and B's gain per game with its
+        95% interval, split into where B gains and where it loses."""
+        import pandas as pd
+
+        rows = []
+        for r in self.gain_rows():
+            g = r["gain_per_game"]
+            rows.append(
+                {
+                    "games": r["games"],
+                    "kind": r["kind"],
+                    "asked": r["asked"],
+                    "parted": r["parted"],
+                    "part_rate": r["part_rate"]["estimate"],
+                    "gain_per_game": g["estimate"],
+                    "low": g["low"],
+                    "high": g["high"],
+                    "gained_per_game": r["gained_per_game"]["estimate"],
+                    "lost_per_game": r["lost_per_game"]["estimate"],
+                }
+            )
+        return pd.DataFrame(rows).set_index(["games", "kind"])
+
+    @property
+    def partings(self) -> pd.DataFrame:
+        """Every parting key (where, A's move, B's move): count and B's gain, most gained
+        first."""
+        import pandas as pd
+
+        rows = self.spot_rows(True, top=10**9) + list(reversed(self.spot_rows(False, top=10**9)))
+        columns = [*Situation.__dataclass_fields__, "a", "b", "count", "mean_gain", "gain_per_game"]
+        return pd.DataFrame(rows, columns=[*columns, "describe"])[columns]
+
+    def write(self, folder: str | Path) -> tuple[dict[str, Any], dict[str, Path]]:
+        """diff.md, diff.html, diff.json and the examples' records into ``folder``: the
+        JSON written and the files' paths."""
+        from harness.coach.render import diff_blocks, write_files, write_records
+
+        folder = Path(folder)
+        data = self.to_json()
+        data["records"] = records = write_records(folder, [e.record for e in self.examples])
+        blocks = diff_blocks(data, records)
+        return data, write_files(folder, "diff", f"Diff: {self.a} / {self.b}", blocks, data)
+
+
+def named(ref: str) -> tuple[str | None, str]:
+    """``NAME=REF`` as (NAME, REF); a plain reference as (None, REF). A ``=`` inside the
+    parameters (``threshold(target=26)``) is not a name."""
+    head, sep, rest = ref.partition("=")
+    if (
+        sep
+        and head
+        and "(" not in head
+        and ":" not in head
+        and all(c.isalnum() or c in "-_." for c in head)
+    ):
+        return head, rest
+    return None, ref
+
+
+def diff(
+    a: str | StrategySpec,
+    b: str | StrategySpec,
+    *,
+    opponents: Sequence[str | StrategySpec] = DEFAULT_OPPONENTS,
+    rules: Rules | str | dict | None = "official",
+    players: int = 2,
+    deals: int = DEFAULT_DEALS,
+    seed: int = 1,
+    engine: str = "auto",
+    workers: int = 1,
+    situations: int = DEFAULT_SITUATIONS,
+    examples: int = DEFAULT_EXAMPLES,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    progress: Callable[[int, int], None] | None = None,
+) -> Diff:
+    """A against B on ``deals`` duplicate deals against ``opponents`` (module docstring).
+    ``a`` and ``b`` may be ``NAME=REF`` (two versions of one bot under names of their
+    own). ``examples``: positions played again with their records, where B gains most
+    and where it loses most (as many of each)."""
+    started, wall = time.process_time(), time.perf_counter()
+    if not 1 <= deals <= 10_000_000:
+        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
+    if not opponents:
+        raise HarnessError("--opponent: give at least one opponent")
+    names = []
+    specs = []
+    for what, ref in (("A", a), ("B", b)):
+        name, text = named(ref) if isinstance(ref, str) else (None, ref)
+        (spec,) = resolve_all([text], what)
+        specs.append(spec)
+        names.append(name or spec.label)
+    if names[0] == names[1]:
+        names = [f"A: {names[0]}", f"B: {names[1]}"]
+    game_rules = Rules.coerce(rules, players=players)
+    field_ = Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
+    sides: dict[str, DiffTally] = {}
+    used = "python"
+    done_before = 0
+    worker_cpu = 0.0
+    for side, (primary, shadow) in zip(SIDES, (specs, specs[::-1]), strict=True):
+        subject = DiffSubject(primary, shadow, names[0] if side == "A" else names[1])
+
+        def told(done: int, total: int, before: int = done_before) -> None:
+            if progress is not None:
+                progress(before + done, 2 * field_.games)
+
+        sides[side], used, cpu = play_field(
+            field_, subject, lambda side=side: DiffTally(side), workers=workers, progress=told
+        )
+        worker_cpu += cpu
+        done_before += field_.games
+    result = Diff(
+        names[0],
+        names[1],
+        [o.label for o in field_.opponents],
+        game_rules,
+        deals,
+        seed,
+        used,
+        sides,
+        top=situations,
+    )
+    result.examples = _examples(result, field_, specs, names, examples)
+    result.cpu = time.process_time() - started + worker_cpu
+    result.wall = time.perf_counter() - wall
+    return result
+
+
+def _examples(
+    result: Diff, field_: Field, specs: list[StrategySpec], names: list[str], count: int
+) -> list[DiffExample]:
+    """The extreme instance of the ``count`` keys where B gains most, and loses most."""
+    found = []
+    picks = [(k, s, s.high_at, s.high) for k, s in result.ranked(True)[:count]]
+    picks += [(k, s, s.low_at, s.low) for k, s in result.ranked(False)[:count]]
+    for key, _spot, at, gain in picks:
+        assert at is not None
+        side, where = at
+        primary, shadow = (specs[0], specs[1]) if side == "A" else (specs[1], specs[0])
+        catch = _Catch(side, where.index)
+        subject = DiffSubject(primary, shadow, names[0] if side == "A" else names[1])
+        game = replay_game(field_, catch.wrap(subject), catch, where.table, where.deal, where.order)
+        if catch.parting is None or catch.moment is None:  # pragma: no cover - replays agree
+            raise RuntimeError(f"the example at {where} did not replay")
+        found.append(
+            DiffExample(
+                key,
+                side,
+                where,
+                field_.seat_of_subject(where.order),
+                list(game.names),
+                int(game.record["seed"]),  # type: ignore[index]
+                catch.moment,
+                catch.parting,
+                gain,
+                game.record,  # type: ignore[arg-type]
+            )
+        )
+    return found
+
+
+class _Catch(DiffTally):
+    """A side's tally that also catches the parting with the given index of a game."""
+
+    def __init__(self, side: str, index: int) -> None:
+        super().__init__(side)
+        self.wanted = index
+        self.moment: Moment | None = None
+        self.parting: Parting | None = None
+
+    def parted(self, moment: Moment, parting: Parting) -> None:
+        if self._index == self.wanted:
+            self.moment, self.parting = moment, parting
+        super().parted(moment, parting)
+
+    def wrap(self, subject: DiffSubject) -> Any:
+        catch = self
+
+        class _Caught:
+            name = subject.name
+
+            def make(self, tally: Any) -> Shadowed:
+                return Shadowed(subject.primary.create(), subject.shadow.create(), catch)
+
+        return _Caught()
+
+
+__all__ = ["DEFAULT_DEALS", "Diff", "DiffExample", "DiffTally", "diff", "named"]

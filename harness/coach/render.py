@@ -1,0 +1,405 @@
+"""The coach's and the diff's answers for people: the terminal, Markdown and HTML.
+
+Markdown and HTML are made from one list of blocks with the report's own helpers
+(:mod:`harness.report.render`: the same page style, number formats and writers), so the
+two files always say the same thing; the terminal prints the same rows in 80 columns.
+The examples' game records are written beside them (``examples/``), each playable
+again (``harness replay``) and analysable (``harness analyze game``).
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from harness.coach.situations import BAND_NAMES, KIND_NAMES
+from harness.jsonsafe import json_safe
+from harness.report.files import write_text_atomic
+from harness.report.render import (
+    DASH,
+    Block,
+    bullets,
+    h1,
+    h2,
+    num,
+    para,
+    pct,
+    table,
+    text_table,
+    to_html,
+    to_markdown,
+)
+
+WIDTH = 80
+
+
+def _ci(cell: dict[str, Any], digits: int = 2) -> str:
+    low, high = cell.get("low"), cell.get("high")
+    if low is None or high is None:
+        return DASH
+    return f"{num(low, digits)} to {num(high, digits)}"
+
+
+def _est(cell: dict[str, Any], digits: int = 2, sign: bool = False) -> str:
+    return num(cell.get("estimate"), digits, sign=sign)
+
+
+def _share(cell: dict[str, Any]) -> str:
+    return pct(cell.get("estimate"))
+
+
+def _kind(kind: str) -> str:
+    return KIND_NAMES.get(kind, "all decisions")
+
+
+def _setting(data: dict[str, Any], who: str) -> str:
+    games = data["games"] if isinstance(data["games"], int) else sum(data["games"].values())
+    return (
+        f"{games:,} games: {data['deals']:,} duplicate deals of {who} against "
+        f"{', '.join(data['opponents'])}, {data['rules_text']}, every seat "
+        f"order, seed {data['seed']}, {data['engine']} engine, {data['cpu_seconds']:.1f} CPU-s."
+    )
+
+
+# -- the coach -----------------------------------------------------------------------------
+def kind_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    header = ["decision", "per game", "worms lost/game", "95% CI", "end game", "not best"]
+    header += [f"{n}s" for n in BAND_NAMES]
+    rows = []
+    for r in data["kinds"]:
+        rows.append(
+            [
+                _kind(r["kind"]),
+                _est(r["decisions_per_game"], 1),
+                _est(r["loss_per_game"], 3),
+                _ci(r["loss_per_game"], 3),
+                _est(r["end_game_loss_per_game"], 3),
+                _share(r["not_best"]),
+                *(f"{r[f'{n}s']:,}" for n in BAND_NAMES),
+            ]
+        )
+    return header, rows
+
+
+def band_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
+    header = ["band", "regret (worms)", "decisions", "per game", "95% CI", "of decisions"]
+    rows = []
+    for r in data["band_counts"]:
+        below = r["below"]
+        span = f">= {r['from']:g}" if below is None else f"{r['from']:g} to {below:g}"
+        rows.append(
+            [r["band"], span, f"{r['count']:,}", _est(r["per_game"], 2), _ci(r["per_game"], 2),
+             _share(r["rate"])]
+        )  # fmt: skip
+    return header, rows
+
+
+def situation_table(rows: list[dict[str, Any]], moves: tuple[str, str], value: str) -> Block:
+    header = ["#", "decision", "dice", "total", "set aside", "in reach", "at risk", "phase"]
+    header += [moves[0], moves[1], "times", f"mean {value}", f"{value}/game"]
+    cells = []
+    for n, r in enumerate(rows, 1):
+        first, second = (r["did"], r["better"]) if "did" in r else (r["a"], r["b"])
+        mean = r["mean_regret"] if "mean_regret" in r else r["mean_gain"]
+        per = r["loss_per_game"] if "loss_per_game" in r else r["gain_per_game"]
+        cells.append(
+            [
+                str(n), KIND_NAMES[r["kind"]], str(r["dice"]), str(r["total"]), r["set_aside"],
+                r["in_reach"], r["at_risk"], "end game" if r["end_game"] else "",
+                first, second, f"{r['count']:,}", num(mean, 3), num(per, 4),
+            ]
+        )  # fmt: skip
+    return table(header, cells)
+
+
+def _example_text(e: dict[str, Any], record: str, what: str) -> str:
+    seats = ", ".join(e["seats"])
+    kind = KIND_NAMES[e["kind"]]
+    where = (
+        f"Deal {e['deal']}, seat order {e['seating']} ({seats}), turn {e['turn']}, seat "
+        f"{e['seat']}: {kind} with {e['dice']} {'die' if e['dice'] == 1 else 'dice'}"
+        f" {'rolled' if e['kind'] == 'pick' else 'left'}, total {e['total']} "
+        f"({e['set_aside']} set aside), grill {_tiles(e['grill'])}, tops "
+        f"{' '.join(str(t or '-') for t in e['tops'])}. {what}"
+    )
+    return (
+        f"{where} Record: {record} (`harness analyze game {record}`, `harness replay "
+        f"{record}`); the roll: `{e['analyze']}`; the game told: `{e['play']}`."
+    )
+
+
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n:,} times"
+
+
+def _tiles(tiles: list[int]) -> str:
+    from harness.analysis.board import tile_ranges
+
+    return tile_ranges(tiles)
+
+
+def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
+    bot = data["bot"]
+    out = [h1(f"Coach: {bot}")]
+    out.append(
+        para(
+            _setting(data, bot) + f" Every decision of {bot} with a choice is valued exactly "
+            "against the best option for the turn's worm swing (docs/coach.md)."
+        )
+    )
+    if data["forfeits"]:
+        out.append(
+            bullets([f"{bot} forfeited {data['forfeits']:,} game(s); e.g. {line}"
+                     for line in data["forfeit_examples"][:1]])
+        )  # fmt: skip
+    out.append(h2("Worms lost per game, by kind of decision"))
+    out.append(table(*kind_table(data)))
+    out.append(
+        para(
+            "Worms lost per game: the sum of the regrets per game (95% interval by deal). "
+            "End game: the part of it taken with 4 grill tiles or fewer, where playing for "
+            "the win may rightly cost worms. Not best: the share of decisions whose regret "
+            "exceeds a tie."
+        )
+    )
+    out.append(h2("How often, and how badly"))
+    out.append(table(*band_table(data)))
+    rows = data["situations"]
+    out.append(h2(f"Costliest recurring situations ({data['situation_count']:,} in all)"))
+    if rows:
+        out.append(situation_table(rows, ("did", "better"), "regret"))
+    else:
+        out.append(para(f"None: {bot} never gave up more than a tie."))
+    if data["examples"]:
+        out.append(h2("Example positions"))
+        items = []
+        for e, record in zip(data["examples"], records, strict=True):
+            best = next(o["value"] for o in e["options"] if o["move"] == e["best"])
+            chosen = next(o["value"] for o in e["options"] if o["move"] == e["chosen"])
+            what = (
+                f"{bot} chose to {e['did']} ({chosen:+.3f}); better: {e['better']} "
+                f"({best:+.3f}), a regret of {e['regret']:.3f} worms."
+            )
+            items.append(_example_text(e, record, what))
+        out.append(bullets(items))
+    bands = data["bands"]
+    out.append(h2("How to read this"))
+    out.append(
+        bullets(
+            [
+                "Regret: the exact value of the best option minus that of the option "
+                "chosen, in worms of swing (your worms gained, a steal's loss to its victim, "
+                "minus your top tile on a bust), under best play for the rest of the turn. "
+                "It sums: a turn's swing is its par, plus the luck of its rolls, minus its "
+                "regrets (docs/luck.md).",
+                f"Bands: inaccuracy from {bands['inaccuracy']:g} worm, mistake from "
+                f"{bands['mistake']:g}, blunder from {bands['blunder']:g} (docs/coach.md says "
+                "why); below the first, a decision is counted in the losses but not flagged.",
+                "A situation is the kind of decision, the dice, the total set aside and its "
+                "faces, what a stop would take now (in reach), your top tile (at risk), the "
+                "phase, what was done and the better move; the table ranks them by the "
+                "worms they cost in all.",
+                "optimal loses nothing outside its end game (ties only); in its end game it "
+                "plays for the chance to win, not for worms, so the swing's regret there is "
+                "what playing to win costs in worms, not a mistake.",
+            ]
+        )
+    )
+    return out
+
+
+def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
+    """The terminal's answer (80 columns)."""
+    bot = data["bot"]
+    out = textwrap.wrap(f"Coach: {bot}. " + _setting(data, bot), WIDTH)
+    out += ["", "Worms lost per game (regret against the exact turn optimum; 95% CI by deal):"]
+    header, rows = kind_table(data)
+    header[2] = "lost/game"
+    keep = [0, 1, 2, 3, 4, 5]  # decision, per game, lost, CI, end game, not best
+    out += ["  " + line for line in text_table([header[i] for i in keep],
+                                               [[r[i] for i in keep] for r in rows])]  # fmt: skip
+    header, rows = band_table(data)
+    out += ["", "Errors by band (decisions with a choice):"]
+    out += ["  " + line for line in text_table(header, rows)]
+    sits = data["situations"]
+    out += ["", f"Costliest recurring situations ({data['situation_count']:,} in all):"]
+    if not sits:
+        out.append(f"  none: {bot} never gave up more than a tie")
+    for n, r in enumerate(sits, 1):
+        out += textwrap.wrap(
+            f"{n:>2}. {r['describe']}: {_times(r['count'])}, mean regret "
+            f"{r['mean_regret']:.3f}, {r['loss_per_game']:.4f}/game; did {r['did']}, "
+            f"better {r['better']}",
+            WIDTH,
+            subsequent_indent="    ",
+        )
+    if records:
+        out += ["", "Examples (played again, with their records):"]
+        for n, (e, record) in enumerate(zip(data["examples"], records, strict=True), 1):
+            out += textwrap.wrap(
+                f"{n:>2}. deal {e['deal']}, turn {e['turn']}, seat {e['seat']}: "
+                f"{e['did']} instead of {e['better']} (regret {e['regret']:.3f})",
+                WIDTH,
+                subsequent_indent="    ",
+            )
+            out += [f"    harness analyze game {record}"]
+    if data["forfeits"]:
+        out += [
+            "",
+            f"{bot} forfeited {data['forfeits']:,} game(s); first: {data['forfeit_examples'][0]}",
+        ]
+    return out
+
+
+# -- the diff ------------------------------------------------------------------------------
+def gain_table(data: dict[str, Any], games: str | None = None) -> tuple[list[str], list[list[str]]]:
+    header = ["games", "decision", "questions", "partings", "part rate", "B's gain/game",
+              "95% CI", "gained", "lost"]  # fmt: skip
+    rows = []
+    for r in data["gains"]:
+        if games is not None and r["games"] != games:
+            continue
+        rows.append(
+            [r["games"], _kind(r["kind"]), f"{r['asked']:,}", f"{r['parted']:,}",
+             _share(r["part_rate"]), _est(r["gain_per_game"], 3, sign=True),
+             _ci(r["gain_per_game"], 3), _est(r["gained_per_game"], 3, sign=True),
+             _est(r["lost_per_game"], 3, sign=True)]
+        )  # fmt: skip
+    return header, rows
+
+
+def _verdict_text(data: dict[str, Any]) -> str:
+    v = data["verdict"]
+    if not v["partings"]:
+        return f"{data['a']} and {data['b']} never decide differently on these deals."
+    return (
+        f"B ({data['b']}) against A ({data['a']}): {_est(v, 3, sign=True)} worms of swing per "
+        f"game (95% CI {_ci(v, 3)}, {v['partings']:,} partings): {v['says']}."
+    )
+
+
+def diff_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
+    out = [h1(f"Diff: A = {data['a']}, B = {data['b']}")]
+    out.append(para(_setting(data, "A and B")))
+    out.append(para(_verdict_text(data)))
+    out.append(h2("Where they part, and what it is worth"))
+    out.append(table(*gain_table(data)))
+    for gains, title in ((True, "Where B gains most"), (False, "Where B loses most")):
+        rows = data["where_b_gains" if gains else "where_b_loses"]
+        out.append(h2(title))
+        if rows:
+            out.append(situation_table(rows, ("A does", "B does"), "gain"))
+        else:
+            out.append(para("Nowhere."))
+    if data["examples"]:
+        out.append(h2("Example positions"))
+        items = []
+        for e, record in zip(data["examples"], records, strict=True):
+            what = (
+                f"A chooses to {e['a']} ({e['a_value']:+.3f}), B to {e['b']} "
+                f"({e['b_value']:+.3f}), valued under {e['valued_with']}'s play of the rest of "
+                f"the turn: B gains {e['gain']:+.3f} worms (in {e['side']}'s games)."
+            )
+            items.append(_example_text(e, record, what))
+        out.append(bullets(items))
+    out.append(h2("How to read this"))
+    out.append(
+        bullets(
+            [
+                "A parting: a question A and B answer differently. A's games are played with "
+                "B asked every question A is asked (B's games the same, roles swapped).",
+                "Both answers are valued exactly for the turn's worm swing, the rest of the "
+                "turn played by the bot that did not choose the game's move (B in A's games, A "
+                "in B's); B's gain is the value of B's answer minus A's. Summed over a turn, "
+                "this is an unbiased estimate of how much more B's play of the turn is worth "
+                "than A's (the performance difference identity; docs/coach.md).",
+                "Gain per game: the sum of B's gains per game, with a 95% interval clustered "
+                "by deal; gained and lost split it into the partings where B's answer is "
+                "worth more and those where it is worth less.",
+                "No game outcome enters, only exact expectations, so a diff separates two "
+                "versions with far fewer games than a compare of results.",
+            ]
+        )
+    )
+    return out
+
+
+def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
+    out = textwrap.wrap(
+        f"Diff: A = {data['a']}, B = {data['b']}. " + _setting(data, "A and B"), WIDTH
+    )
+    out += [""] + textwrap.wrap(_verdict_text(data), WIDTH)
+    header, rows = gain_table(data, "both")
+    keep = [1, 3, 4, 5, 6, 7, 8]
+    out += ["", "Where they part (both bots' games):"]
+    out += ["  " + line for line in text_table([header[i] for i in keep],
+                                               [[r[i] for i in keep] for r in rows])]  # fmt: skip
+    for key, title in (
+        ("where_b_gains", "Where B gains most"),
+        ("where_b_loses", "Where B loses most"),
+    ):
+        rows_ = data[key]
+        out += ["", f"{title}:"]
+        if not rows_:
+            out.append("  nowhere")
+        for n, r in enumerate(rows_, 1):
+            out += textwrap.wrap(
+                f"{n:>2}. {r['describe']}: A {r['a']}, B {r['b']}; {_times(r['count'])}, "
+                f"mean {r['mean_gain']:+.3f}, {r['gain_per_game']:+.4f}/game",
+                WIDTH,
+                subsequent_indent="    ",
+            )
+    if records:
+        out += ["", "Examples (played again, with their records):"]
+        for n, (e, record) in enumerate(zip(data["examples"], records, strict=True), 1):
+            out += textwrap.wrap(
+                f"{n:>2}. deal {e['deal']}, turn {e['turn']} ({e['side']}'s game): A "
+                f"{e['a']}, B {e['b']}, B gains {e['gain']:+.3f}",
+                WIDTH,
+                subsequent_indent="    ",
+            )
+            out += [f"    harness analyze game {record}"]
+    failures = data["shadow_failures"]
+    if any(failures.values()):
+        out += ["", f"Shadow failures: {failures} (first: {data['failure_examples'][0]})"]
+    return out
+
+
+# -- files -----------------------------------------------------------------------------------
+def write_records(folder: Path, records: list[dict[str, Any]]) -> list[str]:
+    """The examples' game records, ``folder/examples/example-N.json``; their paths."""
+    from harness.record import save_record
+
+    paths = []
+    for n, record in enumerate(records, 1):
+        path = folder / "examples" / f"example-{n}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_record(record, path)
+        paths.append(str(path))
+    return paths
+
+
+def write_files(
+    folder: Path, stem: str, title: str, blocks: list[Block], data: dict[str, Any]
+) -> dict[str, Path]:
+    """``stem``.md, .html (from the blocks) and .json (``data``) into ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "markdown": write_text_atomic(folder / f"{stem}.md", to_markdown(blocks, folder)),
+        "html": write_text_atomic(folder / f"{stem}.html", to_html(blocks, title)),
+        "json": write_text_atomic(
+            folder / f"{stem}.json", json.dumps(json_safe(data), indent=1) + "\n"
+        ),
+    }
+
+
+__all__ = [
+    "coach_blocks",
+    "coach_lines",
+    "diff_blocks",
+    "diff_lines",
+    "write_files",
+    "write_records",
+]
