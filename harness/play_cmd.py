@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -60,6 +61,26 @@ from harness.cli_common import (
     help="After the game, its exact luck and skill: each seat's par, luck, regret, the "
     "margin split and the costliest decisions (--json: the whole account; docs/luck.md).",
 )
+@click.option(
+    "--hints",
+    is_flag=True,
+    help="With a person's seat (you): every option's exact value and regret before each "
+    "decision (as `harness analyze roll` prints them).",
+)
+@click.option(
+    "--tutor",
+    is_flag=True,
+    help="With a person's seat (you): warn before a choice that gives up more than "
+    "--tutor-at worms, and ask to confirm.",
+)
+@click.option(
+    "--tutor-at",
+    type=click.FloatRange(0, 100),
+    default=0.25,
+    show_default=True,
+    metavar="WORMS",
+    help="The tutor's threshold (the coach's inaccuracy band).",
+)
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
 @user_errors
@@ -78,6 +99,9 @@ def play(
     show_traceback: bool,
     strict: bool,
     analyze: bool,
+    hints: bool,
+    tutor: bool,
+    tutor_at: float,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -85,12 +109,14 @@ def play(
 
     A strategy is a built-in name (see `harness strategies`), an installed plugin's
     name, or path/to/file.py:ClassName; parameters go in parentheses:
-    'threshold(target=28)'.
+    'threshold(target=28)'. The name `you` is a seat for a person: you play it at the
+    terminal (--hints, --tutor; the game is recorded: docs/coach.md).
 
     \b
     Example:
       harness play greedy 'threshold(target=28)' random --seed 7
       harness play bots/mine.py:MyBot greedy --isolation process --move-time 1
+      harness play you greedy optimal --hints
     """
     import random
 
@@ -111,6 +137,20 @@ def play(
     rules = parse_variants(preset, settings, players=len(strategies))
     if record_path:
         _check_record_path(record_path)  # before anything is played or told
+    from harness.people.table import seat_of_person
+
+    if seat_of_person(strategies) is not None:  # a person plays: harness.people
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**31)
+        refused = {"--json": as_json, "--quiet": quiet, "--move-time": move_time,
+                   "--game-time": game_time, "--isolation process": isolation == "process",
+                   "--engine native": engine == "native"}  # fmt: skip
+        return _play_person(
+            strategies, rules, seed, dice, record_path, max_turns, hints, tutor, tutor_at,
+            analyze, strict, [k for k, v in refused.items() if v],
+        )  # fmt: skip
+    if hints or tutor:
+        raise click.UsageError("--hints and --tutor help a person: name a seat `you`")
     limits = SeatLimits(move_time, game_time, isolation)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
@@ -197,6 +237,64 @@ def play(
         if trace:
             click.echo(trace.rstrip("\n"), err=True)
     if result.error is not None and strict:  # a forfeit ends the game: it is finished
+        sys.exit(EXIT_FORFEITS)
+
+
+def _play_person(
+    strategies: tuple[str, ...],
+    rules: Any,
+    seed: int,
+    dice: str,
+    record_path: str | None,
+    max_turns: int | None,
+    hints: bool,
+    tutor: bool,
+    tutor_at: float,
+    analyze: bool,
+    strict: bool,
+    refused: list[str],
+) -> None:
+    """``harness play`` with a person's seat (harness.people): the game at the terminal,
+    its record, the summary; stopped by the person: the record so far, exit 130."""
+    from pathlib import Path
+
+    from harness.cli_common import EXIT_INTERRUPTED
+    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.people.table import play_person, seat_of_person, summary_text
+    from harness.plugins import entry_point_strategies
+
+    if refused:
+        raise click.UsageError(f"{', '.join(refused)}: not with a person at the table (you)")
+    plugin = entry_point_strategies().get("you")
+    if plugin is not None:  # the seat name wins; the plugin stays reachable by reference
+        click.echo(
+            f"Note: `you` is the person's seat; the installed strategy `you` is "
+            f"{getattr(plugin, 'value', plugin)} by reference.",
+            err=True,
+        )
+    game = play_person(
+        strategies,
+        rules,
+        seed,
+        duplicate=dice == "duplicate",
+        record_path=Path(record_path) if record_path else None,
+        hints=hints,
+        tutor=tutor_at if tutor else None,
+        max_turns=max_turns or DEFAULT_MAX_TURNS,
+    )
+    seat = seat_of_person(strategies)
+    for line in summary_text(game, seat):  # type: ignore[arg-type]
+        click.echo(line)
+    if analyze and game.account is not None:
+        from harness.analysis.game import account_lines
+
+        click.echo("Every turn, exact (docs/luck.md):")
+        for line in account_lines(game.account):
+            click.echo(f"  {line}")
+    click.echo(f"Record: {game.path} (harness replay / harness analyze game {game.path})")
+    if game.stopped is not None:
+        sys.exit(EXIT_INTERRUPTED)
+    if game.result is not None and game.result.error is not None and strict:
         sys.exit(EXIT_FORFEITS)
 
 

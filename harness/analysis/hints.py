@@ -86,7 +86,7 @@ def stop_options(position: TurnPosition) -> tuple[Hint, ...]:
     whom = "" if victim is None else f" from seat {victim}"
     s = "" if worms(tile) == 1 else "s"
     options = [
-        ("stop", here, f"stop: take {tile}{whom} ({worms(tile)} worm{s})"),
+        ("stop", here, f"stop and take {tile}{whom} ({worms(tile)} worm{s})"),
         ("roll", roll[position.state], f"roll {left} {'die' if left == 1 else 'dice'} on"),
     ]
     options.sort(key=lambda o: -o[1])  # stable: a tie keeps the stop first
