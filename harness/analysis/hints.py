@@ -82,11 +82,8 @@ def stop_options(position: TurnPosition) -> tuple[Hint, ...]:
     claim = claim_options(position.grill, position.tops, position.seat, total, position.lower_any)[
         0
     ]
-    tile, victim = claim.move
-    whom = "" if victim is None else f" from seat {victim}"
-    s = "" if worms(tile) == 1 else "s"
     options = [
-        ("stop", here, f"stop and take {tile}{whom} ({worms(tile)} worm{s})"),
+        ("stop", here, f"stop and {_claim_text(claim.move)}"),
         ("roll", roll[position.state], f"roll {left} {'die' if left == 1 else 'dice'} on"),
     ]
     options.sort(key=lambda o: -o[1])  # stable: a tie keeps the stop first

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
@@ -65,11 +66,14 @@ class Console:
         self._read = read if read is not None else input
         self.colour = colour_wanted(self.stream) if colour is None else colour
 
-    def say(self, text: str = "") -> None:
-        if self._write is not None:
-            self._write(text)
-        else:
-            print(text, file=self.stream, flush=True)
+    def say(self, text: str = "", style: str | None = None) -> None:
+        """A line (wrapped at 80 columns, its continuation indented), in ``style``."""
+        for line in textwrap.wrap(text, WIDTH, subsequent_indent="    ") or [""]:
+            shown = self.paint(line, style) if style else line
+            if self._write is not None:
+                self._write(shown)
+            else:
+                print(shown, file=self.stream, flush=True)
 
     def ask(self, prompt: str) -> str:
         """One answer (stripped). EOFError at the end of the input. An answer read from

@@ -176,14 +176,12 @@ class Person(Strategy):
         raise KeyboardInterrupt  # not reached: interrupt_as_user raises it
 
     def _wrong(self, text: str) -> None:
-        self.console.say(self.console.paint(text, "error"))
+        self.console.say(text, "error")
 
     def _confirm(self, what: str, regret: float, best: str) -> bool:
         """The tutor: ask before a choice that gives up more than the threshold."""
         self.console.say(
-            self.console.paint(
-                f"Tutor: {what} gives up {regret:.3f} worms against the best ({best}).", "warn"
-            )
+            f"Tutor: {what} gives up {regret:.3f} worms against the best: {best}.", "warn"
         )
         while True:
             try:
@@ -205,8 +203,8 @@ class Person(Strategy):
     def _board(self, view: View) -> None:
         say = self.console.say
         names = self.names or [f"seat {s}" for s in range(view.players)]
-        say(self.console.paint(RULE, "title"))
-        say(self.console.paint(f"Turn {view.turn}: your turn (seat {view.seat})", "you"))
+        say(RULE, "title")
+        say(f"Turn {view.turn}: your turn (seat {view.seat})", "you")
         for line in grill_lines(view.grill, view.flipped):
             say(line)
         for line in stack_lines(view.stacks, names, view.seat):

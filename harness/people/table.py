@@ -15,7 +15,6 @@ the same dice: the engine draws each turn's dice whatever is decided (``harness.
 
 from __future__ import annotations
 
-import textwrap
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from harness.dice import DuplicateDice, SeededDice
 from harness.engine import DEFAULT_MAX_TURNS, GameResult, observing
 from harness.errors import HarnessError
 from harness.narrate import Narrator, summary_lines
-from harness.people.console import WIDTH, Console
+from harness.people.console import Console
 from harness.people.seat import SEAT_NAME, Person
 from harness.play import build_strategies, play_observed
 from harness.record import RecordBuilder, save_record
@@ -116,15 +115,11 @@ def play_person(
 
 
 class _Teller(Narrator):
-    """The narration in 80 columns, but for the person's turn header (the person's seat
-    draws its own)."""
+    """The narration (the console wraps it at 80 columns), but for the person's turn
+    header: the person's seat draws its own."""
 
     def __init__(self, names: list[str], write: Any, person: int) -> None:
-        def wrapped(line: str) -> None:
-            for part in textwrap.wrap(line, WIDTH, subsequent_indent="    ") or [""]:
-                write(part)
-
-        super().__init__(names, wrapped)
+        super().__init__(names, write)
         self.person = person
 
     def turn_started(self, turn: int, seat: int) -> None:
@@ -155,7 +150,7 @@ def _partial(builder: RecordBuilder, why: str) -> dict[str, Any]:
 def _welcome(
     console: Console, rules: Rules, seed: int, names: list[str], seat: int, duplicate: bool
 ) -> None:
-    console.say(console.paint(f"Pickomino: {rules.describe()}", "title"))
+    console.say(f"Pickomino: {rules.describe()}", "title")
     dice = " --dice duplicate" if duplicate else ""
     console.say(f"Seed {seed} (the same seed{dice} deals the same dice again).")
     for s, name in enumerate(names):
