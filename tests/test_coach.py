@@ -188,7 +188,7 @@ def test_band_counts_add_up_to_the_decisions_above_the_first_band():
     assert [r["band"] for r in rows] == ["inaccuracy", "mistake", "blunder"]
     kinds = c.kind_rows()[-1]
     assert sum(r["count"] for r in rows) == sum(
-        kinds[f"{n}s"] for n in ("inaccuracy", "mistake", "blunder")
+        kinds[n] for n in ("inaccuracies", "mistakes", "blunders")
     )
     assert rows[0]["from"] == 0.3 and rows[2]["below"] is None
 
@@ -337,3 +337,26 @@ def test_a_plain_view_is_all_the_valuing_needs():
     instances, _ = build_strategies([Keep(), "greedy"])
     play_observed(instances, rules, DuplicateDice(4), names=["k", "g"], seed=4)
     assert seen and all(a == b for a, b in seen)
+
+
+class Careful(Strategy):
+    """A notebook's own bot: worms first, then the most points; stops at its target."""
+
+    name = "careful"
+
+    def __init__(self, target: int = 25):
+        self.target = target
+
+    def pick(self, view):
+        return 6 if 6 in view.choices and not view.has_worm else max(view.choices)
+
+    def stop(self, view):
+        return view.total >= self.target
+
+
+def test_a_notebooks_class_or_instance_is_coached_as_a_reference_would_be():
+    by_class = coach(Careful, deals=6, examples=1)
+    by_instance = coach(Careful(target=27), deals=6, examples=0)
+    assert by_class.bot.endswith("Careful") and by_instance.bot.endswith("Careful(target=27)")
+    assert by_class.tally.rows != by_instance.tally.rows  # the parameter is kept
+    assert by_class.examples and by_class.examples[0].record["seats"]

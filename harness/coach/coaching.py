@@ -31,7 +31,14 @@ from typing import TYPE_CHECKING, Any
 from harness.analysis.account import Decision
 from harness.coach.audit import Audited, CoachTally, Key, Seen, Where
 from harness.coach.deals import Field, play_field, replay_game, resolve_all
-from harness.coach.situations import BAND_NAMES, BANDS, KINDS, Situation, check_bands
+from harness.coach.situations import (
+    BAND_NAMES,
+    BAND_PLURALS,
+    BANDS,
+    KINDS,
+    Situation,
+    check_bands,
+)
 from harness.coach.valuing import Moment
 from harness.engine import DEFAULT_MAX_TURNS, GameResult
 from harness.errors import HarnessError
@@ -173,8 +180,8 @@ class Coaching:
                 "mean_regret": _interval(Moments.of(col("regret"), decisions)),
                 "not_best": _interval(Moments.of(col("errors"), decisions)),
             }
-            for b, name in enumerate(BAND_NAMES, 1):
-                row[f"{name}s"] = int(sum(col(f"band{b}")))
+            for b, (name, plural) in enumerate(zip(BAND_NAMES, BAND_PLURALS, strict=True), 1):
+                row[plural] = int(sum(col(f"band{b}")))
                 row[f"{name}_rate"] = _interval(Moments.of(col(f"band{b}"), decisions))
             rows.append(row)
         return rows
@@ -265,7 +272,7 @@ class Coaching:
                     "end_game_loss": r["end_game_loss_per_game"]["estimate"],
                     "mean_regret": r["mean_regret"]["estimate"],
                     "not_best": r["not_best"]["estimate"],
-                    **{f"{n}s": r[f"{n}s"] for n in BAND_NAMES},
+                    **{n: r[n] for n in BAND_PLURALS},
                 }
             )
         return pd.DataFrame(rows).set_index("kind")

@@ -160,11 +160,30 @@ class _Marker:
 _SUBJECT = _Marker()
 
 
-def resolve_all(refs: Sequence[str | StrategySpec], what: str) -> tuple[StrategySpec, ...]:
-    """Strategy references resolved and built once (a bad one: one line naming ``what``)."""
+def spec_of(item: Any) -> StrategySpec:
+    """A strategy as a spec: a reference (resolved), a spec, or a class or instance (a
+    notebook's own: rebuilt per game from its class and constructor parameters, as a
+    tournament rebuilds it, :func:`harness.tourney.config.python_entrant`)."""
+    if isinstance(item, StrategySpec):
+        return item
+    if isinstance(item, (type, Strategy)):
+        from harness.tourney.config import python_entrant
+
+        found = python_entrant(item)
+        ref, params = (
+            (found["strategy"], found["params"]) if isinstance(found, dict) else (found, {})
+        )
+        cls = item if isinstance(item, type) else type(item)
+        return StrategySpec(ref, cls, tuple(sorted(params.items())), origin="module")
+    return resolve(item)
+
+
+def resolve_all(refs: Sequence[Any], what: str) -> tuple[StrategySpec, ...]:
+    """Strategies as specs (:func:`spec_of`), each built once here: a bad one is one line
+    naming ``what``."""
     found = []
     for ref in refs:
-        spec = ref if isinstance(ref, StrategySpec) else resolve(ref)
+        spec = spec_of(ref)
         try:
             spec.create()
         except Exception as exc:
@@ -399,5 +418,6 @@ __all__ = [
     "play_field",
     "replay_game",
     "resolve_all",
+    "spec_of",
     "tables_for",
 ]

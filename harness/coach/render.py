@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from harness.coach.situations import BAND_NAMES, KIND_NAMES
+from harness.coach.situations import BAND_PLURALS, KIND_NAMES
 from harness.jsonsafe import json_safe
 from harness.report.files import write_text_atomic
 from harness.report.render import (
@@ -66,7 +66,7 @@ def _setting(data: dict[str, Any], who: str) -> str:
 # -- the coach -----------------------------------------------------------------------------
 def kind_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = ["decision", "per game", "worms lost/game", "95% CI", "end game", "not best"]
-    header += [f"{n}s" for n in BAND_NAMES]
+    header += list(BAND_PLURALS)
     rows = []
     for r in data["kinds"]:
         rows.append(
@@ -77,7 +77,7 @@ def kind_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
                 _ci(r["loss_per_game"], 3),
                 _est(r["end_game_loss_per_game"], 3),
                 _share(r["not_best"]),
-                *(f"{r[f'{n}s']:,}" for n in BAND_NAMES),
+                *(f"{r[n]:,}" for n in BAND_PLURALS),
             ]
         )
     return header, rows

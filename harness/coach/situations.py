@@ -41,6 +41,7 @@ from harness.rules import face_name
 #: Regret thresholds in worms of swing: inaccuracy, mistake, blunder (see above).
 BANDS: tuple[float, float, float] = (0.25, 0.5, 1.0)
 BAND_NAMES = ("inaccuracy", "mistake", "blunder")
+BAND_PLURALS = ("inaccuracies", "mistakes", "blunders")
 #: The end game: this many grill tiles or fewer (``optimal``'s default ``endgame``).
 END_GAME_TILES = 4
 #: Regret below this is a tie, not an error: the float values of one turn are exact to
@@ -131,6 +132,7 @@ class Situation:
 __all__ = [
     "BANDS",
     "BAND_NAMES",
+    "BAND_PLURALS",
     "END_GAME_TILES",
     "KINDS",
     "KIND_NAMES",
