@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from math import factorial
 from typing import Any, Protocol
 
-from harness._board import FACES_OF
+from harness._board import FACES_OF, mask_of
 from harness.analysis.turn import CHILD, STATES, WORM_BIT
 from harness.coach.valuing import Board, Moment, read_answer, state_of
 from harness.dice import ROLLS, Roll
@@ -49,7 +49,7 @@ from harness.errors import safe_text
 from harness.interrupts import reraise_if_user
 from harness.rules import Rules, worms
 from harness.strategy import Strategy
-from harness.view import TURN_SLOTS, View
+from harness.view import View
 
 ALL_FACES = 0b1111110
 # The rolls of n dice with their exact probabilities (multinomial / 6**n).
@@ -215,6 +215,7 @@ class Shadowed(Strategy):
         self.failure: str | None = None
         self.error: BaseException | None = None
         self._view: View | None = None
+        self._turn = -1
         self._board: Board | None = None
         self._play: OwnPlay | None = None
         self._before: tuple[int, ...] = ()
@@ -274,25 +275,30 @@ class Shadowed(Strategy):
 
     def _sync(self, view: View) -> View:
         """The shadow's view, showing exactly what the primary's shows: the whole view at
-        a turn's first question, the turn slots (what an engine writes) at the others."""
+        the game's first question, the board at a turn's first (as an engine feeds a
+        view: ``View.show_turn``), and the turn slots at every question."""
         mine = self._view
-        board = self._board
-        if mine is None or board is None or board.turn != view.turn:
-            snapshot = view.snapshot()
-            if mine is None:
-                mine = self._view = View.from_snapshot(snapshot)
-            else:
-                mine.update(snapshot)
-            self._board = Board.of(view)
-            self._play = None
-        else:
-            for slot in TURN_SLOTS:
-                setattr(mine, slot, getattr(view, slot))
+        if mine is None:
+            mine = self._view = View.from_snapshot(view.snapshot())
+            self._turn = view.turn
+        elif self._turn != view.turn:
+            mine.show_turn(view.turn, mask_of(view.grill), mask_of(view.flipped), view.stacks)
+            self._turn = view.turn
+            self._board = self._play = None
+        mine.counts = view.counts
+        mine.choices = view.choices
+        mine.kept = view.kept
+        mine.kept_faces = view.kept_faces
+        mine.total = view.total
+        mine.dice_left = view.dice_left
+        mine.has_worm = view.has_worm
         return mine
 
     def _part(self, kind: str, view: View, mine: Any, other: Any) -> None:
         board = self._board
-        assert board is not None and self._view is not None
+        if board is None:  # the turn's board and payoff: only where the bots part
+            board = self._board = Board.of(view)
+        assert self._view is not None
         if self._play is None:
             self._play = OwnPlay(self.shadow, self._view, board)
         play = self._play

@@ -132,6 +132,10 @@ def read_answer(kind: str, answer: Any, choices: Any) -> Any:
     """The plain move an answer stands for, as the engine reads it: a face, True / False,
     a (tile, victim) claim among ``choices``; None for an answer the engine refuses (the
     seat's forfeit, R5-R7) or one whose reading raises (a plugin's ``__index__``)."""
+    if kind == "pick" and type(answer) is int:  # the common case, the engine's fast path
+        return answer if answer in choices else None
+    if kind == "stop" and (answer is True or answer is False):
+        return answer
     try:
         if kind == "pick":
             face = plain_int(answer)
