@@ -321,3 +321,17 @@ def referee(record: dict[str, Any]) -> dict[str, Any]:
         "over": over,
         "winner": firsts[0] if over and len(firsts) == 1 else None,
     }
+
+
+def answers_alike(results: list[Any]) -> list[str]:
+    """The coach's or diff's answers (``to_json()``) without what depends on the run
+    (engine, CPU, wall time), as comparable text: the same games give the same text."""
+    import json
+
+    plain = []
+    for result in results:
+        data = result.to_json()
+        for key in ("engine", "cpu_seconds", "wall_seconds"):
+            data.pop(key)
+        plain.append(json.dumps(data, sort_keys=True))
+    return plain

@@ -11,6 +11,7 @@ import json
 import math
 
 import pytest
+from helpers import answers_alike
 
 from harness.analysis.account import Accountant
 from harness.analysis.game import account_record
@@ -104,12 +105,7 @@ def test_the_engines_and_the_worker_count_give_the_same_answer():
         coach("tactician", opponents=["greedy"], deals=40, engine=e, workers=w, examples=1)
         for e, w in (("python", 1), ("native", 1), ("native", 2))
     ]
-    plain = []
-    for c in runs:
-        data = c.to_json()
-        for key in ("engine", "cpu_seconds", "wall_seconds"):
-            data.pop(key)
-        plain.append(json.dumps(data, sort_keys=True))
+    plain = answers_alike(runs)
     assert plain[0] == plain[1] == plain[2]
     assert [c.engine for c in runs] == ["python", "native", "native"]
 
@@ -150,7 +146,7 @@ def test_answers_are_valued_by_their_plain_value():
 def test_a_forfeiting_bot_is_counted_and_the_games_go_on():
     c = coach(f"{STRATEGIES}:BreaksOnTurnFive", opponents=["simple"], deals=6, examples=0)
     assert c.forfeits() == 12  # every game reaches its fifth turn
-    assert "turn" in c.tally.failures[0] and "boom" in c.tally.failures[0]
+    assert "turn" in c.tally.forfeit_lines[0] and "boom" in c.tally.forfeit_lines[0]
     assert c.kind_rows()[-1]["decisions"] > 0  # what it decided before is audited
 
 

@@ -14,6 +14,7 @@ import math
 import statistics
 
 import pytest
+from helpers import answers_alike
 
 from harness.analysis.account import solved, swing_payoff
 from harness.analysis.turn import START
@@ -176,12 +177,7 @@ def test_the_engines_and_the_worker_count_give_the_same_answer():
         diff("greedy", "tactician", opponents=["simple"], deals=30, engine=e, workers=w, examples=1)
         for e, w in (("python", 1), ("native", 2))
     ]
-    plain = []
-    for d in runs:
-        data = d.to_json()
-        for key in ("engine", "cpu_seconds", "wall_seconds"):
-            data.pop(key)
-        plain.append(json.dumps(data, sort_keys=True))
+    plain = answers_alike(runs)
     assert plain[0] == plain[1]
 
 

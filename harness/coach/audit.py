@@ -18,7 +18,7 @@ Tallies of disjoint deals add up (:meth:`CoachTally.merge`).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from harness.analysis.account import Decision, claim_options
@@ -33,6 +33,7 @@ from harness.coach.situations import (
     faces_text,
     move_text,
 )
+from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import (
     Board,
     Moment,
@@ -141,20 +142,7 @@ def coach_key(moment: Moment, decision: Decision) -> Key:
 # Per deal, per kind: decisions with a choice, their regret, the part of it in the end
 # game, decisions that were not best, and the decisions in each band.
 PER_KIND = ("decisions", "regret", "end_game", "errors", "band1", "band2", "band3")
-GAME_FIELDS = ("games", "forfeits", "capped")
 FIELDS = GAME_FIELDS + tuple(f"{k}_{f}" for k in KINDS for f in PER_KIND)
-_AT = {name: i for i, name in enumerate(FIELDS)}
-
-
-@dataclass(frozen=True, order=True)
-class Where:
-    """A decision's place: the game (deal, table, seat order) and its number in the game
-    (the audited seat's decisions counted from 0), so an example can be played again."""
-
-    deal: int
-    table: int
-    order: int
-    index: int
 
 
 @dataclass
@@ -184,48 +172,25 @@ class Seen:
             self.worst, self.where = other.worst, other.where
 
 
-@dataclass
-class CoachTally:
+class CoachTally(DealTally):
     """The coach's sums over some deals (see the module docstring)."""
 
-    bands: tuple[float, float, float] = BANDS
-    rows: dict[int, list[float]] = field(default_factory=dict)
-    situations: dict[Key, Seen] = field(default_factory=dict)
-    failures: list[str] = field(default_factory=list)  # forfeits of the bot: their lines
-    _row: list[float] | None = None
-    _game: tuple[int, int, int] = (0, 0, 0)
-    _index: int = 0
+    FIELDS = FIELDS
 
-    def begin(self, deal: int, table: int, order: int) -> None:
-        """A game of the bot begins (every decision until the next begin is this game's)."""
-        row = self.rows.get(deal)
-        if row is None:
-            row = self.rows[deal] = [0.0] * len(FIELDS)
-        self._row = row
-        self._game = (deal, table, order)
-        self._index = 0
-        row[_AT["games"]] += 1
-
-    def end(self, deal: int, *, forfeit: str | None, capped: bool) -> None:
-        """A game of ``deal`` ended: a forfeit of the bot's seat (its line), a turn cap."""
-        row = self.rows[deal]
-        if forfeit is not None:
-            row[_AT["forfeits"]] += 1
-            self.failures.append(forfeit)
-        if capped:
-            row[_AT["capped"]] += 1
+    def __init__(self, bands: tuple[float, float, float] = BANDS, catch: int | None = None) -> None:
+        super().__init__(catch)
+        self.bands = bands
+        self.situations: dict[Key, Seen] = {}
 
     def add(self, moment: Moment, decision: Decision) -> None:
         """One valued decision of the bot (an :class:`Audited` sink)."""
         row = self._row
-        assert row is not None
-        index = self._index
-        self._index = index + 1
+        where = self.place(moment, decision)
         if not decision.choice:
             return  # one legal option: nothing was decided
         kind = decision.kind
         regret = decision.regret
-        base = _AT[f"{kind}_decisions"]
+        base = self.index(f"{kind}_decisions")
         row[base] += 1
         row[base + 1] += regret
         if len(moment.grill) <= END_GAME_TILES:
@@ -239,28 +204,18 @@ class CoachTally:
             seen = self.situations.get(key)
             if seen is None:
                 seen = self.situations[key] = Seen()
-            seen.add(regret, Where(*self._game, index))
+            seen.add(regret, where)
 
-    def merge(self, other: CoachTally) -> None:
+    def merge(self, other: DealTally) -> None:
         """Add a tally of other deals (in deal order: sums come out the same)."""
-        for deal, row in other.rows.items():
-            mine = self.rows.get(deal)
-            if mine is None:
-                self.rows[deal] = list(row)
-            else:  # pragma: no cover - blocks hold disjoint deals
-                self.rows[deal] = [a + b for a, b in zip(mine, row, strict=True)]
+        assert isinstance(other, CoachTally)
+        super().merge(other)
         for key, seen in other.situations.items():
             found = self.situations.get(key)
             if found is None:
                 self.situations[key] = Seen(seen.count, seen.regret, seen.worst, seen.where)
             else:
                 found.merge(seen)
-        self.failures += other.failures
-
-    def column(self, name: str) -> list[float]:
-        """One field per deal, in deal order."""
-        at = _AT[name]
-        return [self.rows[d][at] for d in sorted(self.rows)]
 
 
 __all__ = [

@@ -168,35 +168,12 @@ def coach(bot: str, bands: str | None, **options: Any) -> None:
       harness coach bots/mine.py:MyBot -o tactician -o optimal --deals 2000
       harness coach tactician --players 3 -o greedy -o simple --json
     """
-    from harness.coach.coaching import DEFAULT_EXAMPLES, DEFAULT_OPPONENTS, DEFAULT_SITUATIONS
     from harness.coach.coaching import coach as run_coach
     from harness.coach.render import coach_lines
     from harness.coach.situations import BANDS
 
-    o = options
-    rules = parse_variants(o["preset"], o["settings"], players=o["players"])
-    progress = _Progress("coach", not o["as_json"])
-    try:
-        result = run_coach(
-            bot,
-            opponents=o["opponents"] or DEFAULT_OPPONENTS,
-            rules=rules,
-            players=o["players"],
-            deals=o["deals"],
-            seed=o["seed"],
-            engine=o["engine"],
-            workers=_workers(o["workers"]),
-            bands=_bands(bands) or BANDS,
-            situations=DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
-            examples=DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
-            **_turn_cap(o["max_turns"]),
-            progress=progress,
-        )
-    finally:
-        progress.close()
-    folder = _folder(o["out"], "coach", result.bot)
-    data, files = result.write(folder)
-    _tell(data, files, o["as_json"], coach_lines)
+    result = _run("coach", run_coach, (bot,), options, bands=_bands(bands) or BANDS)
+    _tell(*result.write(_folder(options["out"], "coach", result.bot)), options, coach_lines)
 
 
 @click.command("diff")
@@ -221,34 +198,37 @@ def diff(a: str, b: str, **options: Any) -> None:
       harness diff 'threshold(target=26)' 'threshold(target=27)'
       harness diff old=bots/v1.py:Bot new=bots/v2.py:Bot -o tactician --deals 2000
     """
-    from harness.coach.differ import DEFAULT_EXAMPLES, DEFAULT_OPPONENTS, DEFAULT_SITUATIONS
     from harness.coach.differ import diff as run_diff
     from harness.coach.render import diff_lines
 
-    o = options
-    rules = parse_variants(o["preset"], o["settings"], players=o["players"])
-    progress = _Progress("diff", not o["as_json"])
+    result = _run("diff", run_diff, (a, b), options)
+    _tell(*result.write(_folder(options["out"], "diff", result.a, result.b)), options, diff_lines)
+
+
+def _run(
+    noun: str, run: Callable[..., Any], who: tuple[str, ...], o: dict[str, Any], **more: Any
+) -> Any:
+    """The coach or the diff with the options they share, progress shown on a terminal."""
+    defaults = sys.modules[run.__module__]
+    progress = _Progress(noun, not o["as_json"])
     try:
-        result = run_diff(
-            a,
-            b,
-            opponents=o["opponents"] or DEFAULT_OPPONENTS,
-            rules=rules,
+        return run(
+            *who,
+            opponents=o["opponents"] or defaults.DEFAULT_OPPONENTS,
+            rules=parse_variants(o["preset"], o["settings"], players=o["players"]),
             players=o["players"],
             deals=o["deals"],
             seed=o["seed"],
             engine=o["engine"],
             workers=_workers(o["workers"]),
-            situations=DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
-            examples=DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
+            situations=defaults.DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
+            examples=defaults.DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
             **_turn_cap(o["max_turns"]),
             progress=progress,
+            **more,
         )
     finally:
         progress.close()
-    folder = _folder(o["out"], "diff", result.a, result.b)
-    data, files = result.write(folder)
-    _tell(data, files, o["as_json"], diff_lines)
 
 
 def _turn_cap(max_turns: int | None) -> dict[str, int]:
@@ -261,12 +241,12 @@ def _turn_cap(max_turns: int | None) -> dict[str, int]:
 def _tell(
     data: dict[str, Any],
     files: dict[str, Path],
-    as_json: bool,
+    options: dict[str, Any],
     lines: Callable[[dict[str, Any], list[str]], list[str]],
 ) -> None:
     from harness.jsonsafe import json_safe
 
-    if as_json:
+    if options["as_json"]:
         data = {**data, "files": {k: str(v) for k, v in files.items()}}
         click.echo(json.dumps(json_safe(data)))
         return

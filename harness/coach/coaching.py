@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from harness.analysis.account import Decision
 from harness.coach.audit import Audited, CoachTally, Key, Seen, Where
-from harness.coach.deals import Field, play_field, replay_game, resolve_all
+from harness.coach.deals import Field, make_field, play_field, replay_game, resolve_all
 from harness.coach.situations import (
     BAND_NAMES,
     BAND_PLURALS,
@@ -40,7 +40,7 @@ from harness.coach.situations import (
     check_bands,
 )
 from harness.coach.valuing import Moment
-from harness.engine import DEFAULT_MAX_TURNS, GameResult
+from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import HarnessError
 from harness.plugins import StrategySpec
 from harness.rules import Rules
@@ -247,7 +247,7 @@ class Coaching:
             "situation_count": len(self.tally.situations),
             "examples": [e.to_json() for e in self.examples],
             "forfeits": self.forfeits(),
-            "forfeit_examples": self.tally.failures[:3],
+            "forfeit_examples": self.tally.forfeit_lines[:3],
             "turn_capped": int(sum(self.tally.column("capped"))),
             "cpu_seconds": self.cpu,
             "wall_seconds": self.wall,
@@ -309,13 +309,12 @@ class Coaching:
     def write(self, folder: str | Path) -> tuple[dict[str, Any], dict[str, Path]]:
         """coach.md, coach.html, coach.json and the examples' records into ``folder``: the
         JSON written and the files' paths."""
-        from harness.coach.render import coach_blocks, write_files, write_records
+        from harness.coach.render import coach_blocks, write_answer
 
-        folder = Path(folder)
-        data = self.to_json()
-        data["records"] = records = write_records(folder, [e.record for e in self.examples])
-        blocks = coach_blocks(data, records)
-        return data, write_files(folder, "coach", f"Coach: {self.bot}", blocks, data)
+        records = [e.record for e in self.examples]
+        return write_answer(
+            Path(folder), "coach", f"Coach: {self.bot}", self.to_json(), records, coach_blocks
+        )
 
 
 def coach(
@@ -342,13 +341,8 @@ def coach(
         band_values = check_bands(tuple(bands))
     except ValueError as exc:
         raise HarnessError(f"--bands: {exc}") from None
-    if not 1 <= deals <= 10_000_000:
-        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
-    if not opponents:
-        raise HarnessError("--opponent: give at least one opponent")
-    game_rules = Rules.coerce(rules, players=players)
+    field_ = make_field(opponents, rules, players, deals, seed, engine, max_turns)
     (spec,) = resolve_all([bot], "BOT")
-    field_ = Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
     subject = CoachSubject(spec, spec.label)
     tally, used, worker_cpu = play_field(
         field_, subject, lambda: CoachTally(band_values), workers=workers, progress=progress
@@ -356,7 +350,7 @@ def coach(
     result = Coaching(
         subject.name,
         [o.label for o in field_.opponents],
-        game_rules,
+        field_.rules,
         deals,
         seed,
         used,
@@ -378,11 +372,9 @@ def _examples(result: Coaching, field_: Field, subject: CoachSubject, count: int
     for key, seen in result.ranked()[:count]:
         where = seen.where
         assert where is not None
-        catch = _Catch(where.index)
-        tally = catch.tally
-        game: GameResult = replay_game(field_, catch.subject(subject), tally, *_at(where))
-        if catch.moment is None or catch.decision is None:  # pragma: no cover - replays agree
-            raise RuntimeError(f"the example at {where} did not replay")
+        game, (moment, decision) = replay_game(
+            field_, subject, CoachTally(result.bands, catch=where.index), where
+        )
         found.append(
             Example(
                 key,
@@ -390,43 +382,12 @@ def _examples(result: Coaching, field_: Field, subject: CoachSubject, count: int
                 field_.seat_of_subject(where.order),
                 list(game.names),
                 int(game.record["seed"]),  # type: ignore[index]
-                catch.moment,
-                catch.decision,
+                moment,
+                decision,
                 game.record,  # type: ignore[arg-type]
             )
         )
     return found
-
-
-def _at(where: Where) -> tuple[int, int, int]:
-    return where.table, where.deal, where.order
-
-
-class _Catch:
-    """Plays a game again and catches the decision with the given index."""
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.seen = 0
-        self.moment: Moment | None = None
-        self.decision: Decision | None = None
-        self.tally = CoachTally()
-
-    def subject(self, real: CoachSubject) -> Any:
-        catch = self
-
-        class _Caught:
-            name = real.name
-
-            def make(self, tally: Any) -> Audited:
-                return Audited(real.spec.create(), catch.add)
-
-        return _Caught()
-
-    def add(self, moment: Moment, decision: Decision) -> None:
-        if self.seen == self.index:
-            self.moment, self.decision = moment, decision
-        self.seen += 1
 
 
 __all__ = ["DEFAULT_DEALS", "DEFAULT_OPPONENTS", "Coaching", "Example", "coach"]

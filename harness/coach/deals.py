@@ -192,6 +192,24 @@ def resolve_all(refs: Sequence[Any], what: str) -> tuple[StrategySpec, ...]:
     return tuple(found)
 
 
+def make_field(
+    opponents: Sequence[Any],
+    rules: Rules | str | dict | None,
+    players: int,
+    deals: int,
+    seed: int,
+    engine: str,
+    max_turns: int,
+) -> Field:
+    """The field of a coach or a diff, checked (one line for a mistake) and resolved."""
+    if not 1 <= deals <= 10_000_000:
+        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
+    if not opponents:
+        raise HarnessError("--opponent: give at least one opponent")
+    game_rules = Rules.coerce(rules, players=players)
+    return Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
+
+
 # -- one block ----------------------------------------------------------------------------
 def play_block(
     field: Field, subject: Subject, tally: Tally, first: int, stop: int, engine: str
@@ -318,14 +336,17 @@ def _check(wrappers: Sequence[Strategy]) -> None:
             raise RuntimeError(f"the coach's own valuation failed: {error!r}") from error
 
 
-def replay_game(
-    field: Field, subject: Subject, tally: Tally, table: int, deal: int, k: int
-) -> GameResult:
-    """One game of the field played again on the Python engine, with its record (the
-    record's seed is the deal's: ``harness play ... --seed SEED --dice duplicate``)."""
-    dice = DuplicateDice(deal_seed(field.seed, deal))
-    result, _ = _python_game(field, subject, tally, table, deal, k, dice, record=True)
-    return result
+def replay_game(field: Field, subject: Subject, tally: Any, where: Any) -> tuple[GameResult, Any]:
+    """The game at ``where`` (deal, table, seat order) played again on the Python engine,
+    with its record (its seed is the deal's: ``harness play ... --seed SEED --dice
+    duplicate``), and what ``tally`` (made to catch ``where.index``) caught in it."""
+    dice = DuplicateDice(deal_seed(field.seed, where.deal))
+    result, _ = _python_game(
+        field, subject, tally, where.table, where.deal, where.order, dice, record=True
+    )
+    if tally.caught is None:  # pragma: no cover - a game replays as it was played
+        raise RuntimeError(f"the example at {where} did not replay")
+    return result, tally.caught
 
 
 # -- all the blocks ------------------------------------------------------------------------
@@ -414,6 +435,7 @@ __all__ = [
     "Subject",
     "Tally",
     "default_workers",
+    "make_field",
     "play_block",
     "play_field",
     "replay_game",

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.coach.audit import Where, situation_of
-from harness.coach.deals import Field, play_field, replay_game, resolve_all
+from harness.coach.audit import situation_of
+from harness.coach.deals import Field, make_field, play_field, replay_game, resolve_all
 from harness.coach.shadow import Parting, Shadowed
 from harness.coach.situations import KINDS, Situation, move_text
+from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import Moment
 from harness.engine import DEFAULT_MAX_TURNS
-from harness.errors import HarnessError
 from harness.plugins import StrategySpec
 from harness.rules import Rules
 from harness.stats import Moments
@@ -46,9 +46,7 @@ DEFAULT_SITUATIONS = 8
 DEFAULT_EXAMPLES = 2
 SIDES = ("A", "B")  # whose games: A's (B its shadow) or B's (A its shadow)
 PER_KIND = ("asked", "parted", "gain", "gained", "lost")
-GAME_FIELDS = ("games", "forfeits", "capped", "failed")
-FIELDS = GAME_FIELDS + tuple(f"{k}_{f}" for k in KINDS for f in PER_KIND)
-_AT = {name: i for i, name in enumerate(FIELDS)}
+FIELDS = (*GAME_FIELDS, "failed", *(f"{k}_{f}" for k in KINDS for f in PER_KIND))
 
 #: A parting's key: where, what A does, what B does.
 Key = tuple[Situation, str, str]
@@ -82,61 +80,37 @@ class Spot:
             self.low, self.low_at = other.low, other.low_at
 
 
-@dataclass
-class DiffTally:
+class DiffTally(DealTally):
     """One side's sums over some deals (A's games or B's), per deal, kind and key."""
 
-    side: str
-    rows: dict[int, list[float]] = field(default_factory=dict)
-    spots: dict[Key, Spot] = field(default_factory=dict)
-    failures: list[str] = field(default_factory=list)
-    forfeit_lines: list[str] = field(default_factory=list)
-    _row: list[float] | None = None
-    _game: tuple[int, int, int] = (0, 0, 0)
-    _index: int = 0
+    FIELDS = FIELDS
 
-    # -- the seat's reports (harness.coach.deals.Tally, harness.coach.shadow.Watcher) --------
-    def begin(self, deal: int, table: int, order: int) -> None:
-        row = self.rows.get(deal)
-        if row is None:
-            row = self.rows[deal] = [0.0] * len(FIELDS)
-        self._row = row
-        self._game = (deal, table, order)
-        self._index = 0
-        row[_AT["games"]] += 1
+    def __init__(self, side: str = "A", catch: int | None = None) -> None:
+        super().__init__(catch)
+        self.side = side
+        self.spots: dict[Key, Spot] = {}
+        self.failures: list[str] = []  # the shadow's failures, a line each
 
-    def end(self, deal: int, *, forfeit: str | None, capped: bool) -> None:
-        row = self.rows[deal]
-        if forfeit is not None:
-            row[_AT["forfeits"]] += 1
-            self.forfeit_lines.append(forfeit)
-        if capped:
-            row[_AT["capped"]] += 1
-
+    # -- what the seat reports (harness.coach.shadow.Watcher) ---------------------------------
     def asked(self, kind: str) -> None:
-        assert self._row is not None
-        self._row[_AT[f"{kind}_asked"]] += 1
+        self._row[self.index(f"{kind}_asked")] += 1
 
     def failed(self, message: str) -> None:
-        assert self._row is not None
-        self._row[_AT["failed"]] += 1
+        self._row[self.index("failed")] += 1
         deal, _, order = self._game
         self.failures.append(f"deal {deal}, seat order {order}, {message}")
 
     def parted(self, moment: Moment, parting: Parting) -> None:
         row = self._row
-        assert row is not None
         kind = parting.kind
-        a, b = (
-            (parting.primary, parting.shadow)
-            if self.side == "A"
-            else (parting.shadow, parting.primary)
-        )
+        a, b = parting.primary, parting.shadow
+        if self.side == "B":
+            a, b = b, a
         # B's gain: the value of B's answer minus A's, under the shadow's play.
         gain = parting.shadow_value - parting.primary_value
         if self.side == "B":
             gain = -gain
-        base = _AT[f"{kind}_parted"]
+        base = self.index(f"{kind}_parted")
         row[base] += 1
         row[base + 1] += gain
         row[base + (2 if gain > 0 else 3)] += gain
@@ -144,12 +118,11 @@ class DiffTally:
         spot = self.spots.get(key)
         if spot is None:
             spot = self.spots[key] = Spot()
-        spot.add(gain, (self.side, Where(*self._game, self._index)))
-        self._index += 1
+        spot.add(gain, (self.side, self.place(moment, parting)))
 
-    def merge(self, other: DiffTally) -> None:
-        for deal, row in other.rows.items():
-            self.rows[deal] = list(row)
+    def merge(self, other: DealTally) -> None:
+        assert isinstance(other, DiffTally)
+        super().merge(other)
         for key, spot in other.spots.items():
             found = self.spots.get(key)
             if found is None:
@@ -159,11 +132,6 @@ class DiffTally:
             else:
                 found.merge(spot)
         self.failures += other.failures
-        self.forfeit_lines += other.forfeit_lines
-
-    def column(self, name: str) -> list[float]:
-        at = _AT[name]
-        return [self.rows[d][at] for d in sorted(self.rows)]
 
 
 @dataclass
@@ -423,13 +391,12 @@ class Diff:
     def write(self, folder: str | Path) -> tuple[dict[str, Any], dict[str, Path]]:
         """diff.md, diff.html, diff.json and the examples' records into ``folder``: the
         JSON written and the files' paths."""
-        from harness.coach.render import diff_blocks, write_files, write_records
+        from harness.coach.render import diff_blocks, write_answer
 
-        folder = Path(folder)
-        data = self.to_json()
-        data["records"] = records = write_records(folder, [e.record for e in self.examples])
-        blocks = diff_blocks(data, records)
-        return data, write_files(folder, "diff", f"Diff: {self.a} / {self.b}", blocks, data)
+        records = [e.record for e in self.examples]
+        return write_answer(
+            Path(folder), "diff", f"Diff: {self.a} / {self.b}", self.to_json(), records, diff_blocks
+        )
 
 
 def named(ref: str) -> tuple[str | None, str]:
@@ -468,10 +435,7 @@ def diff(
     own). ``examples``: positions played again with their records, where B gains most
     and where it loses most (as many of each)."""
     started, wall = time.process_time(), time.perf_counter()
-    if not 1 <= deals <= 10_000_000:
-        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
-    if not opponents:
-        raise HarnessError("--opponent: give at least one opponent")
+    field_ = make_field(opponents, rules, players, deals, seed, engine, max_turns)
     names = []
     specs = []
     for what, ref in (("A", a), ("B", b)):
@@ -481,8 +445,6 @@ def diff(
         names.append(name or spec.label)
     if names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
-    game_rules = Rules.coerce(rules, players=players)
-    field_ = Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
     sides: dict[str, DiffTally] = {}
     used = "python"
     done_before = 0
@@ -503,7 +465,7 @@ def diff(
         names[0],
         names[1],
         [o.label for o in field_.opponents],
-        game_rules,
+        field_.rules,
         deals,
         seed,
         used,
@@ -521,17 +483,15 @@ def _examples(
 ) -> list[DiffExample]:
     """The extreme instance of the ``count`` keys where B gains most, and loses most."""
     found = []
-    picks = [(k, s, s.high_at, s.high) for k, s in result.ranked(True)[:count]]
-    picks += [(k, s, s.low_at, s.low) for k, s in result.ranked(False)[:count]]
-    for key, _spot, at, gain in picks:
+    picks = [(k, s.high_at, s.high) for k, s in result.ranked(True)[:count]]
+    picks += [(k, s.low_at, s.low) for k, s in result.ranked(False)[:count]]
+    for key, at, gain in picks:
         assert at is not None
         side, where = at
         primary, shadow = (specs[0], specs[1]) if side == "A" else (specs[1], specs[0])
-        catch = _Catch(side, where.index)
         subject = DiffSubject(primary, shadow, names[0] if side == "A" else names[1])
-        game = replay_game(field_, catch.wrap(subject), catch, where.table, where.deal, where.order)
-        if catch.parting is None or catch.moment is None:  # pragma: no cover - replays agree
-            raise RuntimeError(f"the example at {where} did not replay")
+        tally = DiffTally(side, catch=where.index)
+        game, (moment, parting) = replay_game(field_, subject, tally, where)
         found.append(
             DiffExample(
                 key,
@@ -540,39 +500,13 @@ def _examples(
                 field_.seat_of_subject(where.order),
                 list(game.names),
                 int(game.record["seed"]),  # type: ignore[index]
-                catch.moment,
-                catch.parting,
+                moment,
+                parting,
                 gain,
                 game.record,  # type: ignore[arg-type]
             )
         )
     return found
-
-
-class _Catch(DiffTally):
-    """A side's tally that also catches the parting with the given index of a game."""
-
-    def __init__(self, side: str, index: int) -> None:
-        super().__init__(side)
-        self.wanted = index
-        self.moment: Moment | None = None
-        self.parting: Parting | None = None
-
-    def parted(self, moment: Moment, parting: Parting) -> None:
-        if self._index == self.wanted:
-            self.moment, self.parting = moment, parting
-        super().parted(moment, parting)
-
-    def wrap(self, subject: DiffSubject) -> Any:
-        catch = self
-
-        class _Caught:
-            name = subject.name
-
-            def make(self, tally: Any) -> Shadowed:
-                return Shadowed(subject.primary.create(), subject.shadow.create(), catch)
-
-        return _Caught()
 
 
 __all__ = ["DEFAULT_DEALS", "Diff", "DiffExample", "DiffTally", "diff", "named"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,18 @@ def kind_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
+def phases(data: dict[str, Any]) -> str:
+    """The loss per game before the end game and in it (a turn-optimal bot loses nothing
+    before it: ties only)."""
+    every = data["kinds"][-1]
+    loss = every["loss_per_game"]["estimate"] or 0.0
+    end = every["end_game_loss_per_game"]["estimate"] or 0.0
+    return (
+        f"Before the end game {data['bot']} loses {loss - end:.3f} worms per game to its "
+        f"decisions, in the end game (4 grill tiles or fewer) {end:.3f}."
+    )
+
+
 def band_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
     header = ["band", "regret (worms)", "decisions", "per game", "95% CI", "of decisions"]
     rows = []
@@ -130,6 +143,25 @@ def _example_text(e: dict[str, Any], record: str, what: str) -> str:
     )
 
 
+def numbered(items: list[str], after: list[str] | None = None) -> list[str]:
+    """Items numbered from 1, each wrapped at 80 columns (its continuation indented), each
+    followed by its line of ``after`` (indented) where given."""
+    out = []
+    for n, item in enumerate(items, 1):
+        out += textwrap.wrap(f"{n:>2}. {item}", WIDTH, subsequent_indent="    ")
+        if after is not None:
+            out.append(f"    {after[n - 1]}")
+    return out
+
+
+def example_lines(items: list[str], records: list[str]) -> list[str]:
+    """The examples, numbered, each with the command that shows it in its game."""
+    if not records:
+        return []
+    commands = [f"harness analyze game {record}" for record in records]
+    return ["", "Examples (played again, with their records):", *numbered(items, commands)]
+
+
 def _times(n: int) -> str:
     return "once" if n == 1 else f"{n:,} times"
 
@@ -158,7 +190,8 @@ def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
     out.append(table(*kind_table(data)))
     out.append(
         para(
-            "Worms lost per game: the sum of the regrets per game (95% interval by deal). "
+            phases(data) + " Worms lost per game: the sum of the regrets per game (95% "
+            "interval by deal). "
             "End game: the part of it taken with 4 grill tiles or fewer, where playing for "
             "the win may rightly cost worms. Not best: the share of decisions whose regret "
             "exceeds a tie."
@@ -220,6 +253,7 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     keep = [0, 1, 2, 3, 4, 5]  # decision, per game, lost, CI, end game, not best
     out += ["  " + line for line in text_table([header[i] for i in keep],
                                                [[r[i] for i in keep] for r in rows])]  # fmt: skip
+    out += textwrap.wrap(phases(data), WIDTH)
     header, rows = band_table(data)
     out += ["", "Errors by band (decisions with a choice):"]
     out += ["  " + line for line in text_table(header, rows)]
@@ -227,24 +261,21 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     out += ["", f"Costliest recurring situations ({data['situation_count']:,} in all):"]
     if not sits:
         out.append(f"  none: {bot} never gave up more than a tie")
-    for n, r in enumerate(sits, 1):
-        out += textwrap.wrap(
-            f"{n:>2}. {r['describe']}: {_times(r['count'])}, mean regret "
-            f"{r['mean_regret']:.3f}, {r['loss_per_game']:.4f}/game; did {r['did']}, "
-            f"better {r['better']}",
-            WIDTH,
-            subsequent_indent="    ",
-        )
-    if records:
-        out += ["", "Examples (played again, with their records):"]
-        for n, (e, record) in enumerate(zip(data["examples"], records, strict=True), 1):
-            out += textwrap.wrap(
-                f"{n:>2}. deal {e['deal']}, turn {e['turn']}, seat {e['seat']}: "
-                f"{e['did']} instead of {e['better']} (regret {e['regret']:.3f})",
-                WIDTH,
-                subsequent_indent="    ",
-            )
-            out += [f"    harness analyze game {record}"]
+    out += numbered(
+        [
+            f"{r['describe']}: {_times(r['count'])}, mean regret {r['mean_regret']:.3f}, "
+            f"{r['loss_per_game']:.4f}/game; did {r['did']}, better {r['better']}"
+            for r in sits
+        ]
+    )
+    out += example_lines(
+        [
+            f"deal {e['deal']}, turn {e['turn']}, seat {e['seat']}: {e['did']} instead of "
+            f"{e['better']} (regret {e['regret']:.3f})"
+            for e in data["examples"]
+        ],
+        records,
+    )
     if data["forfeits"]:
         out += [
             "",
@@ -344,23 +375,21 @@ def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
         out += ["", f"{title}:"]
         if not rows_:
             out.append("  nowhere")
-        for n, r in enumerate(rows_, 1):
-            out += textwrap.wrap(
-                f"{n:>2}. {r['describe']}: A {r['a']}, B {r['b']}; {_times(r['count'])}, "
-                f"mean {r['mean_gain']:+.3f}, {r['gain_per_game']:+.4f}/game",
-                WIDTH,
-                subsequent_indent="    ",
-            )
-    if records:
-        out += ["", "Examples (played again, with their records):"]
-        for n, (e, record) in enumerate(zip(data["examples"], records, strict=True), 1):
-            out += textwrap.wrap(
-                f"{n:>2}. deal {e['deal']}, turn {e['turn']} ({e['side']}'s game): A "
-                f"{e['a']}, B {e['b']}, B gains {e['gain']:+.3f}",
-                WIDTH,
-                subsequent_indent="    ",
-            )
-            out += [f"    harness analyze game {record}"]
+        out += numbered(
+            [
+                f"{r['describe']}: A {r['a']}, B {r['b']}; {_times(r['count'])}, mean "
+                f"{r['mean_gain']:+.3f}, {r['gain_per_game']:+.4f}/game"
+                for r in rows_
+            ]
+        )
+    out += example_lines(
+        [
+            f"deal {e['deal']}, turn {e['turn']} ({e['side']}'s game): A {e['a']}, B {e['b']}, "
+            f"B gains {e['gain']:+.3f}"
+            for e in data["examples"]
+        ],
+        records,
+    )
     failures = data["shadow_failures"]
     if any(failures.values()):
         out += ["", f"Shadow failures: {failures} (first: {data['failure_examples'][0]})"]
@@ -368,6 +397,20 @@ def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
 
 
 # -- files -----------------------------------------------------------------------------------
+def write_answer(
+    folder: Path,
+    stem: str,
+    title: str,
+    data: dict[str, Any],
+    records: list[dict[str, Any]],
+    blocks: Callable[[dict[str, Any], list[str]], list[Block]],
+) -> tuple[dict[str, Any], dict[str, Path]]:
+    """The examples' records, then ``stem``.md, .html and .json, into ``folder``: the data
+    written (with the records' paths, ``records``) and the files."""
+    data["records"] = paths = write_records(folder, records)
+    return data, write_files(folder, stem, title, blocks(data, paths), data)
+
+
 def write_records(folder: Path, records: list[dict[str, Any]]) -> list[str]:
     """The examples' game records, ``folder/examples/example-N.json``; their paths."""
     from harness.record import save_record
