@@ -256,6 +256,7 @@ def _play_person(
 ) -> None:
     """``harness play`` with a person's seat (harness.people): the game at the terminal,
     its record, the summary; stopped by the person: the record so far, exit 130."""
+    import textwrap
     from pathlib import Path
 
     from harness.cli_common import EXIT_INTERRUPTED
@@ -268,8 +269,8 @@ def _play_person(
     plugin = entry_point_strategies().get("you")
     if plugin is not None:  # the seat name wins; the plugin stays reachable by reference
         click.echo(
-            f"Note: `you` is the person's seat; the installed strategy `you` is "
-            f"{getattr(plugin, 'value', plugin)} by reference.",
+            f"Note: `you` is the person's seat here; the installed strategy `you` is "
+            f"reached by its reference, {getattr(plugin, 'value', plugin)}.",
             err=True,
         )
     game = play_person(
@@ -289,8 +290,9 @@ def _play_person(
         from harness.analysis.game import account_lines
 
         click.echo("Every turn, exact (docs/luck.md):")
-        for line in account_lines(game.account):
-            click.echo(f"  {line}")
+        for line in account_lines(game.account):  # in 80 columns, as the game was shown
+            for part in textwrap.wrap(f"  {line}", 80, subsequent_indent="        ") or [""]:
+                click.echo(part)
     click.echo(f"Record: {game.path} (harness replay / harness analyze game {game.path})")
     if game.stopped is not None:
         sys.exit(EXIT_INTERRUPTED)
