@@ -3,7 +3,7 @@
 The bot plays its deals (:mod:`harness.coach.deals`) with its seat audited
 (:class:`~harness.coach.audit.Audited`); :class:`Coaching` is the answer, for programs
 (:meth:`Coaching.to_json`), notebooks (DataFrames: :attr:`Coaching.kinds`,
-:attr:`~Coaching.situations`, :attr:`~Coaching.bands`) and people (the terminal, Markdown
+:attr:`~Coaching.situations`, :attr:`~Coaching.bands_frame`) and people (the terminal, Markdown
 and HTML of :mod:`harness.coach.render`)::
 
     from harness.coach import coach
