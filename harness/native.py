@@ -110,7 +110,7 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
     # the luck account's reference: account.c mirrors its Accountant, float for float
-    "harness.analysis.account": "bd0973a49a42fa30c8974c0565ae936178afc57da6f66cda6b4e3cd8d626b500",
+    "harness.analysis.account": "9abdd9c9e3aff705fd9ca099e677119eb105cdccac73719ae0045dbc8b417026",
 }
 _ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
@@ -542,8 +542,6 @@ def play_deals(
     (built with ``first`` the same first deal). With ``account``, every seat's luck
     account is kept too (see :class:`NativeResult`).
     """
-    if account:  # placeholder until the native account lands (issue-20-native)
-        raise NotNative("the luck account is not played natively yet")
     python = _python_of(host, len(strategies))
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
