@@ -116,8 +116,9 @@ def control_rows(
 
     A unit is (deal, key): its totals Y, M, C over its games, then summed per (key, fold
     of the deal). ``deal`` is the deal's number in the run (the fold is read off it, so
-    never a batch's own cluster numbering: the folds would change with the batches). ``m`` is each game's weight (1 if not given); ``c`` nan means the game
-    has no account: it counts as 0, and its weight is not in ``sa``. The games of one deal
+    never a batch's own cluster numbering: the folds would change with the batches).
+    ``m`` is each game's weight (1 if not given); ``c`` nan means the game has no
+    account: it counts as 0, and its weight is not in ``sa``. The games of one deal
     must come in one batch (as :func:`harness.report.aggregate.iter_games` gives them).
     """
     deal = np.asarray(deal, dtype=np.int64)
