@@ -357,6 +357,8 @@ JSON_KEYS = [
     *("lower", "upper", "games", "blocks", "blocks_counted", "blocks_capped", "checks"),
     *("elo", "elo_low", "elo_high", "counts", "forfeits", "forfeit_examples", "workers"),
     *("wall_seconds", "games_per_second"),
+    # the luck-adjusted test (docs/luck.md), after the older keys
+    *("luck", "luck_adjusted", "adjusted", "raw"),
 ]
 
 

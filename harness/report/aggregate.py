@@ -52,6 +52,7 @@ from harness.runfolder.parts import (
     unlisted_note,
 )
 from harness.runfolder.schema import (
+    ACCOUNT_FIELDS,
     ERROR_KINDS,
     FORFEIT,
     RENAMED_COLUMNS,
@@ -386,6 +387,16 @@ class Aggregates:
     tables: dict[str, list[str]] = field(default_factory=dict)
     capped_tables: dict[str, int] = field(default_factory=dict)
     ratings: stats.Ratings | None = None  # with cluster-robust covariance (second pass)
+    # The luck and skill account (docs/luck.md), per strategy: control moments per deal
+    # fold (stats.CONTROL_FIELDS) of the win share (control: win-weighted luck against the
+    # others'), of the worm margin (own worms - the others' mean; control: luck) and, per
+    # pair a < b, of a's head-to-head point (control: W_a - W_b); the account's sums
+    # (ACCOUNT_SUMS) and a histogram of a seat's luck in a game (LUCK_BINS).
+    luck_win: np.ndarray = field(default_factory=lambda: _control_zeros(0))
+    luck_margin: np.ndarray = field(default_factory=lambda: _control_zeros(0))
+    luck_pairs: np.ndarray = field(default_factory=lambda: _control_zeros(0, 0))
+    account: np.ndarray = field(default_factory=lambda: np.zeros((0, len(ACCOUNT_SUMS))))
+    luck_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, len(LUCK_BINS) + 1)))
 
     def entrant_counts(self) -> dict[str, Counts]:
         """Each strategy's :class:`~harness.ranking.Counts`, exact (counted as integers)."""
@@ -398,6 +409,17 @@ class Aggregates:
 
 
 TOTALS = ("busts", "seat_turns", "steals", "stolen", "games")
+# The account's sums per strategy, over the games that kept it: its columns, then the
+# games and seat turns they cover (schema.ACCOUNT_FIELDS).
+ACCOUNT_SUMS = (*ACCOUNT_FIELDS, "games", "seat_turns")
+# A seat's luck over a game, in worms: histogram edges (the last bin takes the rest).
+LUCK_BINS = tuple(np.arange(-20.0, 20.5, 1.0))
+
+
+def _control_zeros(*shape: int) -> np.ndarray:
+    return np.zeros((*shape, stats.FOLDS, len(stats.CONTROL_FIELDS)))
+
+
 COUNTS = ("games", "points", "worms", "rank")  # Aggregates.counts: points in 1/POINT units
 
 
@@ -863,6 +885,9 @@ class _Aggregator:
         # then the games are read once (None: too many, the rating pass reads them again).
         self.kept: list[_Scored] | None = [] if keep else None
         self.kept_bytes = 0
+        # Whether any game may hold the account: run.json's ``luck`` (a run of schema 3 or
+        # older, or with luck off, has none: its luck moments are skipped).
+        self.luck_kept = info.config.get("luck", "off") != "off"
         for entrant in info.entrants:
             name = entrant.get("name")
             if isinstance(name, str) and name not in self.code:
@@ -884,6 +909,12 @@ class _Aggregator:
         a.pairs = _grow(a.pairs, (p, p, MOMENT_FIELDS))
         a.conv = _grow(a.conv, (CONVERGENCE_BUCKETS, p, MOMENT_FIELDS))
         a.choices.strategies = p
+        fields = (stats.FOLDS, len(stats.CONTROL_FIELDS))
+        a.luck_win = _grow(a.luck_win, (p, *fields))
+        a.luck_margin = _grow(a.luck_margin, (p, *fields))
+        a.luck_pairs = _grow(a.luck_pairs, (p, p, *fields))
+        a.account = _grow(a.account, (p, len(ACCOUNT_SUMS)))
+        a.luck_hist = _grow(a.luck_hist, (p, len(LUCK_BINS) + 1))
 
     def codes(self, games: Games) -> np.ndarray:
         """(games, seats) strategy indices, registering names seen for the first time."""
@@ -967,6 +998,7 @@ class _Aggregator:
             flat_c, flat_s * n + seat_idx, points.ravel(), ones, p * n
         ).reshape(p, n, MOMENT_FIELDS)
         self._pairs(cluster, strat, ranks, p)
+        self._luck(games, deal, strat, ranks, points, worms, seat_turns, p)
         self._convergence(cluster, deal, strat, points, p)
         for chosen, pool, weight in _choice_events(strat, ranks):
             a.choices.add(chosen, pool, weight)
@@ -1063,6 +1095,44 @@ class _Aggregator:
         self.agg.pairs += cluster_moments(
             np.concatenate(cs), key, np.concatenate(ys), np.ones(len(key)), p * p
         ).reshape(p, p, MOMENT_FIELDS)
+
+    def _luck(
+        self,
+        games: Games,
+        deal: np.ndarray,
+        strat: np.ndarray,
+        ranks: np.ndarray,
+        points: np.ndarray,
+        worms: np.ndarray,
+        seat_turns: np.ndarray,
+        p: int,
+    ) -> None:
+        """The account's moments and sums (a run that never kept it: nothing to do)."""
+        if not self.luck_kept:
+            return
+        a, n = self.agg, self.n
+        field_of = {f: games.numbers([seat_column(i, f) for i in range(n)], np.float64)
+                    for f in ACCOUNT_FIELDS}  # fmt: skip
+        luck, wluck = field_of["luck"], field_of["wluck"]  # nan: a game without the account
+        a.luck_win += stats.seat_rows(deal, strat, points, stats.versus_others(wluck), p)
+        a.luck_margin += stats.seat_rows(
+            deal, strat, stats.versus_others(worms), stats.versus_others(luck), p
+        )
+        a.luck_pairs += stats.pair_rows(deal, strat, ranks, wluck, p)
+        kept = ~np.isnan(luck)
+        if not kept.any():
+            return
+        flat_s = strat[kept]
+        for col, name in enumerate(ACCOUNT_FIELDS):
+            a.account[:, col] += np.bincount(flat_s, weights=field_of[name][kept], minlength=p)
+        a.account[:, len(ACCOUNT_FIELDS)] += np.bincount(flat_s, minlength=p)
+        a.account[:, len(ACCOUNT_FIELDS) + 1] += np.bincount(
+            flat_s, weights=seat_turns[kept].astype(float), minlength=p
+        )
+        bins = np.searchsorted(np.asarray(LUCK_BINS), luck[kept], side="right")
+        a.luck_hist += np.bincount(
+            flat_s * (len(LUCK_BINS) + 1) + bins, minlength=p * (len(LUCK_BINS) + 1)
+        ).reshape(p, -1)
 
     def _convergence(
         self, cluster: np.ndarray, deal: np.ndarray, strat: np.ndarray, points: np.ndarray, p: int

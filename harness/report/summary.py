@@ -33,6 +33,7 @@ from harness.report.aggregate import (
     moments_of,
     read_columns,
 )
+from harness.report.luck import luck_summary
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
 from harness.rules import Rules
@@ -153,6 +154,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
         if challenger
         else _convergence(standings, out["head_to_head"], scored, mirror_pairs(info.entrants))
     )
+    out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
     out["mirrors"] = _mirrors(agg, out["head_to_head"])
     out["seats"] = _seats(agg, by_deal)
     out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}

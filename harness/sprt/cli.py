@@ -25,6 +25,7 @@ from harness.cli_common import (
     console_log,
     engine_option,
     limits_options,
+    luck_option,
     max_turns_option,
     parse_variants,
     rules_options,
@@ -61,9 +62,10 @@ def check_line(tally: Any) -> str:
     ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3 (-5.7, +30.3)  deals 12/80/210/95/3``
     (how many deals had each score, 0 to 1)."""
     elo, low, high = tally.elo()
+    adjusted = f" (luck-adjusted; raw {tally.sprt.llr:+.2f})" if tally.adjusted else ""
     line = (
         f"games {tally.games:,}  LLR {tally.llr:+.2f}  "
-        f"[{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}]  "
+        f"[{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}]{adjusted}  "
         f"Elo {elo_text(elo)} ({elo_text(low)}, {elo_text(high)})  "
         f"deals {'/'.join(str(int(c)) for c in tally.sprt.counts)}"
     )
@@ -98,6 +100,15 @@ def verdict_lines(result: Any) -> list[str]:
         f"Time: {result.wall:.1f} s, {result.games_per_second:,.0f} games/s, "
         f"{_workers_text(result.workers)}",
     ]
+    if tally.adjusted is not None:
+        raw_elo, raw_low, raw_high = tally.sprt.elo()
+        lines[3:3] = [
+            f"Luck-adjusted: each deal's score minus {tally.adjusted.coef:.3f} x its luck "
+            "(win-weighted, A's against B's), the coefficient fitted on the deals before "
+            "(docs/luck.md)",
+            f"Raw test: LLR {tally.sprt.llr:+.2f}, Elo {elo_text(raw_elo)} "
+            f"(95% CI {elo_text(raw_low)} to {elo_text(raw_high)})",
+        ]
     forfeits = tally.forfeits
     total = sum(forfeits.values())
     if total:
@@ -202,6 +213,7 @@ def header_lines(setup: Any, workers: int) -> list[str]:
 @max_turns_option("Turn cap per game; a deal with a capped game is left out (default 1,000).")
 @limits_options(isolation_default="none")
 @engine_option(config=False)
+@luck_option(config=False)
 @strict_option("the test finished but had forfeits")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON instead.")
 @verbosity_options(quiet="No header and no check lines on stderr; the verdict as ever.")
@@ -225,6 +237,7 @@ def sprt(
     move_time: float | None,
     game_time: float | None,
     engine: str,
+    luck: str,
     strict: bool,
     as_json: bool,
     verbose: int,
@@ -238,7 +251,9 @@ def sprt(
     goes, then the verdict (H1: A is at least elo1 stronger; H0: at most elo0), the
     games played and A's Elo over B with a 95% interval. Same seed, same verdict, for
     any number of workers. A and B are named as everywhere: greedy,
-    'threshold(target=28)', path/to/file.py:Class.
+    'threshold(target=28)', path/to/file.py:Class. Where the deals keep the luck and
+    skill account (--luck; auto: with a plugin or optimal), the test runs on
+    luck-adjusted deal scores: the same error rates from fewer games (docs/luck.md).
 
     \b
     Examples:
@@ -272,6 +287,7 @@ def sprt(
         game_time=game_time,
         isolation=isolation,
         engine=engine,
+        luck=luck,
     )
     workers = default_workers() if workers is None else workers
     # Check lines for people: always without --json; with it, only on a terminal.

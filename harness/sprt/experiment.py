@@ -42,12 +42,13 @@ from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import HarnessError, RunFailed
 from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from harness.seating import by_entrant
-from harness.stats import Sprt
+from harness.stats import AdjustedSprt, Sprt
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.config import (
     ENGINES,
     ISOLATIONS,
+    LUCK_MODES,
     Entrant,
     TourneyConfig,
     check_bounds,
@@ -86,6 +87,9 @@ class SprtSetup:
     game_time: float | None = None
     isolation: str = "none"
     engine: str = "auto"  # auto | python | native, as a tourney config's
+    # The luck and skill account (docs/luck.md): auto | on | off, as a tourney config's.
+    # Kept, the test runs on luck-adjusted deal scores (stats.AdjustedSprt).
+    luck: str = "auto"
 
     @property
     def players(self) -> int:
@@ -139,6 +143,7 @@ class SprtSetup:
             engine=self.engine,
             # Its own two seat orders, each in every rotation (see the module docstring).
             seating="cyclic",
+            luck=self.luck,
         )
 
     @cached_property
@@ -150,9 +155,19 @@ class SprtSetup:
             for order in self.orders
         )
 
+    @cached_property
+    def adjusted(self) -> bool:
+        """Whether the deals keep the account, so the test runs on luck-adjusted scores
+        (:func:`plan.table_luck` of the table: ``auto`` keeps it for a plugin or optimal)."""
+        return plan.table_luck(self.config, self.table)
+
     def sprt(self) -> Sprt:
         """An empty test with this setup's bounds."""
         return Sprt(self.elo0, self.elo1, self.alpha, self.beta, self.games_per_deal)
+
+    def adjusted_sprt(self) -> AdjustedSprt:
+        """An empty luck-adjusted test with this setup's bounds."""
+        return AdjustedSprt(self.elo0, self.elo1, self.alpha, self.beta, self.games_per_deal)
 
     def to_dict(self) -> dict[str, Any]:
         """The setup as the JSON summary gives it (``describe()`` elsewhere is text)."""
@@ -199,6 +214,7 @@ def make_setup(
     game_time: float | None = None,
     isolation: str = "none",
     engine: str = "auto",
+    luck: str = "auto",
 ) -> SprtSetup:
     """Check every setting and resolve the strategies; SprtError/ConfigError: one line.
 
@@ -207,7 +223,9 @@ def make_setup(
     its player count is set to ``players``. ``move_time``, ``game_time`` (seconds) and
     ``isolation`` ("none" or "process") limit every seat as in a tourney config;
     ``engine`` ("auto", "python", "native") as a tourney config's (the same games each
-    way; "native" for a test it cannot play is one line here, before any game).
+    way; "native" for a test it cannot play is one line here, before any game); ``luck``
+    ("auto", "on", "off") as a tourney config's: kept, the test runs on luck-adjusted
+    deal scores (the same error rates, fewer games: docs/luck.md).
     """
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SprtError(f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} (R3)")
@@ -230,6 +248,8 @@ def make_setup(
         raise SprtError(f"isolation: {isolation!r} is not one of {', '.join(ISOLATIONS)}")
     if engine not in ENGINES:
         raise SprtError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
+    if luck not in LUCK_MODES:
+        raise SprtError(f"luck: {luck!r} is not one of {', '.join(LUCK_MODES)}")
     fillers = tuple(fillers)
     if players == 2 and fillers:
         raise SprtError("filler: fills seats 3 and up; give 3 or more players to use one")
@@ -266,6 +286,7 @@ def make_setup(
         game_time=None if game_time is None else float(game_time),
         isolation=isolation,
         engine=engine,
+        luck=luck,
     )
     setup.engines  # noqa: B018 - "native" that cannot play: one line now, not mid-test
     if max_games is not None and setup.max_deals < 1:
@@ -321,6 +342,9 @@ class ChunkScores:
     capped: list[bool]
     forfeits: dict[str, int] = field(default_factory=dict)
     examples: list[dict[str, Any]] = field(default_factory=list)
+    # Per deal, the sum over its games here of W_A - W_B (win-weighted luck, docs/luck.md);
+    # None: the chunk kept no account.
+    control: list[float] | None = None
 
 
 def roles_of(setup: SprtSetup, order: int) -> list[str]:
@@ -341,6 +365,9 @@ def chunk_scores(
     scores = ChunkScores(points, capped, {role: 0 for role in ROLES})
     games = result.games
     ranks = [s["rank"] for s in result.seats]
+    wluck = [s["wluck"] for s in result.seats] if "wluck" in result.seats[0] else None
+    if wluck is not None:
+        scores.control = [0.0] * deals
     for row in range(result.rows):
         d, k = games["deal"][row] - spec.first, games["seating"][row]
         if games["status"][row] == 1:  # turn cap: the game never finished
@@ -351,6 +378,9 @@ def chunk_scores(
         rank = by_entrant([r[row] for r in ranks], seats)
         rank_a, rank_b = rank[a], rank[b]
         points[d] += 2 if rank_a < rank_b else 1 if rank_a == rank_b else 0
+        if wluck is not None:
+            luck = by_entrant([w[row] for w in wluck], seats)
+            scores.control[d] += luck[a] - luck[b]  # type: ignore[index]
         seat = games["error_seat"][row]
         if seat >= 0:
             role = roles[seats[seat]]
@@ -375,6 +405,9 @@ class Tally:
 
     setup: SprtSetup
     sprt: Sprt = field(init=False)
+    # The luck-adjusted test, fed the same deals (None: the deals keep no account); when
+    # there is one, its verdict is the test's.
+    adjusted: AdjustedSprt | None = field(init=False)
     deals: int = 0  # deals played and applied (counted or left out)
     checks: int = 0
     capped: int = 0  # deals left out: a game hit the turn cap
@@ -383,15 +416,22 @@ class Tally:
 
     def __post_init__(self) -> None:
         self.sprt = self.setup.sprt()
+        self.adjusted = self.setup.adjusted_sprt() if self.setup.adjusted else None
 
     def apply(self, parts: list[ChunkScores]) -> None:
         """Add one whole check: its chunks, one per seat order, over the same deals."""
-        g2 = 2 * self.setup.games_per_deal
+        games = self.setup.games_per_deal
+        g2 = 2 * games
         for deal in range(len(parts[0].points)):
             if any(p.capped[deal] for p in parts):
                 self.capped += 1
-            else:
-                self.sprt.add(sum(p.points[deal] for p in parts) / g2)
+                continue
+            score = sum(p.points[deal] for p in parts) / g2
+            self.sprt.add(score)
+            if self.adjusted is not None:
+                known = all(p.control is not None for p in parts)
+                control = sum(p.control[deal] for p in parts) / games if known else None  # type: ignore[index]
+                self.adjusted.add(score, control)
         for p in parts:
             for role, k in p.forfeits.items():
                 self.forfeits[role] += k
@@ -405,28 +445,36 @@ class Tally:
         return self.deals * self.setup.games_per_deal
 
     @property
+    def test(self) -> Sprt | AdjustedSprt:
+        """The test whose verdict counts: the luck-adjusted one where the deals keep the
+        account, else the raw one."""
+        return self.adjusted if self.adjusted is not None else self.sprt
+
+    @property
     def llr(self) -> float:
         """The test's log-likelihood ratio after the last check (0 before the first)."""
-        return self.sprt.llr
+        return self.test.llr
 
     @property
     def status(self) -> str:
         """The test's status (H1, H0, continue), or inconclusive at the game limit."""
-        status = self.sprt.status
+        status = self.test.status
         limit = self.setup.max_deals
         if status == "continue" and limit is not None and self.deals >= limit:
             return "inconclusive"
         return status
 
     def elo(self) -> tuple[float, float, float]:
-        """A's Elo over B with its 95% interval, from the counted deals."""
-        return self.sprt.elo()
+        """A's Elo over B with its 95% interval, from the counted deals (luck-adjusted
+        where the deals keep the account)."""
+        return self.test.elo()
 
     def summary(self) -> dict[str, Any]:
         """The deterministic part of the JSON summary (nan/inf as they are): the test's own
         numbers (:meth:`Sprt.summary`) with the deals played, left out and checked. Its
         ``blocks*`` keys count deals (older names, kept for the scripts that read them)."""
-        test = self.sprt.summary()
+        raw = self.sprt.summary()
+        test = self.test.summary()
         return {
             "verdict": self.status,
             "llr": test["llr"],
@@ -440,10 +488,17 @@ class Tally:
             "elo": test["elo"],
             "elo_low": test["elo_low"],
             "elo_high": test["elo_high"],
-            "counts": test["counts"],
+            "counts": raw["counts"],
             "forfeits": {"count": sum(self.forfeits.values()), **self.forfeits},
             "forfeit_examples": self.examples,
+            # The luck-adjusted test (what decided) and the raw one beside it.
+            "adjusted": None if self.adjusted is None else test,
+            "raw": {k: raw[k] for k in ("status", "llr", "elo", "elo_low", "elo_high")},
         }
+
+
+# The summary's keys about the luck-adjusted test (after the older keys, in this order).
+LUCK_KEYS = ("adjusted", "raw")
 
 
 # -- the loop -------------------------------------------------------------------------------
@@ -462,14 +517,20 @@ class SprtResult:
         return self.tally.games / self.wall if self.wall > 0 else 0.0
 
     def summary(self) -> dict[str, Any]:
-        """What ``--json`` prints (numbers may be nan or inf: clean them for JSON)."""
+        """What ``--json`` prints (numbers may be nan or inf: clean them for JSON). Keys
+        added since scripts first read it come last (the luck account's)."""
+        tally = self.tally.summary()
+        luck = {key: tally.pop(key) for key in LUCK_KEYS}
         return {
             **self.setup.to_dict(),
-            **self.tally.summary(),
+            **tally,
             "verdict": self.verdict,
             "workers": self.workers,
             "wall_seconds": round(self.wall, 3),
             "games_per_second": round(self.games_per_second, 1),
+            "luck": self.setup.luck,
+            "luck_adjusted": self.setup.adjusted,
+            **luck,
         }
 
 

@@ -265,6 +265,22 @@ class ControlMoments:
     def folds(self) -> int:
         return len(self.rows)
 
+    def flipped(self) -> ControlMoments:
+        """The other side of a head-to-head point: y -> m - y and c -> -c per unit (b's
+        share against a from a's), every sum transformed exactly."""
+        r = self.rows.copy()
+        f = _F
+        sy, sm, sc = r[:, f["sy"]].copy(), r[:, f["sm"]].copy(), r[:, f["sc"]].copy()
+        syy, smm, sym = r[:, f["syy"]].copy(), r[:, f["smm"]].copy(), r[:, f["sym"]].copy()
+        syc, smc = r[:, f["syc"]].copy(), r[:, f["smc"]].copy()
+        r[:, f["sy"]] = sm - sy
+        r[:, f["sc"]] = -sc
+        r[:, f["syy"]] = smm - 2 * sym + syy
+        r[:, f["sym"]] = smm - sym
+        r[:, f["syc"]] = syc - smc
+        r[:, f["smc"]] = -smc
+        return ControlMoments(r)
+
     def _sum(self, exclude: int | None = None) -> np.ndarray:
         keep = np.ones(self.folds, dtype=bool)
         if exclude is not None:

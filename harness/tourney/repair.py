@@ -94,7 +94,8 @@ def config_from_run(info: RunInfo) -> TourneyConfig:
             f"{info.path}/run.json: cannot rebuild the run's config from it (no {exc}); "
             "play it again with harness tourney"
         ) from None
-    for key in ("move_time", "game_time", "isolation"):
+    # Keys of the run key that older run.json files may lack (their defaults then).
+    for key in ("move_time", "game_time", "isolation", "seating", "luck"):
         if c.get(key) is not None:
             data[key] = c[key]
     # File plugins are relative to the config file's folder (a mapping config: the cwd).

@@ -324,11 +324,18 @@ def _run_json(
         "move_time": config.move_time,
         "game_time": config.game_time,
         "isolation": config.isolation,
+        # The luck and skill account: the setting, and the tables that keep it (docs/luck.md).
+        "luck": config.luck,
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.name if config.challenger else None,
         "entrants": [e.identity() for e in config.all_entrants()],
         "tables": [
-            {"id": t.id, "entrants": t.names, "engine": _shown_engine(engines.get(t.id))}
+            {
+                "id": t.id,
+                "entrants": t.names,
+                "engine": _shown_engine(engines.get(t.id)),
+                "luck": the_plan.luck[t.id],
+            }
             for t in table_list
         ],
         "totals": {

@@ -69,7 +69,17 @@ def standings(totals: Mapping[str, Counts | Mapping[str, Any]]) -> list[dict[str
 
 
 # The report's figures the standings carry (None where the report has none).
-REPORT_FIGURES = ("win_low", "win_high", "elo", "elo_low", "elo_high")
+REPORT_FIGURES = (
+    "win_low",
+    "win_high",
+    "elo",
+    "elo_low",
+    "elo_high",
+    # luck-adjusted (docs/luck.md): where the games kept the account
+    "win_adj",
+    "win_adj_low",
+    "win_adj_high",
+)
 DASH = "-"
 
 
@@ -108,34 +118,52 @@ def _interval(low: float | None, high: float | None, fmt: str) -> str:
     return f"{low:+.0f} to {high:+.0f}"
 
 
+def _adjusted(row: dict[str, Any]) -> str:
+    """The luck-adjusted win share and its interval (docs/luck.md), or a dash."""
+    share = row.get("win_adj")
+    if share is None:
+        return DASH
+    return (
+        f"{share * 100:.1f}% ({_interval(row.get('win_adj_low'), row.get('win_adj_high'), 'pct')})"
+    )
+
+
 def format_table(rows: list[dict[str, Any]]) -> list[str]:
     """The standings as aligned text lines.
 
     Rows from :func:`with_report` also show the win share's 95% interval and the rating
     (Elo) with its 95% interval, as the report does; without them those columns are left
-    out. Only the rating columns are left out when the report has no rating at all.
+    out. Only the rating columns are left out when the report has no rating at all. Where
+    the games kept the luck account, the luck-adjusted win share with its interval follows
+    the raw one's.
     """
     width = max([len("strategy")] + [len(r["strategy"]) for r in rows])
     show_forfeits = any(r["forfeits"] for r in rows)
     show_capped = any(r["capped"] for r in rows)
     show_ci = any("win_low" in r for r in rows)
     show_elo = any(r.get("elo") is not None for r in rows)
+    show_adj = any(r.get("win_adj") is not None for r in rows)
     cis = [_interval(r.get("win_low"), r.get("win_high"), "pct") for r in rows]
+    adjs = [_adjusted(r) for r in rows]
+    adj_w = max([len("luck-adjusted")] + [len(a) for a in adjs])
     elo_cis = [_interval(r.get("elo_low"), r.get("elo_high"), "num") for r in rows]
     ci_w = max([len("95% CI")] + [len(c) for c in cis])
     elo_w = max([len("95% CI")] + [len(c) for c in elo_cis])
     head = f" #  {'strategy':<{width}}  {'games':>10}  {'win share':>9}  "
     head += f"{'95% CI':<{ci_w}}  " * show_ci
+    head += f"{'luck-adjusted':<{adj_w}}  " * show_adj
     head += f"{'mean worms':>10}  {'mean rank':>9}"
     head += f"  {'Elo':>5}  {'95% CI':<{elo_w}}" * show_elo
     head += "  forfeits" * show_forfeits + "  capped" * show_capped
     lines = [head.rstrip()]
-    for r, ci, elo_ci in zip(rows, cis, elo_cis, strict=True):
+    for r, ci, elo_ci, adj in zip(rows, cis, elo_cis, adjs, strict=True):
         line = (
             f"{r['rank']:>2}  {r['strategy']:<{width}}  {r['games']:>10,}  {r['win_share']:>9.1%}  "
         )
         if show_ci:
             line += f"{ci:<{ci_w}}  "
+        if show_adj:
+            line += f"{adj:<{adj_w}}  "
         line += f"{r['mean_worms']:>10.2f}  {r['mean_rank']:>9.3f}"
         if show_elo:
             elo = r.get("elo")
