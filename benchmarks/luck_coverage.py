@@ -21,8 +21,8 @@ deals). Coverage is how often an interval holds the pool's mean, per kind over e
 target and run, with a 95% interval clustered by run (the targets of one run share its
 deals). Also shown: the mean width, and how much narrower the adjusted intervals are.
 
-Pools come from luck_pool.py (played by the Python engine; ``--cache`` reads the ones
-luck_variance.py played). The resampling itself takes seconds.
+Pools come from luck_pool.py (``--cache`` reads the ones luck_variance.py played); the
+resampling takes a minute or two of CPU per pool at the defaults.
 """
 
 from __future__ import annotations

@@ -23,11 +23,12 @@ played in every seat rotation), for every target:
   i.e. how many times the deals the raw estimate needs for the adjusted one's precision,
   with a jackknife standard error (20 groups of deals); gain(b=1): with coefficient 1.
 
-The pools are played by the Python engine (the native engine has no account yet), with
-the account on every seat: 1.7-2 ms of CPU a game for the cheap strategies, about 10 for
-``optimal``; at the default 20,000 deals, 4 minutes for a cheap 2-player pool, 35 for
-``optimal v simple`` (``--workers 2`` halves it; ``--cache`` keeps them for the other
-luck benchmarks, which read the same pools).
+The pools are played by luck_pool.py (the runner's chunks: natively once the native
+engine keeps the account, by the Python engine until then): with the Python engine,
+1.2-2.3 ms of CPU a game for the cheap built-ins with the account, 5.3 for ``optimal v
+simple``, 6.8 at 3 players and 8.5 at 4, about 30 minutes of CPU for every pool at the
+default 20,000 deals (``--workers 2`` halves the wall time; ``--cache`` keeps them for
+the other luck benchmarks, which read the same pools, and for the next run).
 """
 
 from __future__ import annotations

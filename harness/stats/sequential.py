@@ -248,7 +248,7 @@ class AdjustedSprt:
     ``(n fit + prior_deals prior_coef) / (n + prior_deals)`` after n deals with the
     account. The first deals are then adjusted well rather than not at all (they would
     otherwise weigh on the variance of the whole test: 3-4% more deals to a verdict
-    with a coefficient 0 until 10 deals, benchmarks/luck_sprt.py).
+    with a coefficient 0 until 10 deals, greedy v tactician in benchmarks/luck_sprt.py).
 
     ``status`` compares :func:`sprt_llr_scores` of the adjusted scores with Wald's
     bounds, from ``min_deals`` deals on. Everything is a running sum in deal order: the
