@@ -175,6 +175,7 @@ def compare_cmd(
         compare_notes,
         compared_how,
         diff_cells,
+        luck_cells,
         num,
         text_table,
         to_html,
@@ -223,8 +224,14 @@ def compare_cmd(
     else:
         header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
         header += [f"{r['label']} worms" for r in comparison["runs"]]
+        lucky = any(
+            d["win_share"].get("luck_adjusted")
+            for s in comparison["strategies"]
+            for d in s["diffs"]
+        )
         for d in comparison["strategies"][0]["diffs"]:
             header += [f"{d['run']}-A win", "95% CI", "compared"]
+            header += ["luck-adjusted", "95% CI"] if lucky else []
         rows = []
         for s in comparison["strategies"]:
             row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
@@ -233,10 +240,17 @@ def compare_cmd(
                 text, interval = diff_cells(d, "win_share")
                 star = " *" if d["win_share"].get("significant") else ""
                 row += [text + star, interval, compared_how(d)]
+                if lucky:
+                    row += luck_cells(d["win_share"].get("luck_adjusted"))
             rows.append(row)
         for line in text_table(header, rows):
             click.echo("  " + line)
         click.echo("  * significant (Holm-adjusted p < 0.05).")
+        if lucky:
+            click.echo(
+                "  luck-adjusted: each pair's difference minus b x the twins' difference of "
+                "luck, b fitted on the other half of the deals (docs/luck.md)."
+            )
         for line in compare_legend(comparison):
             click.echo(f"  {line}")
         for note in compare_notes(comparison):

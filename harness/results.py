@@ -47,6 +47,19 @@ SEAT_COLUMNS = (
     "steals",
     "stolen",
     "status",
+    # the luck and skill account (docs/luck.md): NaN where the game kept none
+    "margin",
+    "par",
+    "luck",
+    "wluck",
+    "regret",
+    "regret_pick",
+    "regret_stop",
+    "regret_claim",
+    "rolls",
+    "picks",
+    "stops",
+    "claims",
 )
 """The columns of :meth:`Run.seats`, in order."""
 
@@ -211,6 +224,10 @@ class Run:
         ``win_share`` is 1 for a sole first place, 1/k for a first place shared by k seats,
         0 otherwise, and NaN in a turn-capped game (unfinished: not a result), so
         ``seats().groupby("strategy").win_share.mean()`` is the report's win share.
+        ``margin`` is the seat's worms minus the mean of the others'; ``par`` .. ``claims``
+        its luck and skill account (``regret`` the sum of the three kinds; NaN where the
+        game kept none, docs/luck.md), so with two players ``par + luck - regret`` of one
+        seat minus the other's is the margin.
         """
         return self._once("seats", lambda: seat_table(self.games, self.info.players)).copy()
 
@@ -288,6 +305,8 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
 
     def seat_values(field_name: str, dtype: Any = None) -> np.ndarray:
         cols = [seat_column(i, field_name) for i in range(players)]
+        if not set(cols) <= set(games.columns):  # a frame from before the account: NaN
+            return np.full(g * players, np.nan)
         return games[cols].to_numpy(dtype).ravel()  # row-major: game by game, seat by seat
 
     names = games[[seat_column(i, "strategy") for i in range(players)]].to_numpy(object)
@@ -317,10 +336,46 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
             "steals": seat_values("steals"),
             "stolen": seat_values("stolen"),
             "status": np.repeat(games["status"].to_numpy(object), players),
+            "margin": _versus_others(games, players, "worms").ravel(),
+            **{
+                name: seat_values(name, np.float64)
+                for name in ("par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim")
+            },
+            "regret": sum(
+                seat_values(f"regret_{k}", np.float64) for k in ("pick", "stop", "claim")
+            ),
+            **{
+                name: seat_values(name, np.float64)
+                for name in ("rolls", "picks", "stops", "claims")
+            },
         },
         columns=list(SEAT_COLUMNS),
     )
     return frame
+
+
+_KINDS = ("pick", "stop", "claim")
+_ACCOUNT = (
+    "par",
+    "luck",
+    "wluck",
+    *(f"regret_{k}" for k in _KINDS),
+    "rolls",
+    "picks",
+    "stops",
+    "claims",
+)
+
+
+def _versus_others(games: pd.DataFrame, players: int, field_name: str) -> Any:
+    """(games, seats): each seat's value minus the mean of the other seats'."""
+    import numpy as np
+
+    from harness import stats
+    from harness.runfolder.schema import seat_column
+
+    cols = [seat_column(i, field_name) for i in range(players)]
+    return stats.versus_others(games[cols].to_numpy(np.float64))
 
 
 # -- the report's charts as figures --------------------------------------------------------

@@ -149,3 +149,28 @@ def test_tables_without_the_account_enter_unadjusted(tmp_path):
     rows = {r["strategy"]: r for r in report["standings"]}
     for name, mine in frame.groupby("strategy"):
         assert rows[name]["win_adj"] == pytest.approx(_adjusted(mine, "win", "c_win"), abs=1e-12)
+
+
+def test_the_results_api_gives_each_seats_account(run):
+    seats = load_run(run.run_dir).seats()
+    over = seats[seats.status == "over"].copy()
+    over["own"] = over.par + over.luck - over.regret
+    twice = over.groupby(["table", "deal", "seating"])
+    # two players: (own of this seat) - (own of the other) = margin, for every seat
+    other = twice["own"].transform("sum") - over["own"]
+    assert ((over["own"] - other) - over["margin"]).abs().max() < 1e-9
+    assert (over.regret >= 0).all() and over.rolls.notna().all()
+
+
+def test_the_report_has_a_luck_and_skill_section_and_chart(run, tmp_path):
+    from harness.report import write_report
+
+    write_report(run.run_dir)
+    html = (run.run_dir / "report.html").read_text()
+    md = (run.run_dir / "report.md").read_text()
+    assert "Luck and skill" in html and "Luck and skill" in md
+    assert "luck-adjusted" in md and (run.run_dir / "plots" / "luck.png").exists()
+    plain = run_tournament(_config(["greedy", "simple"], luck="off"), out=tmp_path, workers=0)
+    write_report(plain.run_dir)
+    assert "Luck and skill" not in (plain.run_dir / "report.md").read_text()
+    assert not (plain.run_dir / "plots" / "luck.png").exists()

@@ -25,7 +25,7 @@ from harness.engine import Game
 from harness.errors import GameError
 from harness.plugins import resolve
 from harness.rules import Rules
-from harness.runfolder.schema import column_type, columns, seat_column
+from harness.runfolder.schema import column_type, columns, is_optional, seat_column
 from harness.tourney.plan import SEED_MASK, game_seed
 
 
@@ -35,9 +35,17 @@ def deal_seed(seed: int, deal: int) -> int:
 
 
 def frame(rows: list[dict[str, Any]], players: int) -> pd.DataFrame:
-    """Rows (dicts with every schema column) as a frame with the schema's types."""
+    """Rows (dicts with every schema column) as a frame with the schema's types; the
+    account's columns, which a row may leave out (no account), nullable."""
     df = pd.DataFrame(rows, columns=columns(players))
-    return df.astype({name: column_type(name) for name in df.columns})
+    return df.astype({name: _dtype(name) for name in df.columns})
+
+
+def _dtype(name: str) -> str:
+    kind = column_type(name)
+    if is_optional(name) and kind.startswith("int"):
+        return kind.capitalize()  # pandas' nullable integers: Int16
+    return kind
 
 
 def write_run(

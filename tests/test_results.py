@@ -17,7 +17,7 @@ import pytest
 import harness
 from harness.errors import ConfigError, HarnessError
 from harness.results import SEAT_COLUMNS, STANDINGS_COLUMNS, ResultsError, Run, seat_table
-from harness.runfolder.schema import columns
+from harness.runfolder.schema import SCHEMA_VERSION, columns
 from harness.strategy import Strategy
 from harness.tourney import run_tournament
 from harness.tourney.runner import TourneyRun
@@ -103,7 +103,7 @@ def test_what_the_call_did_is_kept_and_read_back(run):
 
 
 def test_config_and_info(run):
-    assert run.config["name"] == "res" and run.config["schema"] == 3
+    assert run.config["name"] == "res" and run.config["schema"] == SCHEMA_VERSION == 4
     assert len(run.info.parts) == 3 * 3  # tables x chunks, all verified
 
 

@@ -70,6 +70,7 @@ def test_chunk_keys_are_the_documented_content_hash():
                 "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
                 "deals": [first, stop],
                 **plan.limits_of(config),
+                "luck": plan.table_luck(config, table),
             }
             digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
             assert key == digest[:32]

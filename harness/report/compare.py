@@ -43,7 +43,7 @@ import pandas as pd
 from harness import stats
 from harness.jsonsafe import json_safe
 from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run
-from harness.report.paired import paired_difference
+from harness.report.paired import paired_difference, t_pvalue
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 ALPHA = 0.05
@@ -181,10 +181,16 @@ def _shown_value(value: Any) -> str:
 
 
 # -- reading the games of a run for pairing --------------------------------------------------
+# The account's columns a comparison reads (docs/luck.md): null where a run kept none.
+LUCK_SEAT_FIELDS = ("luck", "wluck")
+
+
 def _read_columns(players: int) -> list[str]:
     cols = ["table", "deal", "seating", "game_seed", *OUTCOME_COLUMNS]
     return cols + [
-        seat_column(i, f) for i in range(players) for f in ("strategy",) + OUTCOME_SEAT_FIELDS
+        seat_column(i, f)
+        for i in range(players)
+        for f in ("strategy",) + OUTCOME_SEAT_FIELDS + LUCK_SEAT_FIELDS
     ]
 
 
@@ -247,6 +253,12 @@ def appearances(
         )
         ranks = scored[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
         worms = scored[[seat_column(i, "worms") for i in range(n)]].to_numpy(np.float64)
+        # Each seat's luck controls (nan without the account): win-weighted luck and luck,
+        # each against the others' mean (harness.stats.luck).
+        c_win, c_margin = (
+            stats.versus_others(scored[[seat_column(i, f) for i in range(n)]].to_numpy(np.float64))
+            for f in ("wluck", "luck")
+        )
         firsts = (ranks == 1).sum(axis=1)
         points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
         deal = scored["deal"].to_numpy(np.int64)
@@ -257,9 +269,11 @@ def appearances(
             for j in range(n):
                 part[f"opp{j}"] = who[:, j] if j != i else np.full(len(scored), -1, np.int32)
             part.update(points=points[:, i], worms=worms[:, i], game=game)
+            part.update(c_win=c_win[:, i], c_margin=c_margin[:, i])
             frames.append(pd.DataFrame(part))
     if not frames:
-        return pd.DataFrame(columns=_key_columns(n) + ["points", "worms", "game"], dtype=np.int64)
+        empty = _key_columns(n) + ["points", "worms", "game", "c_win", "c_margin"]
+        return pd.DataFrame(columns=empty, dtype=np.int64)
     out = pd.concat(frames, ignore_index=True)
     out["occ"] = out.groupby(_key_columns(n)[:-1], sort=False).cumcount()
     return out
@@ -348,10 +362,18 @@ def compare(
         row["shared_deals"] = min(d["shared_deals"] for d in row["diffs"])
         rows.append(row)
     pairs = _shared_pairs(summaries, labels, tests)
-    adjusted = stats.holm([p for _, p in tests])
-    for (cell, _), q in zip(tests, adjusted, strict=True):
-        cell["p_holm"] = q
-        cell["significant"] = bool(q == q and q < ALPHA)
+    # The luck-adjusted differences are a family of their own (the same questions asked
+    # of less noisy data): Holm within it.
+    luck_tests = [
+        (cell["luck_adjusted"], cell["luck_adjusted"]["p"])
+        for cell, _ in tests
+        if cell.get("luck_adjusted") and cell["luck_adjusted"]["p"] is not None
+    ]
+    for family in (tests, luck_tests):
+        adjusted = stats.holm([p for _, p in family])
+        for (cell, _), q in zip(family, adjusted, strict=True):
+            cell["p_holm"] = q
+            cell["significant"] = bool(q == q and q < ALPHA)
     for row in rows:
         for diff in row["diffs"]:
             for key in ("win_share", "worms"):
@@ -369,7 +391,7 @@ def compare(
             "head_to_head": pairs,
             "tests": len(tests),
             "pairing": twins.notes(labels),
-            "method": _method(len(tests), any(r["paired"] for r in rows)),
+            "method": _method(len(tests), any(r["paired"] for r in rows), bool(luck_tests)),
         }
     )
 
@@ -377,7 +399,7 @@ def compare(
 _RUN_FIELDS = ("games", "win_share", "win_low", "win_high", "worms", "worms_low", "worms_high")
 
 
-def _method(tests: int, any_paired: bool) -> str:
+def _method(tests: int, any_paired: bool, luck: bool = False) -> str:
     text = "Differences are run minus baseline (run A) with 95% intervals. "
     if any_paired:
         text += (
@@ -390,6 +412,13 @@ def _method(tests: int, any_paired: bool) -> str:
         "and are not tested. 'significant' means a Holm-adjusted p below "
         f"{ALPHA} over all {tests} tests of this comparison."
     )
+    if luck:
+        text += (
+            " Where both runs kept the luck account, a paired difference is also given "
+            "luck-adjusted: each pair's difference minus b x the twins' difference of luck, "
+            "b fitted on the other half of the deals (the same expectation, less noise; "
+            "docs/luck.md), Holm-adjusted among the luck-adjusted tests."
+        )
     return text
 
 
@@ -481,16 +510,19 @@ class _Twins:
                 "unfinished in one run)"
             )
         deal = pairs["deal"].to_numpy()
-        for key in ("points", "worms"):
+        for key, control in (("points", "c_win"), ("worms", "c_margin")):
             cell_key = "win_share" if key == "points" else key
             if identical:  # exactly 0: no interval, no test
                 out[cell_key] = {"diff": 0.0, "low": 0.0, "high": 0.0, "p": None}
                 out[cell_key].update(p_holm=None, significant=False)
                 continue
-            found = paired_difference(
-                deal, pairs[f"{key}_a"].to_numpy(), pairs[f"{key}_b"].to_numpy()
-            )
+            a, b = pairs[f"{key}_a"].to_numpy(), pairs[f"{key}_b"].to_numpy()
+            found = paired_difference(deal, a, b)
             out[cell_key] = found.cell()
+            c = pairs[f"{control}_b"].to_numpy(float) - pairs[f"{control}_a"].to_numpy(float)
+            adjusted = luck_adjusted_difference(deal, b - a, c)
+            if adjusted is not None:
+                out[cell_key]["luck_adjusted"] = adjusted
         return out
 
     def notes(self, labels: list[str]) -> list[str]:
@@ -501,6 +533,30 @@ class _Twins:
             if problem is not None:
                 out.append(f"run {labels[k]} is compared unpaired with A: {problem}")
         return out
+
+
+def luck_adjusted_difference(
+    deal: np.ndarray, diff: np.ndarray, control: np.ndarray
+) -> dict[str, Any] | None:
+    """The paired difference with the dice's luck taken out (docs/luck.md): each pair's
+    difference minus b x its control (the twins' luck difference, b cross-fitted on the
+    other half of the deals: the same expectation, less noise); None where no pair kept
+    the account in both runs. ``gain``: how many times the pairs the raw difference needs
+    for this one's precision."""
+    known = ~np.isnan(control)
+    if not known.any():
+        return None
+    moments = stats.ControlMoments.of(diff, control, deal=deal)
+    adjusted = moments.adjusted()
+    low, high = adjusted.interval()
+    return {
+        "diff": adjusted.estimate,
+        "low": low,
+        "high": high,
+        "p": t_pvalue(adjusted.estimate, adjusted.se, adjusted.deals - 1),
+        "gain": moments.gain(),
+        "accounted": float(known.mean()),
+    }
 
 
 def _unpaired(

@@ -719,6 +719,76 @@ def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
     return _write(figure_compare_diffs(comparison), path)
 
 
+def figure_luck(summary: dict[str, Any]) -> Figure | None:
+    """Luck and skill (docs/luck.md): each strategy's win share raw and luck-adjusted with
+    their 95% intervals side by side, its regret per game by decision kind, and the
+    distribution of its luck per game. None when no game kept the account."""
+    luck = summary.get("luck")
+    if not luck:
+        return None
+    by_name = {r["strategy"]: r for r in summary["standings"]}
+    rows = [r for r in luck["standings"] if r["games_accounted"] and r["strategy"] in by_name]
+    if not rows:
+        return None
+    names = [r["strategy"] for r in rows]
+    y = np.arange(len(rows))[::-1]
+    with matplotlib.rc_context(STYLE):
+        fig = Figure(figsize=(12, 2.0 + 0.5 * len(rows)))
+        ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.2, 1, 1]})
+        for yi, name in zip(y, names, strict=True):
+            row, colour = by_name[name], strategy_colour(name)
+            for dy, key, low, high, fill in (
+                (0.15, "win_share", "win_low", "win_high", "white"),
+                (-0.15, "win_adj", "win_adj_low", "win_adj_high", colour),
+            ):
+                value = _v(row.get(key))
+                err = [[value - _v(row.get(low))], [_v(row.get(high)) - value]]
+                ax1.errorbar(value, yi + dy, xerr=err, fmt="o", color=colour, mfc=fill,
+                             ecolor=colour, capsize=3, lw=1.4)  # fmt: skip
+        ax1.set_yticks(y, names)
+        ax1.set_ylim(-0.7, len(rows) - 0.3)
+        ax1.set_xlabel("win share, 95% CI: open raw, filled luck-adjusted")
+        ax1.set_title("Win share, raw and luck-adjusted")
+        kinds = (("pick", "#4C72B0"), ("stop", "#DD8452"), ("claim", "#55A868"))
+        left = np.zeros(len(rows))
+        for kind, colour in kinds:
+            values = np.array([_v(r["by_kind"][kind]["regret_per_game"]) for r in rows])
+            values = np.nan_to_num(values)
+            ax2.barh(y, values, left=left, color=colour, height=0.6, label=kind)
+            left += values
+        for yi, total in zip(y, left, strict=True):
+            ax2.text(total, yi, f"  {total:.2f}", va="center", fontsize=9)
+        ax2.set_yticks(y, [""] * len(rows))
+        ax2.set_xlim(0, max(1.0, float(left.max())) * 1.25)
+        ax2.set_xlabel("worms of swing lost per game")
+        ax2.set_title("Regret by decision")
+        ax2.legend(
+            fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False
+        )
+        edges = np.asarray(luck["histogram"]["edges"], dtype=float)
+        centres = np.concatenate(
+            [[edges[0] - 0.5], (edges[:-1] + edges[1:]) / 2, [edges[-1] + 0.5]]
+        )
+        for name in names:
+            counts = np.asarray(luck["histogram"]["counts"].get(name, []), dtype=float)
+            if counts.sum() > 0:
+                ax3.plot(centres, counts / counts.sum(), color=strategy_colour(name), lw=1.4,
+                         label=name)  # fmt: skip
+        ax3.axvline(0, color=FAIR, ls="--", lw=1)
+        ax3.legend(fontsize=8, loc="upper left", frameon=False)
+        ax3.set_xlabel("luck in a game (worms of swing)")
+        ax3.set_ylabel("share of games")
+        ax3.set_title("Luck per game")
+        fig.suptitle(f"Luck and skill\n{_subtitle(summary)}", fontsize=11)
+        fig.tight_layout()
+        return fig
+
+
+def plot_luck(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_luck` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_luck(summary), path)
+
+
 FIGURES = {
     "gauntlet": figure_gauntlet,
     "standings": figure_standings,
@@ -727,6 +797,7 @@ FIGURES = {
     "worms": figure_worms,
     "convergence": figure_convergence,
     "seats": figure_seats,
+    "luck": figure_luck,
 }
 """Every chart of a run report as a Figure, by file stem, in report order (:data:`PLOTS`)."""
 
@@ -738,6 +809,7 @@ PLOTS = {
     "worms": plot_worms,
     "convergence": plot_convergence,
     "seats": plot_seats,
+    "luck": plot_luck,
 }
 """Every plot of a run report, by file stem, in report order."""
 

@@ -130,6 +130,7 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
     out += _head_to_head(summary, plots)
     out += _worms(summary, plots)
     out += _seats(summary, plots)
+    out += _luck(summary, plots)
     out += _faults(summary)
     out += [
         h2("How to read this report"),
@@ -457,6 +458,91 @@ def _seats(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     ]
 
 
+def _luck(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
+    """Luck and skill (docs/luck.md): the estimates raw and luck-adjusted, and each
+    strategy's account; nothing when no game kept the account."""
+    luck = summary.get("luck")
+    if not luck:
+        return []
+    by_name = {r["strategy"]: r for r in summary["standings"]}
+    rows = [r for r in luck["standings"] if r["games_accounted"] and r["strategy"] in by_name]
+    estimates, account = [], []
+    for r in rows:
+        s = by_name[r["strategy"]]
+        estimates.append(
+            [
+                r["strategy"],
+                count(r["games_accounted"]),
+                f"{pct(s['win_share'])} ({span(s['win_low'], s['win_high'])})",
+                f"{pct(s['win_adj'])} ({span(s['win_adj_low'], s['win_adj_high'])})",
+                _times(r["win_gain"]),
+                f"{num(s['margin'], sign=True)} ({span(s['margin_low'], s['margin_high'], 'num')})",
+                f"{num(s['margin_adj'], sign=True)} "
+                f"({span(s['margin_adj_low'], s['margin_adj_high'], 'num')})",
+                _times(r["margin_gain"]),
+            ]
+        )
+        kinds = r["by_kind"]
+        account.append(
+            [
+                r["strategy"],
+                num(r["par_per_turn"], 3),
+                num(r["luck_per_game"], 2, sign=True),
+                num(r["regret_per_game"], 2),
+                num(r["regret_per_turn"], 3),
+                *(num(kinds[k]["regret_per_decision"], 3) for k in ("pick", "stop", "claim")),
+                num(sum(kinds[k]["decisions_per_game"] or 0 for k in kinds), 1),
+            ]
+        )
+    share = luck["accounted"]
+    kept = (
+        "every game kept the account"
+        if share == 1
+        else f"{pct(share)} of the games kept the account (the others enter unadjusted)"
+    )
+    return [
+        h2("Luck and skill"),
+        para(f"{luck['note']} Here {kept}."),
+        table(
+            [
+                "strategy",
+                "games",
+                "win share",
+                "luck-adjusted",
+                "gain",
+                "margin",
+                "luck-adjusted",
+                "gain",
+            ],  # fmt: skip
+            estimates,
+        ),
+        *_img(plots, "luck", "Luck and skill: win share raw and luck-adjusted, regret, luck"),
+        table(
+            [
+                "strategy",
+                "par/turn",
+                "luck/game",
+                "regret/game",
+                "regret/turn",
+                "regret/pick",
+                "regret/stop",
+                "regret/claim",
+                "choices/game",
+            ],  # fmt: skip
+            account,
+        ),
+        para(
+            "Margin: worms minus the mean of the other seats' worms. Par: what a turn was "
+            "worth before its first roll. Regret per decision counts the decisions that "
+            "offered a choice (two faces or more, a stop with dice left, two claims or more)."
+        ),
+    ]
+
+
+def _times(value: float | None) -> str:
+    return DASH if value is None else f"x{value:.1f}"
+
+
 def _kind_label(kind: str) -> str:
     return f"{kind} (machine-dependent)" if kind == "time" else kind
 
@@ -605,6 +691,15 @@ def _verdict(cell: dict[str, Any]) -> str:
     if cell.get("p_holm") is None:
         return DASH
     return "yes" if cell["significant"] else "no"
+
+
+def luck_cells(cell: dict[str, Any] | None) -> list[str]:
+    """A luck-adjusted paired difference of win share (docs/luck.md) as two cells: the
+    difference in points (``*`` when significant) and its interval; dashes without one."""
+    if not cell:
+        return [DASH, DASH]
+    star = " *" if cell.get("significant") else ""
+    return [points(cell["diff"]) + star, signed_span(cell["low"], cell["high"], 100, 1)]
 
 
 def compared_how(diff: dict[str, Any]) -> str:
