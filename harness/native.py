@@ -43,7 +43,7 @@ from harness.engine import DEFAULT_MAX_TURNS
 from harness.native_seats import SeatHost
 from harness.ranking import Counts
 from harness.rules import Rules
-from harness.runfolder.schema import GAME_ARRAYS, SEAT_ARRAYS
+from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
 from harness.seating import design
 
 try:  # the optional extension; absent on a machine that had no C compiler
@@ -61,6 +61,13 @@ _C_GAME_COLUMNS = (
     "deal", SEATING, "seed", "game_seed", "turns", "status", "winner", "error_seat", "error_kind"
 )  # fmt: skip
 _C_SEAT_COLUMNS = ("worms", "rank", "busts", "steals", "stolen")
+# The luck account's columns per seat (harness.analysis.account, kept by account.c), in the
+# order core.c's get_account takes them: its float64 sums, then its int16 counts.
+ACCOUNT_COLUMNS: dict[str, str] = ACCOUNT_ARRAYS
+_C_ACCOUNT_COLUMNS = (
+    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim",
+    "rolls", "picks", "stops", "claims",
+)  # fmt: skip
 MAX_ORDERS = 127  # the seating column is an int8 (core.c's MAX_ORDERS; a test ties them)
 DICE_MODES = ("independent", "duplicate")
 _INT64 = 1 << 63
@@ -102,7 +109,10 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
     f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
+    # the luck account's reference: account.c mirrors its Accountant, float for float
+    "harness.analysis.account": "bd0973a49a42fa30c8974c0565ae936178afc57da6f66cda6b4e3cd8d626b500",
 }
+_ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
 
 class NotNative(ValueError):
@@ -149,6 +159,14 @@ def _stale(name: str) -> bool:
     if found is None:
         modules = (_KINDS[name][1], _COMMON, *_ALSO.get(name, ()))
         found = _STALE[name] = any(source_digest(m) != _SOURCES[m] for m in modules)
+    return found
+
+
+def _account_stale() -> bool:
+    """Whether the luck account's reference is not the source account.c mirrors (cached)."""
+    found = _STALE.get(" account")  # not a strategy's name
+    if found is None:
+        found = _STALE[" account"] = any(source_digest(m) != _SOURCES[m] for m in _ACCOUNT_SOURCES)
     return found
 
 
@@ -245,8 +263,11 @@ class NativeResult:
     """Columns of the games played, as a chunk stores them, plus the final boards.
 
     ``games`` and ``seats`` have the keys and typecodes of a
-    :class:`~harness.tourney.chunks.ChunkResult`'s; ``detail`` (when asked for) holds
-    each game's final grill, face-down tiles and stacks, read with :meth:`board`.
+    :class:`~harness.tourney.chunks.ChunkResult`'s; played with ``account=True``, each
+    ``seats[i]`` also holds the luck account's columns (:data:`ACCOUNT_COLUMNS`: the
+    sums and counts of :class:`harness.analysis.account.Ledger`, bit for bit the
+    Accountant's). ``detail`` (when asked for) holds each game's final grill, face-down
+    tiles and stacks, read with :meth:`board`.
     """
 
     games: dict[str, array]
@@ -276,13 +297,23 @@ class NativeResult:
         }
 
 
-def _columns(players: int, rows: int) -> tuple[dict[str, array], list[dict[str, array]]]:
-    games = {k: array(code, bytes(rows * array(code).itemsize)) for k, code in GAME_COLUMNS.items()}
-    seats = [
-        {k: array(code, bytes(rows * array(code).itemsize)) for k, code in SEAT_COLUMNS.items()}
-        for _ in range(players)
-    ]
-    return games, seats
+def _zeros(columns: dict[str, str], rows: int) -> dict[str, array]:
+    return {k: array(code, bytes(rows * array(code).itemsize)) for k, code in columns.items()}
+
+
+def _columns(
+    players: int, rows: int, account: bool = False
+) -> tuple[dict[str, array], list[dict[str, array]]]:
+    games = _zeros(GAME_COLUMNS, rows)
+    seat = {**SEAT_COLUMNS, **ACCOUNT_COLUMNS} if account else SEAT_COLUMNS
+    return games, [_zeros(seat, rows) for _ in range(players)]
+
+
+def _account_c(seats: list[dict[str, array]], account: bool) -> tuple | None:
+    """The account's buffers as core.c takes them (None: no account kept)."""
+    if not account:
+        return None
+    return tuple(s[k] for s in seats for k in _C_ACCOUNT_COLUMNS)
 
 
 def _flat(games: dict[str, array], seats: list[dict[str, array]]) -> tuple:
@@ -322,9 +353,15 @@ def _prepare(
     dice: str,
     max_turns: int,
     python: Sequence[bool] = (),
+    account: bool = False,
 ) -> tuple[Rules, tuple, int]:
     if _core is None:
         raise NotNative("the native engine is not built in this installation")
+    if account and _account_stale():
+        raise NotNative(
+            "the luck account (harness.analysis.account) differs from the one the native "
+            "engine mirrors"
+        )
     game_rules = Rules.coerce(rules, players=len(strategies))
     if dice not in DICE_MODES:
         raise NotNative(f"dice {dice!r}: the native engine plays {', '.join(DICE_MODES)}")
@@ -395,6 +432,7 @@ def play_games(
     max_turns: int = DEFAULT_MAX_TURNS,
     detail: bool = False,
     host: SeatHost | None = None,
+    account: bool = False,
 ) -> NativeResult:
     """Play one game per seed natively; the columns a chunk stores, row by row.
 
@@ -406,16 +444,17 @@ def play_games(
     is ``play_game(..., seed=seeds[k])``), seatings to 0; the ``deal`` column is the row
     number. NotNative when something cannot play natively; ValueError for a bad design
     or a seating that is not an index into it. With ``host``, its Python seats play
-    through it (built with ``first=None``: its rows are the row numbers).
+    through it (built with ``first=None``: its rows are the row numbers). With
+    ``account``, every seat's luck account is kept too (see :class:`NativeResult`).
     """
     python = _python_of(host, len(strategies))
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
     seed_col = _seed_column(seeds, "seed")
     rows = len(seed_col)
     gseed_col = seed_col if game_seeds is None else _seed_column(game_seeds, "game_seed")
     if len(gseed_col) != rows:
         raise ValueError(f"{len(gseed_col)} game seeds for {rows} seeds")
-    games, seat_cols = _columns(game_rules.players, rows)
+    games, seat_cols = _columns(game_rules.players, rows, account)
     games["seed"] = seed_col
     games["game_seed"] = array("q", gseed_col)
     games["deal"] = array("i", range(rows))
@@ -439,6 +478,7 @@ def play_games(
         _flat(games, seat_cols),
         boards,
         None if host is None else host.callbacks,
+        _account_c(seat_cols, account),
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -465,12 +505,14 @@ def check_table(
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     python: bool = False,
+    account: bool = False,
 ) -> None:
     """NotNative unless :func:`play_deals` can play this table (nothing is played):
     what a planner asks before it hands a table to the native engine. ``python``: a
-    seat with no native version may play as a Python seat (a mixed table)."""
+    seat with no native version may play as a Python seat (a mixed table); ``account``:
+    with the luck account kept."""
     flags = [python and not supports([s]) for s in strategies] if python else ()
-    _prepare(rules, strategies, dice, max_turns, flags)
+    _prepare(rules, strategies, dice, max_turns, flags, account)
     _prefix(seed)
 
 
@@ -497,12 +539,13 @@ def play_deals(
     :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
     are left out. The seeds are derived in C (BLAKE2b, as
     :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
-    (built with ``first`` the same first deal).
+    (built with ``first`` the same first deal). With ``account``, every seat's luck
+    account is kept too (see :class:`NativeResult`).
     """
     if account:  # placeholder until the native account lands (issue-20-native)
         raise NotNative("the luck account is not played natively yet")
     python = _python_of(host, len(strategies))
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
         raise NotNative(f"deals {first!r}..{stop!r}: the native engine takes 0 <= first <= stop")
     prefix = _prefix(seed)
@@ -512,7 +555,7 @@ def play_deals(
     if type(start) is not int or not 0 <= start <= total:
         raise ValueError(f"start {start!r} is outside the chunk's {total} rows")
     rows = total - start
-    games, seat_cols = _columns(n, rows)
+    games, seat_cols = _columns(n, rows, account)
     boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
     _core.play_deals(
         rules_c(game_rules),
@@ -527,6 +570,7 @@ def play_deals(
         _flat(games, seat_cols),
         boards,
         None if host is None else host.callbacks,
+        _account_c(seat_cols, account),
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -565,6 +609,7 @@ def chunk_stats(
 
 
 __all__ = [
+    "ACCOUNT_COLUMNS",
     "NATIVE_STRATEGIES",
     "NativeResult",
     "NativeSeat",

@@ -282,9 +282,10 @@ def test_the_turn_programme_is_solve_arrays():
         for _ in range(rng.randint(0, 3)):  # steals above the grill's values
             stop[rng.randint(21, 36)] = rng.random() * 8
         bust = rng.choice([0.0, -0.0, -1.0, -4.0, -rng.random() * 5, rng.random()])
-        values, _, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
-        mine, my_stops = native._core.dp_solve(stop, bust)
+        values, rolls, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
+        mine, my_stops, my_rolls = native._core.dp_solve(stop, bust)
         assert mine == values.tolist() and list(my_stops) == stops.tolist()
+        assert my_rolls == rolls.tolist()
 
 
 @needs_native
