@@ -486,6 +486,7 @@ def play_chunk(
                     a_steals(steals[i])
                     a_stolen(stolen[i])
                 if accountant is not None:
+                    accountant.finish()  # a forfeit's turn counts for nothing
                     for ledger, appends in zip(accountant.ledgers, account_appends, strict=True):  # type: ignore[arg-type]
                         for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
                             append(getattr(ledger, name))
