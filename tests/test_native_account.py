@@ -25,8 +25,10 @@ import textwrap
 import threading
 import time
 from array import array
+from pathlib import Path
 
 import pytest
+from test_native import SPECS as BUILTINS
 
 from harness import native, seating
 from harness.analysis.account import Accountant, ledger_row
@@ -39,23 +41,11 @@ from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
 from harness.tourney.plan import deal_seed, game_seed
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native engine not built")
+ROOT = Path(__file__).resolve().parent.parent
 
-# Every built-in with a native version, optimal in its three ways to value a turn.
-SPECS = [
-    "greedy",
-    "threshold(target=24)",
-    "worm-first",
-    "worm-first(target=28, min_dice=2)",
-    "simple",
-    "env-heuristic",
-    "tactician",
-    "tactician(caution=0.8, worm_by=2)",
-    "random",
-    "random(p_stop=0.25)",
-    "optimal",
-    "optimal(endgame=6, flip=1.0)",
-    "optimal(endgame=0)",
-]
+# Every built-in with a native version (test_native's), and optimal in its three ways to
+# value a turn.
+SPECS = [*BUILTINS, "optimal", "optimal(endgame=6, flip=1.0)", "optimal(endgame=0)"]
 
 # Decides all over the place (every kind of regret, claims included), and forfeits at the
 # `after`-th call of `method` in a game (0: never).
@@ -201,6 +191,19 @@ def test_a_game_cut_short_keeps_what_was_booked(wayward, method, after):
     check([quitter, "random", "tactician"], rules, "independent", 3, 4)
     check(["greedy", "optimal"], Rules(players=2, bust_flip="none"), "independent", 4, 3,
           max_turns=25)  # fmt: skip
+
+
+def test_a_forfeit_before_the_first_roll_keeps_the_turns_par():
+    """A seat whose pick cannot even be looked up forfeits at its turn's start, after the
+    turn began: the Python engine's observer heard turn_started, so its par is booked (and
+    no roll)."""
+    nopick = str(ROOT / "tests" / "fixtures" / "hostile" / "engine_raisers.py:NoPick")
+    orders = [(0, 1)]
+    assert check(["tactician", nopick], Rules(players=2), "independent", 5, 3, orders=orders) == 3
+    res = native_rows(["tactician", nopick], Rules(players=2), "independent", 5, 0, 3, orders,
+                      account=True)  # fmt: skip
+    assert list(res.games["status"]) == [2, 2, 2]
+    assert all(p != 0.0 for p in res.seats[1]["par"]) and list(res.seats[1]["rolls"]) == [0] * 3
 
 
 def test_every_width_of_lanes_keeps_the_same_account():
