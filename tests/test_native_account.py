@@ -23,9 +23,12 @@ import contextlib
 import struct
 import textwrap
 import threading
+import time
 from array import array
+from pathlib import Path
 
 import pytest
+from test_native import SPECS as BUILTINS
 
 from harness import native, seating
 from harness.analysis.account import Accountant, ledger_row
@@ -38,23 +41,11 @@ from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
 from harness.tourney.plan import deal_seed, game_seed
 
 pytestmark = pytest.mark.skipif(not native.available(), reason="native engine not built")
+ROOT = Path(__file__).resolve().parent.parent
 
-# Every built-in with a native version, optimal in its three ways to value a turn.
-SPECS = [
-    "greedy",
-    "threshold(target=24)",
-    "worm-first",
-    "worm-first(target=28, min_dice=2)",
-    "simple",
-    "env-heuristic",
-    "tactician",
-    "tactician(caution=0.8, worm_by=2)",
-    "random",
-    "random(p_stop=0.25)",
-    "optimal",
-    "optimal(endgame=6, flip=1.0)",
-    "optimal(endgame=0)",
-]
+# Every built-in with a native version (test_native's), and optimal in its three ways to
+# value a turn.
+SPECS = [*BUILTINS, "optimal", "optimal(endgame=6, flip=1.0)", "optimal(endgame=0)"]
 
 # Decides all over the place (every kind of regret, claims included), and forfeits at the
 # `after`-th call of `method` in a game (0: never).
@@ -202,6 +193,19 @@ def test_a_game_cut_short_keeps_what_was_booked(wayward, method, after):
           max_turns=25)  # fmt: skip
 
 
+def test_a_forfeit_before_the_first_roll_keeps_the_turns_par():
+    """A seat whose pick cannot even be looked up forfeits at its turn's start, after the
+    turn began: the Python engine's observer heard turn_started, so its par is booked (and
+    no roll)."""
+    nopick = str(ROOT / "tests" / "fixtures" / "hostile" / "engine_raisers.py:NoPick")
+    orders = [(0, 1)]
+    assert check(["tactician", nopick], Rules(players=2), "independent", 5, 3, orders=orders) == 3
+    res = native_rows(["tactician", nopick], Rules(players=2), "independent", 5, 0, 3, orders,
+                      account=True)  # fmt: skip
+    assert list(res.games["status"]) == [2, 2, 2]
+    assert all(p != 0.0 for p in res.seats[1]["par"]) and list(res.seats[1]["rolls"]) == [0] * 3
+
+
 def test_every_width_of_lanes_keeps_the_same_account():
     """The programmes solved four states at a time (AVX2), two, or one by one: the same
     bits (each width from a cold cache)."""
@@ -269,9 +273,9 @@ def test_the_c_order_of_the_account_columns_is_the_schemas():
 # -- the cache: optimal's programmes completed, not solved again --------------------------
 def test_an_optimal_seats_turn_is_solved_once():
     """optimal(endgame=0) values every turn by the worm swing with flip 0: the account's
-    payoff. Each turn's programme is the entry optimal's look-up found or made (never one
-    of the account's own), solved in full once, by the account, when new to the cache;
-    optimal's decisions then read it (their look-ups are the cache's only misses)."""
+    payoff. Each turn's programme is the entry optimal's plan looked up (the account looks
+    up nothing of its own), solved in full once, by the account, when new to the cache;
+    optimal's decisions then read it."""
     native._core.dp_cache_size(native._core.dp_cache_size(1))  # emptied, its size kept
     native.play_deals(Rules(players=2), ["optimal(endgame=0)"] * 2, 3, 0, 30,
                       orders=seating.design(2, "cyclic"), account=True)  # fmt: skip
@@ -281,23 +285,26 @@ def test_an_optimal_seats_turn_is_solved_once():
     assert stats["turns"] == stats["hits"] + stats["completed"]
     assert misses == stats["completed"] == stats["entries"]  # one entry, one solve, a payoff
     assert stats["states"] == 1939 * stats["completed"]
-    assert hits == stats["turns"] + stats["hits"]  # optimal's look-ups found the others
+    assert hits + misses == stats["turns"]  # one look-up a turn: optimal's
 
 
 def test_a_small_cache_evicts_and_still_keeps_the_same_account():
     rules, orders = Rules.preset("short", 2), seating.design(2, "cyclic")
     full = native.play_deals(rules, ["optimal", "random"], 4, 0, 20, orders=orders, account=True)
-    sets = native._core.dp_cache_size(1)  # one set of four: nearly every turn evicts
+    sets = native._core.dp_cache_size(1)  # one set: nearly every turn evicts
     try:
         tiny = native.play_deals(rules, ["optimal", "random"], 4, 0, 20, orders=orders,
                                  account=True)  # fmt: skip
-        assert native._core.account_stats()["entries"] <= 4 + 16  # and the end game's table
+        stats = native._core.account_stats()
+        assert stats["entries"] <= stats["ways"] * (1 + 4)  # and the end game's 4 sets
     finally:
         native._core.dp_cache_size(sets)
     assert tiny.seats == full.seats and tiny.games == full.games
 
 
 def test_threads_keep_their_own_accounts():
+    """Batches in threads, the GIL released: each thread its own solved turns, the same
+    accounts; a thread's cache is freed when the thread ends."""
     rules, orders = Rules.preset("official", 2), seating.design(2, "cyclic")
     expected = native.play_deals(rules, ["optimal", "simple"], 6, 0, 40, orders=orders,
                                  account=True)  # fmt: skip
@@ -307,12 +314,19 @@ def test_threads_keep_their_own_accounts():
         got.append(native.play_deals(rules, ["optimal", "simple"], 6, 0, 40, orders=orders,
                                      account=True))  # fmt: skip
 
+    caches = native._core.account_stats()["caches"]  # this thread's, and any left alive
     workers = [threading.Thread(target=play) for _ in range(3)]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
     assert len(got) == 3 and all(g.seats == expected.seats for g in got)
+    # each thread had a cache of its own, freed when it ended (no leak a thread); join()
+    # returns before the system thread has run its exit (the release), so wait for that
+    deadline = time.monotonic() + 30
+    while native._core.account_stats()["caches"] > caches and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert native._core.account_stats()["caches"] == caches
 
 
 # -- refusals --------------------------------------------------------------------------------
@@ -370,7 +384,7 @@ def test_counts_past_int16_are_capped_not_wrapped():
 
 # A plugin that plays native games of its own in every pick (a nested batch in the thread
 # that plays its table), and empties the solved-turn cache's test hook now and then.
-NESTER = '''
+NESTER = """
 from harness import native
 from harness.strategy import Strategy
 
@@ -388,7 +402,7 @@ class Nester(Strategy):
 
     def stop(self, view):
         return view.total >= 25
-'''
+"""
 
 
 def test_a_plugin_playing_native_games_inside_its_turn_changes_nothing(tmp_path):

@@ -1,5 +1,5 @@
 /* The luck and skill account, kept during play: a part of core.c (#included after the
- * engine's Game type and optimal.c, whose worm-swing payoff it shares).
+ * strategies, optimal.c's worm-swing payoff among them, before the turn's code).
  *
  * harness/analysis/account.py's Accountant, transcribed: for the seat whose turn it is,
  * the worm-swing payoff of the turn (swing_values and stop_values, optimal's own), the
@@ -22,8 +22,9 @@
  * the next roll's booking; stopping: at the claim); a claim once chosen. A game cut short
  * (a forfeit, the turn cap) keeps what its seats booked so far.
  *
- * The engine calls acc_turn, acc_kept, acc_bust and acc_claim behind a test of g->acc (a
- * local of play_turn): with the account off, that test is all it costs.
+ * The engine calls acc_turn, acc_fetch (before a pick), acc_kept (after it), acc_bust
+ * and acc_claim behind a test of g->acc (a local of play_turn) the processor predicts:
+ * with the account off, those tests are all it costs.
  */
 
 /* The engine's hooks stay out of its loop (noinline), behind ACCOUNTED(acc), a test the
@@ -94,12 +95,16 @@ ACC_HOOK void acc_start(Game *g) {
  * -1: no memory. */
 ACC_HOOK int acc_turn(Game *g, int seat) {
     Account *a = g->acc;
-    double gv[41], sv[MAXP], stop[DP_MAX_TOTAL + 1];
-    double bust = swing_values(g, seat, gv, sv);
-    stop_values(g, seat, gv, sv, stop);
     const DpTurn *w;
-    int found;
-    if (dp_solved(stop, bust, 0, &w, &found) < 0) return -1;
+    int found = 1;
+    if (g->strat[seat]->kind == S_OPTIMAL && g->opt_swing[seat]) {
+        w = g->opt_turn[seat]; /* optimal's plan this turn: the same payoff, built alike */
+    } else {
+        double gv[41], sv[MAXP], stop[DP_MAX_TOTAL + 1];
+        double bust = swing_values(g, seat, gv, sv);
+        stop_values(g, seat, gv, sv, stop);
+        if (dp_solved(stop, bust, 0, &w, &found) < 0) return -1;
+    }
     AccStats *st = &dp_cache->acc;
     st->turns++;
     int p = DP_PLACE[DP_START];
@@ -109,7 +114,7 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
         int before = 0;
         for (int k = 0; k < DP_WORDS; k++) before += popcount64(w->done[k]);
         dp_need(w, DP_START);
-        ((DpTurn *)w)->par = w->value[DP_START]; /* its roll value: no stop without a worm */
+        ((DpTurn *)w)->par = dp_value(w, DP_START); /* its roll value: no worm, no stop */
         st->states += DP_N - before;
         if (found) st->completed++;
         else st->misses++;
@@ -140,7 +145,7 @@ static void acc_settle(Account *a, int stopped) {
     double here = a->w->stop[DP_TOTAL[i]];
     if (here == -INFINITY) return; /* R7: nothing to claim, rolling on is no decision */
     double roll = dp_roll_of(a->w, i);
-    double regret = a->w->value[i] - (stopped ? here : roll);
+    double regret = dp_value(a->w, i) - (stopped ? here : roll);
     a->cur->regret_stop += regret;
     a->cur->stops++;
     a->t_regret += regret;
@@ -150,7 +155,6 @@ static void acc_settle(Account *a, int stopped) {
  * shows not yet set aside, 0: none, a bust), its luck booked; returns V*. */
 static double acc_rolled(Account *a, uint32_t fresh) {
     acc_settle(a, 0);
-    const double *value = a->w->value;
     int i = a->state, base = i << 6;
     double best = a->w->bust;
     if (fresh) {
@@ -158,7 +162,7 @@ static double acc_rolled(Account *a, uint32_t fresh) {
         for (int f = 6; f >= 1; f--) {
             int c = count_of(fresh, f);
             if (c) {
-                double v = value[DP_CHILD[base | f << 3 | (c - 1)]];
+                double v = dp_value(a->w, DP_CHILD[base | f << 3 | (c - 1)]);
                 if (v > best) best = v;
             }
         }
@@ -178,13 +182,33 @@ ACC_HOOK void acc_kept(Game *g, const Turn *t, int face) {
     Account *a = g->acc;
     double best = acc_rolled(a, t->packed);
     int child = DP_CHILD[a->state << 6 | face << 3 | (count_of(t->packed, face) - 1)];
-    double regret = best - a->w->value[child];
+    double regret = best - dp_value(a->w, child);
     a->cur->regret_pick += regret;
     unsigned shown = choices_of(t->packed);
     if (shown & (shown - 1)) a->cur->picks++; /* two faces or more */
     a->t_regret += regret;
     a->state = child;
     a->pending = child;
+}
+
+/* Before the seat picks from the roll: the values acc_kept will read (the keeps' and the
+ * roll's, scattered over the programme: misses of the processor's caches) fetched while
+ * the seat decides. */
+ACC_HOOK void acc_fetch(Game *g, const Turn *t) {
+    const Account *a = g->acc;
+    const DpTurn *w = a->w;
+    int base = a->state << 6;
+    for (int f = 6; f >= 1; f--) {
+        int c = count_of(t->packed, f);
+        if (c) {
+            int child = DP_CHILD[base | f << 3 | (c - 1)];
+            if (child >= DP_V0) __builtin_prefetch(&w->value[child - DP_V0]);
+        }
+    }
+    if (DP_RSLOT[a->state] >= 0) { /* rolled on from a stop: its value, its roll value */
+        __builtin_prefetch(&w->value[a->state - DP_V0]);
+        __builtin_prefetch(&w->roll[DP_RSLOT[a->state]]);
+    }
 }
 
 /* Accountant._close: the turn ended with this swing (the identity checked). */

@@ -47,6 +47,10 @@ typedef ptrdiff_t Py_ssize_t;
 #if defined(__linux__)
 #include <sys/mman.h> /* madvise: huge pages for the solved turns (turn_dp.c) */
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h> /* a thread's solved turns freed when it ends (turn_dp.c) */
+#define DP_THREAD_KEY 1
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -786,6 +790,7 @@ typedef struct {
     /* optimal's plan of the turn, per seat: the solved turn and what each claim is worth */
     const DpTurn *opt_turn[MAXP];
     double opt_grill[MAXP][41], opt_steal[MAXP][MAXP];
+    int opt_swing[MAXP]; /* 1: the plan is the worm swing with flip 0 (the account's) */
     Account *acc; /* the luck account of the game in progress; NULL: none kept */
     int failed; /* 1: out of memory; 2: a Python callback raised (its exception is set) */
     /* Python seats (S_PYTHON): the host's callbacks (borrowed PyObject *: the caller's
@@ -889,7 +894,6 @@ static int legal_claims(const Game *g, int seat, int total, Claim *out) {
 }
 
 #include "optimal.c" /* the native optimal strategy */
-#include "account.c" /* the luck account */
 
 /* ==== Python seats (harness/native_seats.py) =========================================
  * A seat of kind S_PYTHON asks the host at the moments the Python engine asks its
@@ -1130,6 +1134,8 @@ static Claim strat_claim(Game *g, int seat, int total, const Claim *choices, int
     return choices[0]; /* Strategy.claim: max(choices, key=swing), the first */
 }
 
+#include "account.c" /* the luck account */
+
 /* Game._bust (R9); returns 1 when the game is over (R10). */
 static int bust(Game *g, int seat) {
     g->busts[seat]++;
@@ -1240,6 +1246,7 @@ static int play_turn(Game *g) {
             return bust(g, seat);
         }
         t.packed = fresh;
+        if (ACCOUNTED(acc)) acc_fetch(g, &t);
         int face = strat_pick(g, seat, &t);
         if (face <= 0) return 1; /* a Python seat's forfeit (or its host failed) */
         if (ACCOUNTED(acc)) acc_kept(g, &t, face);
@@ -2124,17 +2131,19 @@ static PyObject *py_dp_solve(PyObject *self, PyObject *args) {
         }
     }
     Py_DECREF(seq);
-    double *value = malloc((size_t)DP_N * sizeof(double));
+    double key[DP_MAX_TOTAL + 2];
+    memcpy(key, stop, sizeof(stop));
+    key[DP_MAX_TOTAL + 1] = bust;
+    double *value = malloc((size_t)(DP_N - DP_V0) * sizeof(double));
     double *roll = malloc((size_t)DP_NRSLOT * sizeof(double));
     uint8_t *stops = malloc((size_t)DP_N);
     PyObject *values = NULL, *flags = NULL, *rolls = NULL;
-    if (value != NULL && roll != NULL && stops != NULL &&
-        dp_solve(stop, bust, value, roll) == 0) {
-        DpTurn w = {stop, bust, value, roll, NULL, NULL, 0.0};
+    if (value != NULL && roll != NULL && stops != NULL && dp_solve(key, value, roll) == 0) {
+        DpTurn w = {key, bust, value, roll, NULL, NULL, 0.0};
         values = PyList_New(DP_N);
         rolls = PyList_New(DP_N);
         for (int i = 0; values != NULL && rolls != NULL && i < DP_N; i++) {
-            PyList_SET_ITEM(values, i, PyFloat_FromDouble(value[i]));
+            PyList_SET_ITEM(values, i, PyFloat_FromDouble(dp_value(&w, i)));
             double r = DP_LEFT[i] ? dp_roll_of(&w, i) : -INFINITY; /* no dice: no roll */
             PyList_SET_ITEM(rolls, i, PyFloat_FromDouble(r));
             stops[i] = (uint8_t)dp_stops(&w, i);
@@ -2163,7 +2172,7 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
  * accounted, whose programme was solved already (hits), half solved (completed) or new
  * (misses), the states the account solved, the turns whose identity swing = par + luck -
  * regret was checked and the largest residual; the cache's sets, ways, entries allocated
- * and bytes per entry (for benchmarks and tests). */
+ * and bytes per entry, and the caches alive in the process (for benchmarks and tests). */
 static PyObject *py_account_stats(PyObject *self, PyObject *unused) {
     AccStats st = {0};
     long entries = 0;
@@ -2173,11 +2182,12 @@ static PyObject *py_account_stats(PyObject *self, PyObject *unused) {
         entries = dp_cache->entries;
         sets = dp_cache->sets;
     }
-    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sd,si,si,sl,sn}", "turns", st.turns, "hits",
+    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sd,si,si,sl,sn,si}", "turns", st.turns, "hits",
                          st.hits, "completed", st.completed, "misses", st.misses, "states",
                          st.states, "checked", st.checked, "residual", st.residual, "sets", sets,
                          "ways", DP_CACHE_WAYS, "entries", entries, "entry_bytes",
-                         (Py_ssize_t)(dp_block_bytes() + sizeof(DpSet) / DP_CACHE_WAYS));
+                         (Py_ssize_t)(dp_block_bytes() + sizeof(DpSet) / DP_CACHE_WAYS),
+                         "caches", __atomic_load_n(&dp_caches_alive, __ATOMIC_RELAXED));
 }
 
 /* dp_cache_size(sets): this thread's solved-turn cache emptied and freed (not while a batch

@@ -141,6 +141,7 @@ static int opt_plan(Game *g, int seat) {
     }
     double stop[DP_MAX_TOTAL + 1];
     stop_values(g, seat, gv, sv, stop);
+    g->opt_swing[seat] = !endgame && s->p[2] == 0.0;
     int found;
     return dp_solved(stop, bust, endgame, &g->opt_turn[seat], &found);
 }
@@ -161,7 +162,7 @@ static int opt_pick(const Game *g, int seat, const Turn *t) {
     dp_need_all(w, child, shown); /* solved now if no turn of this payoff needed them */
     double best = -1e300;
     for (int k = 0; k < shown; k++) {
-        double v = w->value[child[k]];
+        double v = dp_value(w, child[k]);
         if (v > best + DP_EPS) {
             best = v;
             face = faces[k];

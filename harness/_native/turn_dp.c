@@ -15,6 +15,13 @@
 #define DP_EPS 1e-12 /* turn.EPS */
 static int DP_N;                               /* 1,939 states */
 static int DP_START; /* the turn's start: nothing kept, 8 dice (turn.START) */
+/* The states with no dice left come first (0..DP_V0 - 1, 646 of them): their value is a
+ * claim's or the bust's, read from the payoff, never stored: DP_FIN[i] is the total of
+ * such a state that kept a worm (its stop value is the claim's, -inf for none), else
+ * DP_MAX_TOTAL + 1 (where a programme's key holds the bust). A programme stores the values
+ * of the states with dice left only (value[i - DP_V0]): a quarter less memory a payoff. */
+static int DP_V0;
+static uint8_t DP_FIN[DP_MAX_STATES];
 /* A state's value is its roll value (rolling on from it) unless stopping is worth more,
  * which needs a worm kept and dice left (R6, R7): DP_RSLOT[i] is such a state's place in
  * a programme's roll array (DP_NRSLOT = 619 of them), -1 for the others (their roll value
@@ -27,7 +34,9 @@ static int16_t *DP_CHILD;                      /* [state << 6 | face << 3 | coun
 static int DP_READY;
 /* DP_KIDS[DP_KOFF[i] + j * n + c - 1]: the state after keeping c dice of free slot j
  * (the j-th free face, higher first) from state i, n dice left: a state's keeps in the
- * order dp_state reads them, side by side (DP_CHILD spreads them over 128 bytes). */
+ * order dp_state reads them, side by side (DP_CHILD spreads them over 128 bytes), as
+ * where their values are: the place in a programme's stored values (c < n), or, keeping
+ * every die left, its DP_FIN (c = n). */
 static int16_t *DP_KIDS;
 static int32_t DP_KOFF[DP_MAX_STATES];
 static uint8_t DP_NFREE[DP_MAX_STATES];
@@ -112,6 +121,8 @@ static int dp_init(void) {
     }
     qsort(keys, (size_t)count, sizeof(uint32_t), dp_state_cmp);
     DP_N = count;
+    DP_V0 = 0;
+    while (DP_V0 < count && keys[DP_V0] >> 16 == 0) DP_V0++;
     for (int m = 0; m < 128; m++)
         for (int n = 0; n <= 8; n++)
             for (int t = 0; t <= DP_MAX_TOTAL; t++) DP_LOOKUP[m][n][t] = -1;
@@ -122,6 +133,8 @@ static int dp_init(void) {
         DP_LOOKUP[DP_MASK[i]][DP_LEFT[i]][DP_TOTAL[i]] = (int16_t)i;
     }
     DP_START = DP_LOOKUP[0][8][0];
+    for (int i = 0; i < DP_V0; i++)
+        DP_FIN[i] = (uint8_t)((DP_MASK[i] >> WORM & 1) ? DP_TOTAL[i] : DP_MAX_TOTAL + 1);
     DP_NRSLOT = 0;
     for (int i = 0; i < count; i++)
         DP_RSLOT[i] = (int16_t)(DP_LEFT[i] && (DP_MASK[i] >> WORM & 1) ? DP_NRSLOT++ : -1);
@@ -142,11 +155,14 @@ static int dp_init(void) {
     }
     DP_KIDS = malloc((size_t)kids * sizeof(int16_t));
     if (DP_KIDS == NULL) return -1;
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; i < count; i++) { /* the last count of a face keeps every die left */
         int16_t *kid = DP_KIDS + DP_KOFF[i];
         for (int f = 6; f >= 1; f--)
             if (!(DP_MASK[i] >> f & 1))
-                for (int c = 1; c <= DP_LEFT[i]; c++) *kid++ = DP_CHILD[i << 6 | f << 3 | (c - 1)];
+                for (int c = 1; c <= DP_LEFT[i]; c++) {
+                    int child = DP_CHILD[i << 6 | f << 3 | (c - 1)];
+                    *kid++ = (int16_t)(c < DP_LEFT[i] ? child - DP_V0 : DP_FIN[child]);
+                }
     }
     for (int n = 0, p = 0; n <= 8; n++)
         for (int nfree = 0; nfree <= 6; nfree++)
@@ -240,13 +256,14 @@ static inline double dp_max(double m, double x) { return x > m ? x : m; }
  * this way; the tests compare that with solve_arrays). A turn needs only the states
  * below the keeps its first roll offers: about half the rows, never the start state's. */
 typedef struct {
-    const double *stop; /* stop[0..40], -inf where no stop */
+    const double *stop; /* stop[0..40], -inf where no stop, then stop[41] = bust */
     double bust;
-    double *value; /* value[i]: state i having just kept, before stopping or rolling on */
+    double *value; /* value[i - DP_V0]: state i (dice left) having just kept, before
+                    * stopping or rolling on (dp_value: any state's) */
     double *roll;  /* roll[DP_RSLOT[i]]: rolling on from state i, where it can differ */
     uint64_t *done; /* DP_WORDS words, bit i: state i solved */
     double *terms;  /* scratch: one state's rows, and two levels of its tree after them */
-    double par;     /* value[DP_START], copied here once the start is solved (account.c) */
+    double par;     /* the start's value, copied here once it is solved (account.c) */
 } DpTurn;
 
 /* What stopping in state i is worth: a claim where a worm is kept (R7), -inf for none */
@@ -259,12 +276,24 @@ static inline double dp_here(const DpTurn *w, int i) {
 static inline void dp_settle(const DpTurn *w, int i, double roll) {
     double here = dp_here(w, i);
     if (DP_RSLOT[i] >= 0) w->roll[DP_RSLOT[i]] = roll;
-    w->value[i] = roll < here ? here : roll;
+    w->value[i - DP_V0] = roll < here ? here : roll;
+}
+
+/* The value of a state with no dice left from its DP_FIN: a claim (R6), else the bust's
+ * (R8, and R7's none: -inf), as solve_arrays has it. */
+static inline double dp_fin(const DpTurn *w, int fin) {
+    double here = w->stop[fin];
+    return here > -INFINITY ? here : w->bust;
+}
+
+/* The value of (solved) state i: solve_arrays' value[i]. */
+static inline double dp_value(const DpTurn *w, int i) {
+    return i >= DP_V0 ? w->value[i - DP_V0] : dp_fin(w, DP_FIN[i]);
 }
 
 /* The roll value of (solved) state i, which has dice left: solve_arrays' roll[i]. */
 static inline double dp_roll_of(const DpTurn *w, int i) {
-    return DP_RSLOT[i] >= 0 ? w->roll[DP_RSLOT[i]] : w->value[i];
+    return DP_RSLOT[i] >= 0 ? w->roll[DP_RSLOT[i]] : w->value[i - DP_V0];
 }
 
 /* Whether the best play stops in (solved) state i: solve_arrays' stops, from the values
@@ -279,18 +308,15 @@ static inline int dp_stops(const DpTurn *w, int i) {
 /* Solves state i from its successors' values (all solved). */
 static void dp_state(const DpTurn *w, int i) {
     int n = DP_LEFT[i];
-    if (n == 0) {
-        double here = dp_here(w, i);
-        w->value[i] = here > -INFINITY ? here : w->bust; /* R6: a claim, else R8: bust */
-        return;
-    }
+    if (n == 0) return; /* its value is the payoff's (dp_value) */
     double keep[6 * 9];
     int nfree = DP_NFREE[i];
     const double *value = w->value;
     const int16_t *kid = DP_KIDS + DP_KOFF[i];
     for (int j = 0; j < nfree; j++) { /* free faces, higher first: slot j */
         keep[j * 9] = -INFINITY;
-        for (int c = 1; c <= n; c++) keep[j * 9 + c] = value[*kid++];
+        for (int c = 1; c < n; c++) keep[j * 9 + c] = value[*kid++];
+        keep[j * 9 + n] = dp_fin(w, *kid++); /* every die left kept */
     }
     double *terms = w->terms;
     dp_settle(w, i, dp_roll(&DP_TPL[n][nfree], nfree, keep, w->bust, terms, terms + DP_MAX_ROWS));
@@ -307,22 +333,26 @@ static void dp_state(const DpTurn *w, int i) {
 #define DP_FN(name) name##_x2
 #define DPL_ATTR
 #define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]]}
+#define DPL_FINS(w, k) {dp_fin(w, *k[0]), dp_fin(w, *k[1])}
 #include "turn_lanes.c"
 #undef DPL_N
 #undef DP_FN
 #undef DPL_ATTR
 #undef DPL_GATHER
+#undef DPL_FINS
 #if defined(__x86_64__)
 #define HAVE_DP_AVX2 1
 #define DPL_N 4
 #define DP_FN(name) name##_x4
 #define DPL_ATTR __attribute__((target("avx2")))
 #define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]], v[*k[2]], v[*k[3]]}
+#define DPL_FINS(w, k) {dp_fin(w, *k[0]), dp_fin(w, *k[1]), dp_fin(w, *k[2]), dp_fin(w, *k[3])}
 #include "turn_lanes.c"
 #undef DPL_N
 #undef DP_FN
 #undef DPL_ATTR
 #undef DPL_GATHER
+#undef DPL_FINS
 #endif
 #endif
 
@@ -399,46 +429,47 @@ static void dp_need_all(const DpTurn *w, const int *states, int count) {
 /* State i solved, with what it needs. */
 static inline void dp_need(const DpTurn *w, int i) { dp_need_all(w, &i, 1); }
 
-/* solve_arrays(Payoff(stop, bust)): stop[t] for t = 0..40 (-inf: no stop at t); every
- * state solved, through dp_need as a game solves them (the start state, the last, needs
- * all the others): value[0..DP_N), roll[0..DP_NRSLOT). Returns -1 when out of memory. */
-static int dp_solve(const double stop[DP_MAX_TOTAL + 1], double bust, double *value,
-                    double *roll) {
+/* solve_arrays(Payoff(stop, bust)): key[t] = stop[t] for t = 0..40 (-inf: no stop at t),
+ * key[41] = bust; every state solved, through dp_need as a game solves them (the start
+ * state, the last, needs all the others): value[0..DP_N - DP_V0), roll[0..DP_NRSLOT)
+ * (read with dp_value, dp_roll_of). Returns -1 when out of memory. */
+static int dp_solve(const double key[DP_MAX_TOTAL + 2], double *value, double *roll) {
     uint64_t done[DP_WORDS] = {0};
     double *terms = malloc(3 * DP_MAX_ROWS * sizeof(double));
     if (terms == NULL) return -1;
-    DpTurn w = {stop, bust, value, roll, done, terms, 0.0};
+    DpTurn w = {key, key[DP_MAX_TOTAL + 1], value, roll, done, terms, 0.0};
     for (int i = DP_N - 1; i >= 0; i--) dp_need(&w, i);
     free(terms);
     return 0;
 }
 
-/* Solved turns, by payoff: a set-associative table (4 ways, least recently used out)
- * kept per thread for the life of the process, like strategies/optimal.py's _SOLVED
- * (a cache never changes a decision, only its cost). An entry is a payoff's lazily
- * solved programme (DpTurn): a later turn with the same payoff goes on from the states
- * already solved. The luck account (account.c) shares it: its payoff of an optimal
- * seat's turn is optimal's own (the worm swing, flip 0, outside the end game), so such a
- * turn is solved once.
+/* Solved turns, by payoff: a set-associative table (8 ways, least recently used out)
+ * kept per thread for the life of the process (a thread's freed when it ends), like
+ * strategies/optimal.py's _SOLVED (a cache never changes a decision, only its cost). An
+ * entry is a payoff's lazily solved programme (DpTurn): a later turn with the same
+ * payoff goes on from the states already solved. The luck account (account.c) shares
+ * it: its payoff of an optimal seat's turn is optimal's own (the worm swing, flip 0,
+ * outside the end game), so such a turn is solved once.
  *
  * Where a look-up's time goes: a turn that finds its programme reads a few of its values
- * scattered over 26 kB, among hundreds of megabytes of entries, so every read misses the
- * processor's caches. The table is therefore small (a set: the ways' stamps, hashes and
- * entries, 96 bytes, 1.5 MB for 16,384 sets: it stays in the processor's cache) and an
- * entry is one block, its key and solved marks first (read together with the key), then
- * value (1,939 doubles) and roll (1,293: the states with dice left): 26.7 kB, cut from
- * chunks on huge pages (dp_block), allocated when first used. */
-#define DP_CACHE_WAYS 4 /* at least 2: the entry a turn just looked up is never the one
+ * scattered over 16 kB, among hundreds of megabytes of entries, so nearly every read
+ * misses the processor's caches. The table is therefore small (a set: its ways' stamps,
+ * hashes and entries, 192 bytes; 0.8 MB for 4,096 sets) and an entry is one block, its
+ * solved marks and key first (read together), then the values of the 1,293 states with
+ * dice left and the 619 roll values that can differ from them: 16.0 kB, cut from chunks
+ * on huge pages (dp_chunk), allocated when first used. */
+#define DP_CACHE_WAYS 8 /* at least 2: the entry a turn just looked up is never the one
                          * the next look-up of the turn (optimal's, the account's) evicts */
-/* 8,192 sets: 32,768 entries of 21.1 kB, 693 MB a thread at most (plus the table's
- * 0.8 MB). The worm-swing payoffs of a 2-player run come back from a few thousand boards
- * (benchmarks/luck_cost.py --capacity, 50,000 games, the account on): the greedy mirror
- * used 15,201 entries (321 MB) and found 99.4% of its turns' programmes solved in the
- * last fifth of the run, optimal v simple 18,425 (390 MB) and 98.9%; at half the size
- * 98.2% and 96.5% (a miss solves every state: 40 us), at twice 99.6% and 99.5%. Three
- * and four players meet far more payoffs and fill it (the greedy mirror at 3 players:
- * 89.8%, 95.8% at twice the size, 1.1 GB). */
-#define DP_CACHE_SETS 8192
+/* 4,096 sets of 8: 32,768 entries, 537 MB a thread at most (16 chunks). The worm-swing payoffs of a
+ * 2-player run come back from a few thousand boards (benchmarks/luck_cost.py --capacity,
+ * 50,000 games, the account on; hit rates in the last fifth of the run): the greedy
+ * mirror used 15,823 entries (254 MB) and found 99.7% of its turns' programmes solved,
+ * optimal v simple 19,527 (313 MB) and 99.6%, as with twice the entries; with half,
+ * 99.2% and 98.1% (a miss solves every state: 40 us). 4 ways of 8,192 sets held as many
+ * and found 99.4% and 98.9%. Three and four players meet far more payoffs and fill it:
+ * the greedy mirror 92.0% at 3 players (97.3% with twice the entries, 888 MB), 72.6% at
+ * 4; optimal v simple 87.4% at 3 players (95.7%). */
+#define DP_CACHE_SETS 4096
 static int dp_cache_sets = DP_CACHE_SETS; /* of a thread's table, when it is made */
 /* End-game payoffs (chances to win, from the scores) almost never come back (under one
  * in ten, and then at once: a board no turn changed): they get a small table of their
@@ -471,7 +502,7 @@ typedef struct {
     DpSet recent[DP_RECENT_SETS]; /* the end game's */
     uint64_t clock;
     long hits, misses, entries; /* entries: blocks allocated */
-    char *chunk;       /* the entries' blocks are cut from chunks (dp_block): the newest */
+    char *chunk;       /* the entries' blocks are cut from chunks (dp_entry): the newest */
     char *arena;       /* where the next block starts in it */
     size_t arena_left; /* and the bytes left there */
     AccStats acc;
@@ -490,13 +521,14 @@ static _Thread_local int dp_batches;
 
 /* The bytes of an entry's block (whole cache lines). */
 static size_t dp_block_bytes(void) {
-    size_t bytes = sizeof(DpHead) + (size_t)(DP_N + DP_NRSLOT) * sizeof(double);
+    size_t bytes = sizeof(DpHead) + (size_t)(DP_N - DP_V0 + DP_NRSLOT) * sizeof(double);
     return (bytes + 63) & ~(size_t)63;
 }
 
-/* Entries' blocks are cut from chunks of DP_ARENA bytes, never freed one by one (an entry
- * is reused in place), on huge pages where the system gives them (fewer misses of the
- * processor's TLB: a hit costs a fifth less). A chunk's first line links the one before. */
+/* Entries' blocks are cut from chunks of DP_ARENA bytes (2,094 entries), never freed one
+ * by one (an entry is reused in place), on huge pages where the system gives them (fewer
+ * misses of the processor's TLB: a turn that finds its programme cost 10-20% less). A
+ * chunk's first line links the one before. A full table takes 16 chunks: 537 MB. */
 #define DP_ARENA ((size_t)32 << 20)
 #define DP_HUGE ((size_t)2 << 20)
 
@@ -530,10 +562,44 @@ static DpTurn *dp_entry(DpCache *c) {
     t->stop = head->key;
     t->done = head->done;
     t->value = (double *)(head + 1);
-    t->roll = t->value + DP_N;
+    t->roll = t->value + (DP_N - DP_V0);
     t->par = 0.0;
     t->terms = c->terms;
     return t;
+}
+
+/* The caches alive in the process (account_stats: a thread's is freed when it ends). */
+static int dp_caches_alive;
+
+/* A cache freed: its chunks, its table. */
+static void dp_cache_destroy(void *cache) {
+    DpCache *c = cache;
+    __atomic_sub_fetch(&dp_caches_alive, 1, __ATOMIC_RELAXED);
+    while (c->chunk != NULL) {
+        char *before = *(char **)c->chunk;
+        free(c->chunk);
+        c->chunk = before;
+    }
+    free(c->set);
+    free(c);
+}
+
+/* A thread's cache is freed when the thread ends (a process's main thread keeps its cache
+ * to the end): a program that plays in short-lived threads does not leak one a thread. */
+#if defined(DP_THREAD_KEY)
+static pthread_key_t dp_key;
+static pthread_once_t dp_key_once = PTHREAD_ONCE_INIT;
+static int dp_key_ok;
+static void dp_key_make(void) { dp_key_ok = pthread_key_create(&dp_key, dp_cache_destroy) == 0; }
+#endif
+
+/* This thread's cache is now c (NULL: none). */
+static void dp_cache_use(DpCache *c) {
+    dp_cache = c;
+#if defined(DP_THREAD_KEY)
+    pthread_once(&dp_key_once, dp_key_make);
+    if (dp_key_ok) pthread_setspecific(dp_key, c);
+#endif
 }
 
 /* This thread's cache, made when first needed (NULL: no memory). */
@@ -547,23 +613,17 @@ static DpCache *dp_cache_get(void) {
             free(c);
             return NULL;
         }
-        dp_cache = c;
+        __atomic_add_fetch(&dp_caches_alive, 1, __ATOMIC_RELAXED);
+        dp_cache_use(c);
     }
     return dp_cache;
 }
 
 /* This thread's cache freed (the next use makes a new one, of dp_cache_sets sets). */
 static void dp_cache_free(void) {
-    DpCache *c = dp_cache;
-    if (c == NULL) return;
-    while (c->chunk != NULL) {
-        char *before = *(char **)c->chunk;
-        free(c->chunk);
-        c->chunk = before;
-    }
-    free(c->set);
-    free(c);
-    dp_cache = NULL;
+    if (dp_cache == NULL) return;
+    dp_cache_destroy(dp_cache);
+    dp_cache_use(NULL);
 }
 
 /* A batch begins in this thread. A batch started while another plays here (by a Python
@@ -574,7 +634,7 @@ static DpCache *dp_batch_enter(void) {
     DpCache *outer = NULL;
     if (dp_batches++) {
         outer = dp_cache;
-        dp_cache = NULL;
+        dp_cache_use(NULL);
     }
     return outer;
 }
@@ -583,7 +643,7 @@ static DpCache *dp_batch_enter(void) {
 static void dp_batch_leave(DpCache *outer) {
     if (--dp_batches) {
         dp_cache_free();
-        dp_cache = outer;
+        dp_cache_use(outer);
     }
 }
 
