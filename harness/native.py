@@ -110,7 +110,7 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
     # the luck account's reference: account.c mirrors its Accountant, float for float
-    "harness.analysis.account": "9abdd9c9e3aff705fd9ca099e677119eb105cdccac73719ae0045dbc8b417026",
+    "harness.analysis.account": "e08613ed8c7be19f6a370d9c84dacdd9ce9b01cede998124bec023cdb197e832",
 }
 _ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 

@@ -113,8 +113,9 @@ def reference(entrants, rules, dice, seed, first, deals, orders, max_turns=1000)
             if failed is None:
                 game = Game(seats, rules, source, names=names, max_turns=max_turns, seed=gseed,
                             observer=accountant)  # fmt: skip
-                with contextlib.suppress(GameError):  # a forfeit: what was booked stays
+                with contextlib.suppress(GameError):  # a forfeit: its open turn taken back
                     game.play()
+                accountant.finish()
             rows.append(ledger_row(accountant.ledgers))
     return rows
 
@@ -178,10 +179,10 @@ def test_a_python_seat_is_accounted_in_c(wayward):
 
 
 @pytest.mark.parametrize(("method", "after"), [("pick", 9), ("stop", 4), ("claim", 2)])
-def test_a_game_cut_short_keeps_what_was_booked(wayward, method, after):
-    """Forfeits at a pick (its roll is not booked), a stop (the decision is not) and a
-    claim (neither the stop nor the claim): the rows keep the turns before, as the
-    Python engine's observer has them; a turn cap too."""
+def test_a_game_cut_short_keeps_the_turns_before(wayward, method, after):
+    """Forfeits at a pick, a stop and a claim: the forfeit's turn is taken back whole and
+    the rows keep the turns before, as the Python engine's Accountant has them; a turn
+    cap (no turn open) keeps every turn."""
     quitter = wayward.replace("Wayward", f"Wayward(after={after}, method='{method}')")
     rules = Rules.preset("french", 3)  # lower tiles: claims are asked often
     res = native_rows([quitter, "random", "tactician"], rules, "independent", 3, 0, 4,
@@ -193,17 +194,17 @@ def test_a_game_cut_short_keeps_what_was_booked(wayward, method, after):
           max_turns=25)  # fmt: skip
 
 
-def test_a_forfeit_before_the_first_roll_keeps_the_turns_par():
+def test_a_forfeit_before_the_first_roll_takes_back_the_turns_par():
     """A seat whose pick cannot even be looked up forfeits at its turn's start, after the
-    turn began: the Python engine's observer heard turn_started, so its par is booked (and
-    no roll)."""
+    turn began (par booked on both engines): the turn is taken back, so the seat's ledger
+    holds what it held before it (its first turn: nothing), the same bits on both."""
     nopick = str(ROOT / "tests" / "fixtures" / "hostile" / "engine_raisers.py:NoPick")
     orders = [(0, 1)]
     assert check(["tactician", nopick], Rules(players=2), "independent", 5, 3, orders=orders) == 3
     res = native_rows(["tactician", nopick], Rules(players=2), "independent", 5, 0, 3, orders,
                       account=True)  # fmt: skip
     assert list(res.games["status"]) == [2, 2, 2]
-    assert all(p != 0.0 for p in res.seats[1]["par"]) and list(res.seats[1]["rolls"]) == [0] * 3
+    assert list(res.seats[1]["par"]) == [0.0] * 3 and list(res.seats[1]["rolls"]) == [0] * 3
 
 
 def test_every_width_of_lanes_keeps_the_same_account():

@@ -19,8 +19,9 @@
  * When it books: as the Accountant hears the Python engine's events. A roll is booked
  * once its pick is made (the `kept` event) or when it busts (R5): a pick that forfeits
  * books nothing of its roll; a stop-or-roll-on decision once it is known (rolling on: at
- * the next roll's booking; stopping: at the claim); a claim once chosen. A game cut short
- * (a forfeit, the turn cap) keeps what its seats booked so far.
+ * the next roll's booking; stopping: at the claim); a claim once chosen. A turn still open
+ * when the game ends (a forfeit in it) is taken back (acc_finish): its seat's ledger holds
+ * what it held before that turn, as the game's rows count nothing of a forfeit's turn.
  *
  * The engine calls acc_turn, acc_fetch (before a pick), acc_kept (after it), acc_bust
  * and acc_claim behind a test of g->acc (a local of play_turn) the processor predicts:
@@ -52,6 +53,7 @@ typedef struct {
 struct Account {
     AccLedger led[MAXP];
     AccLedger *cur;   /* the turn-taker's */
+    AccLedger before; /* the turn-taker's ledger before this turn: a forfeit's turn undone */
     const DpTurn *w;  /* the turn's programme, every state solved */
     AccStats *stats;  /* this thread's (the cache's): what the account did */
     double k;         /* the win model's slope at the turn's start */
@@ -125,6 +127,7 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
     a->state = DP_START;
     a->pending = -1;
     double par = w->par;
+    a->before = *a->cur;
     a->cur->par += par;
     int worms = 0;
     for (int t = 21; t <= 36; t++)
@@ -134,6 +137,14 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
     a->t_par = par;
     a->t_luck = a->t_regret = 0.0;
     return 0;
+}
+
+/* Accountant.finish: a turn still open at the game's end (a forfeit in it) taken back. */
+ACC_HOOK void acc_finish(Game *g) {
+    Account *a = g->acc;
+    if (a->open) *a->cur = a->before;
+    a->open = 0;
+    a->pending = -1;
 }
 
 /* Accountant._settle_pending: the pending stop-or-roll-on decision, now known (R6). */

@@ -1387,7 +1387,10 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
     o->winner[row] = (int8_t)((g->over || forfeit >= 0) && firsts == 1 ? winner : -1);
     o->error_seat[row] = (int8_t)forfeit;
     o->error_kind[row] = (int8_t)(forfeit >= 0 ? g->forfeit_kind : -1);
-    if (g->acc) acc_store(g, o, row);
+    if (g->acc) {
+        acc_finish(g);
+        acc_store(g, o, row);
+    }
     if (o->detail) {
         uint8_t *d = o->detail + (size_t)row * DETAIL_BYTES;
         memset(d, 0, DETAIL_BYTES);
