@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,8 +39,11 @@ from harness.rules import Rules
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 # 2: forfeits by kind (time forfeits apart), verified parts only; 3: mirror matches,
-# a gauntlet centred on its challenger, the ranking's basis (``ranking``).
-SUMMARY_VERSION = 3
+# a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
+# date (``run.created``) and each convergence point's units (its fifth value).
+SUMMARY_VERSION = 4
+# Fewer units (deals, or games with independent dice) than this: intervals are rough.
+FEW_UNITS = 30
 # What each error_kind means, for people; time forfeits depend on the machine.
 FORFEIT_KINDS = {
     "rule": "an illegal decision (a rule broken)",
@@ -51,6 +54,23 @@ FORFEIT_KINDS = {
 }
 MACHINE_DEPENDENT = ("time",)  # kinds whose count depends on the machine's speed and load
 NAN = float("nan")
+
+
+def config_places(entrants: Any) -> dict[str, int]:
+    """Each entrant's place in its config (run.json's ``entrants``, in order), by name."""
+    out: dict[str, int] = {}
+    for e in entrants if isinstance(entrants, list) else []:
+        name = e.get("name") if isinstance(e, dict) else None
+        if isinstance(name, str) and name not in out:
+            out[name] = len(out)
+    return out
+
+
+def config_order(entrants: Any, names: Iterable[str]) -> list[str]:
+    """``names`` in the config's order (names it lacks last, by name): the one order of
+    every chart and comparison, the same from run to run whatever the ranking does."""
+    place = config_places(entrants)
+    return sorted(names, key=lambda n: (place.get(n, len(place)), n))
 
 
 def _interval_method(by_deal: bool) -> str:
@@ -83,6 +103,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
             "path": str(info.path),
             "name": info.name,
             "run_id": info.run_id,
+            "created": info.config.get("created"),
             "players": n,
             "dice": info.dice,
             "format": info.config.get("format"),
@@ -656,7 +677,8 @@ def _seats(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
 
 
 def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
-    """Cumulative win share per strategy at each deal bucket, with its interval."""
+    """Cumulative win share per strategy at each deal bucket, with its interval: points
+    ``[games, share, low, high, units]`` (units: deals, or games with independent dice)."""
     cum = np.cumsum(agg.conv, axis=0)
     used = np.flatnonzero(agg.conv[:, :, 2].sum(axis=1) > 0)
     last = int(used.max()) + 1 if len(used) else 0
@@ -668,7 +690,7 @@ def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
             if m.sm == 0 or agg.conv[b, s, 2] == 0:
                 continue
             lo, hi = stats.share_interval(m, by_deal)
-            points.append([int(m.sm), m.estimate, lo, hi])
+            points.append([int(m.sm), m.estimate, lo, hi, int(m.deals)])
         out["series"][name] = points
     return out
 
@@ -716,7 +738,7 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
     if g["shared_first"] == g["scored"]:
         msgs.append("Every scored game ended in a shared first place (a draw).")
     deals = min((r["units"] for r in playing), default=0)  # "units": the JSON key stays
-    if deals < 30:
+    if deals < FEW_UNITS:
         what = "deals" if out["run"]["dice"] == "duplicate" else "games"
         msgs.append(
             f"Few {what} ({int(deals)} for the least-played strategy): intervals are wide "
