@@ -184,18 +184,33 @@ class RunInfo:
 def find_run(path: str | Path) -> Path:
     """The run folder ``path`` names: itself, or the newest run inside a config folder."""
     folder = Path(path)
+    if _is_run(folder):
+        return folder
+    return runs_in(folder)[-1]
+
+
+def _is_run(folder: Path) -> bool:
     if not folder.exists():
         raise ReportError(f"{folder}: no such folder")
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder; give a run folder results/<config>/<run id>")
-    if (folder / RUN_JSON).is_file():
-        return folder
+    return (folder / RUN_JSON).is_file()
+
+
+def runs_in(path: str | Path) -> list[Path]:
+    """The run folders of a config folder (``results/<config>``), oldest first: by when
+    their run.json was last written (a run's last play), then by name."""
+    folder = Path(path)
+    if _is_run(folder):
+        raise ReportError(
+            f"{folder}: a run folder, not a config folder; give results/<config> for its runs"
+        )
     runs = [d for d in folder.iterdir() if d.is_dir() and (d / RUN_JSON).is_file()]
     if not runs:
         raise ReportError(
             f"{folder}: not a run folder (no run.json); give results/<config>/<run id>"
         )
-    return max(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
+    return sorted(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
 
 
 def load_run(path: str | Path, *, check: bool = True) -> RunInfo:

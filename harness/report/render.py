@@ -28,17 +28,24 @@ def num(value: float | None, digits: int = 2, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
-def span(low: float | None, high: float | None, fmt: str = "pct", digits: int = 1) -> str:
-    """An interval as ``low–high``; a dash when undefined."""
-    if low is None or high is None:
+# Every interval of every table (files and terminal) is written one way: ``low to high``,
+# with the digits and sign of its estimate (``79.1 to 82.5%``, ``11.50 to 12.00``,
+# ``+265 to +301``): a dash between two signed numbers (``-917–-884``) reads as a sign.
+def span(low: float | None, high: float | None, fmt: str = "pct", digits: int | None = None) -> str:
+    """An interval as ``low to high`` (``pct``: ``79.1 to 82.5%``; ``num``: ``11.50 to
+    12.00``); a dash when undefined."""
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
         return DASH
     if fmt == "pct":
-        return f"{low * 100:.{digits}f}–{high * 100:.{digits}f}%"
-    return f"{num(low, digits)} – {num(high, digits)}"
+        d = 1 if digits is None else digits
+        return f"{low * 100:.{d}f} to {high * 100:.{d}f}%"
+    d = 2 if digits is None else digits
+    return f"{num(low, d)} to {num(high, d)}"
 
 
 def signed_span(low: float | None, high: float | None, scale: float, digits: int) -> str:
-    """An interval of a difference, signs shown: ``-1.2 to +3.4``."""
+    """An interval of a signed figure (a difference, a rating), signs shown: ``-1.2 to
+    +3.4``."""
     if low is None or high is None:
         return DASH
     return f"{num(low * scale, digits, sign=True)} to {num(high * scale, digits, sign=True)}"
@@ -198,7 +205,7 @@ def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             num(r["mean_rank"]),
         ]
         if rated:
-            row += [num(r["elo"], 0, sign=True), span(r["elo_low"], r["elo_high"], "num", 0)]
+            row += [num(r["elo"], 0, sign=True), signed_span(r["elo_low"], r["elo_high"], 1, 0)]
         row += [pct(r["bust_rate"]), num(r["steals"]), num(r["stolen"])]
         rows.append(row)
     notes = f"{summary['intervals']}. Bust rate is busts per turn played (R9); steals per "
@@ -346,7 +353,7 @@ def _convergence(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]
         )
         rows.append(
             [
-                f"{c['places'][0]}–{c['places'][1]}",
+                f"{c['places'][0]} and {c['places'][1]}",
                 f"{c['upper']} / {c['lower']}",
                 verdict,
                 h2h,
@@ -560,7 +567,8 @@ margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em;border-bottom:2px solid #ddd;padding-bottom:.3em}
 h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #eee;padding-bottom:.2em}
 table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
-th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right}
+th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right;white-space:nowrap}
+.wide{overflow-x:auto;max-width:100%}
 th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 tr:nth-child(even) td{background:#fafafa}
 img{max-width:100%;height:auto;display:block;margin:1em 0}
@@ -585,7 +593,11 @@ def to_html(blocks: list[Block], title: str) -> str:
                 "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
                 for row in b.rows or []
             )
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+            # In a scrolling box: a wide table scrolls instead of wrapping its cells.
+            body.append(
+                f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{rows}</tbody></table></div>"
+            )
         elif b.kind == "img" and b.path is not None:
             data = base64.b64encode(b.path.read_bytes()).decode("ascii")
             body.append(f'<img alt="{esc(b.text)}" src="data:image/png;base64,{data}">')
@@ -636,6 +648,15 @@ def diff_cells(diff: dict[str, Any], key: str) -> tuple[str, str]:
     return points(cell["diff"]), signed_span(cell["low"], cell["high"], 100, 1)
 
 
+def pair_cells(diff: dict[str, Any]) -> tuple[str, str]:
+    """A head-to-head change and its 95% interval, as text (points; identical: exactly 0)."""
+    if diff.get("identical"):
+        return "identical", DASH
+    if diff.get("diff") is None:
+        return "not compared", DASH
+    return points(diff["diff"]), signed_span(diff["low"], diff["high"], 100, 1)
+
+
 def compare_legend(comparison: dict[str, Any]) -> list[str]:
     """What the words of the difference columns mean (only those the comparison uses)."""
     cells = [d for s in comparison["strategies"] for d in s["diffs"]]
@@ -671,6 +692,13 @@ def compare_notes(comparison: dict[str, Any]) -> list[str]:
                 refused = (d.get(key) or {}).get("refused")
                 if refused:
                     refusals[d["run"], key, refused] = None
+    for p in comparison.get("head_to_head") or []:
+        for d in p["diffs"]:
+            note = _beyond_run_reason(
+                d.get("note"), f"run {d['run']} is compared unpaired with {base}: ", out
+            )
+            if note:
+                notes.setdefault((d["run"], note), []).append(f"{p['a']} ahead of {p['b']}")
     for (run, note), names in notes.items():
         out.append(f"{run} − {base}, {', '.join(names)}: {note}")
     for run, key, why in refusals:
@@ -775,16 +803,24 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
     out += [image(plots[k], k) for k in ("compare", "compare_diffs") if k in plots]
     if comparison["head_to_head"]:
         out.append(h2("Shared head-to-head pairs"))
+        out.append(
+            para(
+                "The share of the games the two met in which the first finished ahead of the "
+                "second (a tie counts half), per run, and each run's change from "
+                f"{base}: paired where the runs played the same games, as the rows above."
+            )
+        )
         header = ["A ahead of B"] + [f"{r['label']}" for r in runs]
-        header += [f"{d} − {base}" for d in [r["label"] for r in runs[1:]]]
+        for r in runs[1:]:
+            header += [f"{r['label']} − {base}", "95% CI", "significant", "compared"]
         rows = []
         for p in comparison["head_to_head"]:
             row = [f"{p['a']} ahead of {p['b']}"]
             row += [f"{pct(v['share'])} ({span(v['low'], v['high'])})" for v in p["runs"]]
-            row += [points(d["diff"]) + (" *" if d.get("significant") else "") for d in p["diffs"]]
+            for d in p["diffs"]:
+                row += [*pair_cells(d), _verdict(d), compared_how(d)]
             rows.append(row)
         out.append(table(header, rows))
-        out.append(para("Unpaired (independent samples). * significant after Holm correction."))
     if comparison["not_shared"]:
         out.append(
             para("Not in every run (left out): " + ", ".join(comparison["not_shared"]) + ".")
