@@ -23,6 +23,7 @@ BOT = '''\
 """My Pickomino bot: a starting point written against harness's public strategy API.
 
 Try it:   harness play bot.py:MyBot greedy --seed 1
+          harness play 'bot.py:MyBot(target=28)' greedy --seed 1
 Play it:  harness tourney config.yaml
 See:      harness strategies   (the built-ins to measure it against)
 """
@@ -39,8 +40,9 @@ class MyBot(Strategy):
     name = "my-bot"
 
     def __init__(self, target: int = 25) -> None:
-        # Constructor arguments are the bot's parameters: `my-bot(target=28)` on the
-        # command line, or `params: {target: 28}` in a config.
+        # Constructor arguments are the bot's parameters: 'bot.py:MyBot(target=28)' on
+        # the command line, `params: {target: 28}` in a config, or a sweep of values to
+        # tune it: `sweep: {target: [24, 26, 28]}` (one entrant per value).
         self.target = target
 
     def pick(self, view: View) -> int:

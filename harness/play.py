@@ -55,7 +55,7 @@ def build_strategies(
         else:
             spec = resolve(item)
             instances.append(spec.create())
-            names.append(spec.label)
+            names.append(spec.display_label)  # a file bot by its class's own name
     return instances, names
 
 

@@ -160,7 +160,7 @@ def play(
             payload["traceback"] = trace
         click.echo(json.dumps(payload))
     else:
-        for line in summary_lines(result):
+        for line in summary_lines(result, spaced=narrator is not None):
             click.echo(line)
         if record_path:
             click.echo(f"Record written to {record_path}")

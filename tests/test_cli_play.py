@@ -185,7 +185,8 @@ def test_a_cheating_plugin_forfeits_with_the_rule_named(cli, tmp_path):
     record = tmp_path / "g.json"
     result = cli("play", "greedy", f"{path}:Cheat", "--seed", "2", "--record", str(record))
     assert result.exit_code == 0  # a forfeit ends the game (--strict: 3)
-    assert "FORFEIT: turn " in result.output and f"seat 1 ({path}:Cheat) picked " in result.output
+    # Named by its class's own name, as in a tourney (issue 19), not by its path.
+    assert "FORFEIT: turn " in result.output and "seat 1 (cheat) picked " in result.output
     assert "(R5)" in result.output
     saved = json.loads(record.read_text())
     assert saved["result"]["status"] == "forfeit"

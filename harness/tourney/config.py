@@ -527,6 +527,17 @@ class TourneyConfig:
 
 
 # -- loading ----------------------------------------------------------------------------
+def _nearby(path: Path) -> str:
+    """``; did you mean 'configs/round_robin.yaml'?`` for a config file of a close name in
+    the same folder (a typo), else nothing."""
+    try:
+        near = [p.name for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml")]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, near, n=1)
+    return f"; did you mean {str(path.parent / close[0])!r}?" if close else ""
+
+
 def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfig:
     """Read and check a config file (or a mapping); ConfigError (one line) if anything is off."""
     if isinstance(source, dict):
@@ -539,7 +550,7 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
         with path.open("rb") as fh:  # at most the bound (and one byte to tell it is more)
             raw = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(f"{path}: no such config file{_nearby(path)}") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
     except OSError as exc:
