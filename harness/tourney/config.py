@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
 import math
 import os
@@ -83,7 +84,8 @@ ISOLATIONS = ("none", "process")
 # auto: the native engine (issue 12) for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
-ENTRANT_KEYS = ("strategy", "name", "params")
+ENTRANT_KEYS = ("strategy", "name", "params", "sweep")
+SWEEP = "sweep"  # an entrant's parameter sweep: one entrant per value (per combination)
 # The keys that take one word of a list, and every default: the checker reads them here,
 # and so does the JSON Schema of the config (harness/config_schema.py).
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -923,20 +925,88 @@ class _Checker:
                 wants_all = True
                 continue
             # Each entrant on its own: every bad one is said, in one run.
-            one = functools.partial(self.entrant, items, i, item, f"entrants[{i}]")
-            entrant = self.collect(one, None)
-            if entrant is not None:
+            if isinstance(item, dict) and SWEEP in item:
+                swept = functools.partial(self.sweep, items, i, item, f"entrants[{i}]")
+                made = self.collect(swept, [])
+            else:
+                one = functools.partial(self.entrant, items, i, item, f"entrants[{i}]")
+                made = [e for e in [self.collect(one, None)] if e is not None]
+            for entrant in made:
                 found.append(entrant)
                 explicit.add(entrant.key)
         if len(self.problems) > before:  # the count and the names mean nothing yet
             problems, self.problems = self.problems[before:], self.problems[:before]
             raise ConfigProblems(problems)
+        if len(found) > MAX_ENTRANTS:
+            raise self.fail(
+                data,
+                "entrants",
+                f"entrants: {len(found):,} once the sweeps are expanded; at most {MAX_ENTRANTS}",
+            )
         if wants_all:
             # Every built-in with default parameters, after the listed ones, unless listed.
             for ref in builtin_strategies():
                 if ref not in explicit:
                     found.append(self.entrant(items, 0, ref, f"{ALL_BUILTINS} ({ref})"))
         return tuple(found)
+
+    def sweep(self, container: Any, index: Any, item: dict, what: str) -> list[Entrant]:
+        """A swept entrant: one entrant per value of ``sweep: {key: [values]}`` (per
+        combination, for several keys, in the order written), each checked as any
+        entrant with that value among its parameters, and named by it: ``threshold(target
+        =24)``, or ``NAME(target=24)`` when the entrant has a ``name:``."""
+        sweep = item[SWEEP]
+        example = "{target: [24, 26, 28]}"
+        if not isinstance(sweep, dict) or not sweep:
+            raise self.fail(
+                item,
+                SWEEP,
+                f"{what}.sweep: expected a mapping of a parameter to its values, e.g. {example}, "
+                f"got {shown(sweep)}",
+            )
+        params = item.get("params")
+        params = params if isinstance(params, dict) else {}
+        axes: list[tuple[str, list[Any]]] = []
+        for key, values in sweep.items():
+            if not isinstance(key, str):
+                raise self.fail(sweep, key, f"{what}.sweep: {shown(key)} is not a parameter name")
+            if key in params:
+                raise self.fail(
+                    sweep, key, f"{what}.sweep.{key}: also under params:; give it in one of them"
+                )
+            if not isinstance(values, list) or not values:
+                raise self.fail(
+                    sweep,
+                    key,
+                    f"{what}.sweep.{key}: expected a list of values, e.g. {example}, got "
+                    f"{shown(values)}",
+                )
+            seen: set[str] = set()
+            for value in values:
+                tag = json.dumps(value, sort_keys=True, default=repr)
+                if tag in seen:
+                    twice = f"{what}.sweep.{key}: {shown(value)} is listed twice"
+                    raise self.fail(sweep, key, twice)
+                seen.add(tag)
+            axes.append((key, values))
+        count = math.prod(len(values) for _, values in axes)
+        if count > MAX_ENTRANTS:
+            raise self.fail(
+                item, SWEEP, f"{what}.sweep: {count:,} entrants; at most {MAX_ENTRANTS} in a run"
+            )
+        name = item.get("name")
+        made = []
+        for combo in itertools.product(*(values for _, values in axes)):
+            swept = dict(zip((key for key, _ in axes), combo, strict=True))
+            label = ", ".join(f"{k}={v!r}" for k, v in swept.items())
+            one = _Map({k: v for k, v in item.items() if k != SWEEP})
+            one.line = getattr(item, "line", 0)
+            one.lines = {**getattr(item, "lines", {}), "params": _line(item, SWEEP)}
+            one["params"] = {**params, **swept}
+            if isinstance(name, str):
+                one["name"] = f"{name.strip()}({label})"
+            made.append(self.entrant(container, index, one, f"{what} ({label})"))
+        return made
 
     def entrant(self, container: Any, index: Any, item: Any, what: str) -> Entrant:
         try:  # a strategy class or instance (Python callers): its reference and params
@@ -954,6 +1024,10 @@ class _Checker:
                         f"{what}: unknown key {shown(key)}; an entrant has "
                         f"{', '.join(ENTRANT_KEYS)}",
                     )
+            if SWEEP in item:  # only a listed entrant expands (Checker.sweep)
+                raise self.fail(
+                    item, SWEEP, f"{what}.sweep: {what} is one strategy; sweep an entrant"
+                )
             ref = item.get("strategy")
             if not isinstance(ref, str) or not ref.strip():
                 raise self.fail(item, "strategy", f"{what}.strategy: expected a strategy reference")
@@ -1025,6 +1099,12 @@ class _Checker:
                     "another name:",
                 )
             names.add(e.name)
+
+
+def _line(mapping: Any, key: str) -> int:
+    """The line of ``key`` in a YAML mapping (0: unknown)."""
+    lines = getattr(mapping, "lines", None)
+    return lines.get(key, getattr(mapping, "line", 0)) if isinstance(lines, dict) else 0
 
 
 def name_problem(name: Any) -> str | None:
