@@ -360,7 +360,7 @@ def seat_host(
     An entrant with no native version (:func:`native_seat` says NotNative) is a Python
     seat, built per game by ``factory(strategy)``; ``hooks`` are
     :class:`~harness.native_seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
-    ``playing``, ``forfeited``).
+    ``playing``, ``forfeited``, ``times``, ``timed``).
     """
     factories: list[Any] = []
     for s in strategies:
@@ -487,6 +487,7 @@ def play_deals(
     start: int = 0,
     detail: bool = False,
     host: SeatHost | None = None,
+    progress: Any = None,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
@@ -496,7 +497,9 @@ def play_deals(
     :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
     are left out. The seeds are derived in C (BLAKE2b, as
     :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
-    (built with ``first`` the same first deal).
+    (built with ``first`` the same first deal). ``progress``: a writable buffer of a
+    double (a slot of shared memory) that gets the chunk row of each game as it starts,
+    so that another process can show progress game by game.
     """
     python = _python_of(host, len(strategies))
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
@@ -524,6 +527,7 @@ def play_deals(
         _flat(games, seat_cols),
         boards,
         None if host is None else host.callbacks,
+        progress,
     )
     return NativeResult(games, seat_cols, boards)
 

@@ -1410,9 +1410,16 @@ static void deal_seeds(const char *prefix, size_t prefix_len, long long d0, int 
     for (int k = 0; k < count; k++) out[k] = (int64_t)(hashed[k] & SEED_MASK);
 }
 
+/* Where a chunk batch tells the chunk row it is playing, game by game, for a parent
+ * process that shows progress (a double in shared memory; play_deals' `progress`), or
+ * NULL. Per thread: batches of two threads never share it. */
+static _Thread_local volatile double *batch_progress;
+static _Thread_local Py_ssize_t batch_start;
+
 /* One row of the chunk path: deal `deal` in seat order k, stored in row `row`. */
 static int deal_row(Game *g, const Strat *table, const Orders *orders, int k, long long deal,
                     int64_t dseed, int64_t gseed, Out *o, Py_ssize_t row) {
+    if (batch_progress != NULL) *batch_progress = (double)(batch_start + row);
     o->deal[row] = (int32_t)deal;
     o->seating[row] = (int8_t)k;
     o->seed[row] = dseed;
@@ -1700,20 +1707,50 @@ static int set_host(Game *g, PyObject *host, const Strat *table) {
     return 1;
 }
 
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, void *progress);
+
 /* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, orders,
- *            columns, detail): deals first..stop-1, each in every seat order of `orders`
- * (rows by deal, then order index), rows from chunk row `start` on (the deal seed of
- * deal d is derive_seed of prefix + str(d), masked to int64). */
+ *            columns, detail[, host[, progress]]): deals first..stop-1, each in every seat
+ * order of `orders` (rows by deal, then order index), rows from chunk row `start` on (the
+ * deal seed of deal d is derive_seed of prefix + str(d), masked to int64). `progress`: a
+ * writable buffer of a double (or None) that gets the chunk row of each game as it
+ * starts. */
 static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
+    PyObject *progress = Py_None;
     int max_turns, duplicate;
     const char *prefix;
     Py_ssize_t prefix_len, start;
     long long first, stop;
-    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|O", &rules, &seats, &max_turns, &duplicate,
+    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|OO", &rules, &seats, &max_turns, &duplicate,
                           &prefix, &prefix_len, &first, &stop, &start, &orders_obj, &columns,
-                          &detail, &host))
+                          &detail, &host, &progress))
         return NULL;
+    Py_buffer told = {.buf = NULL, .obj = NULL};
+    if (progress != Py_None) {
+        if (PyObject_GetBuffer(progress, &told, PyBUF_WRITABLE) < 0) return NULL;
+        if (told.len < (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&told);
+            PyErr_SetString(PyExc_ValueError, "play_deals: progress holds no double");
+            return NULL;
+        }
+    }
+    PyObject *played_rows = py_play_deals_told(rules, seats, max_turns, duplicate, prefix,
+                                               prefix_len, first, stop, start, orders_obj,
+                                               columns, detail, host, told.buf);
+    if (told.obj != NULL) PyBuffer_Release(&told);
+    return played_rows;
+}
+
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, void *progress) {
     Game proto;
     Strat table[MAXP];
     Orders orders;
@@ -1748,11 +1785,14 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     }
     int rc;
     Py_ssize_t played = 0;
+    batch_progress = progress;
+    batch_start = start;
     PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     rc = (duplicate ? deals_duplicate : deals_independent)(g, table, &orders, prefix,
                                                            (size_t)prefix_len, first, stop,
                                                            start, &o, &played);
     if (saved != NULL) PyEval_RestoreThread(saved);
+    batch_progress = NULL;
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, played);

@@ -36,11 +36,14 @@ from harness.report.aggregate import (
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
 from harness.rules import Rules
+from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
+from harness.runfolder.timing import strategy_times
 
 # 2: forfeits by kind (time forfeits apart), verified parts only; 3: mirror matches,
 # a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
-# date (``run.created``) and each convergence point's units (its fifth value).
+# date (``run.created``) and each convergence point's units (its fifth value), decision
+# times (``timing``), plugin output (``output``), forfeits grouped by cause, headlines.
 SUMMARY_VERSION = 4
 # Fewer units (deals, or games with independent dice) than this: intervals are rough.
 FEW_UNITS = 30
@@ -190,8 +193,57 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
         },
     }
     out["tables"] = agg.tables
-    out["messages"] = _messages(out, p)
+    out["timing"] = _timing(info, [r["strategy"] for r in standings])
+    out["output"] = _output(info)
+    out["run"]["config_file"] = info.config.get("config_file")
+    out["headlines"] = _headlines(out)
+    out["messages"] = out["headlines"] + _messages(out, p)
     return json_safe(out)
+
+
+def _timing(info: RunInfo, names: list[str]) -> list[dict[str, Any]]:
+    """Each strategy's decision times and its tables' CPU per game, from the verified
+    chunks' manifest lines (:mod:`harness.runfolder.timing`)."""
+    tables = {}
+    for t in info.config.get("tables") or []:
+        if isinstance(t, dict) and isinstance(t.get("entrants"), list):
+            tables[str(t.get("id"))] = [n for n in t["entrants"] if isinstance(n, str)]
+    return [t.as_dict() for t in strategy_times(info.entries, tables, names)]
+
+
+def _output(info: RunInfo) -> dict[str, Any]:
+    """The characters of output each strategy wrote (to run.log, which keeps at most
+    OUTPUT_KEPT of each chunk), and how many chunks' output was cut there."""
+    written: dict[str, int] = {}
+    cut = 0
+    for entry in info.entries:
+        chunk = entry.get(OUTPUT_KEY)
+        if not isinstance(chunk, dict):
+            continue
+        counts = {k: v for k, v in chunk.items() if isinstance(k, str) and type(v) is int}
+        counts = {k: v for k, v in counts.items() if v > 0}
+        for name, chars in counts.items():
+            written[name] = written.get(name, 0) + chars
+        cut += sum(counts.values()) > OUTPUT_KEPT
+    ordered = sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"by_strategy": dict(ordered), "cut_chunks": cut, "kept_per_chunk": OUTPUT_KEPT}
+
+
+def _headlines(out: dict[str, Any]) -> list[str]:
+    """What must not be missed: a strategy that forfeited every game it played."""
+    by = out["forfeit_kinds"]["by_strategy"]
+    lines = []
+    for row in out["standings"]:
+        name, games = row["strategy"], row["games"]
+        lost = sum((by.get(name) or {}).values())
+        if games and lost >= games:
+            first = next((g for g in out["forfeits"] if g["strategy"] == name), None)
+            why = f": {first['detail']}" if first else ""
+            lines.append(
+                f"{name} forfeited every one of its {games:,} games{why} (the forfeits "
+                "below say how to play one again)"
+            )
+    return lines
 
 
 def _forfeit_kinds(agg: Aggregates) -> dict[str, Any]:

@@ -4,9 +4,14 @@ One JSON line per completed chunk, appended once its part file is whole in ``gam
 its ``key``, ``file``, ``bytes`` and ``sha256`` (the first :data:`DIGEST_CHARS` hex
 digits), what it holds (``table``, deals ``first``..``stop``-1, ``games``), ``cpu`` and
 the user strategy code its process had loaded (``loaded``); a reused chunk adds
-``reused_from``. The torn-line rule: a kill can tear only the last line, so the first
-line without a newline, not JSON, or without its ``file`` (and ``key``) ends the good
-part (:func:`read_manifest`); whatever follows is not a result.
+``reused_from``. Two fields say what playing it cost its strategies, when there is
+anything to say: ``timing`` (the user strategies' decision times,
+:mod:`harness.runfolder.timing`) and ``output`` (the characters of output each strategy
+wrote, by name: :data:`OUTPUT_KEY`).
+
+The torn-line rule: a kill can tear only the last line, so the first line without a
+newline, not JSON, or without its ``file`` (and ``key``) ends the good part
+(:func:`read_manifest`); whatever follows is not a result.
 """
 
 from __future__ import annotations
@@ -21,6 +26,9 @@ from typing import Any
 from harness.runfolder.layout import PART_SUFFIX
 from harness.seating import MAX_PERMUTATION_PLAYERS
 
+OUTPUT_KEY = "output"  # a line's characters of plugin output by strategy (or UNLABELLED)
+UNLABELLED = "(unattributed)"  # output no seat wrote: an import, C code, a thread
+OUTPUT_KEPT = 64 * 1024  # characters of plugin output run.log keeps per chunk
 DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
 # Games a deal is played in, at most: every order of the largest permutations design.
 MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)

@@ -287,11 +287,16 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         )
     rate = f", {run.games_per_second:,.0f} games/s" if run.played else ""
     click.echo(f"{' '.join(parts)} in {duration(run.wall)} wall ({run.wall:.1f} s){rate}")
+    if summary is not None:
+        _print_costs(summary)
     if run.forfeits:
         click.echo(f"{plural(run.forfeits, 'forfeit')} (ranked last, recorded in the results):")
-        for example in run.forfeit_examples[:5]:
-            click.echo(f"  {example['error']}")
-            click.echo(f"    reproduce: {example['command']}")
+        if summary is not None and summary.get("forfeits"):
+            _print_forfeit_groups(summary)
+        else:
+            for example in run.forfeit_examples[:5]:
+                click.echo(f"  {example['error']}")
+                click.echo(f"    reproduce: {example['command']}")
     if run.failed:
         click.echo(f"{plural(len(run.failed), 'chunk')} failed twice and are missing:")
         for fail in run.failed[:5]:
@@ -302,6 +307,36 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         click.echo("Run the same command again to retry them.")
     if run.status == "stopped":
         click.echo("Stopped at the first forfeit (--fail-fast); run again to go on.")
+
+
+def _print_costs(summary: dict[str, Any]) -> None:
+    """What the strategies cost: a headline for one that forfeited every game, the
+    decision times of the timed (user) strategies, and who wrote output to run.log."""
+    from harness.report.render import TIMING_HEADER, output_lines, text_table, timing_rows
+
+    for line in summary.get("headlines") or []:
+        click.echo(f"NOTE: {line}")
+    rows = timing_rows(summary, timed_only=True)
+    if rows:
+        click.echo("Decision times (1 game in 16 timed; built-ins are not timed):")
+        for line in text_table(TIMING_HEADER, rows):
+            click.echo(f"  {line}")
+    for line in output_lines(summary):
+        click.echo(line)
+
+
+def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
+    """The forfeits by strategy and cause (the report's groups), with counts and one
+    command each that plays one of them again."""
+    from harness.report.render import reproduce_hint
+
+    groups = summary["forfeits"]
+    for g in groups[:shown]:
+        kinds = "" if g.get("kind") in (None, "raised", "rule") else f" [{g['kind']}]"
+        click.echo(f"  {g['strategy']}: {g['detail']}{kinds}: {plural(g['count'], 'game')}")
+        click.echo(f"    play one again: {reproduce_hint(summary, g['example'])}")
+    if len(groups) > shown:
+        click.echo(f"  ... and {plural(len(groups) - shown, 'other cause')}: see the report")
 
 
 def _replay_one(

@@ -30,6 +30,8 @@ from harness.plugins import volatile_note
 from harness.ranking import zero_counts
 from harness.results import Run
 from harness.runfolder import layout, schema
+from harness.runfolder.timing import merge as merge_times
+from harness.runfolder.timing import seconds_text
 from harness.tourney import plan
 from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
@@ -40,6 +42,7 @@ from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
 DEFAULT_OUT = "results"
+SLOW_DECISION = 1e-3  # seconds a decision: from here on the progress line names the slowest
 BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 
 
@@ -382,6 +385,7 @@ class _Run:
         self.reused = 0  # games copied from other runs' folders
         self.to_play = 0  # games left to play when play starts
         self.ended = started  # when the play loop ended
+        self.times: dict[str, Any] = {}  # decision times of the chunks this call stored
 
     def go(self, resuming: bool) -> Run:
         """Every phase in order; the run's results (TourneyInterrupted on Ctrl-C)."""
@@ -513,9 +517,18 @@ class _Run:
         bar = Progress(total, total - self.to_play, stream=options.stream, bar=options.progress)
         play_start = time.monotonic()
         outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
+
+        def refresh() -> None:
+            bar.pending = backend.in_flight()
+            bar.slowest = self.slowest(backend)
+            bar.show()
+
+        if hasattr(backend, "refresh"):  # a backend that plays in this process
+            backend.refresh = refresh  # type: ignore[attr-defined]
         try:
             for outcome in outcomes:
                 bar.pending = backend.in_flight()  # before a landed chunk is counted
+                bar.slowest = self.slowest(backend)
                 if outcome is None:
                     bar.show()
                 elif isinstance(outcome, Failed):
@@ -535,6 +548,23 @@ class _Run:
             self.ended = time.monotonic()
             played.played, played.wall = bar.played, self.ended - play_start
 
+    def slowest(self, backend: Backend) -> str:
+        """The strategy slowest to decide so far, for the progress line (chunks stored
+        by this call and, where the backend tells, chunks in play), once its decisions
+        take a millisecond or more; else nothing."""
+        seen = {name: (t["decisions"], t["seconds"]) for name, t in self.times.items()}
+        live = getattr(backend, "decision_times", None)
+        for name, (n, seconds) in (live() if live is not None else {}).items():
+            have = seen.get(name, (0, 0.0))
+            seen[name] = (have[0] + n, have[1] + seconds)
+        means = {name: s / n for name, (n, s) in seen.items() if n}
+        if not means:
+            return ""
+        name = max(means, key=lambda k: (means[k], k))
+        if means[name] < SLOW_DECISION:
+            return ""
+        return f"slowest to decide: {name}, {seconds_text(means[name])} a decision"
+
     def failed(self, outcome: Failed) -> None:
         spec = outcome.spec
         self.played.failed.append(
@@ -551,6 +581,7 @@ class _Run:
     def store(self, outcome: Done, bar: Progress) -> bool:
         """Store a played chunk; False when the run stops here (a forfeit, --fail-fast)."""
         entry = self.folder.write_chunk(outcome.spec, outcome.result)
+        merge_times(self.times, outcome.result.times)
         used = "native" if outcome.result.engine == "native" else "python"
         self.played.engine_used[used] += 1
         bar.add(outcome.result.rows)

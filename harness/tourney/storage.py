@@ -53,6 +53,7 @@ from harness.runfolder.layout import (
 from harness.runfolder.manifest import (
     DIGEST_CHARS,
     MAX_ORDERS,
+    OUTPUT_KEY,
     covered,
     digest_of,
     manifest_line,
@@ -70,6 +71,7 @@ from harness.runfolder.parts import (
     seats_in,
     verify_bytes,
 )
+from harness.runfolder.timing import TIMING_KEY
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
 
@@ -583,9 +585,10 @@ class RunFolder:
             return False
         summary = part_summary(table, spec.rules.players)
         self._store(spec, data, "store a reused chunk")
-        kept = {
-            k: entry[k] for k in ("key", "table", "first", "stop", "games", "cpu") if k in entry
-        }
+        # What the chunk cost when it was played (cpu, decision times, plugin output)
+        # comes with it: a reused chunk's strategies took that long to play it.
+        kept = {k: entry[k] for k in ("key", "table", "first", "stop", "games") if k in entry}
+        kept |= {k: entry[k] for k in ("cpu", TIMING_KEY, OUTPUT_KEY) if k in entry}
         line = {
             **kept,
             "file": spec.file,
@@ -613,9 +616,17 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
 
     No standings counters: those are counted from the chunk's rows whenever it is read.
     ``loaded`` is the user strategy code the playing process had loaded (ChunkResult.loaded,
-    None from a player that does not report it: such a chunk is never reused).
+    None from a player that does not report it: such a chunk is never reused). What
+    playing it cost besides ``cpu``: the user strategies' decision times (``timing``,
+    :mod:`harness.runfolder.timing`) and the characters of output each strategy wrote
+    (``output``), when there are any.
     """
     loaded = getattr(result, "loaded", None)
+    extra = {}
+    if getattr(result, "times", None):
+        extra[TIMING_KEY] = result.times
+    if getattr(result, "output", None):
+        extra[OUTPUT_KEY] = result.output
     return {
         "key": spec.key,
         "file": spec.file,
@@ -627,6 +638,7 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
         "sha256": digest,
         "cpu": round(result.cpu, 4),
         "loaded": sorted(str(d) for d in loaded) if loaded is not None else None,
+        **extra,
     }
 
 
