@@ -219,38 +219,29 @@ def tourney(
 def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, dict | None]:
     """The run's report (issue 4) and its figures in the run's counts (issue 10).
 
-    ``run`` is the finished Run (or just its folder). With ``write`` the report
-    files are written; without (``--no-report``) the summary is read from a current
-    report.json or computed, writing nothing. Either way the summary's 95% win-share
-    intervals and ratings are copied into ``run.counts`` (what the table and ``--json``
-    show), so the terminal agrees with the report. A failure is told, never
-    fails the run itself. Returns the path of report.html (or None) and the summary (None
-    when it failed), which the terminal's table reuses rather than computing it again.
+    ``run`` is the finished Run (:func:`~harness.tourney.runner.report_run`, what
+    ``run_tournament(report=True)`` does too). With ``write`` the report files are
+    written; without (``--no-report``) the summary is read from a current report.json or
+    computed, writing nothing. Either way the summary's 95% win-share intervals and
+    ratings are copied into ``run.counts`` (what the table and ``--json`` show), so the
+    terminal agrees with the report. A failure is told, never fails the run itself.
+    Returns the path of report.html (or None) and the summary (None when it failed),
+    which the terminal's table reuses rather than computing it again.
     """
     from harness.errors import HarnessError
-    from harness.report import write_report  # looked up here: tests replace it
-    from harness.report.api import cached_summary
-    from harness.tourney.standings import with_report
+    from harness.tourney.runner import report_run
 
-    run_dir = getattr(run, "run_dir", run)
     if not quiet and write:
         _err("Writing the report...")
     try:
-        if write:
-            report = write_report(run_dir)
-            summary, html = report.summary, report.html
-        else:
-            summary, html = cached_summary(run_dir), None
+        summary = report_run(run, write=write)
     except (HarnessError, OSError, ValueError) as exc:
         if write:
-            _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
+            _err(f"Report not written ({exc}); the games are stored: harness report {run.run_dir}")
         else:
-            _err(f"No intervals in the standings ({exc}); harness report {run_dir} shows them")
+            _err(f"No intervals in the standings ({exc}); harness report {run.run_dir} shows them")
         return None, None
-    counts = getattr(run, "counts", None)
-    if isinstance(counts, list):
-        counts[:] = with_report(counts, summary)  # in place: run.summary() shares the list
-    return html, summary
+    return run.report_file if write else None, summary
 
 
 def _gauntlet_lines(run: Any, summary: dict | None = None) -> list[str]:

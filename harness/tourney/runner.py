@@ -193,6 +193,7 @@ def run_tournament(
     isolation: str | None = None,
     engine: str | None = None,
     seating: str | None = None,
+    report: bool = False,
 ) -> Run:
     """Play a tournament (or the rest of it); its results and what was done: a
     :class:`harness.results.Run` (``run.standings``, ``run.counts``, ``run.seats()``,
@@ -216,7 +217,9 @@ def run_tournament(
     override the config's seat limits; ``engine`` ("auto", "python", "native") its
     engine (the games are the same with each; "native" refuses, before anything is
     played, a table the native engine cannot play); ``seating`` ("balanced", "cyclic",
-    "permutations") its seating mode.
+    "permutations") its seating mode. ``report=True`` writes the report ``harness
+    tourney`` writes (report.html, report.md, report.json, plots/; ``run.report_file``)
+    and puts its intervals and ratings into ``run.counts``, as the command does.
     Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
     KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
     """
@@ -241,9 +244,31 @@ def run_tournament(
             user_interrupts(),
         ):
             run = _Run(config, the_plan, folder, options, started, log_handler)
-            return run.go(resuming=existing is not None)
+            done = run.go(resuming=existing is not None)
     finally:
         folder.close()
+    if report and done.stored:
+        report_run(done)
+    return done
+
+
+def report_run(run: Run, *, write: bool = True) -> dict[str, Any]:
+    """The run's report written (``write=False``: its summary read from a current
+    report.json, or computed, nothing written), its 95% win-share intervals and ratings
+    copied into ``run.counts`` (in place: ``run.summary()`` shares the list), so that the
+    terminal, ``--json`` and the report say the same; the summary. HarnessError or
+    OSError as :func:`harness.report.write_report` raises them."""
+    from harness.report import write_report  # looked up here: tests replace it
+    from harness.report.api import cached_summary
+    from harness.tourney.standings import with_report
+
+    if write:
+        made = write_report(run.run_dir)
+        summary, run.report_file = made.summary, made.html
+    else:
+        summary = cached_summary(run.run_dir)
+    run.counts[:] = with_report(run.counts, summary)
+    return summary
 
 
 @dataclass(frozen=True)
