@@ -168,3 +168,23 @@ def test_sprt_labels_its_deal_counts():
         re.search(r"deals 0:\d+ 0\.5:\d+ 1:\d+ 1\.5:\d+ 2:\d+$", c) for c in checks
     )
     assert "deals S:N below: N deals in which A scored S points" in result.output
+
+
+# -- item 10: the dependency list says what it holds and what it left out --------------------
+def test_the_readme_explains_the_dependencies_and_the_logging_package():
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Dependencies") : readme.index("## Tests")]
+    wanted = project["dependencies"] + project["optional-dependencies"]["test"]
+    for requirement in wanted:
+        name = re.split(r"[<>=\[]", requirement)[0]
+        if name != "pickomino-harness":
+            assert name in section, name
+    listed = " ".join(wanted).lower()
+    assert "multiprocessing-logging" not in listed
+    assert "multiprocessing-logging" in section and "0 of 2,000" in section
+    assert "benchmarks/mp_logging_check.py" in section
+    assert (root / "benchmarks" / "mp_logging_check.py").is_file()
