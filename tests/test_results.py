@@ -270,7 +270,8 @@ run = harness.load_run({path!r})
 figure = run.plot_standings()
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
-print(matplotlib.rcParams._get_backend_or_none(), len(plt.get_fignums()), isinstance(figure, Figure))
+shown = isinstance(figure, Figure)
+print(matplotlib.rcParams._get_backend_or_none(), len(plt.get_fignums()), shown)
 """
 
 

@@ -44,8 +44,8 @@ from harness import stats
 from harness.jsonsafe import json_safe
 from harness.plugins import FILE_MODULE
 from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run
+from harness.report.order import config_order
 from harness.report.paired import paired_difference
-from harness.report.summary import config_order
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 ALPHA = 0.05

@@ -32,7 +32,8 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.report.colours import BUILTIN_COLOURS, PALETTE, colours_for, strategy_colour
 from harness.report.files import write_atomic
-from harness.report.summary import FEW_UNITS, config_order
+from harness.report.order import config_order
+from harness.report.summary import FEW_UNITS
 
 __all__ = [
     "BUILTIN_COLOURS",
@@ -59,6 +60,7 @@ STYLE = {
     "text.parse_math": False,
 }
 BAND_ALPHA = 0.12  # the convergence chart's 95% bands: light enough to overlap
+LINE_STYLES = ("-", "--", "-.", (0, (1, 1.5)))  # the convergence chart's lines, in turn
 SHARE_TICKS = np.linspace(0, 1, 6)
 
 
@@ -366,12 +368,14 @@ def figure_convergence(summary: dict[str, Any]) -> Figure | None:
         fig = Chart(figsize=(10.5, 5))
         ax = fig.subplots()
         most, least = 1, None
-        for name in in_config_order(summary, series):
+        for k, name in enumerate(in_config_order(summary, series)):
             arr = np.array([[_v(x) for x in p[:4]] for p in series[name]])
             games, share, lo, hi = arr.T
             most = max(most, int(games.max()))
             least = int(games.min()) if least is None else min(least, int(games.min()))
-            ax.plot(games, share, color=colour[name], lw=1.6, label=name)
+            # Thin lines tell colours apart less well than bars: a dash pattern each too.
+            style = LINE_STYLES[k % len(LINE_STYLES)]
+            ax.plot(games, share, color=colour[name], lw=1.8, ls=style, label=name)
             ax.fill_between(games, lo, hi, color=colour[name], alpha=BAND_ALPHA, lw=0)
             ax.plot(games, lo, color=colour[name], lw=0.5, alpha=0.5)
             ax.plot(games, hi, color=colour[name], lw=0.5, alpha=0.5)

@@ -10,10 +10,13 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from harness.report.order import config_order
 
 DASH = "—"
 
@@ -386,7 +389,7 @@ def _ratings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
 
 def _head_to_head(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     h2h = summary["head_to_head"]
-    order = h2h["order"]
+    order = config_order(summary["run"].get("entrants"), h2h["order"])  # as its heatmap
     if len(order) < 2:
         return []
     cells = {(c["a"], c["b"]): c for c in h2h["pairs"]}
@@ -513,7 +516,7 @@ def timing_rows(summary: dict[str, Any], *, timed_only: bool = False) -> list[li
         rows.append(
             [
                 t["strategy"],
-                count(t["decisions"]) if timed else "not timed",
+                count(t["decisions"]) if timed else DASH,
                 seconds_text(t["mean"]) if timed else DASH,
                 seconds_text(t["p99"]) if timed else DASH,
                 seconds_text(t["per_game"]) if timed else DASH,
@@ -557,9 +560,9 @@ def _speed(summary: dict[str, Any]) -> list[Block]:
         para(
             "How long each strategy took to decide (pick, stop, claim), on the wall clock of "
             "the process that played it, in one game of 16 (the first of each chunk among "
-            "them); the 99th percentile is within 12%. Built-ins are not timed (project "
-            "code, played in C where they can be). CPU per game: the worker CPU per game of "
-            "the tables the strategy sat at, every seat and the engine together."
+            "them); the 99th percentile is within 12%. Built-ins are not timed (a dash: "
+            "project code, played in C where they can be). CPU per game: the worker CPU per "
+            "game of the tables the strategy sat at, every seat and the engine together."
         ),
         table(TIMING_HEADER, rows),
     ]
@@ -662,18 +665,33 @@ def to_markdown(blocks: list[Block], base: Path) -> str:
 
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1300px;
 margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em;border-bottom:2px solid #ddd;padding-bottom:.3em}
 h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #eee;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
-th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right;white-space:nowrap}
+table{border-collapse:collapse;margin:.8em 0;font-size:.82em}
+th,td{border:1px solid #ddd;padding:.22em .42em;text-align:right;white-space:nowrap}
+th.t,td.t{text-align:left}
 .wide{overflow-x:auto;max-width:100%}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+th{background:#f4f4f4}
 tr:nth-child(even) td{background:#fafafa}
 img{max-width:100%;height:auto;display:block;margin:1em 0}
 ul{padding-left:1.3em}
 """
+
+
+# A cell that reads as a number: a figure, a signed one, a share, a count; a dash.
+_NUMBER_CELL = re.compile(r"^(—|[<>]?[+\-−]?\d[\d,]*(\.\d+)?.*)$")
+
+
+def _text_columns(header: list[str], rows: list[list[str]]) -> list[bool]:
+    """Which columns hold words (flush left, as text is read), not figures (flush right,
+    so that digits line up): the first column always, then any with a cell that does not
+    start as a number."""
+    return [
+        i == 0 or any(not _NUMBER_CELL.match(str(row[i])) for row in rows if i < len(row))
+        for i in range(len(header))
+    ]
 
 
 def to_html(blocks: list[Block], title: str) -> str:
@@ -688,9 +706,17 @@ def to_html(blocks: list[Block], title: str) -> str:
         elif b.kind == "ul":
             body.append("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in b.items or []) + "</ul>")
         elif b.kind == "table":
-            head = "".join(f"<th>{esc(h)}</th>" for h in b.header or [])
+            text = _text_columns(b.header or [], b.rows or [])
+            head = "".join(
+                f"<th{' class=t' if text[i] else ''}>{esc(h)}</th>"
+                for i, h in enumerate(b.header or [])
+            )
             rows = "".join(
-                "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                "<tr>"
+                + "".join(
+                    f"<td{' class=t' if text[i] else ''}>{esc(c)}</td>" for i, c in enumerate(row)
+                )
+                + "</tr>"
                 for row in b.rows or []
             )
             # In a scrolling box: a wide table scrolls instead of wrapping its cells.

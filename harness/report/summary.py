@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -57,23 +57,6 @@ FORFEIT_KINDS = {
 }
 MACHINE_DEPENDENT = ("time",)  # kinds whose count depends on the machine's speed and load
 NAN = float("nan")
-
-
-def config_places(entrants: Any) -> dict[str, int]:
-    """Each entrant's place in its config (run.json's ``entrants``, in order), by name."""
-    out: dict[str, int] = {}
-    for e in entrants if isinstance(entrants, list) else []:
-        name = e.get("name") if isinstance(e, dict) else None
-        if isinstance(name, str) and name not in out:
-            out[name] = len(out)
-    return out
-
-
-def config_order(entrants: Any, names: Iterable[str]) -> list[str]:
-    """``names`` in the config's order (names it lacks last, by name): the one order of
-    every chart and comparison, the same from run to run whatever the ranking does."""
-    place = config_places(entrants)
-    return sorted(names, key=lambda n: (place.get(n, len(place)), n))
 
 
 def _interval_method(by_deal: bool) -> str:
