@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -24,37 +22,27 @@ from harness.init_cmd import BOT, write_starter
 INTERVAL = re.compile(r"^(—|[+-]?\d[\d,]*(\.\d+)? to [+-]?\d[\d,]*(\.\d+)?%?)$")
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "harness", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-    )
-
-
 # -- the starter bot ----------------------------------------------------------------------
-def test_every_command_the_starter_bot_teaches_works(tmp_path):
+def test_every_command_the_starter_bot_teaches_works(tmp_path, harness_process):
     write_starter(tmp_path)
     commands = re.findall(r"harness play .*$", BOT, flags=re.MULTILINE)
     assert len(commands) >= 2
     for command in commands:
         args = shlex.split(command)[1:] + ["-q"]
-        done = _cli(*args, cwd=tmp_path)
+        done = harness_process(*args, cwd=tmp_path)
         assert done.returncode == 0, (command, done.stderr)
     # The parameters' comment names the bot on the command line in a form that works.
     taught = re.findall(r"'(bot\.py:MyBot\([^']*\))' on", BOT)
     assert taught
     for reference in taught:
-        done = _cli("play", reference, "greedy", "--seed", "2", "-q", cwd=tmp_path)
+        done = harness_process("play", reference, "greedy", "--seed", "2", "-q", cwd=tmp_path)
         assert done.returncode == 0, done.stderr
     assert "`my-bot(" not in BOT  # what it taught before: an unknown strategy
 
 
-def test_play_names_a_file_bot_by_its_name(tmp_path):
+def test_play_names_a_file_bot_by_its_name(tmp_path, harness_process):
     write_starter(tmp_path)
-    done = _cli("play", "bot.py:MyBot(target=27)", "greedy", "--seed", "3", cwd=tmp_path)
+    done = harness_process("play", "bot.py:MyBot(target=27)", "greedy", "--seed", "3", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "  seat 0: my-bot(target=27)" in done.stdout.splitlines()
     assert "bot.py" not in done.stdout

@@ -560,7 +560,9 @@ def _speed(summary: dict[str, Any]) -> list[Block]:
         para(
             "How long each strategy took to decide (pick, stop, claim), on the wall clock of "
             "the process that played it, in one game of 16 (the first of each chunk among "
-            "them); the 99th percentile is within 12%. Built-ins are not timed (a dash: "
+            "them); the 99th percentile is within 12%. A wall clock counts a pause of the "
+            "process too (a busy machine, garbage collection): a few such decisions can "
+            "lift the mean above the 99th percentile. Built-ins are not timed (a dash: "
             "project code, played in C where they can be). CPU per game: the worker CPU per "
             "game of the tables the strategy sat at, every seat and the engine together."
         ),

@@ -956,14 +956,17 @@ class _Checker:
         entrant with that value among its parameters, and named by it: ``threshold(target
         =24)``, or ``NAME(target=24)`` when the entrant has a ``name:``."""
         sweep = item[SWEEP]
-        example = "{target: [24, 26, 28]}"
-        if not isinstance(sweep, dict) or not sweep:
-            raise self.fail(
-                item,
-                SWEEP,
-                f"{what}.sweep: expected a mapping of a parameter to its values, e.g. {example}, "
-                f"got {shown(sweep)}",
+
+        def expected(container: Any, key: Any, where: str, what_kind: str, got: Any) -> Any:
+            return self.fail(
+                container,
+                key,
+                f"{where}: expected {what_kind}, e.g. {{target: [24, 26, 28]}}, got {shown(got)}",
             )
+
+        if not isinstance(sweep, dict) or not sweep:
+            kind = "a mapping of a parameter to its values"
+            raise expected(item, SWEEP, f"{what}.sweep", kind, sweep)
         params = item.get("params")
         params = params if isinstance(params, dict) else {}
         axes: list[tuple[str, list[Any]]] = []
@@ -975,12 +978,7 @@ class _Checker:
                     sweep, key, f"{what}.sweep.{key}: also under params:; give it in one of them"
                 )
             if not isinstance(values, list) or not values:
-                raise self.fail(
-                    sweep,
-                    key,
-                    f"{what}.sweep.{key}: expected a list of values, e.g. {example}, got "
-                    f"{shown(values)}",
-                )
+                raise expected(sweep, key, f"{what}.sweep.{key}", "a list of values", values)
             seen: set[str] = set()
             for value in values:
                 tag = json.dumps(value, sort_keys=True, default=repr)
