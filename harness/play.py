@@ -42,9 +42,11 @@ def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> No
 
 
 def build_strategies(
-    strategies: Sequence[str | Strategy],
+    strategies: Sequence[str | Strategy], *, display: bool = False
 ) -> tuple[list[Strategy], list[str]]:
-    """Instances and display names for a seat list of references or instances."""
+    """Instances and names for a seat list of references or instances: labels
+    (``path/bot.py:MyBot(target=28)``), or with ``display`` a file or module bot by its
+    class's own ``name``, as a tourney shows it (``my-bot(target=28)``)."""
     instances: list[Strategy] = []
     names: list[str] = []
     for item in strategies:
@@ -55,7 +57,7 @@ def build_strategies(
         else:
             spec = resolve(item)
             instances.append(spec.create())
-            names.append(spec.display_label)  # a file bot by its class's own name
+            names.append(spec.display_label if display else spec.label)
     return instances, names
 
 
@@ -119,18 +121,22 @@ def open_seats(
     strategies: Sequence[str | Strategy],
     limits: SeatLimits | None = None,
     names: Sequence[str] | None = None,
+    *,
+    display: bool = False,
 ) -> Seats:
     """Build the seats for ``strategies`` under ``limits``; one-line errors, nothing played.
 
     With ``isolation="process"``, every seat's process is started (in parallel) and has
-    loaded its strategy when this returns; references are loaded only there. A new
-    instance is built in the seat's process for every game.
+    loaded its strategy when this returns; references are loaded only there (so a file
+    bot is named by its reference there: its class is never loaded here). A new instance
+    is built in the seat's process for every game. ``display``: in-process, a file or
+    module bot is named by its class's own ``name`` (:func:`build_strategies`).
     """
     limits = limits if limits is not None else SeatLimits()
     if limits.isolation == "process":
         instances, refs, labels = _references(strategies)
     else:
-        built, labels = build_strategies(strategies)
+        built, labels = build_strategies(strategies, display=display)
         instances, refs = list(built), None
     if names is None:
         names = labels

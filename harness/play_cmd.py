@@ -119,7 +119,7 @@ def play(
             raise HarnessError(f"--engine native: {why}; or use --engine auto")
     # Every strategy loaded (in its own process with --isolation process) before the
     # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), limits) as seats:
+    with open_seats(list(strategies), limits, display=True) as seats:
         names = seats.names
         narrator = None if (quiet or as_json) else Narrator(names, click.echo)
         if narrator is not None:
