@@ -2063,6 +2063,8 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(ll)", dp_cache->hits, dp_cache->misses);
 }
 
+#include "vecenv.c" /* the vector environment (harness.env.vector) */
+
 static PyMethodDef methods[] = {
     {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},
     {"play_games", py_play_games, METH_VARARGS, "Play the games described by rows."},
@@ -2074,6 +2076,10 @@ static PyMethodDef methods[] = {
     {"dp_solve", py_dp_solve, METH_VARARGS, "solve_arrays of a payoff: (values, stops)."},
     {"dp_lanes", py_dp_lanes, METH_O, "The turn programme's lanes, at most n: those in use."},
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
+    {"vec_new", py_vec_new, METH_VARARGS, "A vector environment's slots, in a capsule."},
+    {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
+    {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
+    {"vec_board", py_vec_board, METH_VARARGS, "One slot's board (render, info)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "harness._native_core",
