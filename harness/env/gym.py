@@ -137,4 +137,8 @@ class PickominoEnv(gymnasium.Env):
         return self._core.render()
 
 
-__all__ = ["ENGINES", "PickominoEnv", "observation_space"]
+ENV_ID = "harness/Pickomino-v0"
+if ENV_ID not in gymnasium.registry:  # gymnasium.make("harness/Pickomino-v0", opponents=...)
+    gymnasium.register(ENV_ID, entry_point=PickominoEnv)
+
+__all__ = ["ENGINES", "ENV_ID", "PickominoEnv", "observation_space"]
