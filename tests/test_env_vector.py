@@ -283,3 +283,17 @@ def test_python_slots_are_single_agents():
     env = VectorEnv(1, ["greedy"], engine="python")
     o, _ = env.reset(seed=7)
     assert np.array_equal(o["observation"][0], obs) and np.array_equal(o["action_mask"][0], mask)
+
+
+def test_docs_rl_lists_every_observation_field_in_order():
+    import re
+    from pathlib import Path
+
+    from harness.env.encoding import FIELDS, OFFSETS
+
+    text = (Path(__file__).parents[1] / "docs" / "rl.md").read_text()
+    rows = re.findall(r"^\| `(\w+)` \| (\d+)-(\d+) \| (\d+) \|", text, re.M)
+    assert [(n, int(a), int(b), int(s)) for n, a, b, s in rows] == [
+        (name, OFFSETS[name], OFFSETS[name] + size - 1, size) for name, size, _ in FIELDS
+    ]
+    assert sum(size for _, size, _ in FIELDS) == OBS_SIZE == 205

@@ -71,7 +71,7 @@ def write_agent(theta: np.ndarray, path: Path, note: str) -> None:
     lines = [blob[i : i + 96] for i in range(0, len(blob), 96)]
     weights = "\n".join(f'    "{line}"' for line in lines)
     template = (HERE / "agent_template.py").read_text()
-    path.write_text(template.replace("NOTE", note).replace('    "WEIGHTS"', weights))
+    path.write_text(template.replace("NOTE", note).replace('"WEIGHTS"', f"(\n{weights}\n)"))
 
 
 def main() -> None:
@@ -79,9 +79,9 @@ def main() -> None:
     parser.add_argument("--opponents", default="greedy", help="comma-separated built-ins")
     parser.add_argument("--rules", default="official")
     parser.add_argument("--reward", default="margin", choices=["margin", "win", "swing"])
-    parser.add_argument("--generations", type=int, default=100)
-    parser.add_argument("--population", type=int, default=24, help="antithetic pairs")
-    parser.add_argument("--deals", type=int, default=64, help="episodes per member")
+    parser.add_argument("--generations", type=int, default=60)
+    parser.add_argument("--population", type=int, default=16, help="antithetic pairs")
+    parser.add_argument("--deals", type=int, default=48, help="episodes per member")
     parser.add_argument("--sigma", type=float, default=0.05)
     parser.add_argument("--lr", type=float, default=0.03)
     parser.add_argument("--seed", type=int, default=1)
