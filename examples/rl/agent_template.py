@@ -1,4 +1,5 @@
-"""A Pickomino agent trained by examples/rl/train.py: NOTE.
+"""A Pickomino agent trained by examples/rl/train.py:
+NOTE.
 
 A linear policy on harness.env.encoding's observation (one score per action, the best
 legal one played), written out by the trainer with its weights in this file's own source,

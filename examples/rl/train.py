@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import textwrap
 import time
 from pathlib import Path
 
@@ -71,6 +72,7 @@ def write_agent(theta: np.ndarray, path: Path, note: str) -> None:
     lines = [blob[i : i + 96] for i in range(0, len(blob), 96)]
     weights = "\n".join(f'    "{line}"' for line in lines)
     template = (HERE / "agent_template.py").read_text()
+    note = textwrap.fill(note, 88, subsequent_indent="")
     path.write_text(template.replace("NOTE", note).replace('"WEIGHTS"', f"(\n{weights}\n)"))
 
 
