@@ -29,7 +29,7 @@ from harness.plugins import (
 from harness.record import RecordBuilder
 from harness.rules import Rules
 from harness.seats import SeatLimits, close_all, guard
-from harness.strategy import Strategy
+from harness.strategy import Strategy, check_instance
 
 
 def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> None:
@@ -187,6 +187,9 @@ def play_game(
         raise HarnessError(f"engine: {safe_repr(engine)} is not one of {', '.join(ENGINES)}")
     if names is not None and len(names) != len(strategies):  # before either engine
         raise HarnessError(f"{len(names)} names for {len(strategies)} seats")
+    for item in strategies:  # references are checked as they are resolved
+        if isinstance(item, Strategy):
+            check_instance(item)  # before either engine: the same refusal from both
     if engine != "python":
         why = native_problem(
             strategies, seed, record=record, observer=observer, dice=dice, limits=limits
