@@ -121,6 +121,9 @@ def play(
     # first line: a bad reference is one line, nothing told.
     with open_seats(list(strategies), limits) as seats:
         names = seats.names
+        if not quiet:
+            for note in seats.notes():
+                click.echo(f"Note: {note}.", err=True)
         narrator = None if (quiet or as_json) else Narrator(names, click.echo)
         if narrator is not None:
             shown = "" if dice == "independent" else " (duplicate dice)"

@@ -17,6 +17,7 @@ from helpers import CRASH, TIME
 from harness import play_game
 from harness.errors import HarnessError, StrategyFailed, TimeForfeit
 from harness.interrupts import user_interrupts
+from harness.play import build_strategies
 from harness.plugins import create
 from harness.seats import Beacon, SeatLimits, close_all, guard, plugin_traceback
 from harness.strategy import Strategy
@@ -24,9 +25,23 @@ from harness.strategy import Strategy
 pytestmark = pytest.mark.usefixtures("deadline")  # a hang ends the run with a traceback
 
 
-def forfeit_of(strategies, **kw):
-    with user_interrupts():  # as under the CLI: a plugin's KeyboardInterrupt is its own
-        return play_game(strategies, seed=5, forfeit=True, **kw)
+class Watched(Beacon):
+    """As a tournament worker's beacon: its parent's watchdog would end a call that never
+    returns, so plugin seats stay in this process (their SIGALRM timers are what these
+    tests try; without a watchdog they move to processes of their own:
+    test_every_run_ends.py)."""
+
+    watched = True
+
+
+def forfeit_of(strategies, move_time=None, game_time=None):
+    instances, names = build_strategies(strategies)
+    seats = guard(instances, names, SeatLimits(move_time, game_time), beacon=Watched())
+    try:
+        with user_interrupts():  # as under the CLI: a plugin's KeyboardInterrupt is its own
+            return play_game(seats, seed=5, forfeit=True, names=names)
+    finally:
+        close_all(seats)
 
 
 # -- SeatLimits -------------------------------------------------------------------------------

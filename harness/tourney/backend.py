@@ -443,11 +443,12 @@ class SerialBackend:
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
-            if spec.limited and spec.isolation == "none":
+            if spec.limited and spec.isolation == "none" and user_codes(spec):
                 self._warn_once(
                     "limits",
-                    "workers: 0 cannot stop a strategy stuck in C code (only Python code is "
-                    "interrupted at move_time in-process); use workers: 1 or more",
+                    "workers: 0 plays in harness's own process, where a plugin could catch "
+                    "or disarm the timer, or loop in C code, and never return: plugin seats "
+                    "under time limits play in processes of their own",
                 )
             while True:
                 self.output.begin()
@@ -486,7 +487,10 @@ NAN = float("nan")
 
 class Watch(Beacon):
     """The worker's side of its shared memory: the row it plays (once per game), and,
-    under limits or tracing, the seat, turn, deadline and method of each decision."""
+    under limits or tracing, the seat, turn, deadline and method of each decision.
+    The parent's watchdog reads it (``watched``): it ends a call past its deadline."""
+
+    watched = True
 
     def __init__(self, shm: Any) -> None:
         self.shm = shm

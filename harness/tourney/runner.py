@@ -30,6 +30,7 @@ from harness.plugins import volatile_note
 from harness.ranking import zero_counts
 from harness.results import Run
 from harness.runfolder import layout, schema
+from harness.sandbox import missing_note, probe
 from harness.tourney import plan
 from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
@@ -430,6 +431,11 @@ class _Run:
             self.plan.games,
             config.seed,
         )
+        if config.isolation == "process":  # what this system's sandbox lacks, if anything
+            missing = missing_note(list(probe()))
+            if missing is not None:
+                log.warning("%s", missing)
+                self.say(f"Note: {missing}.")
         for note in folder.load(set(self.plan.planned)):
             log.warning("%s", note)
         self.resumed = self.stored_games()
