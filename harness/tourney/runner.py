@@ -15,8 +15,6 @@ import logging
 import os
 import platform
 import resource
-import signal
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -95,28 +93,6 @@ def run_log(path: Path) -> Iterator[logging.Handler]:
         handler.close()
         logger.setLevel(old_level)
         logger.propagate = old_propagate
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops a run like Ctrl-C: cleanly, resumable."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        # As the user's Ctrl-C (harness.interrupts notes it, then raises): never taken
-        # for a plugin's KeyboardInterrupt, even when it lands inside a plugin's call.
-        from harness import interrupts
-
-        interrupts._on_sigint(signum, frame)
-        raise KeyboardInterrupt  # outside user_interrupts(), _on_sigint raises too
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def peak_mb(who: int) -> float:
@@ -233,11 +209,7 @@ def run_tournament(
     folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
     folder.create()
     try:
-        with (
-            run_log(folder.path / layout.RUN_LOG) as log_handler,
-            sigterm_as_interrupt(),
-            user_interrupts(),
-        ):
+        with run_log(folder.path / layout.RUN_LOG) as log_handler, user_interrupts():
             run = _Run(config, the_plan, folder, options, started, log_handler)
             return run.go(resuming=existing is not None)
     finally:
@@ -355,6 +327,7 @@ class _Played:
     engine_used: dict[str, int] = field(default_factory=lambda: {"native": 0, "python": 0})
     played: int = 0  # games played (and stored) by this call
     wall: float = 0.0  # seconds of the loop
+    stopped_by: str = ""  # what stopped the run although its input was fine (exit 1)
 
 
 class _Run:
@@ -394,6 +367,11 @@ class _Run:
         run = self.sum_up(backend)
         if self.played.interrupted:
             raise TourneyInterrupted(run)
+        if self.played.stopped_by:
+            raise RunFailed(
+                f"{self.played.stopped_by}: {run.stored:,} of {run.planned:,} games saved in "
+                f"{run.run_dir}; run the same command again to resume"
+            )
         return run
 
     def stored_games(self) -> int:
@@ -533,7 +511,9 @@ class _Run:
             played.interrupted = True
             played.status = "interrupted"
         except WorkersCannotStart as exc:
-            raise RunFailed(str(exc)) from None
+            # Nothing stored is lost: say what died, mark the run resumable, and stop.
+            played.status = "interrupted"
+            played.stopped_by = str(exc)
         finally:
             outcomes.close()  # stops the workers at once if anything is left
             bar.pending = 0  # the last line counts what was stored
