@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.jsonsafe import loads_bounded
 from harness.report.aggregate import ProgressCallback, RunInfo, load_run
 from harness.report.aggregate import aggregate as aggregate_games
 from harness.report.files import write_text_atomic
@@ -70,8 +71,8 @@ def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -
     cached = info.path / "report.json"
     if cached.is_file():
         try:
-            data = json.loads(cached.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = loads_bounded(cached.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable or nested too deep: not served
             data = None
         if (
             isinstance(data, dict)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.jsonsafe import loads_bounded
 
 # harness-run/2: chunks are verified by sha256 and row range, standings are counted from
 # the rows (the manifest holds no counters), and each line records ``loaded``. Folders of
@@ -60,8 +60,8 @@ def part_files(games_dir: Path) -> list[Path]:
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object from a file, or None if it is missing or unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = loads_bounded(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # TooDeep is a ValueError: unreadable, as a torn file
         return None
     return data if isinstance(data, dict) else None
 
