@@ -140,6 +140,12 @@ def report(
     is_flag=True,
     help="Compare every row as independent samples, even where the games are twins.",
 )
+@click.option(
+    "--recount",
+    is_flag=True,
+    help="Count every number afresh from the runs' verified games instead of reading "
+    "their report.json (which guards against damage, not against deliberate edits).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @user_errors
 def compare_cmd(
@@ -147,6 +153,7 @@ def compare_cmd(
     out: Path | None,
     matches: tuple[str, ...],
     unpaired: bool,
+    recount: bool,
     as_json: bool,
 ) -> None:
     """Compare RUN_A with RUN_B [RUN_C ...] on the strategies they share.
@@ -190,7 +197,7 @@ def compare_cmd(
         raise click.UsageError("the same run is given twice; compare different runs")
     progress = _Progress("compare")
     try:
-        summaries = [cached_summary(f, progress) for f in folders]
+        summaries = [cached_summary(f, progress, recount=recount) for f in folders]
     finally:
         progress.close()
     comparison = compare(summaries, match=match, paired=not unpaired)

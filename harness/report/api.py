@@ -23,7 +23,11 @@ from harness.report.summary import SUMMARY_VERSION, summarise
 PLOTS_DIR = "plots"
 #: report.json's own check: a sha256 of the rest of its content. A report.json is a cache
 #: of numbers that compare, Run.report and --no-report serve without reading the games,
-#: so a damaged or edited one (a flipped bit in a win share) must never be served.
+#: so a damaged one (a flipped bit in a win share, a file cut short, an edit by a program
+#: that does not know the digest) must never be served. The digest has no key: whoever
+#: can write the folder can edit a number and seal it again, and that is not what it
+#: guards against; ``recount`` (``harness compare --recount``, ``load_run(path,
+#: recount=True)``) counts the numbers afresh from the verified games instead.
 DIGEST_KEY = "digest"
 
 
@@ -58,18 +62,21 @@ def summarise_run(
     return summary
 
 
-def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -> dict[str, Any]:
+def cached_summary(
+    path: str | Path, progress: ProgressCallback | None = None, *, recount: bool = False
+) -> dict[str, Any]:
     """The run's ``report.json`` if it is current (same games, same format) and whole
-    (its digest matches its content), else fresh.
+    (its digest matches its content), else fresh; always fresh with ``recount``.
 
     The chunks are verified either way (load_run): a cached report of a run whose chunks
     were damaged since is never handed out as the run's numbers, nor one whose own
-    content was damaged or edited (:data:`DIGEST_KEY`); a report.json written before it
-    had a digest is not served either.
+    content was damaged (:data:`DIGEST_KEY`: not a deliberate edit sealed again, which
+    only ``recount`` rules out); a report.json written before it had a digest is not
+    served either.
     """
     info = load_run(path)
     cached = info.path / "report.json"
-    if cached.is_file():
+    if cached.is_file() and not recount:
         try:
             data = loads_bounded(cached.read_text(encoding="utf-8"))
         except (OSError, ValueError):  # unreadable or nested too deep: not served
