@@ -190,6 +190,13 @@ def compare_cmd(
 
     if len(runs) < 2:
         raise click.UsageError("give at least two run folders to compare")
+    if out is not None:
+        from harness.errors import HarnessError
+        from harness.runfolder.layout import path_problem
+
+        why = path_problem(out, folder=True)
+        if why is not None:  # bad input: one line, exit 2, nothing read or written
+            raise HarnessError(f"--out {out}: {why}")
     match = parse_matches(matches)
     folders = [find_run(r) for r in runs]
     resolved = [f.resolve() for f in folders]

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import __version__
-from harness.errors import HarnessError, RunFailed, plural
+from harness.errors import HarnessError, RunFailed, plural, safe_text
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
 from harness.ranking import zero_counts
@@ -114,9 +114,12 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
     if backend != "dask" and (address or dashboard):
         raise HarnessError("--address and --dashboard are for the Dask backend (--backend dask)")
     if backend == "dask":
-        from harness.tourney.dask_backend import require_distributed
+        from harness.tourney.dask_backend import address_problem, require_distributed
 
         require_distributed()
+        why = address_problem(address) if address else None
+        if why is not None:  # bad input: one line, exit 2, before any folder is made
+            raise HarnessError(f"--address {safe_text(address, 200)}: {why}")
         if not address and workers == 0:
             raise HarnessError(
                 "workers: 0 plays in this process; a local Dask cluster needs 1 or more"
@@ -205,6 +208,9 @@ def run_tournament(
     # three times cost as much as storing the chunks).
     the_plan = plan.Plan(config)
     root, key = Path(out), the_plan.run_key
+    why = layout.path_problem(root / config.name, folder=True)
+    if why is not None:  # bad input: one line, nothing written
+        raise HarnessError(f"{safe_text(out, 200)}: cannot hold run folders: {why}")
     existing = None if fresh else RunFolder.find(root, config.name, key)
     folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
     folder.create()
