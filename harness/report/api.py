@@ -92,6 +92,10 @@ def cached_summary(
     return summarise_run(info, progress)
 
 
+REPORT_ATTEMPTS = 3
+"""Times a report is written before it is left as it is while its run goes on."""
+
+
 def write_report(
     path: str | Path, progress: ProgressCallback | None = None, *, plots: bool = True
 ) -> Report:
@@ -100,11 +104,34 @@ def write_report(
     Idempotent: the same games give the same files. Every file is written atomically
     (temporary file + rename); plots a run no longer has data for are removed. A folder
     that cannot be written (read-only, disk full) is one line; what was there stays.
+
+    A run that changed while its report was written (a run in progress that ended
+    meanwhile and wrote its own report) is reported again, so that what is left is never
+    an older report over a newer one: the run's files are looked at again after the
+    report's are written (up to :data:`REPORT_ATTEMPTS` times; a run still going on then
+    keeps a report that says it is not complete).
     """
+    for _ in range(REPORT_ATTEMPTS):
+        info = load_run(path)
+        seen = _state(info)
+        report = _write_once(info, progress, plots)
+        if seen is not None and _state(info) == seen:
+            break
+    return report
+
+
+def _state(info: RunInfo) -> list[list[Any]] | None:
+    """The run's files as they are now (None: one went away, so the run changed)."""
+    try:
+        return info.fingerprint()
+    except OSError:
+        return None
+
+
+def _write_once(info: RunInfo, progress: ProgressCallback | None, plots: bool) -> Report:
     from harness.report.plots import PLOTS, plot_all
     from harness.report.render import report_blocks, to_html, to_markdown
 
-    info = load_run(path)
     summary = summarise_run(info, progress)
     folder = info.path
     try:
