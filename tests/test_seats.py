@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from helpers import CRASH, TIME
+from helpers import CRASH, HANG_GUARD, TIME
 
 from harness import play_game
 from harness.errors import HarnessError, StrategyFailed, TimeForfeit
@@ -92,7 +92,7 @@ def test_honest_games_are_the_same_under_time_limits():
 def test_a_python_loop_in_pick_is_interrupted_at_move_time():
     start = time.monotonic()
     result = forfeit_of([f"{TIME}:LoopsInPick", "greedy"], move_time=0.2)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < HANG_GUARD
     error = result.error
     assert isinstance(error, TimeForfeit) and error.kind == "time"
     assert (error.seat, error.turn) == (0, 1)
@@ -103,7 +103,7 @@ def test_a_python_loop_in_pick_is_interrupted_at_move_time():
 def test_a_sleep_in_stop_is_interrupted():
     start = time.monotonic()
     result = forfeit_of(["greedy", f"{TIME}:SleepsInStop"], move_time=0.2)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < HANG_GUARD
     assert isinstance(result.error, TimeForfeit) and result.error.seat == 1
     assert "stop()" in str(result.error)
 

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import HANG_GUARD
 
 distributed = pytest.importorskip("distributed")
 
@@ -400,7 +401,7 @@ def test_unreachable_scheduler_is_one_line_within_seconds(tmp_path, cli):
         "--address",
         f"tcp://127.0.0.1:{port}",
     )
-    assert time.monotonic() - started < 15
+    assert time.monotonic() - started < HANG_GUARD
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert lines[-1].startswith(f"Error: cannot reach a Dask scheduler at tcp://127.0.0.1:{port}")
