@@ -11,14 +11,15 @@ over the pipe can be read off too.
 
 The sandbox of isolated seats (harness.sandbox: limits, namespaces, Landlock, seccomp)
 is measured against the same seat process without it (what ``isolation: process`` was
-before it), side by side: the modes are played in turn, repeat by repeat, and so are
-the seat start-ups.
+before it), side by side: the modes are played in turn, in a new order each repeat, and
+so are the seat start-ups.
 """
 
 from __future__ import annotations
 
 import argparse
 import platform
+import random
 import statistics
 import sys
 import time
@@ -143,9 +144,12 @@ def main() -> None:
         "isolation: process, move_time 10 s": opener(SeatLimits(10, None, "process")),
     }
     runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label in modes}
-    for _ in range(args.repeats):  # interleaved: the machine's load hits every mode alike
-        for label, open_ in modes.items():
-            runs[label].append(run(open_, args.games))
+    order = list(modes)
+    shuffle = random.Random(1).shuffle
+    for _ in range(args.repeats):  # interleaved, in a new order each round: the machine's
+        shuffle(order)  # load and any warming up hit every mode alike
+        for label in order:
+            runs[label].append(run(modes[label], args.games))
     base = None
     for label, measured in runs.items():
         engine, seats, wall = (statistics.median(r[i] for r in measured) for i in range(3))

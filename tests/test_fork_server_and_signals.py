@@ -36,6 +36,19 @@ def games(run_dir: Path) -> pd.DataFrame:
     return frame.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
+def tourney_process(config: Path, out: Path, *extra: str) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "tourney", str(config), "--out", str(out), *extra],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def wait_for_a_chunk(proc: subprocess.Popen, out: Path, name: str) -> None:
+    """Until the run has stored a chunk (or ended)."""
+    while proc.poll() is None and not list(out.glob(f"{name}/*/manifest.jsonl")):
+        time.sleep(0.05)
+
+
 @pytest.fixture
 def reference(tmp_path) -> Path:
     return run_tournament(CONFIG_PY, out=tmp_path / "ref", workers=0).run_dir
@@ -97,11 +110,7 @@ def test_killing_the_fork_server_mid_run_loses_nothing(tmp_path, reference, sig)
     config = tmp_path / "fs.yaml"
     config.write_text(json.dumps({**CONFIG_PY, "deals": 400, "chunk": 10}))
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "tourney", str(config), "--out", str(out),
-         "--workers", "2", "--no-report"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = tourney_process(config, out, "--workers", "2", "--no-report")
     try:
         server = None
         while server is None and proc.poll() is None:
@@ -111,8 +120,7 @@ def test_killing_the_fork_server_mid_run_loses_nothing(tmp_path, reference, sig)
                 if b"multiprocessing.forkserver" in cmdline:
                     server = int(pid)
             time.sleep(0.05)
-        while proc.poll() is None and not list(out.glob("fs/*/manifest.jsonl")):
-            time.sleep(0.05)
+        wait_for_a_chunk(proc, out, "fs")
         assert server is not None and proc.poll() is None, "the run ended too soon"
         os.kill(server, sig)
         _, err = proc.communicate(timeout=120)
@@ -161,14 +169,9 @@ def test_sigterm_while_playing_exits_130_and_resumes(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text(f"name: c\nentrants: [greedy, {slow}:Slow]\ndeals: 400\nchunk: 4\n")
     out = tmp_path / "out"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "tourney", str(config), "--out", str(out),
-         "--workers", "1"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
+    proc = tourney_process(config, out, "--workers", "1")
     try:
-        while proc.poll() is None and not list(out.glob("c/*/manifest.jsonl")):
-            time.sleep(0.05)
+        wait_for_a_chunk(proc, out, "c")
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=60)
     finally:

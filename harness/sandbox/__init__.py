@@ -130,10 +130,16 @@ def confine_seat(scratch: str, cpu_seconds: int | None) -> list[str]:
     from harness.sandbox import landlock, seccomp
 
     try:
-        landlock.restrict(scratch)
+        abi = landlock.restrict(scratch)
     except OSError as exc:
         why = "not in this kernel" if exc.errno in (38, 95) else exc.strerror
         missing.append(f"Landlock ({why})")
+    else:
+        if abi < landlock.SCOPED_ABI:  # nothing else keeps a seat's signals in
+            missing.append(
+                f"Landlock's scoping of signals (this kernel has Landlock {abi}; "
+                f"{landlock.SCOPED_ABI} has it)"
+            )
     try:
         seccomp.install()
     except OSError as exc:

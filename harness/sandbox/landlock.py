@@ -43,6 +43,7 @@ NET_BIND_TCP = 1 << 0  # ABI 4
 NET_CONNECT_TCP = 1 << 1
 SCOPE_ABSTRACT_UNIX_SOCKET = 1 << 0  # ABI 6
 SCOPE_SIGNAL = 1 << 1
+SCOPED_ABI = 6  # the first Landlock ABI with scoping (Linux 6.12)
 
 _WRITES_V1 = (
     FS_WRITE_FILE
@@ -93,7 +94,7 @@ def restrict(writable: str) -> int:
     if abi >= 4:
         attr.handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP
         size = 16
-    if abi >= 6:
+    if abi >= SCOPED_ABI:
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL
         size = 24
     ruleset = syscall("landlock_create_ruleset", ctypes.byref(attr), ctypes.c_size_t(size), 0)
