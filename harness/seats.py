@@ -569,10 +569,10 @@ def guard(
             try:
                 seat.process.wait_ready()
             except PluginError:
-                if not seat.moved:
+                i = seats.index(seat)
+                if not seat.moved or strategies[i] is None:
                     raise
                 # It plays here after all (its instance is here: it was built here).
-                i = seats.index(seat)
                 timed = _TimedSeat(strategies[i], names[i], limits, beacon)  # type: ignore[arg-type]
                 timed.unguarded = True
                 seats[i] = timed

@@ -41,6 +41,7 @@ from __future__ import annotations
 import inspect
 import math
 import sys
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -201,7 +202,8 @@ def check_instance(strategy: Any, label: str | None = None) -> None:
         check_bounds(type(strategy), values, label=label)
 
 
-_POSITIONAL: dict[type, tuple[str, ...]] = {}
+# A class's positional parameter names, read once (weakly held: a notebook redefines classes).
+_POSITIONAL: weakref.WeakKeyDictionary[type, tuple[str, ...]] = weakref.WeakKeyDictionary()
 
 
 def _positional_names(cls: type) -> tuple[str, ...]:
