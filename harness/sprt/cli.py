@@ -136,6 +136,12 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"every seat rotation{orders} ({setup.games_per_deal} games); a check every "
         f"{setup.deals_per_check} deals",
     ]
+    if setup.isolation == "process":
+        from harness.sandbox import missing_note, probe
+
+        missing = missing_note(list(probe()))
+        if missing is not None:
+            lines.append(f"Note: {missing}.")
     if setup.same:
         lines.append(
             "Note: A and B are the same strategy: each deal's games mirror each other (same "
