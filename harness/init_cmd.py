@@ -15,6 +15,7 @@ import click
 
 from harness.cli_common import user_errors
 from harness.errors import ConfigError, safe_text
+from harness.runfolder.layout import path_problem
 
 BOT_FILE = "bot.py"
 CONFIG_FILE = "config.yaml"
@@ -86,8 +87,9 @@ def write_starter(folder: Path) -> list[Path]:
         names = " and ".join(safe_text(str(p), 200) for p in existing)
         verb = "exists" if len(existing) == 1 else "exist"
         raise ConfigError(f"{names} already {verb}; nothing written (choose another folder)")
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{safe_text(str(folder), 200)} is a file, not a folder")
+    why = path_problem(folder, folder=True)
+    if why is not None:
+        raise ConfigError(safe_text(why, 300))
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         with path.open("x", encoding="utf-8") as fh:  # "x": never over a file made meanwhile

@@ -121,6 +121,9 @@ def play(
     # first line: a bad reference is one line, nothing told.
     with open_seats(list(strategies), limits, display=True) as seats:
         names = seats.names
+        if not quiet:
+            for note in seats.notes():
+                click.echo(f"Note: {note}.", err=True)
         narrator = None if (quiet or as_json) else Narrator(names, click.echo)
         if narrator is not None:
             shown = "" if dice == "independent" else " (duplicate dice)"
@@ -173,19 +176,22 @@ def play(
 def _check_record_path(path: str) -> None:
     """One line before anything is played unless a record can be written at ``path``.
 
-    A folder given as the file is bad input (exit 2); a place that cannot be written is
-    what saving would hit later (RunFailed, exit 1, as save_record says it). Tried for
-    real, the way save_record writes (a temporary file next to it, renamed into place):
+    A path that cannot name a file (a folder, a folder that does not exist, a file where a
+    folder should be) is bad input (exit 2); a folder that cannot be written is what
+    saving would hit later (RunFailed, exit 1, as save_record says it). Tried for real,
+    the way save_record writes (a temporary file next to it, renamed into place):
     permissions alone do not tell (root, read-only mounts).
     """
     import os
     import tempfile
 
     from harness.errors import HarnessError, RunFailed, safe_text
+    from harness.runfolder.layout import path_problem
 
     target = os.path.abspath(path)
-    if os.path.isdir(target):
-        raise HarnessError(f"--record {path}: is a folder; give a file name")
+    why = path_problem(target, folder=False)
+    if why is not None:  # bad input: exit 2, before anything is played or written
+        raise HarnessError(f"--record {safe_text(path, 200)}: {safe_text(why, 300)}")
     try:
         with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), prefix=".harness-"):
             pass

@@ -51,7 +51,7 @@ from typing import Any
 
 from harness.errors import PluginError, safe_text, type_name
 from harness.interrupts import reraise_if_user
-from harness.strategy import Strategy
+from harness.strategy import Strategy, check_bounds
 
 ENTRY_POINT_GROUP = "harness.strategies"
 
@@ -904,6 +904,7 @@ def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tupl
     missing = [k for k, v in accepted.items() if v is ... and k not in params]
     if missing:
         raise PluginError(f"strategy {ref}: missing parameter {', '.join(missing)}")
+    check_bounds(cls, params, label=ref)  # the strategy's own declared bounds
     return tuple(sorted(params.items()))
 
 

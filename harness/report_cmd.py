@@ -152,6 +152,12 @@ def report(
     is_flag=True,
     help="Compare every row as independent samples, even where the games are twins.",
 )
+@click.option(
+    "--recount",
+    is_flag=True,
+    help="Count every number afresh from the runs' verified games instead of reading "
+    "their report.json (which guards against damage, not against deliberate edits).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @user_errors
 def compare_cmd(
@@ -161,6 +167,7 @@ def compare_cmd(
     out: Path | None,
     matches: tuple[str, ...],
     unpaired: bool,
+    recount: bool,
     as_json: bool,
 ) -> None:
     """Compare runs on the strategies they share: RUN_A RUN_B [RUN_C ...], or the newest
@@ -188,6 +195,13 @@ def compare_cmd(
     from harness.report.plots import plot_compare, plot_compare_diffs
     from harness.report.render import compare_blocks, to_html, to_markdown
 
+    if out is not None:
+        from harness.errors import HarnessError
+        from harness.runfolder.layout import path_problem
+
+        why = path_problem(out, folder=True)
+        if why is not None:  # bad input: one line, exit 2, nothing read or written
+            raise HarnessError(f"--out {out}: {why}")
     match = parse_matches(matches)
     folders = _runs_to_compare(runs, last)
     resolved = [f.resolve() for f in folders]
@@ -195,7 +209,7 @@ def compare_cmd(
         raise click.UsageError("the same run is given twice; compare different runs")
     progress = _Progress("compare")
     try:
-        summaries = [cached_summary(f, progress) for f in folders]
+        summaries = [cached_summary(f, progress, recount=recount) for f in folders]
     finally:
         progress.close()
     comparison = compare(summaries, match=match, paired=not unpaired, focus=focus)

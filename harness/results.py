@@ -119,6 +119,7 @@ class Run:
     engine: str = "auto"  # the engine asked for (auto | python | native)
     engine_used: dict[str, int] = field(default_factory=dict)  # chunks played now, by engine
     report_file: Path | None = None  # report.html, once written (run_tournament(report=True))
+    recount: bool = False  # the report's numbers counted afresh, never read from report.json
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -180,10 +181,11 @@ class Run:
 
     @property
     def report(self) -> dict[str, Any]:
-        """The report's summary of the run: report.json's content (read if current)."""
+        """The report's summary of the run: report.json's content (read if current), or,
+        for a Run of ``load_run(path, recount=True)``, counted afresh from the games."""
         from harness.report.api import cached_summary
 
-        return self._once("report", lambda: cached_summary(self.run_dir))
+        return self._once("report", lambda: cached_summary(self.run_dir, recount=self.recount))
 
     @property
     def games(self) -> pd.DataFrame:
@@ -371,11 +373,14 @@ def report_figure(name: str, summary: dict[str, Any]) -> Figure | None:
 
 
 # -- opening a folder ----------------------------------------------------------------------
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, *, recount: bool = False) -> Run:
     """The run in ``path``: a run folder, or a config's folder (then its newest run).
 
     The folder is verified at once (a damaged chunk is one line: ``harness report PATH
-    --repair`` plays it again); games and the report's numbers are read on first use.
+    --repair`` plays it again); games and the report's numbers are read on first use:
+    from report.json when it is current and whole, or, with ``recount=True``, counted
+    afresh from the verified games (report.json's digest shows damage, not a deliberate
+    edit sealed again by whoever can write the folder: README, "Trust").
     """
     from harness.report.aggregate import load_run as open_run
 
@@ -408,6 +413,7 @@ def load_run(path: str | Path) -> Run:
         worker_wait=float(number(summary.get("worker_wait"))),
         engine=str(config.get("engine_choice") or "auto"),
         engine_used=dict(summary.get("engine_used") or {}),
+        recount=recount,
     )
     run._cache["info"] = info
     return run

@@ -159,9 +159,10 @@ def test_turn_cap_is_reported_unfinished(cli):
 
 
 def test_an_unwritable_record_path_is_one_line(cli, tmp_path):
+    # A folder that does not exist is bad input (issue 24, item 7): exit 2.
     result = cli("play", "greedy", "greedy", "--record", str(tmp_path / "no" / "g.json"))
-    assert result.exit_code == 1
-    assert "cannot write the record" in result.output and "Traceback" not in result.output
+    assert result.exit_code == 2
+    assert "there is no folder" in result.output and "Traceback" not in result.output
 
 
 CHEAT = """

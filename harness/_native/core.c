@@ -1564,6 +1564,46 @@ static int parse_rules(PyObject *rules, Game *g) {
     return 0;
 }
 
+/* What the native strategies can play: each one's parameters (how many, and the values
+ * each may take), as the built-ins declare them in Python (Strategy.bounds, checked
+ * before either engine sees a parameter; tests/test_native.py ties the two tables). A
+ * seat out of them is refused here, never played as something else. */
+typedef struct {
+    double low, high;
+    int low_open; /* low itself excluded */
+} Bound;
+static const struct {
+    int count;
+    const char *names[3];
+    Bound p[3];
+} KIND_BOUNDS[S_KINDS] = {
+    [S_GREEDY] = {0, {0}, {{0}}},
+    [S_THRESHOLD] = {1, {"target"}, {{21, 40, 0}}},
+    [S_WORM_FIRST] = {2, {"target", "min_dice"}, {{0, 40, 0}, {0, 8, 0}}},
+    [S_SIMPLE] = {0, {0}, {{0}}},
+    [S_ENV] = {0, {0}, {{0}}},
+    [S_TACTICIAN] = {2, {"caution", "worm_by"}, {{0, 100, 1}, {0, 8, 0}}},
+    [S_RANDOM] = {1, {"p_stop"}, {{0, 1, 0}}},
+    [S_OPTIMAL] = {3, {"endgame", "spread", "flip"}, {{0, 16, 0}, {0, 100, 1}, {0, 100, 0}}},
+};
+
+static int bad_param(int seat, int kind, int j, double v) {
+    const Bound *b = &KIND_BOUNDS[kind].p[j];
+    if (isfinite(v) && v <= b->high && (b->low_open ? v > b->low : v >= b->low)) return 0;
+    PyObject *shown = PyFloat_FromDouble(v); /* %R: PyErr_Format has no %g */
+    if (shown == NULL) return 1;
+    char low[32], high[32];
+    PyOS_snprintf(low, sizeof low, "%g", b->low);
+    PyOS_snprintf(high, sizeof high, "%g", b->high);
+    PyErr_Format(PyExc_ValueError,
+                 "seat %d: parameter %s = %R is outside what the native strategy plays "
+                 "(%s%s %s %s)",
+                 seat, KIND_BOUNDS[kind].names[j], shown, b->low_open ? "above " : "", low,
+                 b->low_open ? "and at most" : "to", high);
+    Py_DECREF(shown);
+    return 1;
+}
+
 static int parse_table(PyObject *seats, int n, Strat *table) {
     if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != n) {
         PyErr_Format(PyExc_ValueError, "seats: a tuple of %d (kind, params) pairs", n);
@@ -1571,17 +1611,25 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
     }
     for (int i = 0; i < n; i++) {
         int kind;
-        double p0 = 0, p1 = 0, p2 = 0;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(seats, i), "i|ddd", &kind, &p0, &p1, &p2))
-            return -1;
+        double p[3] = {0, 0, 0};
+        PyObject *item = PyTuple_GET_ITEM(seats, i);
+        if (!PyArg_ParseTuple(item, "i|ddd", &kind, &p[0], &p[1], &p[2])) return -1;
         if ((kind < 0 || kind >= S_KINDS) && kind != S_PYTHON) {
             PyErr_Format(PyExc_ValueError, "seat %d: no native strategy %d", i, kind);
             return -1;
         }
+        int count = kind == S_PYTHON ? 0 : KIND_BOUNDS[kind].count;
+        if (PyTuple_GET_SIZE(item) != 1 + count) {
+            PyErr_Format(PyExc_ValueError, "seat %d: strategy %d takes %d parameter(s), got %zd", i,
+                         kind, count, PyTuple_GET_SIZE(item) - 1);
+            return -1;
+        }
+        for (int j = 0; j < count; j++)
+            if (bad_param(i, kind, j, p[j])) return -1;
         table[i].kind = kind;
-        table[i].p[0] = p0;
-        table[i].p[1] = p1;
-        table[i].p[2] = p2;
+        table[i].p[0] = p[0];
+        table[i].p[1] = p[1];
+        table[i].p[2] = p[2];
     }
     return 0;
 }
@@ -2103,6 +2151,8 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
     return Py_BuildValue("(ll)", dp_cache->hits, dp_cache->misses);
 }
 
+#include "vecenv.c" /* the vector environment (harness.env.vector) */
+
 static PyMethodDef methods[] = {
     {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},
     {"play_games", py_play_games, METH_VARARGS, "Play the games described by rows."},
@@ -2114,6 +2164,10 @@ static PyMethodDef methods[] = {
     {"dp_solve", py_dp_solve, METH_VARARGS, "solve_arrays of a payoff: (values, stops)."},
     {"dp_lanes", py_dp_lanes, METH_O, "The turn programme's lanes, at most n: those in use."},
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
+    {"vec_new", py_vec_new, METH_VARARGS, "A vector environment's slots, in a capsule."},
+    {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
+    {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
+    {"vec_board", py_vec_board, METH_VARARGS, "One slot's board (render, info)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "harness._native_core",

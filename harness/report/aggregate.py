@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from harness import stats
 from harness.errors import HarnessError, safe_text
+from harness.jsonsafe import TooDeep, loads_bounded
 from harness.ranking import POINT, Counts
 from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
 from harness.runfolder.manifest import covered, read_manifest, safe_part_name
@@ -248,11 +249,13 @@ def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
     folder = find_run(path)
     config_path = folder / RUN_JSON
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config = loads_bounded(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{config_path}: cannot read ({exc})") from None
     except json.JSONDecodeError as exc:
         raise ReportError(f"{config_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except TooDeep as exc:
+        raise ReportError(f"{config_path}: not a run.json of harness: {exc}") from None
     if not isinstance(config, dict):
         raise ReportError(f"{config_path}: expected a JSON object")
     players = config.get("players")

@@ -2,7 +2,8 @@
 
 Both come from one list of blocks (heading, paragraph, list, table, image), so they
 always say the same thing. The HTML embeds every plot as base64 PNG and carries its own
-style: it opens from disk with no server and no network.
+style: it opens from disk with no server and no network. Every text is written as text
+in both: escaped for HTML or Markdown, its non-printing characters shown escaped.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import printable
 from harness.report.order import config_order
 
 DASH = "—"
@@ -638,8 +640,29 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
 
 
 # -- markdown and HTML -------------------------------------------------------------------
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+# Markdown that text written by a plugin or a user (display names, exception texts, run
+# names) could start: escaped, so that it is shown as written and never rendered as a
+# link, an image, emphasis, math, a table cell or HTML (report.md is read in viewers that
+# render HTML: a backslash before the "<" of a tag, a comment or an autolink makes it
+# text). The report's own text uses none of it ("<0.1%", "p < 0.05" are no tags).
+_MD_INLINE = re.compile(r"([\\`*_\[\]|~$#]|<(?=[A-Za-z/!?]))")
+_MD_ENTITY = re.compile(r"&(?=#?\w+;)")  # "&lt;" would show as "<": shown as typed
+# A quote, a list item, a heading underline or a rule at a line's start:
+_MD_BLOCK = re.compile(r"^(\s*)(>|[-+=]+(?=\s|$)|\d+[.)](?=\s|$))")
+
+
+def _md(text: str, line_start: bool = True) -> str:
+    """Plain text as Markdown that shows exactly it (see the escapes above);
+    ``line_start`` False for a table cell, which no block marker can start."""
+    text = _MD_INLINE.sub(r"\\\1", _MD_ENTITY.sub("&amp;", printable(text)))
+    return _MD_BLOCK.sub(_unmarked, text) if line_start else text
+
+
+def _unmarked(found: re.Match[str]) -> str:
+    marker = found.group(2)
+    if marker[0].isdigit():  # "1." -> "1\.": the number stays, the list does not
+        return found.group(1) + marker[:-1] + "\\" + marker[-1]
+    return found.group(1) + "".join("\\" + c for c in marker)
 
 
 def to_markdown(blocks: list[Block], base: Path) -> str:
@@ -647,22 +670,22 @@ def to_markdown(blocks: list[Block], base: Path) -> str:
     lines: list[str] = []
     for b in blocks:
         if b.kind == "h1":
-            lines += [f"# {b.text}", ""]
+            lines += [f"# {_md(b.text)}", ""]
         elif b.kind == "h2":
-            lines += [f"## {b.text}", ""]
+            lines += [f"## {_md(b.text)}", ""]
         elif b.kind == "p":
-            lines += [b.text, ""]
+            lines += [_md(b.text), ""]
         elif b.kind == "ul":
-            lines += [f"- {item}" for item in b.items or []] + [""]
+            lines += [f"- {_md(item)}" for item in b.items or []] + [""]
         elif b.kind == "table":
             header = b.header or []
-            lines.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
+            lines.append("| " + " | ".join(_md(h, False) for h in header) + " |")
             lines.append("|" + "|".join("---" for _ in header) + "|")
             for row in b.rows or []:
-                lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+                lines.append("| " + " | ".join(_md(c, False) for c in row) + " |")
             lines.append("")
         elif b.kind == "img" and b.path is not None:
-            lines += [f"![{b.text}]({b.path.relative_to(base).as_posix()})", ""]
+            lines += [f"![{_md(b.text)}]({b.path.relative_to(base).as_posix()})", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -698,7 +721,10 @@ def _text_columns(header: list[str], rows: list[list[str]]) -> list[bool]:
 
 def to_html(blocks: list[Block], title: str) -> str:
     """One self-contained HTML page: inline style, plots embedded as base64 PNG."""
-    esc = html.escape
+
+    def esc(text: str) -> str:
+        return html.escape(printable(text))
+
     body: list[str] = []
     for b in blocks:
         if b.kind in ("h1", "h2"):

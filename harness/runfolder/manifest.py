@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.jsonsafe import loads_bounded
 from harness.runfolder.layout import PART_SUFFIX
 from harness.seating import MAX_PERMUTATION_PLAYERS
 
@@ -59,8 +60,8 @@ def read_manifest(path: Path, *, keyed: bool = True) -> tuple[list[dict[str, Any
         if not line.endswith(b"\n"):
             break
         try:
-            entry = json.loads(line)
-        except ValueError:
+            entry = loads_bounded(line)
+        except ValueError:  # a torn line, or one nested too deep to be a line of ours
             break
         if (
             not isinstance(entry, dict)

@@ -149,6 +149,12 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"deals S:N below: N deals in which A scored S points against B over the deal's "
         f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
+    if setup.isolation == "process":
+        from harness.sandbox import missing_note, probe
+
+        missing = missing_note(list(probe()))
+        if missing is not None:
+            lines.append(f"Note: {missing}.")
     if setup.same:
         lines.append(
             "Note: A and B are the same strategy: each deal's games mirror each other (same "

@@ -503,11 +503,12 @@ class SerialBackend:
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
-            if spec.limited and spec.isolation == "none":
+            if spec.limited and spec.isolation == "none" and user_codes(spec):
                 self._warn_once(
                     "limits",
-                    "workers: 0 cannot stop a strategy stuck in C code (only Python code is "
-                    "interrupted at move_time in-process); use workers: 1 or more",
+                    "workers: 0 plays in harness's own process, where a plugin could catch "
+                    "or disarm the timer, or loop in C code, and never return: plugin seats "
+                    "under time limits play in processes of their own",
                 )
             while True:
                 self.output.begin()
@@ -597,7 +598,10 @@ class Watch(Beacon):
     native engine writes it into :attr:`progress` itself, game by game), the chunk's
     decision times so far (:attr:`times`, published at most every
     :data:`PUBLISH_EVERY` seconds), and, under limits or tracing, the seat, turn,
-    deadline and method of each decision."""
+    deadline and method of each decision. The parent's watchdog reads it (``watched``):
+    it ends a call past its deadline."""
+
+    watched = True
 
     def __init__(self, shm: Any) -> None:
         self.shm = shm
@@ -999,7 +1003,7 @@ class _Worker:
         )
         self.proc.daemon = True  # never outlive the parent's normal exit
         with _children_allowed(), _without_main():
-            self.proc.start()
+            _start(self.proc)
         child_end.close()
         life_read.close()
         self.chunk: _Chunk | None = None
@@ -1049,6 +1053,61 @@ class _Worker:
 
 
 _STARTING = threading.Lock()
+FORK_SERVER_RESTARTS = 2  # new fork servers started in a row before the run stops
+
+
+def _start(proc: Any) -> None:
+    """Start a worker; if the fork server that forks workers has died (killed, say), start
+    a new one and try again: the stored games are good, the run goes on. WorkersCannotStart
+    (one line) when a new one cannot start either."""
+    for attempt in range(FORK_SERVER_RESTARTS + 1):
+        try:
+            proc.start()
+            return
+        except (OSError, EOFError) as exc:  # refused, reset, or the server died mid-fork
+            why = f"{type(exc).__name__}: {safe_text(exc, 200)}"
+            if attempt == FORK_SERVER_RESTARTS or not _end_fork_server():
+                raise WorkersCannotStart(
+                    f"the fork server that starts worker processes died and a new one could "
+                    f"not start ({why})"
+                ) from None
+            log.warning(
+                "the fork server that starts worker processes died (%s); starting a new one", why
+            )
+
+
+def _end_fork_server() -> bool:
+    """Forget (and end, if anything is left of it) this process's fork server, so that the
+    next start launches a new one. False where multiprocessing keeps no such server here.
+
+    multiprocessing notices a dead fork server only once it can reap it; a start in the
+    moment between its death and then fails ("Connection refused"), and one that is alive
+    but broken would fail for ever: so it is ended and forgotten here, under its own lock.
+    """
+    from multiprocessing import forkserver, util
+
+    server = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if server is None or lock is None or not hasattr(server, "_forkserver_pid"):
+        return False
+    with lock:
+        pid = server._forkserver_pid
+        if pid is None:
+            return True
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        with contextlib.suppress(OSError, TypeError):
+            os.close(server._forkserver_alive_fd)
+        address = server._forkserver_address
+        if address and not util.is_abstract_socket_namespace(address):
+            with contextlib.suppress(OSError):
+                os.unlink(address)
+        server._forkserver_pid = None
+        server._forkserver_alive_fd = None
+        server._forkserver_address = None
+    return True
 
 
 @contextlib.contextmanager

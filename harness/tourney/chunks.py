@@ -769,17 +769,15 @@ class _Seats:
         seats = self.by_order.get(k)
         if seats is None:
             n = len(names)
-            refs = None
-            if self.isolated:
-                refs = seats_of(
-                    [(ref.load, ref.params) for ref in self.spec.entrants], self.spec.orders[k]
-                )
+            refs = seats_of(
+                [(ref.load, ref.params) for ref in self.spec.entrants], self.spec.orders[k]
+            )
             given: list[Any] = list(instances) if instances is not None else [None] * n
             seats = guard(given, names, self.limits, refs=refs, beacon=self.watch)
             self.by_order[k] = seats
         elif instances is not None:
             for wrapper, instance in zip(seats, instances, strict=True):
-                wrapper.inner = instance  # type: ignore[attr-defined]
+                wrapper.renew(instance)  # type: ignore[attr-defined]
         return seats
 
     def close(self) -> None:

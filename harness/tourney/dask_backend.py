@@ -55,7 +55,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PluginError, RunFailed
+from harness.errors import PluginError, RunFailed, safe_text
 from harness.plugins import names_a_file, parse_reference, resolve
 from harness.tourney.backend import (
     POLL,
@@ -100,6 +100,25 @@ def require_distributed() -> Any:
             f"--backend dask needs Dask distributed, which is not installed: {INSTALL}"
         ) from None
     return distributed
+
+
+def address_problem(address: str) -> str | None:
+    """What is wrong with a scheduler address as written (None: nothing), before anything
+    is made or reached: a scheme Dask knows, and a host and port where it needs them."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+        get_backend(scheme)
+        if scheme != "inproc":
+            host, port = parse_host_port(location)
+            if not host or not 0 < int(port) < 65536:
+                return "give the scheduler as tcp://HOST:PORT"
+    except (ValueError, TypeError) as exc:
+        return f"{safe_text(exc, 200)}; give the scheduler as tcp://HOST:PORT"
+    return None
 
 
 def file_of(load: str) -> str | None:
