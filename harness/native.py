@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import math
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
@@ -45,6 +44,7 @@ from harness.ranking import Counts
 from harness.rules import Rules
 from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
 from harness.seating import design
+from harness.strategy import ParameterError, check_instance
 
 try:  # the optional extension; absent on a machine that had no C compiler
     import harness._native_core as _core
@@ -86,9 +86,6 @@ _KINDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
 }
 # Modules a native strategy mirrors besides its own and harness.strategies._common.
 _ALSO: dict[str, tuple[str, ...]] = {"optimal": ("harness.analysis.turn",)}
-# Parameters that must be finite (NaN or infinity would reach the C arithmetic
-# differently from numpy's: such a seat plays on the Python engine).
-_FINITE: dict[str, tuple[str, ...]] = {"optimal": ("spread", "flip")}
 NATIVE_STRATEGIES: tuple[str, ...] = tuple(_KINDS)
 """The built-in strategies that have a native version."""
 
@@ -101,13 +98,13 @@ _COMMON = f"{_PKG}._common"
 _SOURCES: dict[str, str] = {
     f"{_PKG}._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
     f"{_PKG}.greedy": "fa222f77607cecf48bf78ac9577e1c62f612f57dfe933d37e8cc7b6dce809572",
-    f"{_PKG}.threshold": "c481b23e5af28a89fdd309a0dd24078aa2ce558609ccc090eac80eaed5d1adcf",
-    f"{_PKG}.worm_first": "8e655fca1c6647c7956e1e297c04e3ad3b2fc3110b914c4de7eb7f0a741e6b3c",
+    f"{_PKG}.threshold": "180e513e15a1afe47500ac89049c60e49135df1093e0b29128be9700ffd6bc42",
+    f"{_PKG}.worm_first": "4b8c0bb074b3227b916c7760a8c2841b67e9fbf66bae823ac51f5f9f93128d60",
     f"{_PKG}.simple": "1963c39bf79679795ab28a5353aadbe4cc8e9023035fa801839b0a07d6a561f9",
     f"{_PKG}.env_heuristic": "f237983b9959688c64423e3c67d70a716bb88cd5c6c2bc9ef46dd39c8798a83c",
-    f"{_PKG}.tactician": "bd2ff5056c9842edb4725df8584ca88eaf8b00dfecbb581a54639b8de09a1cd5",
-    f"{_PKG}.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
-    f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
+    f"{_PKG}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
+    f"{_PKG}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
+    f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
     # the luck account's reference: account.c mirrors its Accountant, float for float
     "harness.analysis.account": "e08613ed8c7be19f6a370d9c84dacdd9ce9b01cede998124bec023cdb197e832",
@@ -199,9 +196,12 @@ def native_seat(strategy: Any) -> NativeSeat:
     ``strategy`` is a reference (``"threshold(target=28)"``), a resolved
     :class:`~harness.plugins.StrategySpec`, an instance of a built-in class, or a
     :class:`NativeSeat`. The class is recognised by identity alone (nothing of a
-    plugin's runs here: not its ``name``, not its metaclass). The parameters are
-    checked by building an instance, as the Python engine would: a constructor that
-    raises is NotNative (its forfeit is the Python engine's to report).
+    plugin's runs here: not its ``name``, not its metaclass). The parameters it plays
+    with are held to the built-in's declared bounds first
+    (:func:`harness.strategy.check_instance`): one out of them is a
+    :class:`~harness.strategy.ParameterError`, as on the Python engine, never a seat
+    played with it (the C code refuses it too). A constructor that raises otherwise is
+    NotNative (its forfeit is the Python engine's to report).
     """
     from harness.plugins import StrategySpec, resolve
 
@@ -210,6 +210,8 @@ def native_seat(strategy: Any) -> NativeSeat:
     if type(strategy) is str:
         try:
             strategy = resolve(strategy)
+        except ParameterError:
+            raise  # the one refusal either engine gives
         except Exception as exc:  # noqa: BLE001 - a bad reference: not ours to report
             raise NotNative(f"{strategy}: {exc}") from None
     if type(strategy) is StrategySpec:
@@ -225,12 +227,12 @@ def native_seat(strategy: Any) -> NativeSeat:
     if make is not None:
         try:
             instance = make()
+        except ParameterError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise NotNative(f"{name}: {exc}") from None
+    check_instance(instance, label=name)
     params = tuple(_number(getattr(instance, a), f"{name}.{a}") for a in attributes)
-    for a in _FINITE.get(name, ()):
-        if not math.isfinite(getattr(instance, a)):
-            raise NotNative(f"{name}.{a}: {getattr(instance, a)!r} is not a finite number")
     return NativeSeat(name, kind, params)
 
 
@@ -397,7 +399,7 @@ def seat_host(
     An entrant with no native version (:func:`native_seat` says NotNative) is a Python
     seat, built per game by ``factory(strategy)``; ``hooks`` are
     :class:`~harness.native_seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
-    ``playing``, ``forfeited``).
+    ``playing``, ``forfeited``, ``times``, ``timed``).
     """
     factories: list[Any] = []
     for s in strategies:
@@ -530,6 +532,7 @@ def play_deals(
     detail: bool = False,
     host: SeatHost | None = None,
     account: bool = False,
+    progress: Any = None,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
@@ -540,7 +543,9 @@ def play_deals(
     are left out. The seeds are derived in C (BLAKE2b, as
     :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
     (built with ``first`` the same first deal). With ``account``, every seat's luck
-    account is kept too (see :class:`NativeResult`).
+    account is kept too (see :class:`NativeResult`). ``progress``: a writable buffer of a
+    double (a slot of shared memory) that gets the chunk row of each game as it starts,
+    so that another process can show progress game by game.
     """
     python = _python_of(host, len(strategies))
     game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
@@ -569,6 +574,7 @@ def play_deals(
         boards,
         None if host is None else host.callbacks,
         _account_c(seat_cols, account),
+        progress,
     )
     return NativeResult(games, seat_cols, boards)
 

@@ -1470,9 +1470,16 @@ static void deal_seeds(const char *prefix, size_t prefix_len, long long d0, int 
     for (int k = 0; k < count; k++) out[k] = (int64_t)(hashed[k] & SEED_MASK);
 }
 
+/* Where a chunk batch tells the chunk row it is playing, game by game, for a parent
+ * process that shows progress (a double in shared memory; play_deals' `progress`), or
+ * NULL. Per thread: batches of two threads never share it. */
+static _Thread_local volatile double *batch_progress;
+static _Thread_local Py_ssize_t batch_start;
+
 /* One row of the chunk path: deal `deal` in seat order k, stored in row `row`. */
 static int deal_row(Game *g, const Strat *table, const Orders *orders, int k, long long deal,
                     int64_t dseed, int64_t gseed, Out *o, Py_ssize_t row) {
+    if (batch_progress != NULL) *batch_progress = (double)(batch_start + row);
     o->deal[row] = (int32_t)deal;
     o->seating[row] = (int8_t)k;
     o->seed[row] = dseed;
@@ -1617,6 +1624,46 @@ static int parse_rules(PyObject *rules, Game *g) {
     return 0;
 }
 
+/* What the native strategies can play: each one's parameters (how many, and the values
+ * each may take), as the built-ins declare them in Python (Strategy.bounds, checked
+ * before either engine sees a parameter; tests/test_native.py ties the two tables). A
+ * seat out of them is refused here, never played as something else. */
+typedef struct {
+    double low, high;
+    int low_open; /* low itself excluded */
+} Bound;
+static const struct {
+    int count;
+    const char *names[3];
+    Bound p[3];
+} KIND_BOUNDS[S_KINDS] = {
+    [S_GREEDY] = {0, {0}, {{0}}},
+    [S_THRESHOLD] = {1, {"target"}, {{21, 40, 0}}},
+    [S_WORM_FIRST] = {2, {"target", "min_dice"}, {{0, 40, 0}, {0, 8, 0}}},
+    [S_SIMPLE] = {0, {0}, {{0}}},
+    [S_ENV] = {0, {0}, {{0}}},
+    [S_TACTICIAN] = {2, {"caution", "worm_by"}, {{0, 100, 1}, {0, 8, 0}}},
+    [S_RANDOM] = {1, {"p_stop"}, {{0, 1, 0}}},
+    [S_OPTIMAL] = {3, {"endgame", "spread", "flip"}, {{0, 16, 0}, {0, 100, 1}, {0, 100, 0}}},
+};
+
+static int bad_param(int seat, int kind, int j, double v) {
+    const Bound *b = &KIND_BOUNDS[kind].p[j];
+    if (isfinite(v) && v <= b->high && (b->low_open ? v > b->low : v >= b->low)) return 0;
+    PyObject *shown = PyFloat_FromDouble(v); /* %R: PyErr_Format has no %g */
+    if (shown == NULL) return 1;
+    char low[32], high[32];
+    PyOS_snprintf(low, sizeof low, "%g", b->low);
+    PyOS_snprintf(high, sizeof high, "%g", b->high);
+    PyErr_Format(PyExc_ValueError,
+                 "seat %d: parameter %s = %R is outside what the native strategy plays "
+                 "(%s%s %s %s)",
+                 seat, KIND_BOUNDS[kind].names[j], shown, b->low_open ? "above " : "", low,
+                 b->low_open ? "and at most" : "to", high);
+    Py_DECREF(shown);
+    return 1;
+}
+
 static int parse_table(PyObject *seats, int n, Strat *table) {
     if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != n) {
         PyErr_Format(PyExc_ValueError, "seats: a tuple of %d (kind, params) pairs", n);
@@ -1624,17 +1671,25 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
     }
     for (int i = 0; i < n; i++) {
         int kind;
-        double p0 = 0, p1 = 0, p2 = 0;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(seats, i), "i|ddd", &kind, &p0, &p1, &p2))
-            return -1;
+        double p[3] = {0, 0, 0};
+        PyObject *item = PyTuple_GET_ITEM(seats, i);
+        if (!PyArg_ParseTuple(item, "i|ddd", &kind, &p[0], &p[1], &p[2])) return -1;
         if ((kind < 0 || kind >= S_KINDS) && kind != S_PYTHON) {
             PyErr_Format(PyExc_ValueError, "seat %d: no native strategy %d", i, kind);
             return -1;
         }
+        int count = kind == S_PYTHON ? 0 : KIND_BOUNDS[kind].count;
+        if (PyTuple_GET_SIZE(item) != 1 + count) {
+            PyErr_Format(PyExc_ValueError, "seat %d: strategy %d takes %d parameter(s), got %zd", i,
+                         kind, count, PyTuple_GET_SIZE(item) - 1);
+            return -1;
+        }
+        for (int j = 0; j < count; j++)
+            if (bad_param(i, kind, j, p[j])) return -1;
         table[i].kind = kind;
-        table[i].p[0] = p0;
-        table[i].p[1] = p1;
-        table[i].p[2] = p2;
+        table[i].p[0] = p[0];
+        table[i].p[1] = p[1];
+        table[i].p[2] = p[2];
     }
     return 0;
 }
@@ -1785,21 +1840,51 @@ static int set_host(Game *g, PyObject *host, const Strat *table) {
     return 1;
 }
 
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, PyObject *account, void *progress);
+
 /* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, orders,
- *            columns, detail): deals first..stop-1, each in every seat order of `orders`
- * (rows by deal, then order index), rows from chunk row `start` on (the deal seed of
- * deal d is derive_seed of prefix + str(d), masked to int64). */
+ *            columns, detail[, host[, account[, progress]]]): deals first..stop-1, each
+ * in every seat order of `orders` (rows by deal, then order index), rows from chunk row
+ * `start` on (the deal seed of deal d is derive_seed of prefix + str(d), masked to int64).
+ * `account`: the luck account's columns (or None). `progress`: a
+ * writable buffer of a double (or None) that gets the chunk row of each game as it
+ * starts. */
 static PyObject *py_play_deals(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None,
-                                                            *account = Py_None;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
+    PyObject *account = Py_None, *progress = Py_None;
     int max_turns, duplicate;
     const char *prefix;
     Py_ssize_t prefix_len, start;
     long long first, stop;
-    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|OO", &rules, &seats, &max_turns, &duplicate,
+    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|OOO", &rules, &seats, &max_turns, &duplicate,
                           &prefix, &prefix_len, &first, &stop, &start, &orders_obj, &columns,
-                          &detail, &host, &account))
+                          &detail, &host, &account, &progress))
         return NULL;
+    Py_buffer told = {.buf = NULL, .obj = NULL};
+    if (progress != Py_None) {
+        if (PyObject_GetBuffer(progress, &told, PyBUF_WRITABLE) < 0) return NULL;
+        if (told.len < (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&told);
+            PyErr_SetString(PyExc_ValueError, "play_deals: progress holds no double");
+            return NULL;
+        }
+    }
+    PyObject *played_rows = py_play_deals_told(rules, seats, max_turns, duplicate, prefix,
+                                               prefix_len, first, stop, start, orders_obj,
+                                               columns, detail, host, account, told.buf);
+    if (told.obj != NULL) PyBuffer_Release(&told);
+    return played_rows;
+}
+
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, PyObject *account, void *progress) {
     Game proto;
     Strat table[MAXP];
     Orders orders;
@@ -1837,12 +1922,15 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     int rc;
     Py_ssize_t played = 0;
     DpCache *outer = dp_batch_enter();
+    batch_progress = progress;
+    batch_start = start;
     PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     rc = (duplicate ? deals_duplicate : deals_independent)(g, table, &orders, prefix,
                                                            (size_t)prefix_len, first, stop,
                                                            start, &o, &played);
     if (saved != NULL) PyEval_RestoreThread(saved);
     dp_batch_leave(outer);
+    batch_progress = NULL;
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, played);
@@ -2209,6 +2297,7 @@ static PyObject *py_dp_cache_size(PyObject *self, PyObject *arg) {
     dp_cache_sets = (int)sets;
     return PyLong_FromLong(before);
 }
+#include "vecenv.c" /* the vector environment (harness.env.vector) */
 
 static PyMethodDef methods[] = {
     {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},
@@ -2223,6 +2312,10 @@ static PyMethodDef methods[] = {
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
     {"account_stats", py_account_stats, METH_NOARGS, "The luck account's cache and checks."},
     {"dp_cache_size", py_dp_cache_size, METH_O, "Empty the solved turns; set their sets."},
+    {"vec_new", py_vec_new, METH_VARARGS, "A vector environment's slots, in a capsule."},
+    {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
+    {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
+    {"vec_board", py_vec_board, METH_VARARGS, "One slot's board (render, info)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "harness._native_core",
