@@ -123,8 +123,12 @@ def test_the_terminal_shows_the_adjusted_share_where_there_is_one(run):
     report = load_run(run.run_dir).report
     rows = with_report(run.counts, report)
     lines = format_table(rows)
-    assert "luck-adjusted" in lines[0]
-    assert all("% (" in line for line in lines[1:])
+    header = lines[0].split()
+    assert "luck-adjusted" in header
+    # every strategy's row: its raw share and interval, then the adjusted ones (two "to")
+    data = [line for line in lines[2:] if line.strip()]
+    assert len(data) == len(rows)
+    assert all(line.count(" to ") >= 2 and line.count("%") >= 4 for line in data), lines
 
 
 def test_a_run_without_the_account_has_no_luck_section(tmp_path):

@@ -385,7 +385,7 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
         return PyErr_NoMemory();
     }
     for (int i = 0; i < n_envs; i++) {
-        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns);
+        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0); /* no account */
         if (e->slots[i].g == NULL) {
             ve_free(e);
             return PyErr_NoMemory();

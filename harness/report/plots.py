@@ -813,16 +813,19 @@ def figure_luck(summary: dict[str, Any]) -> Figure | None:
     if not luck:
         return None
     by_name = {r["strategy"]: r for r in summary["standings"]}
-    rows = [r for r in luck["standings"] if r["games_accounted"] and r["strategy"] in by_name]
-    if not rows:
+    accounted = {r["strategy"]: r for r in luck["standings"] if r["games_accounted"]}
+    accounted = {n: r for n, r in accounted.items() if n in by_name}
+    if not accounted:
         return None
-    names = [r["strategy"] for r in rows]
+    names = in_config_order(summary, accounted)  # the one order of every chart of a run
+    rows = [accounted[n] for n in names]
+    colours = _colours(summary)
     y = np.arange(len(rows))[::-1]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(12, 2.0 + 0.5 * len(rows)))
+        fig = Chart(figsize=(12, 2.0 + 0.5 * len(rows)))
         ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.2, 1, 1]})
         for yi, name in zip(y, names, strict=True):
-            row, colour = by_name[name], strategy_colour(name)
+            row, colour = by_name[name], colours[name]
             for dy, key, low, high, fill in (
                 (0.15, "win_share", "win_low", "win_high", "white"),
                 (-0.15, "win_adj", "win_adj_low", "win_adj_high", colour),
@@ -833,7 +836,7 @@ def figure_luck(summary: dict[str, Any]) -> Figure | None:
                              ecolor=colour, capsize=3, lw=1.4)  # fmt: skip
         ax1.set_yticks(y, names)
         ax1.set_ylim(-0.7, len(rows) - 0.3)
-        ax1.set_xlabel("win share, 95% CI: open raw, filled luck-adjusted")
+        _share_axis(ax1, "win share, 95% CI: open raw, filled luck-adjusted")
         ax1.set_title("Win share, raw and luck-adjusted")
         kinds = (("pick", "#4C72B0"), ("stop", "#DD8452"), ("claim", "#55A868"))
         left = np.zeros(len(rows))
@@ -858,7 +861,7 @@ def figure_luck(summary: dict[str, Any]) -> Figure | None:
         for name in names:
             counts = np.asarray(luck["histogram"]["counts"].get(name, []), dtype=float)
             if counts.sum() > 0:
-                ax3.plot(centres, counts / counts.sum(), color=strategy_colour(name), lw=1.4,
+                ax3.plot(centres, counts / counts.sum(), color=colours[name], lw=1.4,
                          label=name)  # fmt: skip
         ax3.axvline(0, color=FAIR, ls="--", lw=1)
         ax3.legend(fontsize=8, loc="upper left", frameon=False)
