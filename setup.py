@@ -75,6 +75,8 @@ if not _flag("HARNESS_NO_NATIVE"):
                 "harness/_native/turn_rows.c",
                 "harness/_native/turn_lanes.c",
                 "harness/_native/optimal.c",
+                "harness/_native/account.c",
+                "harness/_native/vecenv.c",
             ],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )

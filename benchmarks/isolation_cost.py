@@ -8,32 +8,61 @@ utime + stime from /proc, Linux), plus wall time per game. The seats' processes 
 started once per mode (as a tournament worker keeps them for its games); what starting
 one costs is printed apart. Decisions per game are counted, so the cost per question
 over the pipe can be read off too.
+
+The sandbox of isolated seats (harness.sandbox: limits, namespaces, Landlock, seccomp)
+is measured against the same seat process without it (what ``isolation: process`` was
+before it), side by side: the modes are played in turn, in a new order each repeat, and
+so are the seat start-ups.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import platform
+import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from harness.dice import SeededDice
 from harness.engine import Game
-from harness.play import open_seats
+from harness.isolation import SeatProcess
+from harness.play import Seats, open_seats
 from harness.rules import Rules
-from harness.seats import SeatLimits
+from harness.sandbox import cpu_used, probe
+from harness.seats import SeatLimits, _ProcessSeat, close_all
 from harness.strategy import Strategy
-
-_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def process_cpu(pid: int) -> float:
     """CPU seconds (user + system) a live process has used so far."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
+    used = cpu_used(pid)
+    if used is None:
+        raise SystemExit("this benchmark reads seat processes' CPU time from /proc (Linux)")
+    return used
+
+
+def unsandboxed(names: list[str]) -> Seats:
+    """Isolated seats as they were before the sandbox: the same process, not confined."""
+    limits = SeatLimits(isolation="process")
+    seats = [
+        _ProcessSeat(SeatProcess({"ref": (n, ())}, n, sandboxed=False), n, limits, None)
+        for n in names
+    ]
+    for seat in seats:
+        seat.process.start()
+    for seat in seats:
+        seat.process.wait_ready()
+    return Seats(list(seats), list(names))
+
+
+Opener = Callable[[list[str]], Any]
+
+
+def opener(limits: SeatLimits) -> Opener:
+    return lambda names: open_seats(names, limits)
 
 
 class Counting(Strategy):
@@ -71,10 +100,10 @@ def decisions_per_game(games: int) -> float:
     return sum(s.asked for s in seats) / games
 
 
-def run(limits: SeatLimits, games: int) -> tuple[float, float, float]:
+def run(open_: Opener, games: int) -> tuple[float, float, float]:
     """(engine CPU-s, seats' CPU-s, wall s) per game, for ``games`` games."""
     rules = Rules(players=2)
-    with open_seats(["greedy", "greedy"], limits) as seats:
+    with open_(["greedy", "greedy"]) as seats:
         pids = [s.process.pid for s in seats.strategies if hasattr(s, "process")]
         seat_cpu = sum(process_cpu(p) for p in pids)
         wall, cpu = time.perf_counter(), time.process_time()
@@ -87,12 +116,15 @@ def run(limits: SeatLimits, games: int) -> tuple[float, float, float]:
     return cpu / games, seat_cpu / games, wall / games
 
 
-def startup() -> tuple[float, float]:
+def startup(open_: Opener) -> tuple[float, float]:
     """(wall s, the process's CPU-s) to start one isolated greedy seat, ready to play."""
     wall = time.perf_counter()
-    with open_seats(["greedy"], SeatLimits(isolation="process")) as seats:
+    seats = open_(["greedy"])
+    try:
         wall = time.perf_counter() - wall
         cpu = process_cpu(seats.strategies[0].process.pid)
+    finally:
+        close_all(seats.strategies)
     return wall, cpu
 
 
@@ -102,17 +134,25 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="repeats; medians are shown")
     args = parser.parse_args()
     print(f"{platform.python_implementation()} {platform.python_version()} ({sys.executable})")
+    print(f"sandbox here lacks: {', '.join(probe()) or 'nothing'}")
     print(f"greedy vs greedy, {args.repeats} x {args.games} games per mode, medians")
-    modes = {
-        "in-process": SeatLimits(),
-        "in-process, move_time 10 s + game_time 60 s": SeatLimits(10, 60),
-        "isolation: process": SeatLimits(isolation="process"),
-        "isolation: process, move_time 10 s": SeatLimits(10, None, "process"),
+    modes: dict[str, Opener] = {
+        "in-process": opener(SeatLimits()),
+        "in-process, move_time 10 s + game_time 60 s": opener(SeatLimits(10, 60)),
+        "isolation: process (sandboxed)": opener(SeatLimits(isolation="process")),
+        "isolation: process, no sandbox (before)": unsandboxed,
+        "isolation: process, move_time 10 s": opener(SeatLimits(10, None, "process")),
     }
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label in modes}
+    order = list(modes)
+    shuffle = random.Random(1).shuffle
+    for _ in range(args.repeats):  # interleaved, in a new order each round: the machine's
+        shuffle(order)  # load and any warming up hit every mode alike
+        for label in order:
+            runs[label].append(run(modes[label], args.games))
     base = None
-    for label, limits in modes.items():
-        runs = [run(limits, args.games) for _ in range(args.repeats)]
-        engine, seats, wall = (statistics.median(r[i] for r in runs) for i in range(3))
+    for label, measured in runs.items():
+        engine, seats, wall = (statistics.median(r[i] for r in measured) for i in range(3))
         total = engine + seats
         base = base or total
         print(
@@ -121,11 +161,16 @@ def main() -> None:
         )
     asked = decisions_per_game(args.games)
     print(f"  decisions per game: {asked:.1f}")
-    starts = [startup() for _ in range(args.repeats)]
-    print(
-        f"  starting one isolated seat: {statistics.median(s[0] for s in starts):.3f} s wall, "
-        f"{statistics.median(s[1] for s in starts):.3f} CPU-s (once per seat, not per game)"
-    )
+    starts: dict[str, list[tuple[float, float]]] = {"sandboxed": [], "no sandbox (before)": []}
+    for _ in range(max(args.repeats, 5)):
+        starts["sandboxed"].append(startup(opener(SeatLimits(isolation="process"))))
+        starts["no sandbox (before)"].append(startup(unsandboxed))
+    for label, measured in starts.items():
+        print(
+            f"  starting one isolated seat, {label:<20} "
+            f"{statistics.median(s[0] for s in measured):.3f} s wall, "
+            f"{statistics.median(s[1] for s in measured):.3f} CPU-s (once per seat, not per game)"
+        )
 
 
 if __name__ == "__main__":

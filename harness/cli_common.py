@@ -53,14 +53,12 @@ EXIT_BAD_INPUT = 2  # config, strategy reference, parameter, option, record, run
 EXIT_FORFEITS = 3  # --strict, and the finished run had forfeits
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
 
-# Errors that say the work cannot finish although the input was fine (exit 1). Errors of
-# other modules are looked up where they are defined, only if that module is loaded (an
+# Errors that say the work cannot finish although the input was fine (exit 1): RunFailed
+# and its subclasses wherever they are defined (StorageError, DaskError), so the status
+# never depends on which modules a command happened to load. Interruptions of other
+# modules are looked up where they are defined, only if that module is loaded (an
 # exception of a class can only exist once its module is): no import just for this.
 _FAILURES: tuple[type[BaseException], ...] = (RunFailed, IntegrityError, GameError)
-_FAILURES_ELSEWHERE = (
-    ("harness.tourney.storage", "StorageError"),
-    ("harness.tourney.dask_backend", "DaskError"),
-)
 _INTERRUPTS_ELSEWHERE = (("harness.tourney.runner", "TourneyInterrupted"),)
 _SEVERAL = (("harness.tourney.config", "ConfigProblems"),)  # .problems: a line each
 
@@ -74,7 +72,7 @@ def exit_status(exc: BaseException) -> int:
     """The exit status a command ends with when ``exc`` stops it (the table above)."""
     if isinstance(exc, (KeyboardInterrupt, *_loaded(_INTERRUPTS_ELSEWHERE))):
         return EXIT_INTERRUPTED
-    if isinstance(exc, (*_FAILURES, *_loaded(_FAILURES_ELSEWHERE))):
+    if isinstance(exc, _FAILURES):
         return EXIT_FAILED
     if isinstance(exc, HarnessError):
         return EXIT_BAD_INPUT

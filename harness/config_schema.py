@@ -63,6 +63,11 @@ def _entrant() -> dict[str, Any]:
             "strategy": _reference(),
             "name": {"type": "string", "minLength": 1, "maxLength": c.MAX_NAME_CHARS},
             "params": {"type": "object"},
+            # One entrant per value (per combination): {target: [24, 26, 28]}.
+            "sweep": {
+                "type": "object",
+                "additionalProperties": {"type": "array", "minItems": 1},
+            },
         },
         "required": ["strategy"],
         "additionalProperties": False,

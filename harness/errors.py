@@ -21,9 +21,24 @@ MESSAGE_LIMIT = 2000
 
 # Line breaks that str.splitlines() honours: a message keeps what comes before the first.
 _BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
-# Other control characters (a terminal escape, a NUL) are shown escaped, never sent raw.
-_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F) if chr(c) not in "\t" + _BREAKS}
 _BREAK = re.compile(f"[{re.escape(_BREAKS)}]")
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable shown escaped (``\\x1b``,
+    ``\\u202e``): control characters, a terminal's escapes, bidi overrides (which turn a
+    line around on screen), zero-width and unassigned characters, lone surrogates. Tabs
+    stay. What a plugin or a user wrote is shown as it is, never acted on."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == "\t" else _escape(c) for c in text)
 
 
 def type_name(obj: object) -> str:
@@ -73,9 +88,7 @@ def _bounded(text: str, limit: int) -> str:
         head, rest = text[: found.start()], 0
     else:
         head, rest = text[:limit], max(len(text) - limit, 0)
-    head = head.translate(_CONTROLS)
-    # Lone surrogates cannot be written as UTF-8 (a log, a JSON file): escape them.
-    head = head.encode("utf-8", "backslashreplace").decode("utf-8")
+    head = printable(head)  # lone surrogates too: they cannot be written as UTF-8
     return f"{head}... ({rest} more characters)" if rest else head
 
 

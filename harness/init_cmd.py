@@ -15,6 +15,7 @@ import click
 
 from harness.cli_common import user_errors
 from harness.errors import ConfigError, safe_text
+from harness.runfolder.layout import path_problem
 
 BOT_FILE = "bot.py"
 CONFIG_FILE = "config.yaml"
@@ -23,6 +24,7 @@ BOT = '''\
 """My Pickomino bot: a starting point written against harness's public strategy API.
 
 Try it:   harness play bot.py:MyBot greedy --seed 1
+          harness play 'bot.py:MyBot(target=28)' greedy --seed 1
 Play it:  harness tourney config.yaml
 See:      harness strategies   (the built-ins to measure it against)
 """
@@ -39,8 +41,9 @@ class MyBot(Strategy):
     name = "my-bot"
 
     def __init__(self, target: int = 25) -> None:
-        # Constructor arguments are the bot's parameters: `my-bot(target=28)` on the
-        # command line, or `params: {target: 28}` in a config.
+        # Constructor arguments are the bot's parameters: 'bot.py:MyBot(target=28)' on
+        # the command line, `params: {target: 28}` in a config, or a sweep of values to
+        # tune it: `sweep: {target: [24, 26, 28]}` (one entrant per value).
         self.target = target
 
     def pick(self, view: View) -> int:
@@ -84,8 +87,9 @@ def write_starter(folder: Path) -> list[Path]:
         names = " and ".join(safe_text(str(p), 200) for p in existing)
         verb = "exists" if len(existing) == 1 else "exist"
         raise ConfigError(f"{names} already {verb}; nothing written (choose another folder)")
-    if folder.exists() and not folder.is_dir():
-        raise ConfigError(f"{safe_text(str(folder), 200)} is a file, not a folder")
+    why = path_problem(folder, folder=True)
+    if why is not None:
+        raise ConfigError(safe_text(why, 300))
     folder.mkdir(parents=True, exist_ok=True)
     for path, text in files.items():
         with path.open("x", encoding="utf-8") as fh:  # "x": never over a file made meanwhile

@@ -6,7 +6,10 @@ itself. The first must stop the run (exit 130), the second is that seat's forfei
 Only the signal handler knows which is which, so:
 
 * :func:`user_interrupts` (the CLI commands and the runner, in the main thread) installs
-  a SIGINT handler that notes that the user pressed Ctrl-C, then raises as usual;
+  a handler that notes that the user pressed Ctrl-C, then raises as usual: for SIGINT,
+  and for SIGTERM and SIGHUP, which ask a command to stop just as Ctrl-C does (one rule
+  for every such signal: exit 130, resumable); a signal ignored when harness started
+  (``nohup``, a background job) stays ignored;
 * :func:`plugin_interrupts_only` (worker processes, where SIGINT is ignored and the
   parent handles Ctrl-C) makes every KeyboardInterrupt a plugin's;
 * :func:`is_user_interrupt` is what the engine asks of every exception a strategy call
@@ -41,24 +44,36 @@ def _on_sigint(signum: int, frame: FrameType | None) -> None:
     interrupt_as_user()
 
 
+# The signals that ask harness to stop, handled alike (SIGHUP: a closed terminal).
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+
+
 @contextlib.contextmanager
 def user_interrupts() -> Iterator[None]:
-    """Within the block, a KeyboardInterrupt is the user's only if Ctrl-C was pressed.
+    """Within the block, a KeyboardInterrupt is the user's only if Ctrl-C was pressed
+    (or SIGTERM or SIGHUP came).
 
-    Installs a SIGINT handler (main thread only; elsewhere the mode is left as it is)
-    and restores the previous handler and mode on the way out. Nesting is fine.
+    Installs the handlers (main thread only; elsewhere the mode is left as it is), leaves
+    a signal that is ignored as it is, and restores the previous handlers and mode on
+    the way out. Nesting is fine.
     """
     global _mode, _pressed
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _on_sigint)
+    previous = {}
+    for sig in STOP_SIGNALS:
+        if signal.getsignal(sig) is not signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, _on_sigint)
     saved = _mode, _pressed
     _mode, _pressed = _USER, False
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         # A Ctrl-C noted inside a nested block is still the user's in the outer one.
         _mode, _pressed = saved[0], saved[1] or _pressed
 

@@ -23,6 +23,13 @@ Why it is built this way:
   or in C code), floods, dies or speaks garbage costs only its seat's game.
 * The child ends when the parent does: its socket closes (end of file), it polls its
   parent id, and on Linux it asks for SIGKILL on the parent's death.
+* The child is a sandbox (:mod:`harness.sandbox`): before it reads its recipe, and so
+  before any plugin code, it confines itself (resource limits, namespaces, no
+  capabilities, Landlock, a seccomp filter) while it has one thread; it may write only
+  in a scratch folder of its own (its ``TMPDIR``, removed with it). It tells the parent
+  in its first message which protections this system could not give. The parent, the
+  engine process, makes itself unreadable to other processes first
+  (:func:`harness.sandbox.protect_engine`).
 """
 
 from __future__ import annotations
@@ -32,11 +39,13 @@ import json
 import os
 import pickle
 import select
+import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
@@ -44,6 +53,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from harness import sandbox
 from harness.errors import MESSAGE_LIMIT, PluginError, safe_repr, safe_text, type_name
 
 MAX_REPLY = 64 * 1024
@@ -244,17 +254,46 @@ def _child_stdio() -> int:
     return 2
 
 
+# Thread pools of numeric libraries (OpenBLAS, OpenMP, MKL): one thread in a seat, unless
+# the user set them. A seat is one player; a pool per seat would only crowd the machine
+# (and each thread's reservations count against the seat's address space).
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def _child_environment(scratch: str) -> dict[str, str]:
+    env = dict(os.environ)
+    for name in _THREAD_VARIABLES:
+        env.setdefault(name, "1")
+    env["TMPDIR"] = scratch  # tempfile and friends write where the seat may write
+    return env
+
+
 class SeatProcess:
     """A child process running one seat's strategy, asked one question at a time.
 
     ``recipe`` says how to build the strategy there: ``{"ref": (load, params)}`` or
     ``{"instance": pickled bytes, "modules": [plugin files to load first]}``; ``label``
-    names the strategy in messages and in the prefix of the child's output.
+    names the strategy in messages and in the prefix of the child's output;
+    ``cpu_seconds`` is the CPU budget of each process it starts (RLIMIT_CPU; None: no
+    limit). ``missing`` lists the sandbox's protections the child could not apply;
+    ``sandboxed=False`` starts it without the sandbox (a seat moved out of the engine
+    process only so that its time limits hold).
     """
 
-    def __init__(self, recipe: dict[str, Any], label: str) -> None:
+    def __init__(
+        self,
+        recipe: dict[str, Any],
+        label: str,
+        cpu_seconds: int | None = None,
+        *,
+        sandboxed: bool = True,
+    ) -> None:
         self.recipe = recipe
         self.label = label
+        self.cpu_seconds = cpu_seconds if sandboxed else None
+        self.sandboxed = sandboxed
+        self.missing: list[str] = []
+        self.scratch: str | None = None  # the one folder its process may write in
         self._proc: subprocess.Popen[bytes] | None = None
         self._sock: socket.socket | None = None
         self._buf = bytearray()
@@ -267,6 +306,15 @@ class SeatProcess:
     def start(self) -> None:
         """Launch the child and send it the recipe; :meth:`wait_ready` waits for it."""
         self.kill()
+        if self.sandboxed:
+            sandbox.protect_engine()  # before any seat exists: no seat reads this memory
+        try:
+            scratch = tempfile.mkdtemp(prefix="harness-seat-")
+        except OSError as exc:
+            raise PluginError(
+                f"strategy {self.label}: cannot make its scratch folder: {exc.strerror or exc}"
+            ) from None
+        self.scratch = scratch
         parent_end, child_end = socket.socketpair()
         main = threading.current_thread() is threading.main_thread()
         code = (
@@ -282,6 +330,9 @@ class SeatProcess:
             str(child_end.fileno()),
             str(os.getpid()),
             "1" if main else "0",
+            scratch,
+            str(self.cpu_seconds or 0),
+            "1" if self.sandboxed else "0",
         ]
         out = _child_stdio()
         try:
@@ -293,9 +344,11 @@ class SeatProcess:
                 stderr=out,
                 start_new_session=True,
                 close_fds=True,
+                env=_child_environment(scratch),
             )
         except OSError as exc:
             parent_end.close()
+            shutil.rmtree(scratch, ignore_errors=True)
             raise PluginError(
                 f"strategy {self.label}: cannot start its process: {exc.strerror or exc}"
             ) from None
@@ -311,7 +364,7 @@ class SeatProcess:
         self._seq = 0
         self._ready = False
         # Killed with its parent object or at interpreter exit, whatever happens.
-        self._finalizer = weakref.finalize(self, _reap, self._proc, parent_end)
+        self._finalizer = weakref.finalize(self, _reap, self._proc, parent_end, scratch)
         payload = {**self.recipe, "label": self.label}
         with contextlib.suppress(SeatDied):  # wait_ready reports how it died
             self._send(pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL), None)
@@ -339,7 +392,10 @@ class SeatProcess:
             raise PluginError(
                 f"strategy {self.label}: its process sent an unreadable message at start"
             ) from None
-        if message == ["ready"]:
+        if type(message) is list and len(message) == 2 and message[0] == "ready":
+            missing = message[1]
+            if type(missing) is list:
+                self.missing = [safe_text(m, 200) for m in missing[:20]]
             self._ready = True
             return
         self.kill()
@@ -380,6 +436,11 @@ class SeatProcess:
             if time.monotonic() > deadline:
                 return "it stopped answering"
             time.sleep(0.01)
+
+    def cpu_used(self) -> float | None:
+        """CPU seconds its running process has used (Linux; None where unknown)."""
+        proc = self._proc
+        return None if proc is None else sandbox.cpu_used(proc.pid)
 
     # -- asking --------------------------------------------------------------------------
     def ask(self, message: tuple[Any, ...], timeout: float | None) -> Any:
@@ -489,7 +550,7 @@ def _how(code: int, status: int) -> str:
         return f"killed by signal {number}"
 
 
-def _reap(proc: subprocess.Popen[bytes], sock: socket.socket) -> None:
+def _reap(proc: subprocess.Popen[bytes], sock: socket.socket, scratch: str) -> None:
     sock.close()
     if proc.returncode is None:  # not reaped: the group id is still this child's
         with contextlib.suppress(OSError):
@@ -498,6 +559,7 @@ def _reap(proc: subprocess.Popen[bytes], sock: socket.socket) -> None:
             proc.kill()
     with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL: it ends
         proc.wait(5.0)
+    shutil.rmtree(scratch, ignore_errors=True)
 
 
 def close_processes(processes: list[SeatProcess]) -> None:
@@ -684,10 +746,14 @@ def _builder(recipe: dict[str, Any]) -> Callable[[], Any]:
 
 
 def child_main() -> None:
-    """The child process: ``python -c ... PATH FD PPID MAIN`` (see SeatProcess.start)."""
+    """The child process: ``python -c ... PATH FD PPID MAIN SCRATCH CPU SANDBOXED`` (see
+    SeatProcess.start)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the user's Ctrl-C is the parent's
     fd, ppid, from_main = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
+    scratch, cpu, sandboxed = sys.argv[5], int(sys.argv[6]) or None, sys.argv[7] == "1"
     sys.argv = ["harness-seat"]
+    # First, while this process has one thread and no plugin code has run: the sandbox.
+    missing = sandbox.confine_seat(scratch, cpu) if sandboxed else []
     _watch_parent(ppid, from_main)
     sock = socket.socket(fileno=fd)
     sock.setblocking(True)
@@ -701,7 +767,7 @@ def child_main() -> None:
     os.dup2(2, 1)  # output from C code too goes to stderr, never to harness's stdout
     sys.stdout = sys.stderr = out  # type: ignore[assignment]
     try:
-        _serve(sock, reader, recipe, label, out)
+        _serve(sock, reader, recipe, label, out, missing)
     except (EOFError, OSError):
         pass
     finally:
@@ -710,7 +776,12 @@ def child_main() -> None:
 
 
 def _serve(
-    sock: socket.socket, reader: _Reader, recipe: dict[str, Any], label: str, out: _Prefixed
+    sock: socket.socket,
+    reader: _Reader,
+    recipe: dict[str, Any],
+    label: str,
+    out: _Prefixed,
+    missing: list[str],
 ) -> None:
     from harness._board import GRILL_CLAIMS, STEAL_CLAIMS, Claim
     from harness.errors import HarnessError
@@ -729,7 +800,7 @@ def _serve(
             )
         _send_json(sock, ["fail", text])
         return
-    _send_json(sock, ["ready"])
+    _send_json(sock, ["ready", missing])
     fresh = False  # the first game uses the instance built at start
     view: View | None = None
     while True:

@@ -1,6 +1,7 @@
 """Plain JSON values from the numbers harness computes: one cleaning rule for every
 ``--json`` output and every JSON file (report.json, compare.json, sprt's summary, the
-turn analysis).
+turn analysis); and the one way harness reads back a JSON file of its own that anyone
+may have edited (:func:`loads_bounded`: never a RecursionError, whatever the nesting).
 
 Ground floor: it imports nothing of harness, and not numpy either (a numpy scalar can
 only exist once numpy is loaded, so it is looked up then), so the engine's rooms and
@@ -9,10 +10,14 @@ only exist once numpy is loaded, so it is looked up then), so the engine's rooms
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 from fractions import Fraction
 from typing import Any
+
+MAX_DEPTH = 64
+"""How deep a JSON file of harness's own may nest (run.json and report.json: about 6)."""
 
 
 def json_safe(value: Any) -> Any:
@@ -37,3 +42,26 @@ def json_safe(value: Any) -> Any:
     if numpy is not None and isinstance(value, numpy.floating | numpy.integer):
         return json_safe(value.item())
     return value
+
+
+class TooDeep(ValueError):
+    """A JSON document nested deeper than harness's files ever are."""
+
+
+def loads_bounded(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """``json.loads``, but a document nested more than ``max_depth`` deep is
+    :class:`TooDeep` (a ValueError, one line), never a RecursionError, here or in the
+    code that walks the result later."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise TooDeep(f"JSON nested more than {max_depth} deep") from None
+    stack = [(data, 1)]
+    while stack:  # no recursion: a walk as deep as the document is what is refused
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth > max_depth:
+                raise TooDeep(f"JSON nested more than {max_depth} deep")
+            items = value.values() if isinstance(value, dict) else value
+            stack.extend((item, depth + 1) for item in items)
+    return data

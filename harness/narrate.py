@@ -75,9 +75,10 @@ class Narrator(GameObserver):
         self.write("; ".join(what))
 
 
-def summary_lines(result: GameResult) -> list[str]:
-    """The end of a game: scores, stacks and the winner."""
-    lines = [""]
+def summary_lines(result: GameResult, *, spaced: bool = True) -> list[str]:
+    """The end of a game: scores, stacks and the winner; ``spaced``: after an empty line
+    (it follows a narration)."""
+    lines = [""] if spaced else []
     if result.error is not None:
         lines.append(f"FORFEIT: {result.error}")
     elif result.capped:

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import inspect
-import math
 import sys
 from array import array
 from collections.abc import Iterable, Sequence
@@ -43,8 +42,9 @@ from harness.engine import DEFAULT_MAX_TURNS
 from harness.native_seats import SeatHost
 from harness.ranking import Counts
 from harness.rules import Rules
-from harness.runfolder.schema import GAME_ARRAYS, SEAT_ARRAYS
+from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
 from harness.seating import design
+from harness.strategy import ParameterError, check_instance
 
 try:  # the optional extension; absent on a machine that had no C compiler
     import harness._native_core as _core
@@ -61,6 +61,13 @@ _C_GAME_COLUMNS = (
     "deal", SEATING, "seed", "game_seed", "turns", "status", "winner", "error_seat", "error_kind"
 )  # fmt: skip
 _C_SEAT_COLUMNS = ("worms", "rank", "busts", "steals", "stolen")
+# The luck account's columns per seat (harness.analysis.account, kept by account.c), in the
+# order core.c's get_account takes them: its float64 sums, then its int16 counts.
+ACCOUNT_COLUMNS: dict[str, str] = ACCOUNT_ARRAYS
+_C_ACCOUNT_COLUMNS = (
+    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim",
+    "rolls", "picks", "stops", "claims",
+)  # fmt: skip
 MAX_ORDERS = 127  # the seating column is an int8 (core.c's MAX_ORDERS; a test ties them)
 DICE_MODES = ("independent", "duplicate")
 _INT64 = 1 << 63
@@ -79,9 +86,6 @@ _KINDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
 }
 # Modules a native strategy mirrors besides its own and harness.strategies._common.
 _ALSO: dict[str, tuple[str, ...]] = {"optimal": ("harness.analysis.turn",)}
-# Parameters that must be finite (NaN or infinity would reach the C arithmetic
-# differently from numpy's: such a seat plays on the Python engine).
-_FINITE: dict[str, tuple[str, ...]] = {"optimal": ("spread", "flip")}
 NATIVE_STRATEGIES: tuple[str, ...] = tuple(_KINDS)
 """The built-in strategies that have a native version."""
 
@@ -94,15 +98,18 @@ _COMMON = f"{_PKG}._common"
 _SOURCES: dict[str, str] = {
     f"{_PKG}._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
     f"{_PKG}.greedy": "fa222f77607cecf48bf78ac9577e1c62f612f57dfe933d37e8cc7b6dce809572",
-    f"{_PKG}.threshold": "c481b23e5af28a89fdd309a0dd24078aa2ce558609ccc090eac80eaed5d1adcf",
-    f"{_PKG}.worm_first": "8e655fca1c6647c7956e1e297c04e3ad3b2fc3110b914c4de7eb7f0a741e6b3c",
+    f"{_PKG}.threshold": "180e513e15a1afe47500ac89049c60e49135df1093e0b29128be9700ffd6bc42",
+    f"{_PKG}.worm_first": "4b8c0bb074b3227b916c7760a8c2841b67e9fbf66bae823ac51f5f9f93128d60",
     f"{_PKG}.simple": "1963c39bf79679795ab28a5353aadbe4cc8e9023035fa801839b0a07d6a561f9",
     f"{_PKG}.env_heuristic": "f237983b9959688c64423e3c67d70a716bb88cd5c6c2bc9ef46dd39c8798a83c",
-    f"{_PKG}.tactician": "bd2ff5056c9842edb4725df8584ca88eaf8b00dfecbb581a54639b8de09a1cd5",
-    f"{_PKG}.random_play": "8b021791c5133246daa787e0a3ab0b318d75cfaefd976b0c37f63bb419379657",
-    f"{_PKG}.optimal": "a8d8597e7cd7f25a599824bec22ff4e7254752f6f9fc20c1600f7777d4cb2f4f",
+    f"{_PKG}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
+    f"{_PKG}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
+    f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
+    # the luck account's reference: account.c mirrors its Accountant, float for float
+    "harness.analysis.account": "e08613ed8c7be19f6a370d9c84dacdd9ce9b01cede998124bec023cdb197e832",
 }
+_ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
 
 class NotNative(ValueError):
@@ -152,6 +159,14 @@ def _stale(name: str) -> bool:
     return found
 
 
+def _account_stale() -> bool:
+    """Whether the luck account's reference is not the source account.c mirrors (cached)."""
+    found = _STALE.get(" account")  # not a strategy's name
+    if found is None:
+        found = _STALE[" account"] = any(source_digest(m) != _SOURCES[m] for m in _ACCOUNT_SOURCES)
+    return found
+
+
 _CLASSES: dict[str, type | None] = {}
 
 
@@ -181,9 +196,12 @@ def native_seat(strategy: Any) -> NativeSeat:
     ``strategy`` is a reference (``"threshold(target=28)"``), a resolved
     :class:`~harness.plugins.StrategySpec`, an instance of a built-in class, or a
     :class:`NativeSeat`. The class is recognised by identity alone (nothing of a
-    plugin's runs here: not its ``name``, not its metaclass). The parameters are
-    checked by building an instance, as the Python engine would: a constructor that
-    raises is NotNative (its forfeit is the Python engine's to report).
+    plugin's runs here: not its ``name``, not its metaclass). The parameters it plays
+    with are held to the built-in's declared bounds first
+    (:func:`harness.strategy.check_instance`): one out of them is a
+    :class:`~harness.strategy.ParameterError`, as on the Python engine, never a seat
+    played with it (the C code refuses it too). A constructor that raises otherwise is
+    NotNative (its forfeit is the Python engine's to report).
     """
     from harness.plugins import StrategySpec, resolve
 
@@ -192,6 +210,8 @@ def native_seat(strategy: Any) -> NativeSeat:
     if type(strategy) is str:
         try:
             strategy = resolve(strategy)
+        except ParameterError:
+            raise  # the one refusal either engine gives
         except Exception as exc:  # noqa: BLE001 - a bad reference: not ours to report
             raise NotNative(f"{strategy}: {exc}") from None
     if type(strategy) is StrategySpec:
@@ -207,12 +227,12 @@ def native_seat(strategy: Any) -> NativeSeat:
     if make is not None:
         try:
             instance = make()
+        except ParameterError:
+            raise
         except Exception as exc:  # noqa: BLE001
             raise NotNative(f"{name}: {exc}") from None
+    check_instance(instance, label=name)
     params = tuple(_number(getattr(instance, a), f"{name}.{a}") for a in attributes)
-    for a in _FINITE.get(name, ()):
-        if not math.isfinite(getattr(instance, a)):
-            raise NotNative(f"{name}.{a}: {getattr(instance, a)!r} is not a finite number")
     return NativeSeat(name, kind, params)
 
 
@@ -245,8 +265,11 @@ class NativeResult:
     """Columns of the games played, as a chunk stores them, plus the final boards.
 
     ``games`` and ``seats`` have the keys and typecodes of a
-    :class:`~harness.tourney.chunks.ChunkResult`'s; ``detail`` (when asked for) holds
-    each game's final grill, face-down tiles and stacks, read with :meth:`board`.
+    :class:`~harness.tourney.chunks.ChunkResult`'s; played with ``account=True``, each
+    ``seats[i]`` also holds the luck account's columns (:data:`ACCOUNT_COLUMNS`: the
+    sums and counts of :class:`harness.analysis.account.Ledger`, bit for bit the
+    Accountant's). ``detail`` (when asked for) holds each game's final grill, face-down
+    tiles and stacks, read with :meth:`board`.
     """
 
     games: dict[str, array]
@@ -276,13 +299,23 @@ class NativeResult:
         }
 
 
-def _columns(players: int, rows: int) -> tuple[dict[str, array], list[dict[str, array]]]:
-    games = {k: array(code, bytes(rows * array(code).itemsize)) for k, code in GAME_COLUMNS.items()}
-    seats = [
-        {k: array(code, bytes(rows * array(code).itemsize)) for k, code in SEAT_COLUMNS.items()}
-        for _ in range(players)
-    ]
-    return games, seats
+def _zeros(columns: dict[str, str], rows: int) -> dict[str, array]:
+    return {k: array(code, bytes(rows * array(code).itemsize)) for k, code in columns.items()}
+
+
+def _columns(
+    players: int, rows: int, account: bool = False
+) -> tuple[dict[str, array], list[dict[str, array]]]:
+    games = _zeros(GAME_COLUMNS, rows)
+    seat = {**SEAT_COLUMNS, **ACCOUNT_COLUMNS} if account else SEAT_COLUMNS
+    return games, [_zeros(seat, rows) for _ in range(players)]
+
+
+def _account_c(seats: list[dict[str, array]], account: bool) -> tuple | None:
+    """The account's buffers as core.c takes them (None: no account kept)."""
+    if not account:
+        return None
+    return tuple(s[k] for s in seats for k in _C_ACCOUNT_COLUMNS)
 
 
 def _flat(games: dict[str, array], seats: list[dict[str, array]]) -> tuple:
@@ -322,9 +355,15 @@ def _prepare(
     dice: str,
     max_turns: int,
     python: Sequence[bool] = (),
+    account: bool = False,
 ) -> tuple[Rules, tuple, int]:
     if _core is None:
         raise NotNative("the native engine is not built in this installation")
+    if account and _account_stale():
+        raise NotNative(
+            "the luck account (harness.analysis.account) differs from the one the native "
+            "engine mirrors"
+        )
     game_rules = Rules.coerce(rules, players=len(strategies))
     if dice not in DICE_MODES:
         raise NotNative(f"dice {dice!r}: the native engine plays {', '.join(DICE_MODES)}")
@@ -360,7 +399,7 @@ def seat_host(
     An entrant with no native version (:func:`native_seat` says NotNative) is a Python
     seat, built per game by ``factory(strategy)``; ``hooks`` are
     :class:`~harness.native_seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
-    ``playing``, ``forfeited``).
+    ``playing``, ``forfeited``, ``times``, ``timed``).
     """
     factories: list[Any] = []
     for s in strategies:
@@ -395,6 +434,7 @@ def play_games(
     max_turns: int = DEFAULT_MAX_TURNS,
     detail: bool = False,
     host: SeatHost | None = None,
+    account: bool = False,
 ) -> NativeResult:
     """Play one game per seed natively; the columns a chunk stores, row by row.
 
@@ -406,16 +446,17 @@ def play_games(
     is ``play_game(..., seed=seeds[k])``), seatings to 0; the ``deal`` column is the row
     number. NotNative when something cannot play natively; ValueError for a bad design
     or a seating that is not an index into it. With ``host``, its Python seats play
-    through it (built with ``first=None``: its rows are the row numbers).
+    through it (built with ``first=None``: its rows are the row numbers). With
+    ``account``, every seat's luck account is kept too (see :class:`NativeResult`).
     """
     python = _python_of(host, len(strategies))
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
     seed_col = _seed_column(seeds, "seed")
     rows = len(seed_col)
     gseed_col = seed_col if game_seeds is None else _seed_column(game_seeds, "game_seed")
     if len(gseed_col) != rows:
         raise ValueError(f"{len(gseed_col)} game seeds for {rows} seeds")
-    games, seat_cols = _columns(game_rules.players, rows)
+    games, seat_cols = _columns(game_rules.players, rows, account)
     games["seed"] = seed_col
     games["game_seed"] = array("q", gseed_col)
     games["deal"] = array("i", range(rows))
@@ -439,6 +480,7 @@ def play_games(
         _flat(games, seat_cols),
         boards,
         None if host is None else host.callbacks,
+        _account_c(seat_cols, account),
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -465,12 +507,14 @@ def check_table(
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     python: bool = False,
+    account: bool = False,
 ) -> None:
     """NotNative unless :func:`play_deals` can play this table (nothing is played):
     what a planner asks before it hands a table to the native engine. ``python``: a
-    seat with no native version may play as a Python seat (a mixed table)."""
+    seat with no native version may play as a Python seat (a mixed table); ``account``:
+    with the luck account kept."""
     flags = [python and not supports([s]) for s in strategies] if python else ()
-    _prepare(rules, strategies, dice, max_turns, flags)
+    _prepare(rules, strategies, dice, max_turns, flags, account)
     _prefix(seed)
 
 
@@ -488,6 +532,7 @@ def play_deals(
     detail: bool = False,
     host: SeatHost | None = None,
     account: bool = False,
+    progress: Any = None,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.
 
@@ -497,12 +542,13 @@ def play_deals(
     :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
     are left out. The seeds are derived in C (BLAKE2b, as
     :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
-    (built with ``first`` the same first deal).
+    (built with ``first`` the same first deal). With ``account``, every seat's luck
+    account is kept too (see :class:`NativeResult`). ``progress``: a writable buffer of a
+    double (a slot of shared memory) that gets the chunk row of each game as it starts,
+    so that another process can show progress game by game.
     """
-    if account:  # placeholder until the native account lands (issue-20-native)
-        raise NotNative("the luck account is not played natively yet")
     python = _python_of(host, len(strategies))
-    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python)
+    game_rules, seats, duplicate = _prepare(rules, strategies, dice, max_turns, python, account)
     if type(first) is not int or type(stop) is not int or not 0 <= first <= stop < 2**31:
         raise NotNative(f"deals {first!r}..{stop!r}: the native engine takes 0 <= first <= stop")
     prefix = _prefix(seed)
@@ -512,7 +558,7 @@ def play_deals(
     if type(start) is not int or not 0 <= start <= total:
         raise ValueError(f"start {start!r} is outside the chunk's {total} rows")
     rows = total - start
-    games, seat_cols = _columns(n, rows)
+    games, seat_cols = _columns(n, rows, account)
     boards = bytearray(rows * _core.DETAIL_BYTES) if detail else None
     _core.play_deals(
         rules_c(game_rules),
@@ -527,6 +573,8 @@ def play_deals(
         _flat(games, seat_cols),
         boards,
         None if host is None else host.callbacks,
+        _account_c(seat_cols, account),
+        progress,
     )
     return NativeResult(games, seat_cols, boards)
 
@@ -565,6 +613,7 @@ def chunk_stats(
 
 
 __all__ = [
+    "ACCOUNT_COLUMNS",
     "NATIVE_STRATEGIES",
     "NativeResult",
     "NativeSeat",

@@ -22,6 +22,7 @@ Ctrl-C, see :mod:`harness.interrupts`) leaves the C code and propagates to the c
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from time import perf_counter_ns
 from typing import Any
 
 from harness._board import ALL_FACES, FACES_OF, KEPT_OF
@@ -30,6 +31,7 @@ from harness.engine import Game, build_instances
 from harness.errors import GameError, safe_text
 from harness.rules import Rules
 from harness.runfolder.schema import ERROR_KINDS
+from harness.runfolder.timing import ChunkTimes
 from harness.seating import seats_of
 from harness.strategy import Strategy
 
@@ -56,7 +58,10 @@ class SeatHost:
     ``(deal - first) * len(orders) + k`` (``first`` None: the row is the deal number,
     for explicit rows). ``mark(row)`` is told each game's row before anything of it
     runs, ``playing(deal, k, row, names, instances)`` the instances once built (what
-    labels a plugin's output), ``forfeited(error, deal, k)`` each forfeit.
+    labels a plugin's output), ``forfeited(error, deal, k)`` each forfeit. ``times`` (a
+    :class:`~harness.runfolder.timing.ChunkTimes`) gets the decision times of the
+    entrants ``timed`` says, in the rows it times, as the Python engine's chunks time
+    them.
     """
 
     def __init__(
@@ -71,6 +76,8 @@ class SeatHost:
         mark: Hooks | None = None,
         playing: Hooks | None = None,
         forfeited: Hooks | None = None,
+        times: ChunkTimes | None = None,
+        timed: Sequence[bool] = (),
     ) -> None:
         self.rules = rules
         self.factories = tuple(factories)
@@ -79,6 +86,10 @@ class SeatHost:
         self.max_turns = max_turns
         self.first = first
         self.mark, self.playing, self.forfeited = mark, playing, forfeited
+        self.times = times if times is not None and any(timed) else None
+        self.timed = tuple(timed)
+        # Per game: the timed seats' entrants (-1: a seat not timed); None: nothing timed.
+        self.clock: list[int] | None = None
         self.errors: dict[int, str] = {}
         # Per game: the shadow game, its instances and views, the row; per turn: the
         # board, the seat's view and the turn state.
@@ -111,6 +122,12 @@ class SeatHost:
         )
         if self.playing is not None:
             self.playing(deal, k, row, names, instances)
+        self.clock = None
+        if self.times is not None and self.times.timed(row):
+            self.clock = [e if self.timed[e] else -1 for e in self.orders[k]]
+            for e in self.clock:
+                if e >= 0:
+                    self.times.games[e] += 1
         if failed is not None:
             return self._forfeit(failed)
         game = self.game = Game(
@@ -149,7 +166,18 @@ class SeatHost:
         view.counts = roll.counts
         view.choices = FACES_OF[new]
         try:
-            face = self.pick_of(view)
+            if self.clock is None:
+                face = self.pick_of(view)
+            else:  # a timed game (harness.runfolder.timing): inline, as _took
+                start = perf_counter_ns()
+                face = self.pick_of(view)
+                d = perf_counter_ns() - start
+                e = self.clock[seat]
+                if e >= 0:
+                    times = self.times
+                    times.ns[e] += d  # type: ignore[union-attr]
+                    b = d.bit_length()
+                    times.hist[e][(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1  # type: ignore[union-attr]
         except BaseException as exc:
             return self._forfeit(self.game.fault(self.board[0], seat, "pick", exc), exc)
         if type(face) is not int or face not in _LEGAL[new]:
@@ -171,7 +199,12 @@ class SeatHost:
     def stop(self, seat: int) -> int:
         """1: the seat stops (R6); 0: it rolls on."""
         try:
-            stop = self.instances[seat].stop(self.view)
+            if self.clock is None:
+                stop = self.instances[seat].stop(self.view)
+            else:
+                start = perf_counter_ns()
+                stop = self.instances[seat].stop(self.view)
+                self._took(seat, start)
         except BaseException as exc:
             return self._forfeit(self.game.fault(self.board[0], seat, "stop", exc), exc)
         if stop is not True:
@@ -187,11 +220,27 @@ class SeatHost:
     def claim(self, seat: int, total: int) -> int:
         """The claim chosen (R7), as ``tile * 8 + victim + 1`` (victim -1: the grill)."""
         try:
-            choice = self.game.ask_claim(seat, total, *self.board)
+            if self.clock is None:
+                choice = self.game.ask_claim(seat, total, *self.board)
+            else:  # the whole ask: the claims offered, the answer and its check
+                start = perf_counter_ns()
+                choice = self.game.ask_claim(seat, total, *self.board)
+                self._took(seat, start)
         except GameError as error:
             return self._forfeit(error)
         victim = -1 if choice.victim is None else choice.victim
         return choice.tile * 8 + victim + 1
+
+    def _took(self, seat: int, start: int) -> None:
+        """A timed decision of ``seat`` ended (harness.runfolder.timing, inline)."""
+        e = self.clock[seat]  # type: ignore[index]
+        if e < 0:
+            return
+        times = self.times
+        d = perf_counter_ns() - start
+        times.ns[e] += d  # type: ignore[union-attr]
+        b = d.bit_length()
+        times.hist[e][(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1  # type: ignore[union-attr]
 
     # -- forfeits ------------------------------------------------------------------------
     def _forfeit(self, error: GameError, cause: BaseException | None = None) -> int:

@@ -28,8 +28,16 @@ from harness.plugins import (
 )
 from harness.record import RecordBuilder
 from harness.rules import Rules
-from harness.seats import SeatLimits, close_all, guard
-from harness.strategy import Strategy
+from harness.sandbox import missing_note
+from harness.seats import (
+    SeatLimits,
+    close_all,
+    guard,
+    moved_to_processes,
+    sandbox_missing,
+    unguarded,
+)
+from harness.strategy import Strategy, check_instance
 
 
 def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> None:
@@ -42,21 +50,35 @@ def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> No
 
 
 def build_strategies(
-    strategies: Sequence[str | Strategy],
+    strategies: Sequence[str | Strategy], *, display: bool = False
 ) -> tuple[list[Strategy], list[str]]:
-    """Instances and display names for a seat list of references or instances."""
+    """Instances and names for a seat list of references or instances: labels
+    (``path/bot.py:MyBot(target=28)``), or with ``display`` a file or module bot by its
+    class's own ``name``, as a tourney shows it (``my-bot(target=28)``)."""
+    instances, names, _ = _built(strategies, display=display)
+    return instances, names
+
+
+def _built(
+    strategies: Sequence[str | Strategy], *, display: bool = False
+) -> tuple[list[Strategy], list[str], list[tuple[str, Any] | None]]:
+    """:func:`build_strategies`, with each seat's (reference, parameters) (None for an
+    instance given as such): how a process of its own would build it."""
     instances: list[Strategy] = []
     names: list[str] = []
+    refs: list[tuple[str, Any] | None] = []
     for item in strategies:
         if isinstance(item, Strategy):
             _check_own_instance(item, instances)
             instances.append(item)
             names.append(_label(item))
+            refs.append(None)
         else:
             spec = resolve(item)
             instances.append(spec.create())
-            names.append(spec.label)
-    return instances, names
+            names.append(spec.display_label if display else spec.label)
+            refs.append((spec.ref, spec.params))
+    return instances, names, refs
 
 
 def _references(
@@ -108,6 +130,30 @@ class Seats:
         if self.owned:
             close_all(self.strategies)
 
+    def notes(self) -> list[str]:
+        """What a person should know before the game, one line each (no "Note:"): seats
+        moved to processes of their own so that their time limits hold, seats whose limits
+        hold only if they let themselves be interrupted, an incomplete sandbox."""
+        lines = []
+        moved = moved_to_processes(self.strategies)
+        if moved:
+            lines.append(
+                f"{', '.join(moved)} {'plays' if len(moved) == 1 else 'play'} in a process of "
+                "its own so that the time limits hold (in harness's own process a plugin "
+                "could catch or disarm the timer, or loop in C code, and never return)"
+            )
+        stuck = unguarded(self.strategies)
+        if stuck:
+            lines.append(
+                f"{', '.join(stuck)} cannot be sent to a process of its own (defined in "
+                "__main__, or its instance does not pickle): its time limits hold only while "
+                "it lets harness's timer interrupt it; give it by reference to be sure"
+            )
+        note = missing_note(sandbox_missing(self.strategies))
+        if note is not None:
+            lines.append(note)
+        return lines
+
     def __enter__(self) -> Seats:
         return self
 
@@ -119,19 +165,23 @@ def open_seats(
     strategies: Sequence[str | Strategy],
     limits: SeatLimits | None = None,
     names: Sequence[str] | None = None,
+    *,
+    display: bool = False,
 ) -> Seats:
     """Build the seats for ``strategies`` under ``limits``; one-line errors, nothing played.
 
     With ``isolation="process"``, every seat's process is started (in parallel) and has
-    loaded its strategy when this returns; references are loaded only there. A new
-    instance is built in the seat's process for every game.
+    loaded its strategy when this returns; references are loaded only there (so a file
+    bot is named by its reference there: its class is never loaded here). A new instance
+    is built in the seat's process for every game. ``display``: in-process, a file or
+    module bot is named by its class's own ``name`` (:func:`build_strategies`).
     """
     limits = limits if limits is not None else SeatLimits()
     if limits.isolation == "process":
         instances, refs, labels = _references(strategies)
     else:
-        built, labels = build_strategies(strategies)
-        instances, refs = list(built), None
+        built, labels, refs = _built(strategies, display=display)
+        instances = list(built)
     if names is None:
         names = labels
     elif len(names) != len(instances):
@@ -187,6 +237,9 @@ def play_game(
         raise HarnessError(f"engine: {safe_repr(engine)} is not one of {', '.join(ENGINES)}")
     if names is not None and len(names) != len(strategies):  # before either engine
         raise HarnessError(f"{len(names)} names for {len(strategies)} seats")
+    for item in strategies:  # references are checked as they are resolved
+        if isinstance(item, Strategy):
+            check_instance(item)  # before either engine: the same refusal from both
     if engine != "python":
         why = native_problem(
             strategies, seed, record=record, observer=observer, dice=dice, limits=limits

@@ -168,8 +168,11 @@ def play(
             raise HarnessError(f"--engine native: {why}; or use --engine auto")
     # Every strategy loaded (in its own process with --isolation process) before the
     # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), limits) as seats:
+    with open_seats(list(strategies), limits, display=True) as seats:
         names = seats.names
+        if not quiet:
+            for note in seats.notes():
+                click.echo(f"Note: {note}.", err=True)
         narrator = None if (quiet or as_json) else Narrator(names, click.echo)
         accountant = None
         if analyze:  # the turn programme loads only when asked for (numpy, ~0.3 s)
@@ -224,7 +227,7 @@ def play(
             payload["account"] = account_json(account)
         click.echo(json.dumps(payload))
     else:
-        for line in summary_lines(result):
+        for line in summary_lines(result, spaced=narrator is not None):
             click.echo(line)
         if account is not None:
             from harness.analysis.game import account_lines
@@ -303,19 +306,22 @@ def _play_person(
 def _check_record_path(path: str) -> None:
     """One line before anything is played unless a record can be written at ``path``.
 
-    A folder given as the file is bad input (exit 2); a place that cannot be written is
-    what saving would hit later (RunFailed, exit 1, as save_record says it). Tried for
-    real, the way save_record writes (a temporary file next to it, renamed into place):
+    A path that cannot name a file (a folder, a folder that does not exist, a file where a
+    folder should be) is bad input (exit 2); a folder that cannot be written is what
+    saving would hit later (RunFailed, exit 1, as save_record says it). Tried for real,
+    the way save_record writes (a temporary file next to it, renamed into place):
     permissions alone do not tell (root, read-only mounts).
     """
     import os
     import tempfile
 
     from harness.errors import HarnessError, RunFailed, safe_text
+    from harness.runfolder.layout import path_problem
 
     target = os.path.abspath(path)
-    if os.path.isdir(target):
-        raise HarnessError(f"--record {path}: is a folder; give a file name")
+    why = path_problem(target, folder=False)
+    if why is not None:  # bad input: exit 2, before anything is played or written
+        raise HarnessError(f"--record {safe_text(path, 200)}: {safe_text(why, 300)}")
     try:
         with tempfile.NamedTemporaryFile(dir=os.path.dirname(target), prefix=".harness-"):
             pass

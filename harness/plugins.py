@@ -51,7 +51,7 @@ from typing import Any
 
 from harness.errors import PluginError, safe_text, type_name
 from harness.interrupts import reraise_if_user
-from harness.strategy import Strategy
+from harness.strategy import Strategy, check_bounds
 
 ENTRY_POINT_GROUP = "harness.strategies"
 
@@ -760,6 +760,11 @@ def _check_class(ref: str, obj: Any) -> type[Strategy]:
     return obj
 
 
+FILE_MODULE = "harness_plugin_"
+"""The start of the module name a file plugin is loaded under (then a hash of its path
+and content): an implementation detail, never shown to people as the plugin's name."""
+
+
 def _load_file(ref: str, where: str) -> Any:
     path = Path(where).expanduser()
     if not path.is_file():
@@ -772,7 +777,7 @@ def _load_file(ref: str, where: str) -> Any:
     # Keyed by path and content: an edited file (a notebook session) is loaded afresh,
     # so the code that runs is always the code its digest (identity()) describes.
     key = hashlib.sha1(str(path).encode() + b"\0" + source).hexdigest()[:12]
-    module_name = "harness_plugin_" + key
+    module_name = FILE_MODULE + key
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -899,6 +904,7 @@ def _check_params(ref: str, cls: type[Strategy], params: dict[str, Any]) -> tupl
     missing = [k for k, v in accepted.items() if v is ... and k not in params]
     if missing:
         raise PluginError(f"strategy {ref}: missing parameter {', '.join(missing)}")
+    check_bounds(cls, params, label=ref)  # the strategy's own declared bounds
     return tuple(sorted(params.items()))
 
 

@@ -11,13 +11,16 @@ A record is JSON::
 Per turn, ``rolls`` lists every roll, ``keeps`` the face set aside after each roll that
 had a new face, and ``end`` is ``{"claim": T}``, ``{"steal": T, "from": SEAT}`` or
 ``{"bust": "no-new-face" | "no-worm" | "no-tile"}``. A stop is implied when a claim or
-steal follows the last keep. Other fields (seed, result, ...) are allowed and kept;
-records written by harness give each turn its luck and skill ``account`` (par, luck,
-regret, swing: :mod:`harness.analysis.account`), which replay ignores and ``harness
-analyze game`` checks against the moves. A record may end before the game is over.
+steal follows the last keep. Other fields (seed, ...) are allowed and kept; records
+written by harness give each turn its luck and skill ``account`` (par, luck, regret,
+swing: :mod:`harness.analysis.account`), which replay ignores and ``harness analyze game``
+checks against the moves. A record may end before the game is over.
 
 Replay re-applies a record through the engine itself, with the recorded dice and the
-recorded decisions, so a record is checked by exactly the rules that produced it.
+recorded decisions, so a record is checked by exactly the rules that produced it. A
+``result`` (what :class:`RecordBuilder` attaches: ``scores``, ``winner``, ``over``,
+``status`` and, for a forfeit, ``error``) must be an object that says what the moves
+give: one that contradicts them is refused (a record without one is fine).
 
 A record file is input from anywhere, so reading it is bounded: at most
 :data:`MAX_RECORD_BYTES`, numbers of at most :data:`MAX_RECORD_DIGITS` digits, seat names
@@ -29,6 +32,7 @@ allows; anything else is one RecordError line, and values shown in messages are 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -172,6 +176,11 @@ def check_record(data: Any) -> dict[str, Any]:
         record_rules(data)
     except RulesError as exc:
         raise RecordError(str(exc)) from None
+    if "result" in data and not isinstance(data["result"], dict):
+        raise _fail(
+            "result",
+            f"expected an object (scores, winner, over, status), got {shown(data['result'])}",
+        )
     turns = data.get("turns")
     if not isinstance(turns, list):
         raise _fail("turns", "expected a list of turns")
@@ -412,7 +421,51 @@ def replay(data: dict[str, Any], observer: GameObserver | None = None) -> GameRe
             )
     result = game.result()
     result.capped = False
+    stated = data.get("result")
+    if stated is not None:
+        _check_result(stated, game, result)
     return result
+
+
+_FORFEIT_SEAT = re.compile(r"turn (\d+), seat (\d+) ")
+
+
+def _check_result(stated: dict[str, Any], game: Game, replayed: GameResult) -> None:
+    """RecordError unless the record's ``result`` says what its moves give.
+
+    A forfeit (``error``) ended the game in the turn after the recorded ones; its seat,
+    which the error names ("turn 7, seat 1 (...) ..."), is ranked last.
+    """
+    expected = replayed
+    error = stated.get("error")
+    if error is not None:
+        found = _FORFEIT_SEAT.match(error) if isinstance(error, str) else None
+        seat = int(found.group(2)) if found else -1
+        if not 0 <= seat < replayed.players:
+            raise _fail("result.error", f"{shown(error, 80)} does not name the seat that forfeited")
+        forfeit = GameError(int(found.group(1)), seat, replayed.names[seat], "forfeited")  # type: ignore[union-attr]
+        expected = game.result(error=forfeit)
+    checks = {
+        "scores": (
+            list(expected.scores),
+            lambda v: type(v) is list and all(type(x) is int for x in v),
+        ),
+        "winner": (expected.winner, lambda v: v is None or type(v) is int),
+        "over": (expected.over, lambda v: type(v) is bool),
+    }
+    for key, (want, plain) in checks.items():
+        if key in stated and not (plain(stated[key]) and stated[key] == want):
+            raise _fail(
+                f"result.{key}", f"{shown(stated[key], 80)}, but its moves give {shown(want, 80)}"
+            )
+    if "status" in stated:
+        status = stated["status"]
+        wants = (
+            {expected.status} if expected.over or error is not None else {"turn-cap", "unfinished"}
+        )
+        if status not in wants:
+            said = " or ".join(sorted(wants))
+            raise _fail("result.status", f"{shown(status, 80)}, but its moves give {said}")
 
 
 def _explain(

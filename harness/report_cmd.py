@@ -122,6 +122,18 @@ def report(
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, path_type=Path))
 @click.option(
+    "--last",
+    type=click.IntRange(2, 26),
+    default=None,
+    help="With one config folder: compare its N newest runs (default 2: the newest and the "
+    "one before it), oldest first.",
+)
+@click.option(
+    "--focus",
+    metavar="STRATEGY",
+    help="Put this strategy first: its differences, then its head-to-head changes.",
+)
+@click.option(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
@@ -140,61 +152,67 @@ def report(
     is_flag=True,
     help="Compare every row as independent samples, even where the games are twins.",
 )
+@click.option(
+    "--recount",
+    is_flag=True,
+    help="Count every number afresh from the runs' verified games instead of reading "
+    "their report.json (which guards against damage, not against deliberate edits).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @user_errors
 def compare_cmd(
     runs: tuple[Path, ...],
+    last: int | None,
+    focus: str | None,
     out: Path | None,
     matches: tuple[str, ...],
     unpaired: bool,
+    recount: bool,
     as_json: bool,
 ) -> None:
-    """Compare RUN_A with RUN_B [RUN_C ...] on the strategies they share.
+    """Compare runs on the strategies they share: RUN_A RUN_B [RUN_C ...], or the newest
+    runs of one config folder (results/<config>: its newest run against the one before).
 
     Prints win share and mean worms per run with 95% intervals, each run's difference
     from RUN_A and whether it is significant (Holm-adjusted over the table), and what
     differs between the runs (rules, players, dice, entrants: reference, class,
     parameters, code). Runs with the same seed and dice play the same deals on the same
     dice: a strategy's games that met the same opponents from the same seat are then
-    compared in pairs, clustered by deal (far narrower intervals); other rows are
-    compared unpaired, and each row says which. Writes a report with side-by-side charts.
+    compared in pairs, clustered by deal (far narrower intervals), and so are the
+    head-to-head shares; other rows are compared unpaired, and each row says which.
+    Writes a report with side-by-side charts.
 
     \b
     Examples:
+      harness compare results/mine                      # the newest run against the one before
+      harness compare results/mine --last 3 --focus mybot
       harness compare results/round_robin/<old id> results/round_robin/<new id>
       harness compare results/mine/<v1 id> results/mine/<v2 id> --match mybot=mybot2
     """
     from harness.report import cached_summary
-    from harness.report.aggregate import find_run
     from harness.report.compare import compare, parse_matches
     from harness.report.files import write_text_atomic
     from harness.report.plots import plot_compare, plot_compare_diffs
-    from harness.report.render import (
-        compare_blocks,
-        compare_legend,
-        compare_notes,
-        compared_how,
-        diff_cells,
-        luck_cells,
-        num,
-        text_table,
-        to_html,
-        to_markdown,
-    )
+    from harness.report.render import compare_blocks, to_html, to_markdown
 
-    if len(runs) < 2:
-        raise click.UsageError("give at least two run folders to compare")
+    if out is not None:
+        from harness.errors import HarnessError
+        from harness.runfolder.layout import path_problem
+
+        why = path_problem(out, folder=True)
+        if why is not None:  # bad input: one line, exit 2, nothing read or written
+            raise HarnessError(f"--out {out}: {why}")
     match = parse_matches(matches)
-    folders = [find_run(r) for r in runs]
+    folders = _runs_to_compare(runs, last)
     resolved = [f.resolve() for f in folders]
     if len(set(resolved)) < len(resolved):
         raise click.UsageError("the same run is given twice; compare different runs")
     progress = _Progress("compare")
     try:
-        summaries = [cached_summary(f, progress) for f in folders]
+        summaries = [cached_summary(f, progress, recount=recount) for f in folders]
     finally:
         progress.close()
-    comparison = compare(summaries, match=match, paired=not unpaired)
+    comparison = compare(summaries, match=match, paired=not unpaired, focus=focus)
     if out is None:
         stem = "_vs_".join(f"{f.parent.name}-{f.name}" for f in folders)
         out = folders[0].parent.parent / "compare" / stem[:180]
@@ -210,49 +228,102 @@ def compare_cmd(
     if as_json:
         click.echo(json.dumps(comparison))
         return
-    for run in comparison["runs"]:
-        click.echo(
-            f"{run['label']}: {run['name']}/{run['run_id']} ({run['rules_text']}, "
-            f"{run['dice']} dice, {run['games']:,} games)"
-        )
-    if comparison["differences"]:
-        click.echo("What differs: " + "; ".join(comparison["differences"]) + ".")
-    else:
-        click.echo("What differs: nothing in the setup.")
-    if not comparison["shared"]:
-        click.echo("The runs share no strategy with games: nothing to compare.")
-    else:
-        header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
-        header += [f"{r['label']} worms" for r in comparison["runs"]]
-        lucky = any(
-            d["win_share"].get("luck_adjusted")
-            for s in comparison["strategies"]
-            for d in s["diffs"]
-        )
-        for d in comparison["strategies"][0]["diffs"]:
-            header += [f"{d['run']}-A win", "95% CI", "compared"]
-            header += ["luck-adjusted", "95% CI"] if lucky else []
-        rows = []
-        for s in comparison["strategies"]:
-            row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
-            row += [num(v["worms"]) for v in s["runs"]]
-            for d in s["diffs"]:
-                text, interval = diff_cells(d, "win_share")
-                star = " *" if d["win_share"].get("significant") else ""
-                row += [text + star, interval, compared_how(d)]
-                if lucky:
-                    row += luck_cells(d["win_share"].get("luck_adjusted"))
-            rows.append(row)
-        for line in text_table(header, rows):
-            click.echo("  " + line)
-        click.echo("  * significant (Holm-adjusted p < 0.05).")
-        if lucky:
-            click.echo(
-                "  luck-adjusted: each pair's difference minus b x the twins' difference of "
-                "luck, b fitted on the other half of the deals (docs/luck.md)."
-            )
-        for line in compare_legend(comparison):
-            click.echo(f"  {line}")
-        for note in compare_notes(comparison):
-            click.echo(f"- {note}")
+    for line in compare_lines(comparison):
+        click.echo(line)
     click.echo(f"Comparison: {out / 'compare.html'}")
+
+
+def _runs_to_compare(runs: tuple[Path, ...], last: int | None) -> list[Path]:
+    """The run folders to compare, oldest (the baseline) first: each argument's run (a
+    config folder: its newest), or, for one config folder, its ``last`` newest runs."""
+    from harness.report.aggregate import RUN_JSON, find_run, runs_in
+
+    if len(runs) == 1:
+        if (runs[0] / RUN_JSON).is_file():
+            raise click.UsageError(
+                "give two runs to compare, or a config folder (results/<config>) to compare "
+                "its newest runs"
+            )
+        found = runs_in(runs[0])
+        wanted = last or 2
+        if len(found) < 2:
+            raise click.UsageError(
+                f"{runs[0]} holds one run ({found[0].name}): run the config again to have "
+                "two to compare"
+            )
+        return found[-wanted:]
+    if last is not None:
+        raise click.UsageError("--last takes one config folder (results/<config>), not runs")
+    return [find_run(r) for r in runs]
+
+
+def compare_lines(comparison: dict[str, Any]) -> list[str]:
+    """The terminal's comparison: the runs, what differs, each shared strategy's change
+    (the focus first), and the focus's head-to-head changes."""
+    from harness.report.render import (
+        compare_legend,
+        compare_notes,
+        compared_how,
+        diff_cells,
+        luck_cells,
+        num,
+        pair_cells,
+        text_table,
+    )
+
+    out = [
+        f"{run['label']}: {run['name']}/{run['run_id']} ({run['rules_text']}, "
+        f"{run['dice']} dice, {run['games']:,} games)"
+        for run in comparison["runs"]
+    ]
+    if comparison["differences"]:
+        out.append("What differs: " + "; ".join(comparison["differences"]) + ".")
+    else:
+        out.append("What differs: nothing in the setup.")
+    if not comparison["shared"]:
+        out.append("The runs share no strategy with games: nothing to compare.")
+        return out
+    header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
+    header += [f"{r['label']} worms" for r in comparison["runs"]]
+    lucky = any(
+        d["win_share"].get("luck_adjusted") for s in comparison["strategies"] for d in s["diffs"]
+    )
+    for d in comparison["strategies"][0]["diffs"]:
+        header += [f"{d['run']}-A win", "95% CI", "compared"]
+        header += ["luck-adjusted", "95% CI"] if lucky else []
+    rows = []
+    for s in comparison["strategies"]:
+        row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
+        row += [num(v["worms"]) for v in s["runs"]]
+        for d in s["diffs"]:
+            text, interval = diff_cells(d, "win_share")
+            star = " *" if d["win_share"].get("significant") else ""
+            row += [text + star, interval, compared_how(d)]
+            if lucky:
+                row += luck_cells(d["win_share"].get("luck_adjusted"))
+        rows.append(row)
+    out += ["  " + line for line in text_table(header, rows)]
+    focus = comparison.get("focus")
+    pairs = [p for p in comparison["head_to_head"] if focus in (p["a"], p["b"])]
+    if focus and pairs:
+        out.append(f"Head to head of {focus} (share of games it finished ahead):")
+        header = ["opponent"] + [r["label"] for r in comparison["runs"]]
+        for d in pairs[0]["diffs"]:
+            header += [f"{d['run']}-A", "95% CI", "compared"]
+        rows = []
+        for p in pairs:
+            row = [p["b"]] + [_pct(v["share"]) for v in p["runs"]]
+            for d in p["diffs"]:
+                text, interval = pair_cells(d)
+                row += [text + (" *" if d.get("significant") else ""), interval, compared_how(d)]
+            rows.append(row)
+        out += ["  " + line for line in text_table(header, rows)]
+    out.append("  * significant (Holm-adjusted p < 0.05).")
+    if lucky:
+        out.append(
+            "  luck-adjusted: each pair's difference minus b x the twins' difference of "
+            "luck, b fitted on the other half of the deals (docs/luck.md)."
+        )
+    out += [f"  {line}" for line in compare_legend(comparison)]
+    out += [f"- {note}" for note in compare_notes(comparison)]
+    return out

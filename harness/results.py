@@ -131,6 +131,8 @@ class Run:
     worker_wait: float = 0.0  # share of the workers' time spent waiting for a chunk
     engine: str = "auto"  # the engine asked for (auto | python | native)
     engine_used: dict[str, int] = field(default_factory=dict)  # chunks played now, by engine
+    report_file: Path | None = None  # report.html, once written (run_tournament(report=True))
+    recount: bool = False  # the report's numbers counted afresh, never read from report.json
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -192,10 +194,11 @@ class Run:
 
     @property
     def report(self) -> dict[str, Any]:
-        """The report's summary of the run: report.json's content (read if current)."""
+        """The report's summary of the run: report.json's content (read if current), or,
+        for a Run of ``load_run(path, recount=True)``, counted afresh from the games."""
         from harness.report.api import cached_summary
 
-        return self._once("report", lambda: cached_summary(self.run_dir))
+        return self._once("report", lambda: cached_summary(self.run_dir, recount=self.recount))
 
     @property
     def games(self) -> pd.DataFrame:
@@ -285,6 +288,39 @@ class Run:
             }[name]
             raise ResultsError(f"{self.run_dir}: no {name.replace('_', ' ')} chart: {why}")
         return figure
+
+    def __repr__(self) -> str:
+        """What a person reads at a prompt (a notebook cell's last line): the run, its
+        state, the standings as counted (with the report's intervals once it has them),
+        and where to look next; nothing is read from the folder."""
+        from harness.report.render import pct, signed_span, span, text_table
+
+        lines = [
+            f"Run {self.name!r}: {self.status}, {self.stored:,} of {self.planned:,} games"
+            + (f", {self.forfeits:,} forfeits" if self.forfeits else ""),
+            f"  folder: {self.run_dir}",
+        ]
+        rows = self.counts
+        if rows:
+            ci = any(r.get("win_low") is not None for r in rows)
+            elo = any(r.get("elo") is not None for r in rows)
+            header = ["#", "strategy", "games", "win share"] + ["95% CI"] * ci
+            header += ["mean worms"] + ["Elo", "95% CI"] * elo
+            table = []
+            for r in rows:
+                row = [str(r["rank"]), r["strategy"], f"{r['games']:,}", pct(r["win_share"])]
+                row += [span(r.get("win_low"), r.get("win_high"))] * ci
+                row += [f"{r['mean_worms']:.2f}"]
+                if elo:
+                    shown = "—" if r.get("elo") is None else f"{r['elo']:+.0f}"
+                    row += [shown, signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0)]
+                table.append(row)
+            lines += ["  " + line for line in text_table(header, table, left=2)]
+        if self.report_file is not None:
+            lines.append(f"  report: {self.report_file}")
+        lines.append("  tables: run.standings, run.head_to_head, run.seats(), run.games")
+        lines.append("  charts: run.plot_standings(), run.plot_head_to_head(), run.plot_worms()")
+        return "\n".join(lines)
 
     def _repr_html_(self) -> str:
         import html
@@ -392,11 +428,14 @@ def report_figure(name: str, summary: dict[str, Any]) -> Figure | None:
 
 
 # -- opening a folder ----------------------------------------------------------------------
-def load_run(path: str | Path) -> Run:
+def load_run(path: str | Path, *, recount: bool = False) -> Run:
     """The run in ``path``: a run folder, or a config's folder (then its newest run).
 
     The folder is verified at once (a damaged chunk is one line: ``harness report PATH
-    --repair`` plays it again); games and the report's numbers are read on first use.
+    --repair`` plays it again); games and the report's numbers are read on first use:
+    from report.json when it is current and whole, or, with ``recount=True``, counted
+    afresh from the verified games (report.json's digest shows damage, not a deliberate
+    edit sealed again by whoever can write the folder: README, "Trust").
     """
     from harness.report.aggregate import load_run as open_run
 
@@ -429,6 +468,7 @@ def load_run(path: str | Path) -> Run:
         worker_wait=float(number(summary.get("worker_wait"))),
         engine=str(config.get("engine_choice") or "auto"),
         engine_used=dict(summary.get("engine_used") or {}),
+        recount=recount,
     )
     run._cache["info"] = info
     return run

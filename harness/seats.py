@@ -11,11 +11,20 @@ off (:func:`guard` then returns the very list it was given: zero cost).
   loop at the deadline; a loop in C code that ignores signals is left to the watchdog
   of the process that plays (tournament workers), told through :class:`Beacon`.
 * ``isolation: process``: each seat's strategy runs in a process of its own
-  (:mod:`harness.isolation`) and sees a snapshot of its view; the parent waits for the
-  answer with the time left as a timeout and kills the process on overrun, which
-  handles C loops too. A process that dies is that seat's
-  :class:`~harness.errors.SeatCrashed`; a fresh one is started for its next game. One
-  process serves a seat for many games, with a fresh strategy instance per game.
+  (:mod:`harness.isolation`), a sandbox (:mod:`harness.sandbox`), and sees a snapshot
+  of its view; the parent waits for the answer with the time left as a timeout and
+  kills the process on overrun, which handles C loops too. A process that dies is that
+  seat's :class:`~harness.errors.SeatCrashed`; a fresh one is started for its next game.
+  One process serves a seat for many games, with a fresh strategy instance per game. An
+  isolated seat always has a deadline: ``game_time`` is :data:`ISOLATED_GAME_TIME`
+  unless given.
+* Where nothing outside the playing process watches it (``harness play``, ``workers:
+  0``, ``play_game``), a plugin could catch or disarm the SIGALRM timer, or loop in C
+  code, and never return: so under time limits a seat whose code is not harness's own
+  plays in a process of its own (not a sandbox: only so that its limits hold), when it
+  can be sent there (a reference, or an instance that pickles); callers say so
+  (:func:`moved_to_processes`). In a tournament worker, the parent's watchdog (a
+  :class:`Beacon` that is ``watched``) ends what a timer cannot.
 
 Every call into plugin code counts, ``new_game`` included (in process isolation, that
 is where the fresh instance is built).
@@ -51,10 +60,14 @@ from harness.isolation import (
     SeatTimeout,
     close_processes,
 )
+from harness.sandbox import cpu_budget
 from harness.strategy import Strategy
 
 ISOLATION_MODES = ("none", "process")
 MAX_SECONDS = 3600.0
+ISOLATED_GAME_TIME = 600.0
+"""Seconds of one isolated seat's decisions in one game when no ``game_time`` is given:
+an isolated seat is never without a deadline (a seat that loops forfeits with "time")."""
 
 
 @dataclass(frozen=True)
@@ -84,6 +97,13 @@ class SeatLimits:
             raise HarnessError(
                 f"isolation: {safe_repr(self.isolation, 60)} is not one of none, process"
             )
+        if self.isolation == "process" and self.game_time is None:
+            object.__setattr__(self, "game_time", ISOLATED_GAME_TIME)
+
+    @property
+    def timed(self) -> bool:
+        """True when a time limit is on."""
+        return self.move_time is not None or self.game_time is not None
 
     @property
     def active(self) -> bool:
@@ -98,8 +118,12 @@ class Beacon:
 
     ``enter`` before each call (``deadline`` is a ``time.monotonic()`` value, or None
     without a time limit), ``leave`` after it. This base does nothing; a watchdog
-    outside the process reads a subclass (say, one writing to shared memory).
+    outside the process reads a subclass (say, one writing to shared memory) that sets
+    ``watched``: then a call that overruns its deadline is ended from outside, and
+    in-process seats need not be moved to processes of their own.
     """
+
+    watched: bool = False
 
     def enter(self, seat: int, turn: int, deadline: float | None) -> None:
         """Plugin code of ``seat`` starts running in ``turn`` (0 for ``new_game``)."""
@@ -232,6 +256,9 @@ class _Seat(Strategy):
     def close(self) -> None:
         """Release what the wrapper holds (a process, the SIGALRM handler)."""
 
+    def renew(self, instance: Strategy) -> None:
+        """The game's fresh instance, for a wrapper that holds one (in-process)."""
+
 
 class _TimedSeat(_Seat):
     """An in-process strategy whose calls are timed (and interrupted with SIGALRM).
@@ -245,12 +272,16 @@ class _TimedSeat(_Seat):
     ) -> None:
         super().__init__(name, limits, beacon)
         self.inner = strategy
+        self.unguarded = False  # a plugin that nothing outside this process could stop
         self._alarm = _acquire_alarm()
 
     def close(self) -> None:
         if self._alarm:
             self._alarm = False
             _release_alarm()
+
+    def renew(self, instance: Strategy) -> None:
+        self.inner = instance
 
     def new_game(self, seat: int, rules: Any) -> None:
         self._seat = seat
@@ -332,7 +363,11 @@ def _plain_claim(answer: Any) -> Any:
 
 
 class _ProcessSeat(_Seat):
-    """A strategy running in a process of its own, asked over a socket."""
+    """A strategy running in a process of its own, asked over a socket.
+
+    ``moved``: the seat is here only so that its time limits hold (not isolated by the
+    config); its process is then no sandbox.
+    """
 
     def __init__(
         self,
@@ -340,9 +375,11 @@ class _ProcessSeat(_Seat):
         name: str,
         limits: SeatLimits,
         beacon: Beacon | None,
+        moved: bool = False,
     ) -> None:
         super().__init__(name, limits, beacon)
         self.process = process
+        self.moved = moved
         self._turn = -1  # the turn whose board the child has (-1: none this game)
 
     def close(self) -> None:
@@ -353,6 +390,13 @@ class _ProcessSeat(_Seat):
         self._clock = _Clock(self._limits)
         self._turn = -1
         process = self.process
+        budget = process.cpu_seconds
+        if process.alive and budget is not None:
+            used = process.cpu_used()
+            if used is not None and used > budget / 2:
+                # Half its lifetime CPU budget used: a fresh process before the kernel ends
+                # this one mid-game (an honest seat never meets its limit: see sandbox).
+                process.kill()
         if not process.alive:
             # The last game killed it (a time limit) or it died: a fresh one, unclocked.
             try:
@@ -447,6 +491,31 @@ def _recipe(strategy: Any, ref: tuple[str, Any] | None, name: str) -> dict[str, 
     return {"instance": blob, "modules": files}
 
 
+def _own_code(strategy: Any, ref: tuple[str, Any] | None) -> bool:
+    """Whether a seat's code is harness's own (a built-in): it never disarms a timer."""
+    from harness.plugins import builtin_strategies, is_own_module
+
+    if ref is not None:
+        load = ref[0]
+        return ":" not in load and load in builtin_strategies()
+    return strategy is not None and is_own_module(type(strategy).__module__)
+
+
+def _sendable(strategy: Any, ref: tuple[str, Any] | None) -> bool:
+    """Whether a seat can be rebuilt in a process of its own: by reference, or as a
+    pickled instance of a class the child can import (not one of ``__main__``)."""
+    if ref is not None:
+        return True
+    module = type(strategy).__module__
+    if module == "__main__" or module not in sys.modules:
+        return False
+    try:
+        pickle.dumps(strategy, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # noqa: BLE001 - whatever pickling raises: not sendable
+        return False
+    return True
+
+
 def guard(
     strategies: Sequence[Strategy | None],
     names: Sequence[str],
@@ -461,32 +530,77 @@ def guard(
     with isolation "process", runs the strategy in a process of its own: built there
     from ``refs[i]`` = (load reference, params) when given (``strategies[i]`` may then
     be None, so that the plugin's code never runs here), else from a pickle of
-    ``strategies[i]``. Processes are started at once, in parallel, and ready when this
-    returns (a strategy that cannot be loaded raises PluginError, one line). End them
-    with :func:`close_all`.
+    ``strategies[i]``. Without isolation and without a ``watched`` beacon, a timed seat
+    whose code is not harness's own is moved to a process of its own too (see the module
+    docstring; :func:`moved_to_processes` names them), or stays here when it cannot be
+    sent (:func:`unguarded` names those). Processes are started at once, in parallel, and
+    ready when this returns (a strategy that cannot be loaded raises PluginError, one
+    line). End them with :func:`close_all`.
     """
     if not limits.active:
         return strategies  # type: ignore[return-value]
     if len(names) != len(strategies) or (refs is not None and len(refs) != len(strategies)):
         raise HarnessError(f"{len(strategies)} strategies, {len(names)} names")
-    if limits.isolation == "none":
-        pairs = zip(strategies, names, strict=True)
-        return [_TimedSeat(s, n, limits, beacon) for s, n in pairs]  # type: ignore[arg-type]
+    refs = list(refs) if refs is not None else [None] * len(strategies)
+    isolated = limits.isolation == "process"
+    watched = beacon is not None and beacon.watched
     seats: list[Strategy] = []
+    started: list[_ProcessSeat] = []
     try:
         for i, (strategy, name) in enumerate(zip(strategies, names, strict=True)):
-            ref = refs[i] if refs is not None else None
+            ref = refs[i]
             if ref is None and strategy is None:
                 raise HarnessError(f"seat {i}: neither a strategy nor a reference")
-            process = SeatProcess(_recipe(strategy, ref, name), name)
-            seats.append(_ProcessSeat(process, name, limits, beacon))
+            moved = not isolated and not watched and not _own_code(strategy, ref)
+            if not isolated and not (moved and _sendable(strategy, ref)):
+                timed = _TimedSeat(strategy, name, limits, beacon)  # type: ignore[arg-type]
+                timed.unguarded = moved
+                seats.append(timed)
+                continue
+            game_time = limits.game_time or ISOLATED_GAME_TIME
+            process = SeatProcess(
+                _recipe(strategy, ref, name), name, cpu_budget(game_time), sandboxed=isolated
+            )
+            seat = _ProcessSeat(process, name, limits, beacon, moved=not isolated)
+            seats.append(seat)
+            started.append(seat)
             process.start()
-        for seat in seats:
-            seat.process.wait_ready()  # type: ignore[attr-defined]
+        for seat in started:
+            try:
+                seat.process.wait_ready()
+            except PluginError:
+                i = seats.index(seat)
+                if not seat.moved or strategies[i] is None:
+                    raise
+                # It plays here after all (its instance is here: it was built here).
+                timed = _TimedSeat(strategies[i], names[i], limits, beacon)  # type: ignore[arg-type]
+                timed.unguarded = True
+                seats[i] = timed
     except BaseException:
         close_all(seats)
         raise
     return seats
+
+
+def moved_to_processes(seats: Sequence[Any]) -> list[str]:
+    """The seats :func:`guard` moved to processes of their own so that their time limits
+    hold (not isolated by the config): their names, for a note."""
+    return [s.name for s in seats if isinstance(s, _ProcessSeat) and s.moved]
+
+
+def unguarded(seats: Sequence[Any]) -> list[str]:
+    """Timed plugin seats that play in this process with nothing outside to end a call
+    that never returns (they could not be sent to a process of their own)."""
+    return [s.name for s in seats if isinstance(s, _TimedSeat) and s.unguarded]
+
+
+def sandbox_missing(seats: Sequence[Any]) -> list[str]:
+    """What the isolated seats' sandbox could not apply on this system (as their
+    processes said when they started)."""
+    for s in seats:
+        if isinstance(s, _ProcessSeat) and not s.moved:
+            return list(s.process.missing)
+    return []
 
 
 def close_all(strategies: Sequence[Any]) -> None:
@@ -524,9 +638,13 @@ def plugin_traceback(error: BaseException | None) -> str | None:
 
 __all__ = [
     "Beacon",
+    "ISOLATED_GAME_TIME",
+    "ISOLATION_MODES",
     "SeatLimits",
     "close_all",
     "guard",
+    "moved_to_processes",
     "plugin_traceback",
-    "ISOLATION_MODES",
+    "sandbox_missing",
+    "unguarded",
 ]

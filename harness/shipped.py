@@ -9,6 +9,7 @@ else is left to the config loader, which says the file is not there.
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 
 from harness.errors import ConfigError, safe_text
@@ -54,8 +55,11 @@ def config_path(argument: str) -> str:
     if name in shipped:
         return str(shipped[name])
     names = ", ".join(shipped) or "none (this install has no configs folder)"
+    close = difflib.get_close_matches(name, list(shipped), n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
     raise ConfigError(
-        f"{safe_text(argument, 100)}: no such config file, nor a shipped config; shipped: {names}"
+        f"{safe_text(argument, 100)}: no such config file, nor a shipped config; {hint}"
+        f"shipped: {names}"
     )
 
 

@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from math import erf, sqrt
 
 from harness.analysis.turn import CHILD, EPS, LOOKUP, MAX_TOTAL, Payoff, solve_arrays
-from harness.strategy import Claim, Rules, Strategy, View, swing, worms
+from harness.strategy import Bound, Claim, Rules, Strategy, View, swing, worms
 
 _WORMS = [0] * 21 + [worms(t) for t in range(21, 37)] + [0] * (MAX_TOTAL - 36)
 _NO = -1e300  # the value of a face that cannot be kept
@@ -72,14 +72,13 @@ class Optimal(Strategy):
     steals and bust costs included; plays to win in the end game."""
 
     name = "optimal"
+    bounds = {
+        "endgame": Bound(0, 16),  # grill tiles (R1)
+        "spread": Bound(0, 100, low_open=True),
+        "flip": Bound(0, 100),
+    }
 
     def __init__(self, endgame: int = 4, spread: float = 2.5, flip: float = 0.0) -> None:
-        if not 0 <= endgame <= 16:
-            raise ValueError(f"endgame must be within 0..16 grill tiles, got {endgame}")
-        if spread <= 0:
-            raise ValueError(f"spread must be positive, got {spread}")
-        if flip < 0:
-            raise ValueError(f"flip must be >= 0, got {flip}")
         self.endgame = endgame
         self.spread = float(spread)
         self.flip = float(flip)

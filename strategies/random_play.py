@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from harness.strategy import Claim, Strategy, View
+from harness.strategy import Bound, Claim, Strategy, View
 
 
 class RandomPlay(Strategy):
     """Picks uniformly among legal faces and claims, and stops with probability p_stop."""
 
     name = "random"
+    bounds = {"p_stop": Bound(0, 1)}
 
     def __init__(self, p_stop: float = 0.5) -> None:
-        if not 0.0 <= p_stop <= 1.0:
-            raise ValueError(f"p_stop must be within 0..1, got {p_stop}")
         self.p_stop = p_stop
 
     def pick(self, view: View) -> int:

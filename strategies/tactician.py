@@ -11,7 +11,7 @@ greedy with benchmarks/strength_quick.py (2 players, duplicate dice).
 from __future__ import annotations
 
 from harness.strategies._common import most_points
-from harness.strategy import WORM, Claim, Strategy, View, worms
+from harness.strategy import WORM, Bound, Claim, Strategy, View, worms
 
 
 def _claim_value(claim: Claim, players: int) -> float:
@@ -27,10 +27,12 @@ class Tactician(Strategy):
     the score in the end game."""
 
     name = "tactician"
+    bounds = {
+        "caution": Bound(0, 100, low_open=True),
+        "worm_by": Bound(0, 8),  # dice left (R4)
+    }
 
     def __init__(self, caution: float = 1.5, worm_by: int = 3) -> None:
-        if caution <= 0:
-            raise ValueError(f"caution must be positive, got {caution}")
         self.caution = caution
         self.worm_by = worm_by
 

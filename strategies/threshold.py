@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.strategies._common import most_points
-from harness.strategy import WORM, Strategy, View
+from harness.strategy import WORM, Bound, Strategy, View
 
 
 class Threshold(Strategy):
@@ -11,10 +11,9 @@ class Threshold(Strategy):
     reaches target."""
 
     name = "threshold"
+    bounds = {"target": Bound(21, 40)}
 
     def __init__(self, target: int = 27) -> None:
-        if not 21 <= target <= 40:
-            raise ValueError(f"target must be within 21..40, got {target}")
         self.target = target
 
     def pick(self, view: View) -> int:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from harness.strategies._common import most_points
-from harness.strategy import WORM, Strategy, View
+from harness.strategy import WORM, Bound, Strategy, View
 
 
 class WormFirst(Strategy):
@@ -11,6 +11,8 @@ class WormFirst(Strategy):
     few dice are left."""
 
     name = "worm-first"
+    # A total of 40 takes all 8 dice (R2); fewer than 8 dice are always left to roll.
+    bounds = {"target": Bound(0, 40), "min_dice": Bound(0, 8)}
 
     def __init__(self, target: int = 25, min_dice: int = 3) -> None:
         self.target = target

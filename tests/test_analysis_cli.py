@@ -147,6 +147,23 @@ def test_the_published_turn_table_is_exact(exact_table):
         assert rows == exact_table, name
 
 
+def test_the_readme_says_where_the_default_output_differs(cli, exact_table):
+    """The README's table is the exact one; the default (float64) output differs from it
+    in one digit, and the README names that row and the value the user sees (issue 19)."""
+    out = cli("analyze", "turn").output
+    shown = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].isdigit() and 21 <= int(parts[0]) <= 36:
+            shown[int(parts[0])] = (parts[1], parts[2])
+    assert sorted(shown) == list(range(21, 37))
+    differ = {t for t in shown if shown[t] != exact_table[t]}
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for t in differ:
+        assert f"P(>= {t}) is {shown[t][0]} there" in readme, t
+    assert len(differ) <= 1
+
+
 # -- the command line ----------------------------------------------------------------------
 def test_cli_prints_the_published_figures(cli):
     result = cli("analyze", "turn")

@@ -142,9 +142,9 @@ def test_an_unwritable_record_path_is_one_line_before_playing(cli, tmp_path, whe
         "a-folder": tmp_path,
     }[where]
     result = cli("play", "greedy", "random", "--seed", "1", "--record", str(path))
-    # A folder is bad input (2); a place that cannot be written, a run that cannot
-    # finish (1, the exit-status rule's "read-only folder").
-    assert result.exit_code == (2 if where == "a-folder" else 1)
+    # A path that cannot name a file is bad input (2, issue 24 item 7); a folder that
+    # cannot be written would be a run that cannot finish (1: "read-only folder").
+    assert result.exit_code == 2
     assert len(lines(result.output)) == 1
     assert str(path) in result.output and "Turn 1" not in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]  # nothing left behind

@@ -41,8 +41,11 @@ def test_a_real_difference_is_significant_and_no_difference_is_not(tmp_path):
     assert result["differences"] == []
     assert vs_b["paired"] and vs_b["shared_deals"] == 200 and not vs_b["identical"]
     assert vs_c["identical"] and vs_c["win_share"]["p_holm"] is None  # equal rows: no test
-    # strategies x measures of run B + the head-to-head pair of B and C; C's are identical
-    assert result["tests"] == 2 * 2 + 2
+    # strategies x measures of run B + B's head-to-head pair; C's games are identical, its
+    # pair too (paired like the strategies' rows, issue 19): exactly 0, not tested
+    assert result["tests"] == 2 * 2 + 1
+    pair_c = result["head_to_head"][0]["diffs"][1]
+    assert pair_c["identical"] and pair_c["paired"] and pair_c["p_holm"] is None
 
 
 def test_runs_with_different_rules_and_entrants_compare_on_what_they_share(tmp_path):
@@ -142,7 +145,7 @@ def test_compare_command(tmp_path):
 def test_compare_command_mistakes(tmp_path):
     a = lopsided(tmp_path / "a", 3, deals=3)
     result = CliRunner().invoke(main, ["compare", str(a)])
-    assert result.exit_code == 2 and "at least two run folders" in result.output
+    assert result.exit_code == 2 and "give two runs to compare" in result.output
     result = CliRunner().invoke(main, ["compare", str(a), str(a)])
     assert result.exit_code == 2 and "the same run is given twice" in result.output
     result = CliRunner().invoke(main, ["compare", str(a), str(tmp_path / "missing")])

@@ -73,6 +73,8 @@ def errors(schema: dict[str, Any], value: Any, where: str = "$") -> list[str]:
                 out += errors(props[key], item, f"{where}.{key}")
             elif schema.get("additionalProperties") is False:
                 out.append(f"{where}: {key} not allowed")
+            elif isinstance(schema.get("additionalProperties"), dict):
+                out += errors(schema["additionalProperties"], item, f"{where}.{key}")
     if isinstance(value, list):
         if len(value) < schema.get("minItems", 0) or len(value) > schema.get("maxItems", 1e9):
             out.append(f"{where}: items")

@@ -98,7 +98,7 @@ def test_exit_status_of_each_kind_of_error():
         (["tourney", "{tmp}/good.yaml", "--seed", "9" * 30], "--seed: "),
         (["tourney", "{tmp}/good.yaml", "--deals", "1" + "0" * 30], "--deals: "),
         (["play", "greddy", "greedy"], "unknown strategy 'greddy'"),
-        (["play", "threshold(target=99)", "greedy"], "building it raised ValueError"),
+        (["play", "threshold(target=99)", "greedy"], "parameter target: 99 is out of bounds"),
         (["play", "greedy", "greedy", "--set", "bust_flip=up"], "bust_flip: 'up' is not one of"),
         (["play", "{hostile}/inputs_import_exit.py:Bot", "greedy"], "SystemExit: 0"),
         (["sprt", "greedy", "nosuch.py:Bot"], "nosuch.py"),

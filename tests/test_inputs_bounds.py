@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import HANG_GUARD
 
 from harness.errors import ConfigError, PluginError, RecordError
 from harness.plugins import builtin_strategies, resolve, shown
@@ -33,25 +34,25 @@ TWO = "entrants: [greedy, random]\n"
 
 @pytest.fixture(scope="module", autouse=True)
 def _loaded_once() -> None:
-    """Import the built-in strategies first: the time limits below are the check's work,
-    not the first import of every strategy module."""
+    """Import the built-in strategies first (what a check costs is measured by
+    benchmarks/input_checks.py; here time is bounded only against a hang)."""
     builtin_strategies()
 
 
-def config_error(tmp_path: Path, text: str, budget: float = 1.0) -> str:
-    """The one-line ConfigError for a config ``text``, reached within ``budget`` seconds."""
+def config_error(tmp_path: Path, text: str) -> str:
+    """The one-line ConfigError for a config ``text``, reached without a hang."""
     path = tmp_path / "c.yaml"
     path.write_text(text)
-    return config_file_error(path, budget)
+    return config_file_error(path)
 
 
-def config_file_error(path: Path, budget: float = 1.0) -> str:
+def config_file_error(path: Path) -> str:
     started = time.perf_counter()
     with pytest.raises(ConfigError) as info:
         load_config(path)
     took = time.perf_counter() - started
     message = str(info.value)
-    assert took < budget, f"{took:.2f} s for {message!r}"
+    assert took < HANG_GUARD, f"{took:.2f} s for {message!r}"
     assert "\n" not in message and len(message) < 500, message[:600]
     return message
 
@@ -88,7 +89,7 @@ def one_error_line(result) -> str:
     ],
 )
 def test_numbers_out_of_bounds_are_one_line_at_once(tmp_path, text, expected):
-    message = config_error(tmp_path, text, budget=0.5)
+    message = config_error(tmp_path, text)
     for part in expected:
         assert part in message, (part, message)
     assert message.startswith(str(tmp_path / "c.yaml") + ":"), "names the file and line"
@@ -112,7 +113,7 @@ def test_a_tournament_too_big_to_plan_is_refused_before_planning(tmp_path):
     entrants = ", ".join(
         f"{{strategy: random, name: r{i}, params: {{p_stop: {i / 100}}}}}" for i in range(1, 31)
     )
-    message = config_error(tmp_path, f"players: 7\nentrants: [{entrants}]\n", budget=2.0)
+    message = config_error(tmp_path, f"players: 7\nentrants: [{entrants}]\n")
     assert "2,035,800 tables x 1,000 deals x 42 seat orders" in message  # balanced at 7
     assert "at most 1,000,000,000 in one run" in message
 
@@ -170,7 +171,7 @@ def test_tourney_games_override_of_10_to_30_is_one_line_at_once(tmp_path, cli):
     config.write_text(TWO + "deals: 2\n")
     started = time.perf_counter()
     result = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--deals", "1" + "0" * 30)
-    assert time.perf_counter() - started < 5
+    assert time.perf_counter() - started < HANG_GUARD
     assert result.exit_code == 2
     assert "--deals: 1000000000000000000000000000000; at most" in one_error_line(result)
     assert not (tmp_path / "out").exists(), "nothing planned, nothing written"
@@ -227,12 +228,12 @@ def test_strategy_references_are_bounded(ref, expected):
 def test_an_alias_bomb_is_one_line_in_well_under_a_second(where):
     path = HOSTILE / f"inputs_bomb_{where}.yaml"
     assert path.stat().st_size < 1000, "a 1 kB bomb"
-    message = config_file_error(path, budget=0.5)
+    message = config_file_error(path)
     assert "the document expands to more than 20,000 values" in message
 
 
 def test_a_value_that_contains_itself_is_one_line():
-    message = config_file_error(HOSTILE / "inputs_cycle.yaml", budget=0.5)
+    message = config_file_error(HOSTILE / "inputs_cycle.yaml")
     assert "inputs_cycle.yaml:2: a value that contains itself" in message
 
 
@@ -244,7 +245,7 @@ def test_an_alias_bomb_given_as_a_python_mapping_is_one_line():
         started = time.perf_counter()
         with pytest.raises(ConfigError) as info:
             load_config({"entrants": ["greedy", "random"], key: bomb})
-        assert time.perf_counter() - started < 0.5
+        assert time.perf_counter() - started < HANG_GUARD
         assert "expands to more than 20,000 values" in str(info.value)
 
 
@@ -254,7 +255,7 @@ def test_shown_is_bounded_whatever_it_is_given():
         bomb = [bomb] * 9
     started = time.perf_counter()
     texts = [shown(bomb), shown("x" * 10**7), shown(10**100_000), shown({"k": bomb}, 50)]
-    assert time.perf_counter() - started < 0.1
+    assert time.perf_counter() - started < HANG_GUARD
     assert all(len(t) <= 200 for t in texts) and len(texts[3]) <= 50
     assert texts[1].startswith("'xxx") and texts[1].endswith("...")
     assert texts[2] == "<a number of 100000 digits>"
@@ -282,14 +283,14 @@ def test_shown_is_bounded_whatever_it_is_given():
 )
 def test_large_and_deep_documents_are_one_short_line(tmp_path, text, expected):
     assert len(text) < 1_000_000
-    message = config_error(tmp_path, text, budget=1.0)
+    message = config_error(tmp_path, text)
     assert expected in message, message
 
 
 def test_a_document_over_a_megabyte_is_refused_unread(tmp_path):
     path = tmp_path / "big.yaml"
     path.write_text(TWO + "# " + "x" * 2_000_000 + "\n")
-    message = config_file_error(path, budget=0.1)
+    message = config_file_error(path)
     assert "larger than 1,000,000 bytes" in message
 
 
@@ -297,7 +298,7 @@ def test_a_document_over_a_megabyte_is_refused_unread(tmp_path):
 def test_an_alias_bomb_through_the_command_line(tmp_path, cli, bomb):
     started = time.perf_counter()
     result = cli("tourney", str(HOSTILE / f"inputs_bomb_{bomb}.yaml"), "--out", str(tmp_path))
-    assert time.perf_counter() - started < 2
+    assert time.perf_counter() - started < HANG_GUARD
     assert result.exit_code == 2
     assert "expands to more than 20,000 values" in one_error_line(result)
     assert not any(tmp_path.iterdir())
@@ -360,7 +361,7 @@ def test_hostile_records_are_one_line_errors(tmp_path):
         with pytest.raises(RecordError) as info:
             load_record(path)
         message = str(info.value)
-        assert time.perf_counter() - started < 1, name
+        assert time.perf_counter() - started < HANG_GUARD, name
         assert EXPECTED_RECORD_ERRORS[name] in message, (name, message[:300])
         assert "\n" not in message and len(message) < 500, (name, message[:600])
 

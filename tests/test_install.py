@@ -176,7 +176,8 @@ def test_the_quick_start_runs_from_an_empty_folder(installed):
     assert "Traceback" not in done.stderr
     lines = done.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "strategy"])
-    table = lines[header + 1 : lines.index("", header)]
+    assert set(lines[header + 1]) <= {"-", " "}  # the rule every terminal table has
+    table = lines[header + 2 : lines.index("", header)]
     standings = [line.split() for line in table]
     assert [int(row[0]) for row in standings] == list(range(1, 9))
     names = {row[1] for row in standings}

@@ -254,3 +254,42 @@ def test_states_and_payoffs_are_what_the_turn_shows():
     _, bust = swing_payoff((25,), (33, 0), seat=0, lower_any=False)
     assert bust == -4.0
     assert STATES[START] == (0, 8, 0)
+
+
+def test_a_forfeits_turn_counts_for_nothing_whichever_way_the_game_is_cut():
+    # A seat that raises in the middle of its third turn: its ledger holds exactly what the
+    # same game played only up to that turn's start holds (the parent's replay of a dead
+    # worker's game), and the two-player margin identity holds for the stored game.
+    from harness.errors import GameError
+
+    class Late(Scripted):
+        name = "late"
+
+        def __init__(self):
+            super().__init__()
+            self.turns = 0
+
+        def pick(self, view):
+            if view.dice_left == 8:
+                self.turns += 1
+            if self.turns == 3 and view.dice_left < 8:
+                raise RuntimeError("boom")
+            return max(view.choices)
+
+    rules = Rules.preset("official", 2)
+    cut = Accountant(rules)
+    game = Game([Late(), resolve("greedy").create()], rules, DuplicateDice(4), observer=cut)
+    with pytest.raises(GameError) as raised:
+        game.play()
+    cut.finish()
+    result = game.result(error=raised.value)
+    upto = Accountant(rules)
+    again = Game([Late(), resolve("greedy").create()], rules, DuplicateDice(4), observer=upto)
+    again.start()
+    while again.turn < raised.value.turn - 1:
+        again.play_turn()
+    upto.finish()
+    assert cut.ledgers == upto.ledgers
+    first, second = cut.ledgers
+    margin = result.scores[0] - result.scores[1]
+    assert abs(margin - (_margin(first) - _margin(second))) < 1e-9

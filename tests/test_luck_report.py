@@ -123,8 +123,12 @@ def test_the_terminal_shows_the_adjusted_share_where_there_is_one(run):
     report = load_run(run.run_dir).report
     rows = with_report(run.counts, report)
     lines = format_table(rows)
-    assert "luck-adjusted" in lines[0]
-    assert all("% (" in line for line in lines[1:])
+    header = lines[0].split()
+    assert "luck-adjusted" in header
+    # every strategy's row: its raw share and interval, then the adjusted ones (two "to")
+    data = [line for line in lines[2:] if line.strip()]
+    assert len(data) == len(rows)
+    assert all(line.count(" to ") >= 2 and line.count("%") >= 4 for line in data), lines
 
 
 def test_a_run_without_the_account_has_no_luck_section(tmp_path):
@@ -160,3 +164,17 @@ def test_the_results_api_gives_each_seats_account(run):
     other = twice["own"].transform("sum") - over["own"]
     assert ((over["own"] - other) - over["margin"]).abs().max() < 1e-9
     assert (over.regret >= 0).all() and over.rolls.notna().all()
+
+
+def test_the_report_has_a_luck_and_skill_section_and_chart(run, tmp_path):
+    from harness.report import write_report
+
+    write_report(run.run_dir)
+    html = (run.run_dir / "report.html").read_text()
+    md = (run.run_dir / "report.md").read_text()
+    assert "Luck and skill" in html and "Luck and skill" in md
+    assert "luck-adjusted" in md and (run.run_dir / "plots" / "luck.png").exists()
+    plain = run_tournament(_config(["greedy", "simple"], luck="off"), out=tmp_path, workers=0)
+    write_report(plain.run_dir)
+    assert "Luck and skill" not in (plain.run_dir / "report.md").read_text()
+    assert not (plain.run_dir / "plots" / "luck.png").exists()

@@ -37,6 +37,7 @@ from harness.dice import DuplicateDice, SeededDice, derive_seed
 from harness.engine import Game
 from harness.plugins import resolve
 from harness.rules import PRESETS, VARIANTS, Rules
+from harness.strategy import ParameterError
 from harness.tourney import chunks
 from harness.tourney.plan import SEED_MASK, ChunkSpec, EntrantRef, game_seed
 
@@ -282,9 +283,10 @@ def test_the_turn_programme_is_solve_arrays():
         for _ in range(rng.randint(0, 3)):  # steals above the grill's values
             stop[rng.randint(21, 36)] = rng.random() * 8
         bust = rng.choice([0.0, -0.0, -1.0, -4.0, -rng.random() * 5, rng.random()])
-        values, _, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
-        mine, my_stops = native._core.dp_solve(stop, bust)
+        values, rolls, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
+        mine, my_stops, my_rolls = native._core.dp_solve(stop, bust)
         assert mine == values.tolist() and list(my_stops) == stops.tolist()
+        assert my_rolls == rolls.tolist()
 
 
 @needs_native
@@ -346,10 +348,15 @@ def test_optimal_decides_the_same_with_cold_and_warm_caches():
 @needs_native
 def test_optimal_refuses_what_numpy_would_compute_differently():
     from harness.strategies.optimal import Optimal
+    from harness.strategy import ParameterError
 
     for params in ({"spread": float("inf")}, {"flip": float("nan")}):
-        with pytest.raises(native.NotNative, match="finite"):
-            native.native_seat(Optimal(**params))
+        with pytest.raises(ParameterError, match="is not a number"):
+            Optimal(**params)  # out of its declared bounds: never built
+        changed = Optimal()
+        changed.__dict__.update(params)  # nor played, whatever was done to it since
+        with pytest.raises(ParameterError, match="is not a number"):
+            native.native_seat(changed)
     assert native.native_seat("optimal(endgame=3, spread=2.0)").params == (3.0, 2.0, 0.0)
 
 
@@ -601,12 +608,15 @@ def test_plugins_and_lookalikes_are_not_native(tmp_path):
         Subclass(),  # a built-in's name and code, but another class
         f"{plugin}:Greedy",  # greedy's code from a file
         "no-such-strategy",
-        "threshold(target=99)",  # its constructor refuses it: the Python engine reports it
         object(),
     ]
     for strategy in refusals:
         with pytest.raises(native.NotNative):
             native.native_seat(strategy)
+    # Out of its declared bounds: the one refusal either engine gives (not NotNative,
+    # which would hand the seat to the Python engine).
+    with pytest.raises(ParameterError, match="target: 99 is out of bounds"):
+        native.native_seat("threshold(target=99)")
     assert not native.supports(["greedy", Subclass()])
     assert native.supports(["greedy", "tactician(caution=2)"])
 
@@ -620,12 +630,13 @@ def test_odd_values_are_refused_not_played():
         pass
 
     odd = Tactician()
-    odd.worm_by = Sneaky(3)
+    odd.worm_by = Sneaky(3)  # within its bounds (by its plain value), but not plain
+    with pytest.raises(native.NotNative, match="plain number"):
+        native.native_seat(odd)
     huge = Threshold()
-    huge.target = 2**60  # not exact as a double
-    for seat in (odd, huge):
-        with pytest.raises(native.NotNative, match="plain number"):
-            native.native_seat(seat)
+    huge.target = 2**60  # out of its bounds (and not exact as a double)
+    with pytest.raises(ParameterError, match="out of bounds"):
+        native.native_seat(huge)
     rules = Rules(players=2)
     for seeds in ([2**63], [None], ["7"], [1.5]):
         with pytest.raises(native.NotNative, match="int64"):
@@ -755,7 +766,7 @@ def cols(rows, n):
     codes = [native.GAME_COLUMNS[k] for k in native._C_GAME_COLUMNS]
     codes += [native.SEAT_COLUMNS[k] for k in native._C_SEAT_COLUMNS] * n
     return tuple(array(c, bytes(rows * array(c).itemsize)) for c in codes)
-rules, seats, prefix = (3, 0, 1, 0, 1), ((0,), (1,), (3,)), b"1\x1fdeal\x1f"
+rules, seats, prefix = (3, 0, 1, 0, 1), ((0,), (1, 27.0), (3,)), b"1\x1fdeal\x1f"
 bad = [b"", bytes(range(3)) * 128, b"\x00\x01\x01", b"\x00\x01\x03", b"\x00\x01",
        b"\x00\x01\x02\x00", array("b", [-1, 0, 1]), array("h", [0, 1, 2]),
        memoryview(bytes(range(3)) * 2)[::2], "012", [0, 1, 2], None, 7,

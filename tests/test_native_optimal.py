@@ -54,9 +54,10 @@ def bits(values) -> list[int]:
 
 
 def assert_same_solve(stop: list, bust: float) -> None:
-    values, _, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
-    mine, my_stops = native._core.dp_solve(stop, bust)
+    values, rolls, stops = turn.solve_arrays(turn.Payoff(tuple(stop), bust))
+    mine, my_stops, my_rolls = native._core.dp_solve(stop, bust)
     assert bits(mine) == bits(values.tolist()), (stop, bust)
+    assert bits(my_rolls) == bits(rolls.tolist()), (stop, bust)  # the account's roll values
     assert list(my_stops) == stops.tolist(), (stop, bust)
 
 

@@ -301,7 +301,7 @@ def test_missing_class_lists_the_strategies_there(plugin_dir):
         ("threshold(target=28.5)", "parameter target expects int (default 27), got 28.5"),
         ("worm-first(min_dice=true)", "parameter min_dice expects int (default 3), got True"),
         ("random(p_stop='x')", "parameter p_stop expects float (default 0.5), got 'x'"),
-        ("threshold(target=50)", "threshold(target=50): building it raised ValueError: target "),
+        ("threshold(target=50)", "threshold: parameter target: 50 is out of bounds: give a number"),
         ("threshold(28)", "parameters must be named, e.g. threshold(target=28)"),
         ("threshold(target=)", "cannot read the parameters; write name(key=value, ...)"),
         ("threshold(target=x)", "parameter target must be a literal"),

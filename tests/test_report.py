@@ -456,7 +456,7 @@ def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
         greedy = by_name(summary, "greedy")
         low, high = f"{greedy['win_low'] * 100:.1f}", f"{greedy['win_high'] * 100:.1f}"
         line = next(x for x in result.output.splitlines() if " greedy " in x)
-        assert f"{low}-{high}%" in line and f"{greedy['elo']:+.0f}" in line
+        assert f"{low} to {high}%" in line and f"{greedy['elo']:+.0f}" in line
         assert f"{greedy['elo_low']:+.0f} to {greedy['elo_high']:+.0f}" in line
         assert "95% CI" in result.output and "Elo" in result.output
         assert (run / "report.html").exists() == (not extra)  # --no-report writes nothing
@@ -474,7 +474,8 @@ def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
     ]
     assert "95% CI" not in format_table(rows)[0]  # no report figures: no columns for them
     lines = format_table(with_report(rows, {"standings": [{"strategy": "x", "elo": None}]}))
-    assert "Elo" not in lines[0] and lines[1].split()[-3] == "-"  # an unknown interval: a dash
+    # An unknown interval: a dash, under the rule every terminal table has (issue 19).
+    assert "Elo" not in lines[0] and set(lines[1]) <= {"-", " "} and lines[2].split()[-3] == "—"
     assert with_report(rows, None)[0]["win_low"] is None
 
 

@@ -280,7 +280,7 @@ def test_command_prints_checks_then_the_verdict(cli):
     assert result.exit_code == 0, result.output
     checks = [line for line in result.stderr.splitlines() if line.startswith("games ")]
     assert checks[0].startswith("games 100  LLR +")
-    assert "[-2.94, +2.94]" in checks[0] and "deals 0/0/0/0/50" in checks[0]
+    assert "[-2.94, +2.94]" in checks[0] and "deals 0:0 0.5:0 1:0 1.5:0 2:50" in checks[0]
     out = result.stdout.splitlines()
     assert out[0] == "H1 accepted: Elo(tactician - random) >= +10"
     assert out[1].startswith("Games: ")

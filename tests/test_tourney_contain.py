@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import HANG_GUARD
 
 from harness.runfolder import schema
 from harness.runfolder.schema import ERROR_KINDS
@@ -250,7 +251,7 @@ def test_a_stateful_plugin_plays_the_same_games_for_any_chunking(tmp_path, cli, 
 
 # -- the stored rows and the exit statuses --------------------------------------------------------
 def test_error_kind_is_stored_in_schema_version_2(tmp_path, twin):
-    assert schema.SCHEMA_VERSION == 3 and "error_kind" in schema.columns(2)
+    assert schema.SCHEMA_VERSION >= 2 and "error_kind" in schema.columns(2)  # since 2
     assert schema.column_type("error_kind") == "string"
     assert set(twin["error_kind"].dropna()) == {"raised"}
     assert twin.loc[twin["status"] != "forfeit", "error_kind"].isna().all()
@@ -299,7 +300,7 @@ def test_a_plugin_that_kills_every_worker_importing_it_fails_its_chunks_only(tmp
     config = {"name": "kills", "entrants": ["greedy", "random", fine], "deals": 4}
     started = time.monotonic()
     run = run_tournament(config, out=tmp_path, workers=1)
-    assert time.monotonic() - started < 20
+    assert time.monotonic() - started < HANG_GUARD
     assert run.status == "incomplete" and run.stored == 8  # greedy v random only
     assert len(run.failed) == 2
     assert all(

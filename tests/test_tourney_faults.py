@@ -304,7 +304,7 @@ def test_unwritable_output_folder_is_one_line(tmp_path, cli):
     result = cli("tourney", str(config), "--out", str(blocker))
     assert result.exit_code == 2 and "is a file" in result.output  # click's usage check
     result = cli("tourney", str(config), "--out", str(blocker / "deeper"))
-    assert result.exit_code == 1
+    assert result.exit_code == 2  # bad input too (issue 24, item 7), nothing written
     assert "Error:" in result.output and str(blocker) in result.output
     assert "not a folder" in result.output or "is a file" in result.output
     assert "Traceback" not in result.output and len(result.output.strip().splitlines()) == 1

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import HANG_GUARD
 
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.repro import reproduce_command
@@ -48,7 +49,8 @@ def test_a_python_loop_and_a_c_loop_both_end_as_time_forfeits_of_their_seat(tmp_
     )
     started = time.monotonic()
     c = run_tournament(hanging(tmp_path, "CLoop"), out=tmp_path / "c", workers=1, move_time=0.2)
-    assert time.monotonic() - started < 15, "the watchdog stops a C loop within a second or so"
+    # A hang guard: how soon the watchdog stops it is measured by benchmarks/watchdog.py.
+    assert time.monotonic() - started < HANG_GUARD, "the watchdog stopped no C loop"
     for run in (python, c):
         assert run.status == "complete" and run.stored == 4 and run.forfeits == 2
     a, b = games_of(python.run_dir), games_of(c.run_dir)

@@ -20,6 +20,9 @@
  *   mt_words(seed, n)  the first n 32-bit outputs of random.Random(seed) (for tests)
  *   dp_states(), dp_solve(stop, bust), dp_cache_stats(), dp_lanes(n)  optimal's turn
  *                      programme (for tests)
+ *   account_stats(), dp_cache_size(sets)  the luck account's cache and checks (tests,
+ *                      benchmarks); play_deals and play_games keep the account (account.c)
+ *                      when given its columns
  *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
  *
  * Speed, where it comes from: seeds are hashed four at a time and generators seeded
@@ -41,6 +44,13 @@ typedef ptrdiff_t Py_ssize_t;
 
 #include <math.h>
 #include <stdint.h>
+#if defined(__linux__)
+#include <sys/mman.h> /* madvise: huge pages for the solved turns (turn_dp.c) */
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h> /* a thread's solved turns freed when it ends (turn_dp.c) */
+#define DP_THREAD_KEY 1
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -754,6 +764,7 @@ typedef struct {
 
 
 /* ==== the engine (harness/engine.py, Game) ============================================ */
+typedef struct Account Account; /* the luck account (account.c) */
 #define POOL LANES /* dice streams seeded together: games, or the seats of deals */
 typedef struct {
     /* rules */
@@ -779,6 +790,8 @@ typedef struct {
     /* optimal's plan of the turn, per seat: the solved turn and what each claim is worth */
     const DpTurn *opt_turn[MAXP];
     double opt_grill[MAXP][41], opt_steal[MAXP][MAXP];
+    int opt_swing[MAXP]; /* 1: the plan is the worm swing with flip 0 (the account's) */
+    Account *acc; /* the luck account of the game in progress; NULL: none kept */
     int failed; /* 1: out of memory; 2: a Python callback raised (its exception is set) */
     /* Python seats (S_PYTHON): the host's callbacks (borrowed PyObject *: the caller's
      * arguments hold them), the forfeit of the game in progress (seat -1: none) and the
@@ -1103,7 +1116,7 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
     case S_OPTIMAL: { /* the state was solved when opt_pick compared its value */
         int i = opt_state(t);
         dp_need(g->opt_turn[seat], i);
-        return g->opt_turn[seat]->stops[i] == 1;
+        return dp_stops(g->opt_turn[seat], i);
     }
     case S_GREEDY:
     case S_SIMPLE:
@@ -1120,6 +1133,8 @@ static Claim strat_claim(Game *g, int seat, int total, const Claim *choices, int
     if (s->kind == S_PYTHON) return host_claim(g, seat, total, choices, n);
     return choices[0]; /* Strategy.claim: max(choices, key=swing), the first */
 }
+
+#include "account.c" /* the luck account */
 
 /* Game._bust (R9); returns 1 when the game is over (R10). */
 static int bust(Game *g, int seat) {
@@ -1153,6 +1168,7 @@ static int claim(Game *g, int seat, int total) {
     int tile;
     if (below && !g->lower_any && !steal) {
         tile = highest_bit(below);
+        if (ACCOUNTED(g->acc)) acc_claim(g, total, tile, -1, 1);
         g->grill ^= 1ULL << tile;
     } else {
         Claim choices[NTILES + 1];
@@ -1160,6 +1176,7 @@ static int claim(Game *g, int seat, int total) {
         Claim c = nc == 1 ? choices[0] : strat_claim(g, seat, total, choices, nc);
         if (c.tile < 0) return 1; /* a Python seat's forfeit: nothing of the turn counts */
         tile = c.tile;
+        if (ACCOUNTED(g->acc)) acc_claim(g, total, tile, c.victim, nc);
         if (c.victim < 0) {
             g->grill ^= 1ULL << tile;
         } else {
@@ -1199,6 +1216,13 @@ static int play_turn(Game *g) {
         g->failed = 1;
         return 1;
     }
+    /* the account after optimal's plan (the same programme, when it is the worm swing's:
+     * completed, not solved again) and before anything a Python seat does (a forfeit) */
+    Account *acc = g->acc; /* the luck account (account.c), NULL: none */
+    if (ACCOUNTED(acc) && acc_turn(g, seat) < 0) {
+        g->failed = 1;
+        return 1;
+    }
     if (g->strat[seat]->kind == S_PYTHON && host_turn(g, seat) < 0) return 1;
     Turn t;
     t.total = 0;
@@ -1217,10 +1241,15 @@ static int play_turn(Game *g) {
         /* the first min(left, 4) dice from lo, the rest from hi (PC[0] is all zero) */
         t.shown = PC_NEAR[t.left][lo] + PC_FAR[t.left][hi];
         uint32_t fresh = t.shown & NIBBLES[t.free];
-        if (!fresh) return bust(g, seat); /* R5: every face shown is already set aside */
+        if (!fresh) { /* R5: every face shown is already set aside */
+            if (ACCOUNTED(acc)) acc_bust(g, 1);
+            return bust(g, seat);
+        }
         t.packed = fresh;
+        if (ACCOUNTED(acc)) acc_fetch(g, &t);
         int face = strat_pick(g, seat, &t);
         if (face <= 0) return 1; /* a Python seat's forfeit (or its host failed) */
+        if (ACCOUNTED(acc)) acc_kept(g, &t, face);
         int count = count_of(fresh, face);
         t.free ^= 1u << face;
         t.left -= count;
@@ -1238,7 +1267,10 @@ static int play_turn(Game *g) {
                 return claim(g, seat, t.total);
             }
         }
-        if (!t.left) return bust(g, seat); /* R8 */
+        if (!t.left) { /* R8 */
+            if (ACCOUNTED(acc)) acc_bust(g, 0);
+            return bust(g, seat);
+        }
     }
 }
 
@@ -1295,12 +1327,31 @@ typedef struct {
     int8_t *worms[MAXP], *rank[MAXP];
     int16_t *busts[MAXP], *steals[MAXP], *stolen[MAXP];
     uint8_t *detail; /* optional: DETAIL_BYTES per game */
+    /* optional (with the account): per seat par, luck, wluck, regret_pick, regret_stop,
+     * regret_claim (ACC_SUMS doubles), then rolls, picks, stops, claims (ACC_COUNTS) */
+    double *acc_sum[ACC_SUMS][MAXP];
+    int16_t *acc_count[ACC_COUNTS][MAXP];
 } Out;
+
+/* A seat's ledger into the account columns of row `row` (counts capped at the int16
+ * columns' 32767, which no game under the default turn cap reaches). */
+static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
+    for (int s = 0; s < g->n; s++) {
+        const AccLedger *l = &g->acc->led[s];
+        double sums[ACC_SUMS] = {l->par, l->luck, l->wluck, l->regret_pick, l->regret_stop,
+                                 l->regret_claim};
+        int counts[ACC_COUNTS] = {l->rolls, l->picks, l->stops, l->claims};
+        for (int k = 0; k < ACC_SUMS; k++) o->acc_sum[k][s][row] = sums[k];
+        for (int k = 0; k < ACC_COUNTS; k++)
+            o->acc_count[k][s][row] = (int16_t)(counts[k] < INT16_MAX ? counts[k] : INT16_MAX);
+    }
+}
 
 /* One game to the end (Game.play), stored in row `row`; -1 on failure. */
 static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t gseed, Out *o,
                     Py_ssize_t row) {
     game_start(g, order, table, gseed);
+    if (g->acc) acc_start(g);
     if (g->host[H_GAME] == NULL || host_game(g) == 0)
         for (int k = 0; k < g->max_turns; k++)
             if (play_turn(g)) break;
@@ -1336,6 +1387,10 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
     o->winner[row] = (int8_t)((g->over || forfeit >= 0) && firsts == 1 ? winner : -1);
     o->error_seat[row] = (int8_t)forfeit;
     o->error_kind[row] = (int8_t)(forfeit >= 0 ? g->forfeit_kind : -1);
+    if (g->acc) {
+        acc_finish(g);
+        acc_store(g, o, row);
+    }
     if (o->detail) {
         uint8_t *d = o->detail + (size_t)row * DETAIL_BYTES;
         memset(d, 0, DETAIL_BYTES);
@@ -1353,9 +1408,13 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
     return 0;
 }
 
-static Game *new_game(const Game *proto, int duplicate, int max_turns) {
+static Game *new_game(const Game *proto, int duplicate, int max_turns, int account) {
     Game *g = PyMem_Calloc(1, sizeof(Game));
     if (g == NULL) return NULL;
+    if (account && (g->acc = PyMem_Calloc(1, sizeof(Account))) == NULL) {
+        PyMem_Free(g);
+        return NULL;
+    }
     g->n = proto->n;
     g->lower_any = proto->lower_any;
     g->flip_mode = proto->flip_mode;
@@ -1369,6 +1428,7 @@ static Game *new_game(const Game *proto, int duplicate, int max_turns) {
 static void free_game(Game *g) {
     if (g == NULL) return;
     for (int s = 0; s < MAXP; s++) free(g->dup.blocks[s]);
+    PyMem_Free(g->acc);
     PyMem_Free(g);
 }
 
@@ -1410,9 +1470,16 @@ static void deal_seeds(const char *prefix, size_t prefix_len, long long d0, int 
     for (int k = 0; k < count; k++) out[k] = (int64_t)(hashed[k] & SEED_MASK);
 }
 
+/* Where a chunk batch tells the chunk row it is playing, game by game, for a parent
+ * process that shows progress (a double in shared memory; play_deals' `progress`), or
+ * NULL. Per thread: batches of two threads never share it. */
+static _Thread_local volatile double *batch_progress;
+static _Thread_local Py_ssize_t batch_start;
+
 /* One row of the chunk path: deal `deal` in seat order k, stored in row `row`. */
 static int deal_row(Game *g, const Strat *table, const Orders *orders, int k, long long deal,
                     int64_t dseed, int64_t gseed, Out *o, Py_ssize_t row) {
+    if (batch_progress != NULL) *batch_progress = (double)(batch_start + row);
     o->deal[row] = (int32_t)deal;
     o->seating[row] = (int8_t)k;
     o->seed[row] = dseed;
@@ -1514,7 +1581,7 @@ static int deals_independent(Game *g, const Strat *table, const Orders *orders,
 /* ==== Python bindings ================================================================== */
 #ifndef HARNESS_NO_PYTHON
 typedef struct {
-    Py_buffer views[9 + 5 * MAXP + 1];
+    Py_buffer views[9 + 5 * MAXP + 1 + (ACC_SUMS + ACC_COUNTS) * MAXP];
     int held;
 } Buffers;
 
@@ -1557,6 +1624,46 @@ static int parse_rules(PyObject *rules, Game *g) {
     return 0;
 }
 
+/* What the native strategies can play: each one's parameters (how many, and the values
+ * each may take), as the built-ins declare them in Python (Strategy.bounds, checked
+ * before either engine sees a parameter; tests/test_native.py ties the two tables). A
+ * seat out of them is refused here, never played as something else. */
+typedef struct {
+    double low, high;
+    int low_open; /* low itself excluded */
+} Bound;
+static const struct {
+    int count;
+    const char *names[3];
+    Bound p[3];
+} KIND_BOUNDS[S_KINDS] = {
+    [S_GREEDY] = {0, {0}, {{0}}},
+    [S_THRESHOLD] = {1, {"target"}, {{21, 40, 0}}},
+    [S_WORM_FIRST] = {2, {"target", "min_dice"}, {{0, 40, 0}, {0, 8, 0}}},
+    [S_SIMPLE] = {0, {0}, {{0}}},
+    [S_ENV] = {0, {0}, {{0}}},
+    [S_TACTICIAN] = {2, {"caution", "worm_by"}, {{0, 100, 1}, {0, 8, 0}}},
+    [S_RANDOM] = {1, {"p_stop"}, {{0, 1, 0}}},
+    [S_OPTIMAL] = {3, {"endgame", "spread", "flip"}, {{0, 16, 0}, {0, 100, 1}, {0, 100, 0}}},
+};
+
+static int bad_param(int seat, int kind, int j, double v) {
+    const Bound *b = &KIND_BOUNDS[kind].p[j];
+    if (isfinite(v) && v <= b->high && (b->low_open ? v > b->low : v >= b->low)) return 0;
+    PyObject *shown = PyFloat_FromDouble(v); /* %R: PyErr_Format has no %g */
+    if (shown == NULL) return 1;
+    char low[32], high[32];
+    PyOS_snprintf(low, sizeof low, "%g", b->low);
+    PyOS_snprintf(high, sizeof high, "%g", b->high);
+    PyErr_Format(PyExc_ValueError,
+                 "seat %d: parameter %s = %R is outside what the native strategy plays "
+                 "(%s%s %s %s)",
+                 seat, KIND_BOUNDS[kind].names[j], shown, b->low_open ? "above " : "", low,
+                 b->low_open ? "and at most" : "to", high);
+    Py_DECREF(shown);
+    return 1;
+}
+
 static int parse_table(PyObject *seats, int n, Strat *table) {
     if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != n) {
         PyErr_Format(PyExc_ValueError, "seats: a tuple of %d (kind, params) pairs", n);
@@ -1564,17 +1671,25 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
     }
     for (int i = 0; i < n; i++) {
         int kind;
-        double p0 = 0, p1 = 0, p2 = 0;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(seats, i), "i|ddd", &kind, &p0, &p1, &p2))
-            return -1;
+        double p[3] = {0, 0, 0};
+        PyObject *item = PyTuple_GET_ITEM(seats, i);
+        if (!PyArg_ParseTuple(item, "i|ddd", &kind, &p[0], &p[1], &p[2])) return -1;
         if ((kind < 0 || kind >= S_KINDS) && kind != S_PYTHON) {
             PyErr_Format(PyExc_ValueError, "seat %d: no native strategy %d", i, kind);
             return -1;
         }
+        int count = kind == S_PYTHON ? 0 : KIND_BOUNDS[kind].count;
+        if (PyTuple_GET_SIZE(item) != 1 + count) {
+            PyErr_Format(PyExc_ValueError, "seat %d: strategy %d takes %d parameter(s), got %zd", i,
+                         kind, count, PyTuple_GET_SIZE(item) - 1);
+            return -1;
+        }
+        for (int j = 0; j < count; j++)
+            if (bad_param(i, kind, j, p[j])) return -1;
         table[i].kind = kind;
-        table[i].p[0] = p0;
-        table[i].p[1] = p1;
-        table[i].p[2] = p2;
+        table[i].p[0] = p[0];
+        table[i].p[1] = p[1];
+        table[i].p[2] = p[2];
     }
     return 0;
 }
@@ -1619,6 +1734,31 @@ static int get_out(Buffers *b, PyObject *columns, int n, Py_ssize_t rows, PyObje
         if (o->detail == NULL) return -1;
     }
     return 0;
+}
+
+/* The account's columns: None (no account kept), or a tuple of ACC_SUMS + ACC_COUNTS
+ * buffers per seat, seat by seat (par, luck, wluck, regret_pick, regret_stop,
+ * regret_claim as doubles, then rolls, picks, stops, claims as int16). 1: an account is
+ * kept, 0: none, -1: a bad argument. */
+static int get_account(Buffers *b, PyObject *account, int n, Py_ssize_t rows, Out *o) {
+    static const char *names[ACC_SUMS + ACC_COUNTS] = {
+        "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim",
+        "rolls", "picks", "stops", "claims"};
+    const int per = ACC_SUMS + ACC_COUNTS;
+    if (account == Py_None) return 0;
+    if (!PyTuple_Check(account) || PyTuple_GET_SIZE(account) != per * n) {
+        PyErr_Format(PyExc_ValueError, "account: a tuple of %d buffers", per * n);
+        return -1;
+    }
+    for (int i = 0; i < per * n; i++) {
+        int k = i % per, s = i / per;
+        void *col = get_column(b, PyTuple_GET_ITEM(account, i), k < ACC_SUMS ? 8 : 2, rows,
+                               names[k]);
+        if (col == NULL) return -1;
+        if (k < ACC_SUMS) o->acc_sum[k][s] = col;
+        else o->acc_count[k - ACC_SUMS][s] = col;
+    }
+    return 1;
 }
 
 /* The seating design from a bytes-like object of count * n entrant indices (order k is
@@ -1700,20 +1840,51 @@ static int set_host(Game *g, PyObject *host, const Strat *table) {
     return 1;
 }
 
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, PyObject *account, void *progress);
+
 /* play_deals(rules, seats, max_turns, duplicate, prefix, first, stop, start, orders,
- *            columns, detail): deals first..stop-1, each in every seat order of `orders`
- * (rows by deal, then order index), rows from chunk row `start` on (the deal seed of
- * deal d is derive_seed of prefix + str(d), masked to int64). */
+ *            columns, detail[, host[, account[, progress]]]): deals first..stop-1, each
+ * in every seat order of `orders` (rows by deal, then order index), rows from chunk row
+ * `start` on (the deal seed of deal d is derive_seed of prefix + str(d), masked to int64).
+ * `account`: the luck account's columns (or None). `progress`: a
+ * writable buffer of a double (or None) that gets the chunk row of each game as it
+ * starts. */
 static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
+    PyObject *account = Py_None, *progress = Py_None;
     int max_turns, duplicate;
     const char *prefix;
     Py_ssize_t prefix_len, start;
     long long first, stop;
-    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|O", &rules, &seats, &max_turns, &duplicate,
+    if (!PyArg_ParseTuple(args, "OOipy#LLnOOO|OOO", &rules, &seats, &max_turns, &duplicate,
                           &prefix, &prefix_len, &first, &stop, &start, &orders_obj, &columns,
-                          &detail, &host))
+                          &detail, &host, &account, &progress))
         return NULL;
+    Py_buffer told = {.buf = NULL, .obj = NULL};
+    if (progress != Py_None) {
+        if (PyObject_GetBuffer(progress, &told, PyBUF_WRITABLE) < 0) return NULL;
+        if (told.len < (Py_ssize_t)sizeof(double)) {
+            PyBuffer_Release(&told);
+            PyErr_SetString(PyExc_ValueError, "play_deals: progress holds no double");
+            return NULL;
+        }
+    }
+    PyObject *played_rows = py_play_deals_told(rules, seats, max_turns, duplicate, prefix,
+                                               prefix_len, first, stop, start, orders_obj,
+                                               columns, detail, host, account, told.buf);
+    if (told.obj != NULL) PyBuffer_Release(&told);
+    return played_rows;
+}
+
+static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_turns,
+                                    int duplicate, const char *prefix, Py_ssize_t prefix_len,
+                                    long long first, long long stop, Py_ssize_t start,
+                                    PyObject *orders_obj, PyObject *columns, PyObject *detail,
+                                    PyObject *host, PyObject *account, void *progress) {
     Game proto;
     Strat table[MAXP];
     Orders orders;
@@ -1731,11 +1902,13 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     }
     Buffers b = {.held = 0};
     Out o;
-    if (get_out(&b, columns, proto.n, total - start, detail, &o) < 0) {
+    int accounted;
+    if (get_out(&b, columns, proto.n, total - start, detail, &o) < 0 ||
+        (accounted = get_account(&b, account, proto.n, total - start, &o)) < 0) {
         release_buffers(&b);
         return NULL;
     }
-    Game *g = new_game(&proto, duplicate, max_turns);
+    Game *g = new_game(&proto, duplicate, max_turns, accounted);
     if (g == NULL) {
         release_buffers(&b);
         return PyErr_NoMemory();
@@ -1748,11 +1921,16 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
     }
     int rc;
     Py_ssize_t played = 0;
+    DpCache *outer = dp_batch_enter();
+    batch_progress = progress;
+    batch_start = start;
     PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     rc = (duplicate ? deals_duplicate : deals_independent)(g, table, &orders, prefix,
                                                            (size_t)prefix_len, first, stop,
                                                            start, &o, &played);
     if (saved != NULL) PyEval_RestoreThread(saved);
+    dp_batch_leave(outer);
+    batch_progress = NULL;
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, played);
@@ -1763,11 +1941,12 @@ static PyObject *py_play_deals(PyObject *self, PyObject *args) {
  * dice) and game_seed (independent dice, view.rng) columns describe, filling the other
  * columns but deal. */
 static PyObject *py_play_games(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None;
+    PyObject *rules, *seats, *orders_obj, *columns, *detail, *host = Py_None,
+                                                            *account = Py_None;
     int max_turns, duplicate;
     Py_ssize_t rows;
-    if (!PyArg_ParseTuple(args, "OOipnOOO|O", &rules, &seats, &max_turns, &duplicate, &rows,
-                          &orders_obj, &columns, &detail, &host))
+    if (!PyArg_ParseTuple(args, "OOipnOOO|OO", &rules, &seats, &max_turns, &duplicate, &rows,
+                          &orders_obj, &columns, &detail, &host, &account))
         return NULL;
     Game proto;
     Strat table[MAXP];
@@ -1782,7 +1961,9 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
     }
     Buffers b = {.held = 0};
     Out o;
-    if (get_out(&b, columns, n, rows, detail, &o) < 0) {
+    int accounted;
+    if (get_out(&b, columns, n, rows, detail, &o) < 0 ||
+        (accounted = get_account(&b, account, n, rows, &o)) < 0) {
         release_buffers(&b);
         return NULL;
     }
@@ -1793,7 +1974,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
             release_buffers(&b);
             return NULL;
         }
-    Game *g = new_game(&proto, duplicate, max_turns);
+    Game *g = new_game(&proto, duplicate, max_turns, accounted);
     if (g == NULL) {
         release_buffers(&b);
         return PyErr_NoMemory();
@@ -1806,6 +1987,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
     }
     int rc = 0;
     Py_ssize_t row = 0;
+    DpCache *outer = dp_batch_enter();
     PyThreadState *saved = python ? NULL : PyEval_SaveThread();
     while (row < rows && rc == 0) {
         uint64_t stream_seeds[LANES];
@@ -1840,6 +2022,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
         }
     }
     if (saved != NULL) PyEval_RestoreThread(saved);
+    dp_batch_leave(outer);
     free_game(g);
     release_buffers(&b);
     return finish_batch(rc, row - 1);
@@ -2015,8 +2198,9 @@ static PyObject *py_dp_states(PyObject *self, PyObject *unused) {
     return out;
 }
 
-/* dp_solve(stop, bust): (values, stops) of solve_arrays(Payoff(stop, bust)) for a stop
- * tuple of 41 floats or None, every state solved (for tests). */
+/* dp_solve(stop, bust): (values, stops, rolls) of solve_arrays(Payoff(stop, bust)) for a
+ * stop tuple of 41 floats or None, every state solved (for tests); a state with no dice
+ * left rolls at -inf, as solve_arrays has it. */
 static PyObject *py_dp_solve(PyObject *self, PyObject *args) {
     PyObject *stop_obj;
     double bust;
@@ -2038,23 +2222,35 @@ static PyObject *py_dp_solve(PyObject *self, PyObject *args) {
         }
     }
     Py_DECREF(seq);
-    double *value = malloc((size_t)DP_N * sizeof(double));
+    double key[DP_MAX_TOTAL + 2];
+    memcpy(key, stop, sizeof(stop));
+    key[DP_MAX_TOTAL + 1] = bust;
+    double *value = malloc((size_t)(DP_N - DP_V0) * sizeof(double));
+    double *roll = malloc((size_t)DP_NRSLOT * sizeof(double));
     uint8_t *stops = malloc((size_t)DP_N);
-    PyObject *values = NULL, *flags = NULL;
-    if (value != NULL && stops != NULL && dp_solve(stop, bust, value, stops) == 0) {
+    PyObject *values = NULL, *flags = NULL, *rolls = NULL;
+    if (value != NULL && roll != NULL && stops != NULL && dp_solve(key, value, roll) == 0) {
+        DpTurn w = {key, bust, value, roll, NULL, NULL, 0.0};
         values = PyList_New(DP_N);
-        for (int i = 0; values != NULL && i < DP_N; i++)
-            PyList_SET_ITEM(values, i, PyFloat_FromDouble(value[i]));
+        rolls = PyList_New(DP_N);
+        for (int i = 0; values != NULL && rolls != NULL && i < DP_N; i++) {
+            PyList_SET_ITEM(values, i, PyFloat_FromDouble(dp_value(&w, i)));
+            double r = DP_LEFT[i] ? dp_roll_of(&w, i) : -INFINITY; /* no dice: no roll */
+            PyList_SET_ITEM(rolls, i, PyFloat_FromDouble(r));
+            stops[i] = (uint8_t)dp_stops(&w, i);
+        }
         flags = PyBytes_FromStringAndSize((const char *)stops, DP_N);
     }
     free(value);
+    free(roll);
     free(stops);
-    if (values == NULL || flags == NULL) {
+    if (values == NULL || flags == NULL || rolls == NULL) {
         Py_XDECREF(values);
         Py_XDECREF(flags);
+        Py_XDECREF(rolls);
         return PyErr_NoMemory();
     }
-    return Py_BuildValue("(NN)", values, flags);
+    return Py_BuildValue("(NNN)", values, flags, rolls);
 }
 
 /* dp_cache_stats(): (hits, misses) of this thread's solved-turn cache. */
@@ -2062,6 +2258,46 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
     if (dp_cache == NULL) return Py_BuildValue("(ii)", 0, 0);
     return Py_BuildValue("(ll)", dp_cache->hits, dp_cache->misses);
 }
+
+/* account_stats(): this thread's luck account and solved-turn cache, as a dict: turns
+ * accounted, whose programme was solved already (hits), half solved (completed) or new
+ * (misses), the states the account solved, the turns whose identity swing = par + luck -
+ * regret was checked and the largest residual; the cache's sets, ways, entries allocated
+ * and bytes per entry, and the caches alive in the process (for benchmarks and tests). */
+static PyObject *py_account_stats(PyObject *self, PyObject *unused) {
+    AccStats st = {0};
+    long entries = 0;
+    int sets = dp_cache_sets;
+    if (dp_cache != NULL) {
+        st = dp_cache->acc;
+        entries = dp_cache->entries;
+        sets = dp_cache->sets;
+    }
+    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sd,si,si,sl,sn,si}", "turns", st.turns, "hits",
+                         st.hits, "completed", st.completed, "misses", st.misses, "states",
+                         st.states, "checked", st.checked, "residual", st.residual, "sets", sets,
+                         "ways", DP_CACHE_WAYS, "entries", entries, "entry_bytes",
+                         (Py_ssize_t)(dp_block_bytes() + sizeof(DpSet) / DP_CACHE_WAYS),
+                         "caches", __atomic_load_n(&dp_caches_alive, __ATOMIC_RELAXED));
+}
+
+/* dp_cache_size(sets): this thread's solved-turn cache emptied and freed (not while a batch
+ * plays in this thread: a strategy's call never frees what its table holds), and every
+ * thread's next one made with `sets` sets (a power of two, 1 to 2**20) of DP_CACHE_WAYS
+ * ways; returns the sets before (for benchmarks: the hit rates of each size). */
+static PyObject *py_dp_cache_size(PyObject *self, PyObject *arg) {
+    long sets = PyLong_AsLong(arg);
+    if (sets == -1 && PyErr_Occurred()) return NULL;
+    if (sets < 1 || sets > (1L << 20) || (sets & (sets - 1))) {
+        PyErr_SetString(PyExc_ValueError, "dp_cache_size: a power of two from 1 to 2**20");
+        return NULL;
+    }
+    int before = dp_cache_sets;
+    if (!dp_batches) dp_cache_free();
+    dp_cache_sets = (int)sets;
+    return PyLong_FromLong(before);
+}
+#include "vecenv.c" /* the vector environment (harness.env.vector) */
 
 static PyMethodDef methods[] = {
     {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},
@@ -2071,9 +2307,15 @@ static PyMethodDef methods[] = {
     {"mt_words", py_mt_words, METH_VARARGS, "First words of random.Random(seed)."},
     {"set_portable", py_set_portable, METH_O, "Portable SIMD-free paths on (True) or off."},
     {"dp_states", py_dp_states, METH_NOARGS, "The turn programme's states."},
-    {"dp_solve", py_dp_solve, METH_VARARGS, "solve_arrays of a payoff: (values, stops)."},
+    {"dp_solve", py_dp_solve, METH_VARARGS, "solve_arrays of a payoff: (values, stops, rolls)."},
     {"dp_lanes", py_dp_lanes, METH_O, "The turn programme's lanes, at most n: those in use."},
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
+    {"account_stats", py_account_stats, METH_NOARGS, "The luck account's cache and checks."},
+    {"dp_cache_size", py_dp_cache_size, METH_O, "Empty the solved turns; set their sets."},
+    {"vec_new", py_vec_new, METH_VARARGS, "A vector environment's slots, in a capsule."},
+    {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
+    {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
+    {"vec_board", py_vec_board, METH_VARARGS, "One slot's board (render, info)."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "harness._native_core",

@@ -47,6 +47,45 @@ static int highest_below_top(const Game *g, int seat) { /* max(stack[:-1], defau
     return high;
 }
 
+/* The worm swing of `seat`'s turn (Optimal._plan outside its end game, flip 0;
+ * harness.analysis.account.swing_payoff): what claiming each grill tile (gv[tile]) and
+ * stealing each rival's top (sv[victim]) gains the seat's margin (its worms minus the
+ * others' mean: a steal's worms times P / (P - 1)); returns a bust's (minus the worms
+ * of the seat's top, -0.0 for none). */
+static double swing_values(const Game *g, int seat, double *gv, double *sv) {
+    double share = 1.0 + 1.0 / (double)(g->n - 1);
+    for (int t = 21; t <= 36; t++)
+        if (g->grill >> t & 1) gv[t] = (double)WORMS[t];
+    for (int v = 0; v < g->n; v++)
+        if (g->top[v] && v != seat) sv[v] = (double)WORMS[g->top[v]] * share;
+    int own = g->top[seat];
+    return -(double)(own ? WORMS[own] : 0);
+}
+
+/* Optimal._stop_values: the best claim's value at each total (R7: the highest grill tile
+ * <= total, any lower one under lower_any, or a rival's top showing exactly total), from
+ * the values of the claims (gv, sv); -inf where R7 offers none. */
+static void stop_values(const Game *g, int seat, const double *gv, const double *sv,
+                        double stop[DP_MAX_TOTAL + 1]) {
+    uint64_t grill = g->grill;
+    for (int t = 0; t <= DP_MAX_TOTAL; t++) stop[t] = -INFINITY;
+    int have = 0;
+    double current = 0.0;
+    for (int total = lowest_bit(grill); total <= DP_MAX_TOTAL; total++) {
+        if (total <= 36 && (grill >> total & 1)) {
+            double value = gv[total];
+            if (!g->lower_any || !have || value > current) current = value;
+            have = 1;
+        }
+        stop[total] = current;
+    }
+    for (int v = 0; v < g->n; v++)
+        if (g->top[v] && v != seat) {
+            int top = g->top[v];
+            if (stop[top] == -INFINITY || sv[v] > stop[top]) stop[top] = sv[v];
+        }
+}
+
 /* Optimal._plan at the turn's first roll: what each ending is worth, the turn solved. */
 static int opt_plan(Game *g, int seat) {
     const Strat *s = g->strat[seat];
@@ -93,37 +132,18 @@ static int opt_plan(Game *g, int seat) {
         }
         bust = opt_win_chance(g, s, seat, ns, nh, after);
     } else { /* the worm swing */
-        double share = 1.0 + 1.0 / (double)(n - 1);
-        for (int t = 21; t <= 36; t++)
-            if (grill >> t & 1) gv[t] = (double)WORMS[t];
-        for (int v = 0; v < n; v++)
-            if (g->top[v] && v != seat) sv[v] = (double)WORMS[g->top[v]] * share;
-        bust = -(double)(own ? WORMS[own] : 0);
+        bust = swing_values(g, seat, gv, sv);
         if (s->p[2] != 0.0) {
             int turned;
             opt_bust_board(g, grill, own, &turned);
             if (turned) bust -= s->p[2] * (double)WORMS[turned];
         }
     }
-    /* Optimal._stop_values: the best claim's value at each total, -inf for none */
     double stop[DP_MAX_TOTAL + 1];
-    for (int t = 0; t <= DP_MAX_TOTAL; t++) stop[t] = -INFINITY;
-    int have = 0;
-    double current = 0.0;
-    for (int total = lowest_bit(grill); total <= DP_MAX_TOTAL; total++) {
-        if (total <= 36 && (grill >> total & 1)) {
-            double value = gv[total];
-            if (!g->lower_any || !have || value > current) current = value;
-            have = 1;
-        }
-        stop[total] = current;
-    }
-    for (int v = 0; v < n; v++)
-        if (g->top[v] && v != seat) {
-            int top = g->top[v];
-            if (stop[top] == -INFINITY || sv[v] > stop[top]) stop[top] = sv[v];
-        }
-    return dp_solved(stop, bust, endgame, &g->opt_turn[seat]);
+    stop_values(g, seat, gv, sv, stop);
+    g->opt_swing[seat] = !endgame && s->p[2] == 0.0;
+    int found;
+    return dp_solved(stop, bust, endgame, &g->opt_turn[seat], &found);
 }
 
 static inline int opt_state(const Turn *t) {
@@ -142,7 +162,7 @@ static int opt_pick(const Game *g, int seat, const Turn *t) {
     dp_need_all(w, child, shown); /* solved now if no turn of this payoff needed them */
     double best = -1e300;
     for (int k = 0; k < shown; k++) {
-        double v = w->value[child[k]];
+        double v = dp_value(w, child[k]);
         if (v > best + DP_EPS) {
             best = v;
             face = faces[k];

@@ -8,6 +8,7 @@
  *   DP_FN(name)       this width's name of a function or type
  *   DPL_ATTR          its functions' attributes (target("avx2") for AVX2)
  *   DPL_GATHER(v, k)  the initializer of a vector of v[*k[0]], ... v[*k[DPL_N - 1]]
+ *   DPL_FINS(w, k)    the same of dp_fin(w, *k[0]), ... (values of no dice left)
  * States with as many dice left never need each other, and a turn's first rolls need
  * many of a template at once (dp_need_all): see turn_dp.c for what it saves. */
 
@@ -60,10 +61,12 @@ DPL_ATTR static int DP_FN(dp_states)(const DpTurn *w, const int *states, int cou
     DP_FN(DpLanes) *keep = sc->keep;
     for (int j = 0; j < nfree; j++) {
         keep[j * 9] = DP_FN(dp_lanes_of)(-INFINITY);
-        for (int c = 1; c <= n; c++) {
+        for (int c = 1; c < n; c++) {
             keep[j * 9 + c] = (DP_FN(DpLanes))DPL_GATHER(value, kid);
             for (int l = 0; l < DPL_N; l++) kid[l]++;
         }
+        keep[j * 9 + n] = (DP_FN(DpLanes))DPL_FINS(w, kid); /* every die left kept */
+        for (int l = 0; l < DPL_N; l++) kid[l]++;
     }
     DP_FN(DpLanes) roll =
         DP_FN(dp_roll)(&DP_TPL[n][nfree], nfree, keep, w->bust, sc->terms, sc->best);

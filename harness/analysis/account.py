@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import exp, pi, sqrt
 from typing import Any
 
@@ -337,6 +337,8 @@ class Accountant(GameObserver):
         self._k = 0.0
         self._current: TurnAccount | None = None
         self._seat = 0
+        self._open = -1  # the seat whose turn is open (not ended by a claim or a bust)
+        self._before = Ledger()
 
     # -- the board ----------------------------------------------------------------------
     def tops(self) -> tuple[int, ...]:
@@ -353,6 +355,9 @@ class Accountant(GameObserver):
         self._pending = -1
         self._seat = seat
         ledger = self._ledger = self.ledgers[seat]
+        # What the seat had booked before this turn: a turn cut short (a forfeit) counts
+        # for nothing, as the game's rows count it (nothing of a forfeit's turn counts).
+        self._open, self._before = seat, replace(ledger)
         par = self._roll[START]
         ledger.turns += 1
         ledger.par += par
@@ -465,6 +470,7 @@ class Accountant(GameObserver):
             self.scores[victim] -= _WORMS[tile]
         self.stacks[seat].append(tile)
         self.scores[seat] += _WORMS[tile]
+        self._open = -1
         self._close(chosen, "claim" if victim is None else "steal")
 
     def busted(
@@ -486,6 +492,7 @@ class Accountant(GameObserver):
             self.grill.add(returned)
         if turned is not None:
             self.grill.discard(turned)
+        self._open = -1
         self._close(self._bust, "bust")
 
     def _close(self, swing: float | None, end: str) -> None:
@@ -500,7 +507,14 @@ class Accountant(GameObserver):
             self._listener(current)
 
     def finish(self) -> None:
-        """The game ended (or was cut short): close a turn still open."""
+        """The game ended, or was cut short: a turn still open (a forfeit in it) is taken
+        back from its seat's ledger, which holds exactly what it held before that turn;
+        with ``detail``, the turn is kept, marked cut short (swing None)."""
+        if self._open >= 0:
+            ledger, before = self.ledgers[self._open], self._before
+            for name in Ledger.__dataclass_fields__:
+                setattr(ledger, name, getattr(before, name))
+            self._open = -1
         self._close(None, "")
 
 

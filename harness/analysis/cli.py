@@ -17,6 +17,7 @@ import time
 import click
 
 from harness.cli_common import user_errors
+from harness.report.render import text_table
 
 
 @click.group()
@@ -202,16 +203,16 @@ def _simulation_lines(checks: list, summary: dict, turns: int, seed: int) -> lis
     out = [
         "",
         f"Simulation through the engine: {turns:,} turns per policy, seed {seed}",
-        f"  {'quantity':<14} {'exact':>10} {'simulated':>10} {'95% interval':>23} {'z':>6}",
     ]
+    rows = []
     for c in checks:
         z = "-" if c.z is None else f"{c.z:+.2f}"
         low, high = c.exact - c.half_width, c.exact + c.half_width
         mark = "ok" if c.within else "OUT"
-        out.append(
-            f"  {c.quantity:<14} {c.exact:>10.6f} {c.simulated:>10.6f} "
-            f"[{low:>9.6f}, {high:>9.6f}] {z:>6} {mark}"
-        )
+        interval = f"{low:.6f} to {high:.6f}"
+        rows.append([c.quantity, f"{c.exact:.6f}", f"{c.simulated:.6f}", interval, z, mark])
+    header = ["quantity", "exact", "simulated", "95% interval", "z", ""]
+    out += ["  " + line for line in text_table(header, rows)]
     verdict = "agrees with" if summary["passed"] else "DISAGREES with"
     out += [
         f"  {summary['within_95']} of {summary['count']} within their 95% intervals "

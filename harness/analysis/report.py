@@ -24,6 +24,7 @@ from harness.analysis.board import TurnBoard, tile_ranges
 from harness.analysis.turn import START, Solution, solve, solve_exact, state_index
 from harness.errors import HarnessError
 from harness.jsonsafe import json_safe
+from harness.report.render import text_table
 from harness.rules import DICE, FACE_POINTS, WORM, face_name, worms
 
 POLICIES = ("max-success", "expected-worms")
@@ -181,10 +182,12 @@ def lines(analysis: TurnAnalysis) -> list[str]:
             "Max-success policy, per target t (a stop needs a worm and a claim, R7):",
             "  P(>= t): best chance to end the turn with a claim at a total >= t",
             "  P(= t):  best chance to end it with a claim at exactly t",
-            f"  {'t':>3}  {'P(>= t)':<17}  P(= t)",
         ]
-        for row in analysis.targets:
-            out.append(f"  {row['target']:>3}  {_num(row['at_least'])}  {_num(row['exactly'])}")
+        rows = [
+            [str(row["target"]), _num(row["at_least"]), _num(row["exactly"])]
+            for row in analysis.targets
+        ]
+        out += ["  " + line for line in text_table(["t", "P(>= t)", "P(= t)"], rows, left=0)]
         out.append(f"  least possible bust probability: {_num(analysis.min_bust)}")
     if analysis.worms is not None:
         w = analysis.worms
@@ -194,8 +197,8 @@ def lines(analysis: TurnAnalysis) -> list[str]:
             f"Expected-worms policy (maximises the mean worms gained; a bust {lost}, R9):",
             f"  mean worms gained  {_num(w['mean'], 10)}  (sd {float(w['variance']) ** 0.5:.4f})",
             f"  bust probability   {_num(w['bust'])}",
-            f"  {'worms':>5}  {'probability':<17}  claims",
         ]
+        rows = []
         for gain, p in w["gains"].items():
             if gain <= 0:  # a claim gains at least one worm (R1)
                 what = "bust"
@@ -208,5 +211,14 @@ def lines(analysis: TurnAnalysis) -> list[str]:
                     for text, tiles in ((f"grill {grill}", grill), (f"steal {steals}", steals))
                     if tiles != "-"
                 )
-            out.append(f"  {gain:>+5d}  {_num(p)}  {what}")
+            rows.append([f"{gain:+d}", _num(p), what])
+        table = text_table(["worms", "probability", "claims"], rows, left=0)
+        # The claims column reads as text: flush left, as its header.
+        out += ["  " + line for line in _claims_left(table)]
     return out
+
+
+def _claims_left(table: list[str]) -> list[str]:
+    """The table with its last column (the claims, words) flush left."""
+    cut = len(table[1].rpartition("  ")[0]) + 2  # where the rule's last dashes begin
+    return [line[:cut] + line[cut:].strip() for line in table]

@@ -9,8 +9,10 @@ The room reads stored results only (``run.json`` and ``games/*.parquet``, see
     report.html, report.summary["standings"]
 
 Rooms: :mod:`~.aggregate` (reading games into fixed-size sums), :mod:`~.summary` (the
-numbers), :mod:`~.paired` (paired differences), :mod:`~.plots`, :mod:`~.render` (markdown
-and HTML), :mod:`~.compare` (several runs), :mod:`~.cli` (the commands). The statistics
+numbers), :mod:`~.paired` (paired differences), :mod:`~.plots` (with :mod:`~.colours`, the
+strategies' colours, and :mod:`~.order`, the one order of charts and comparisons),
+:mod:`~.render` (markdown and HTML), :mod:`~.compare` (several runs). The commands are
+:mod:`harness.report_cmd`. The statistics
 themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 

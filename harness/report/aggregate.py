@@ -28,6 +28,7 @@ assembled by hand (no ``run_format``) are read as they are.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +42,7 @@ import pyarrow.parquet as pq
 
 from harness import stats
 from harness.errors import HarnessError, safe_text
+from harness.jsonsafe import TooDeep, loads_bounded
 from harness.ranking import POINT, Counts
 from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
 from harness.runfolder.manifest import covered, read_manifest, safe_part_name
@@ -70,7 +72,28 @@ MAX_WORMS = 40  # every tile's worms together (R1): no score can be higher
 CONVERGENCE_BUCKETS = 256  # resolution of the win-share-vs-games curve
 BATCH_ROWS = 1 << 17
 DENSE_CELLS = 1 << 21  # up to this many (cluster, key) cells are counted densely
-FORFEIT_GROUPS = 200  # distinct (strategy, error) forfeit groups kept with an example
+FORFEIT_GROUPS = 200  # distinct (strategy, kind, error) forfeit groups kept with an example
+FORFEIT_MESSAGES = 100  # distinct messages counted per group (then "100 or more")
+# Where a forfeit happened, at the start of its message: one bug forfeits at many turns
+# and seats, and the report groups it once (GameError's "turn T, seat S (name) ").
+_WHERE = re.compile(r"^turn \d+, seat \d+ \((?P<name>.*?)\) ")
+_NUMBER = re.compile(r"(?<![A-Za-z_])\d+(?:\.\d+)?")  # not a rule id (R5) nor a name's digit
+
+
+def forfeit_detail(error: str, who: str) -> str:
+    """A forfeit's message without where it happened (``turn 3, seat 1 (my-bot) ``)."""
+    found = _WHERE.match(error)
+    if found is not None and found.group("name") == who:
+        return error[found.end() :]
+    return error
+
+
+def forfeit_pattern(detail: str) -> str:
+    """What groups forfeits of one cause: the message with its numbers (faces, totals,
+    a KeyError's key) left out, rule ids kept: "picked #, already set aside (R5)"."""
+    return _NUMBER.sub("#", detail)
+
+
 KEPT_BYTES = 1 << 26  # the rating pass's inputs kept from the first pass up to this size
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -109,6 +132,9 @@ class RunInfo:
     # Each verified part's (rows, lowest deal, highest deal, rows go by deal), found while
     # verifying it: reading the games then need not read its deal column again.
     layouts: dict[Path, tuple[int, int, int, bool]] = field(default_factory=dict)
+    # The manifest lines of the verified parts: what playing each chunk cost (cpu, the
+    # decision times, the plugins' output), for the report.
+    entries: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def verified(self) -> bool:
@@ -186,18 +212,33 @@ class RunInfo:
 def find_run(path: str | Path) -> Path:
     """The run folder ``path`` names: itself, or the newest run inside a config folder."""
     folder = Path(path)
+    if _is_run(folder):
+        return folder
+    return runs_in(folder)[-1]
+
+
+def _is_run(folder: Path) -> bool:
     if not folder.exists():
         raise ReportError(f"{folder}: no such folder")
     if not folder.is_dir():
         raise ReportError(f"{folder}: not a folder; give a run folder results/<config>/<run id>")
-    if (folder / RUN_JSON).is_file():
-        return folder
+    return (folder / RUN_JSON).is_file()
+
+
+def runs_in(path: str | Path) -> list[Path]:
+    """The run folders of a config folder (``results/<config>``), oldest first: by when
+    their run.json was last written (a run's last play), then by name."""
+    folder = Path(path)
+    if _is_run(folder):
+        raise ReportError(
+            f"{folder}: a run folder, not a config folder; give results/<config> for its runs"
+        )
     runs = [d for d in folder.iterdir() if d.is_dir() and (d / RUN_JSON).is_file()]
     if not runs:
         raise ReportError(
             f"{folder}: not a run folder (no run.json); give results/<config>/<run id>"
         )
-    return max(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
+    return sorted(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
 
 
 def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
@@ -210,11 +251,13 @@ def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
     folder = find_run(path)
     config_path = folder / RUN_JSON
     try:
-        config = json.loads(config_path.read_text(encoding="utf-8"))
+        config = loads_bounded(config_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ReportError(f"{config_path}: cannot read ({exc})") from None
     except json.JSONDecodeError as exc:
         raise ReportError(f"{config_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    except TooDeep as exc:
+        raise ReportError(f"{config_path}: not a run.json of harness: {exc}") from None
     if not isinstance(config, dict):
         raise ReportError(f"{config_path}: expected a JSON object")
     players = config.get("players")
@@ -250,6 +293,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     problems: list[str] = []
     spans: dict[str, list[tuple[int, int, str]]] = {}
     layouts: dict[Path, tuple[int, int, int, bool]] = {}
+    good: list[dict[str, Any]] = []
     for entry in entries:
         name = entry["file"]
         claim = covered(entry)
@@ -266,6 +310,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
             problems.append(f"games/{exc}")
             continue
         parts.append(games_dir / name)
+        good.append(entry)
         deals = rows.column("deal").to_numpy().astype(np.int64)
         layouts[games_dir / name] = (len(deals), *_layout_of(deals))
     problems += _coverage(config, spans)
@@ -275,7 +320,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     if unlisted:
         notes.append(unlisted_note(unlisted))
     parts.sort()
-    return RunInfo(folder, config, parts, notes, problems, layouts)
+    return RunInfo(folder, config, parts, notes, problems, layouts, good)
 
 
 def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:
@@ -888,6 +933,7 @@ class _Aggregator:
         # Whether any game may hold the account: run.json's ``luck`` (a run of schema 3 or
         # older, or with luck off, has none: its luck moments are skipped).
         self.luck_kept = info.config.get("luck", "off") != "off"
+        self._seen_messages: dict[tuple[str, str, str], set[str]] = {}  # per forfeit group
         for entrant in info.entrants:
             name = entrant.get("name")
             if isinstance(name, str) and name not in self.code:
@@ -1057,7 +1103,8 @@ class _Aggregator:
             a.forfeit_kinds[kind] = a.forfeit_kinds.get(kind, 0) + 1
             mine = a.forfeit_kinds_by_strategy.setdefault(who, {})
             mine[kind] = mine.get(kind, 0) + 1
-            key = (who, kind, error)
+            detail = forfeit_detail(error, who)
+            key = (who, kind, forfeit_pattern(detail))
             group = a.forfeits.get(key)
             if group is None:
                 if len(a.forfeits) >= FORFEIT_GROUPS:
@@ -1066,8 +1113,10 @@ class _Aggregator:
                 a.forfeits[key] = group = {
                     "strategy": who,
                     "kind": kind,
-                    "error": error,
+                    "error": error,  # the first one, whole
+                    "detail": detail,
                     "count": 0,
+                    "messages": 0,
                     "example": {
                         "table": str(table),
                         "deal": int(deal),
@@ -1076,7 +1125,12 @@ class _Aggregator:
                         "seat": seat,
                     },
                 }
+                self._seen_messages[key] = set()
             group["count"] += 1
+            seen = self._seen_messages[key]
+            if len(seen) < FORFEIT_MESSAGES and detail not in seen:
+                seen.add(detail)
+                group["messages"] = len(seen)
 
     def _pairs(self, cluster: np.ndarray, strat: np.ndarray, ranks: np.ndarray, p: int) -> None:
         keys, ys, cs = [], [], []

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from harness.jsonsafe import loads_bounded
 from harness.report.aggregate import ProgressCallback, RunInfo, load_run
 from harness.report.aggregate import aggregate as aggregate_games
 from harness.report.files import write_text_atomic
@@ -22,7 +23,11 @@ from harness.report.summary import SUMMARY_VERSION, summarise
 PLOTS_DIR = "plots"
 #: report.json's own check: a sha256 of the rest of its content. A report.json is a cache
 #: of numbers that compare, Run.report and --no-report serve without reading the games,
-#: so a damaged or edited one (a flipped bit in a win share) must never be served.
+#: so a damaged one (a flipped bit in a win share, a file cut short, an edit by a program
+#: that does not know the digest) must never be served. The digest has no key: whoever
+#: can write the folder can edit a number and seal it again, and that is not what it
+#: guards against; ``recount`` (``harness compare --recount``, ``load_run(path,
+#: recount=True)``) counts the numbers afresh from the verified games instead.
 DIGEST_KEY = "digest"
 
 
@@ -57,21 +62,24 @@ def summarise_run(
     return summary
 
 
-def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -> dict[str, Any]:
+def cached_summary(
+    path: str | Path, progress: ProgressCallback | None = None, *, recount: bool = False
+) -> dict[str, Any]:
     """The run's ``report.json`` if it is current (same games, same format) and whole
-    (its digest matches its content), else fresh.
+    (its digest matches its content), else fresh; always fresh with ``recount``.
 
     The chunks are verified either way (load_run): a cached report of a run whose chunks
     were damaged since is never handed out as the run's numbers, nor one whose own
-    content was damaged or edited (:data:`DIGEST_KEY`); a report.json written before it
-    had a digest is not served either.
+    content was damaged (:data:`DIGEST_KEY`: not a deliberate edit sealed again, which
+    only ``recount`` rules out); a report.json written before it had a digest is not
+    served either.
     """
     info = load_run(path)
     cached = info.path / "report.json"
-    if cached.is_file():
+    if cached.is_file() and not recount:
         try:
-            data = json.loads(cached.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data = loads_bounded(cached.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # unreadable or nested too deep: not served
             data = None
         if (
             isinstance(data, dict)
@@ -84,6 +92,10 @@ def cached_summary(path: str | Path, progress: ProgressCallback | None = None) -
     return summarise_run(info, progress)
 
 
+REPORT_ATTEMPTS = 3
+"""Times a report is written before it is left as it is while its run goes on."""
+
+
 def write_report(
     path: str | Path, progress: ProgressCallback | None = None, *, plots: bool = True
 ) -> Report:
@@ -92,11 +104,34 @@ def write_report(
     Idempotent: the same games give the same files. Every file is written atomically
     (temporary file + rename); plots a run no longer has data for are removed. A folder
     that cannot be written (read-only, disk full) is one line; what was there stays.
+
+    A run that changed while its report was written (a run in progress that ended
+    meanwhile and wrote its own report) is reported again, so that what is left is never
+    an older report over a newer one: the run's files are looked at again after the
+    report's are written (up to :data:`REPORT_ATTEMPTS` times; a run still going on then
+    keeps a report that says it is not complete).
     """
+    for _ in range(REPORT_ATTEMPTS):
+        info = load_run(path)
+        seen = _state(info)
+        report = _write_once(info, progress, plots)
+        if seen is not None and _state(info) == seen:
+            break
+    return report
+
+
+def _state(info: RunInfo) -> list[list[Any]] | None:
+    """The run's files as they are now (None: one went away, so the run changed)."""
+    try:
+        return info.fingerprint()
+    except OSError:
+        return None
+
+
+def _write_once(info: RunInfo, progress: ProgressCallback | None, plots: bool) -> Report:
     from harness.report.plots import PLOTS, plot_all
     from harness.report.render import report_blocks, to_html, to_markdown
 
-    info = load_run(path)
     summary = summarise_run(info, progress)
     folder = info.path
     try:

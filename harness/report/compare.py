@@ -42,7 +42,9 @@ import pandas as pd
 
 from harness import stats
 from harness.jsonsafe import json_safe
+from harness.plugins import FILE_MODULE
 from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run
+from harness.report.order import config_order
 from harness.report.paired import paired_difference, t_pvalue
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
@@ -158,11 +160,14 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
             continue
         specs = [mine[name] for mine in entrants]
         changed = [
-            f"{what} ({per_run([_shown_value(s.get(field)) for s in specs])})"
+            f"{what} ({per_run([_shown_field(s, field) for s in specs])})"
             for field, what in IDENTITY_FIELDS
-            if len({_shown_value(s.get(field)) for s in specs}) > 1
+            if len({_shown_field(s, field) for s in specs}) > 1
         ]
         if changed:
+            where = {_plugin_place(s) for s in specs} - {None}
+            if len(where) == 1:
+                shown += f" ({where.pop()})"
             out.append(f"entrant {shown}: " + "; ".join(changed))
     versions = [r.get("version") for r in runs]
     if len(set(map(str, versions))) > 1:
@@ -172,6 +177,27 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
 
 def _entrants_of(run: dict[str, Any]) -> list[dict[str, Any]]:
     return [e for e in run.get("entrants") or [] if isinstance(e, dict)]
+
+
+def _plugin_place(entrant: dict[str, Any]) -> str | None:
+    """A file plugin as people name it, ``path/to/bot.py:Class`` (its reference without
+    parameters); None for anything else."""
+    cls, ref = entrant.get("class"), entrant.get("ref")
+    if not (isinstance(cls, str) and cls.startswith(FILE_MODULE) and isinstance(ref, str)):
+        return None
+    return f"{ref.rpartition(':')[0] or ref}:{cls.rpartition(':')[2]}"
+
+
+def _shown_field(entrant: dict[str, Any], field: str) -> str:
+    """An identity field as "What differs" shows it. A file plugin's class is its file
+    and class name, never the module harness loaded it under (``harness_plugin_`` and a
+    hash of the file's path and content, which changes with every edit: the code
+    digest says that)."""
+    if field == "class":
+        place = _plugin_place(entrant)
+        if place is not None:
+            return place
+    return _shown_value(entrant.get(field))
 
 
 def _shown_value(value: Any) -> str:
@@ -268,11 +294,13 @@ def appearances(
             part["seat"] = np.full(len(scored), i, dtype=np.int8)
             for j in range(n):
                 part[f"opp{j}"] = who[:, j] if j != i else np.full(len(scored), -1, np.int32)
+                part[f"rank{j}"] = ranks[:, j].astype(np.int8)
             part.update(points=points[:, i], worms=worms[:, i], game=game)
             part.update(c_win=c_win[:, i], c_margin=c_margin[:, i])
             frames.append(pd.DataFrame(part))
     if not frames:
-        empty = _key_columns(n) + ["points", "worms", "game", "c_win", "c_margin"]
+        ranks_of = [f"rank{j}" for j in range(n)]
+        empty = _key_columns(n) + ranks_of + ["points", "worms", "game", "c_win", "c_margin"]
         return pd.DataFrame(columns=empty, dtype=np.int64)
     out = pd.concat(frames, ignore_index=True)
     out["occ"] = out.groupby(_key_columns(n)[:-1], sort=False).cumcount()
@@ -311,12 +339,15 @@ def compare(
     match: dict[str, str] | None = None,
     paired: bool = True,
     infos: Sequence[RunInfo] | None = None,
+    focus: str | None = None,
 ) -> dict[str, Any]:
     """The comparison of two or more run summaries (JSON-safe); the first is the baseline.
 
     ``match`` maps baseline display names to other runs' (``--match OLD=NEW``).
     ``paired`` reads the runs' games (``infos``, else each summary's run folder) to pair
-    them; False compares every row as independent samples.
+    them; False compares every row as independent samples. Strategies are in the
+    baseline config's order; ``focus`` (a shared strategy, ``--focus``) comes first, and
+    so do its head-to-head pairs, each with it as "A".
     """
     match = dict(match or {})
     labels = [_label(i) for i in range(len(summaries))]
@@ -326,6 +357,7 @@ def compare(
             "path": s["run"]["path"],
             "name": s["run"]["name"],
             "run_id": s["run"]["run_id"],
+            "created": s["run"].get("created"),
             "rules_text": s["run"]["rules_text"],
             "players": s["run"]["players"],
             "dice": s["run"]["dice"],
@@ -338,6 +370,13 @@ def compare(
     _check_matches(match, [set(b) for b in by_run])
     names_in = [{n: _name_in(n, set(b), match) for n in by_run[0]} for b in by_run]
     shared = [n for n in by_run[0] if all(m[n] is not None for m in names_in[1:])]
+    # One order for every table and chart: the baseline's config order, the focus first.
+    shared = config_order(summaries[0]["run"].get("entrants"), shared)
+    if focus is not None:
+        if focus not in shared:
+            known = ", ".join(shared) or "none"
+            raise CompareError(f"--focus {focus!r}: not a strategy every run has; shared: {known}")
+        shared = [focus] + [n for n in shared if n != focus]
     matched = {n for n in shared for m in names_in[1:] if m[n] != n}
     only = sorted(
         {n for b in by_run for n in b} - set(shared) - {match[n] for n in matched if n in match}
@@ -361,7 +400,7 @@ def compare(
         row["paired"] = all(d["paired"] for d in row["diffs"])
         row["shared_deals"] = min(d["shared_deals"] for d in row["diffs"])
         rows.append(row)
-    pairs = _shared_pairs(summaries, labels, tests)
+    pairs = _shared_pairs(summaries, labels, shared, names_in, twins, tests)
     # The luck-adjusted differences are a family of their own (the same questions asked
     # of less noisy data): Holm within it.
     luck_tests = [
@@ -379,11 +418,16 @@ def compare(
             for key in ("win_share", "worms"):
                 diff[key].setdefault("p_holm", None)
                 diff[key].setdefault("significant", False)
+    for pair in pairs:
+        for diff in pair["diffs"]:
+            diff.setdefault("p_holm", None)
+            diff.setdefault("significant", False)
     return json_safe(
         {
             "runs": runs,
             "baseline": labels[0],
             "match": match,
+            "focus": focus,
             "differences": differences(summaries, match),
             "shared": shared,
             "not_shared": only,
@@ -525,6 +569,66 @@ class _Twins:
                 out[cell_key]["luck_adjusted"] = adjusted
         return out
 
+    def pair_diff(
+        self, k: int, a: str, b: str, base_cell: dict[str, Any], cell: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Run k's change in "a ahead of b" from the baseline: paired on the games the two
+        met in both runs with the same deal, dice, seats and opponents, else unpaired."""
+        problem = self.problem(k)
+        if problem is None:
+            deal, before, after, same = self._meetings(k, a, b)
+            deals = len(np.unique(deal))
+            if deals >= MIN_SHARED_DEALS:
+                out: dict[str, Any] = {
+                    "paired": True,
+                    "shared_deals": deals,
+                    "paired_games": len(deal),
+                    "identical": same,
+                    "note": None,
+                }
+                if same:  # exactly 0: no interval, no test
+                    return {**out, "diff": 0.0, "low": 0.0, "high": 0.0, "p": None}
+                return {**out, **paired_difference(deal, before, after).cell()}
+            problem = (
+                "no game shared (same deal, dice, seats and opponents)"
+                if not deals
+                else f"only {deals} shared deal"
+            )
+        d, se, p = stats.diff_test(
+            _f(base_cell["share"]), _f(base_cell["se"]), _f(cell["share"]), _f(cell["se"])
+        )
+        return {
+            "paired": False,
+            "shared_deals": 0,
+            "paired_games": 0,
+            "identical": False,
+            "note": f"unpaired: {problem}",
+            "diff": d,
+            "low": d - stats.Z95 * se,
+            "high": d + stats.Z95 * se,
+            "p": p,
+        }
+
+    def _meetings(self, k: int, a: str, b: str) -> tuple[np.ndarray, ...]:
+        """The twin games of a and b (a's seat rows whose opponents include b): their
+        deals, "a ahead of b" in the baseline and in run k (1, a half for a tie, 0), and
+        whether every one is the same game in both."""
+        pairs = self.pairs(k, a)
+        n = int(self.summaries[0]["run"]["players"])
+        opponents = pairs[[f"opp{j}" for j in range(n)]].to_numpy()
+        is_b = opponents == self.names.of(b)
+        met = is_b.any(axis=1)
+        pairs, seat_b = pairs[met], is_b[met].argmax(axis=1)
+        rows = np.arange(len(pairs))
+        seat_a = pairs["seat"].to_numpy(np.int64)
+        ahead = []
+        for side in ("a", "b"):
+            ranks = pairs[[f"rank{j}_{side}" for j in range(n)]].to_numpy(np.int64)
+            mine, theirs = ranks[rows, seat_a], ranks[rows, seat_b]
+            ahead.append(np.where(mine < theirs, 1.0, np.where(mine == theirs, 0.5, 0.0)))
+        same = bool((pairs["game_a"].to_numpy() == pairs["game_b"].to_numpy()).all())
+        return pairs["deal"].to_numpy(), ahead[0], ahead[1], same
+
     def notes(self, labels: list[str]) -> list[str]:
         """One line per run that is not paired with the baseline at all, and why."""
         out = []
@@ -610,36 +714,34 @@ def _f(value: float | None) -> float:
 def _shared_pairs(
     summaries: list[dict[str, Any]],
     labels: list[str],
+    order: list[str],
+    names_in: list[dict[str, str | None]],
+    twins: _Twins,
     tests: list[tuple[dict[str, Any], float]],
 ) -> list[dict[str, Any]]:
-    """Head-to-head shares of pairs every run has (upper triangle of the first run);
-    always unpaired (independent samples)."""
+    """Head-to-head shares of the pairs every run has, in ``order`` (each pair once, its
+    earlier strategy as "a": the focus, when there is one, comes first), each run's
+    difference from the baseline paired where the games are twins (as the strategies'
+    rows), else unpaired."""
     cells = [{(c["a"], c["b"]): c for c in s["head_to_head"]["pairs"]} for s in summaries]
-    order = summaries[0]["head_to_head"]["order"]
     out = []
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
-            if not all((a, b) in c for c in cells):
+            keys = [(m.get(a), m.get(b)) for m in names_in]
+            if not all(key in c for key, c in zip(keys, cells, strict=True)):
                 continue
-            got = [c[a, b] for c in cells]
+            got = [c[key] for key, c in zip(keys, cells, strict=True)]
             row: dict[str, Any] = {
                 "a": a,
                 "b": b,
                 "runs": [{k: g[k] for k in ("games", "share", "low", "high")} for g in got],
                 "diffs": [],
             }
-            for lab, g in zip(labels[1:], got[1:], strict=True):
-                d, se, p = stats.diff_test(
-                    _f(got[0]["share"]), _f(got[0]["se"]), _f(g["share"]), _f(g["se"])
-                )
-                cell = {
-                    "run": lab,
-                    "diff": d,
-                    "low": d - stats.Z95 * se,
-                    "high": d + stats.Z95 * se,
-                }
-                cell["p"] = p
-                tests.append((cell, p))
+            for k, lab in enumerate(labels[1:], start=1):
+                cell = twins.pair_diff(k, a, b, got[0], got[k])
+                cell["run"] = lab
+                if cell.get("p") is not None and not cell["identical"]:
+                    tests.append((cell, cell["p"]))
                 row["diffs"].append(cell)
             out.append(row)
     return out

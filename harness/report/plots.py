@@ -1,28 +1,50 @@
 """The report's charts, drawn with matplotlib from a run summary.
 
 Each chart is two steps. ``figure_X(summary)`` draws one titled, labelled
-:class:`matplotlib.figure.Figure` from the summary dict (see :mod:`harness.report.summary`),
-or returns None when the run has nothing to draw for it; ``plot_X(summary, path)`` writes
-that figure as PNG atomically and returns the path (None: nothing written). Figures are
-built without pyplot and no backend is chosen here: the CLI needs none to write PNGs,
-and a notebook keeps its own (``harness.results`` shows these figures there). A strategy
-keeps one colour in every plot of every run (:func:`strategy_colour`). Every text is drawn
-literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX.
+:class:`Chart` (a matplotlib Figure) from the summary dict (see
+:mod:`harness.report.summary`), or returns None when the run has nothing to draw for it;
+``plot_X(summary, path)`` writes that figure as PNG atomically and returns the path
+(None: nothing written). Figures are built without pyplot and no backend is chosen
+here: the CLI needs none to write PNGs, and a notebook keeps its own (a Chart shows
+itself there as an image, :meth:`Chart._repr_png_`).
+
+Charts of two runs are made to be laid side by side: every title names the run (config
+name, run id, date), win shares are drawn on a fixed 0-1 scale, and strategies keep the
+config's order (never a rank order, which would move bars between runs). Colours come
+from :mod:`harness.report.colours`: apart from each other within a chart's set of
+names, and the same for a name from run to run where possible. Every text is drawn
+literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX;
+numbers on a log axis are written out (``1,000``), never as mathtext.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from harness.report.colours import BUILTIN_COLOURS, PALETTE, colours_for, strategy_colour
 from harness.report.files import write_atomic
+from harness.report.order import config_order
+from harness.report.summary import FEW_UNITS
+
+__all__ = [
+    "BUILTIN_COLOURS",
+    "Chart",
+    "FIGURES",
+    "PALETTE",
+    "PLOTS",
+    "colours_for",
+    "plot_all",
+    "strategy_colour",
+]
 
 DPI = 110
 FAIR = "#888888"
@@ -37,62 +59,37 @@ STYLE = {
     # name such as "$\frac{cash$" is parsed as TeX and fails the whole report.
     "text.parse_math": False,
 }
+BAND_ALPHA = 0.12  # the convergence chart's 95% bands: light enough to overlap
+LINE_STYLES = ("-", "--", "-.", (0, (1, 1.5)))  # the convergence chart's lines, in turn
+SHARE_TICKS = np.linspace(0, 1, 6)
 
 
-# Built-in strategies keep these colours in every chart of every run (contract 8).
-BUILTIN_COLOURS = {
-    "random": "#767676",
-    "greedy": "#1f6fb4",
-    "threshold": "#d55e00",
-    "worm-first": "#2e8b3a",
-    "simple": "#7b3fa0",
-    "env-heuristic": "#8c5a2b",
-    "tactician": "#c2185b",
-    "optimal": "#00838f",
-}
-# Every other name takes one of these by a stable hash of its display name. Each has a
-# contrast of at least 3:1 on white (WCAG, for graphics) and differs from every built-in
-# colour and every other colour here by at least 20 in CIELAB (tests/test_report_colours).
-PALETTE = (
-    "#000075",
-    "#800000",
-    "#6f7c00",
-    "#e6194b",
-    "#f032e6",
-    "#a87900",
-    "#0165fc",
-    "#720058",
-    "#363737",
-    "#9400d3",
-    "#c9643b",
-    "#005249",
-    "#8e82fe",
-    "#a24857",
-)
+class Chart(Figure):
+    """A report chart: a matplotlib Figure that shows itself as a PNG in Jupyter.
 
-
-def strategy_colour(name: str) -> str:
-    """The colour (hex) of a strategy, by display name: the same in every chart of every run.
-
-    Built-ins have fixed colours; any other name is hashed with sha256 (not Python's
-    ``hash``, which is salted per process) onto :data:`PALETTE`. Two other names may share
-    a colour (one chance in 14 for a pair): every chart labels its strategies by name.
+    IPython draws an object with ``_repr_png_`` as an image by itself: no
+    ``%matplotlib inline`` and no backend of anyone's changed (the figure is never
+    pyplot's, so it is shown once, as the value of the cell).
     """
-    fixed = BUILTIN_COLOURS.get(name)
-    if fixed is not None:
-        return fixed
-    digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).digest()
-    return PALETTE[int.from_bytes(digest[:8], "big") % len(PALETTE)]
+
+    def _repr_png_(self) -> bytes:
+        return png_bytes(self)
 
 
-def _save(fig: Figure, path: Path) -> Path:
-    """Write ``fig`` as PNG, atomically, without metadata (the same chart, the same bytes)."""
+def png_bytes(fig: Figure) -> bytes:
+    """The figure as PNG, without metadata (the same chart, the same bytes)."""
     buf = io.BytesIO()
     # In the charts' style, as they were drawn: what is laid out again while saving (the
     # tight box) is laid out as it was drawn.
     with matplotlib.rc_context(STYLE):
         fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
-    return write_atomic(path, lambda fh: fh.write(buf.getvalue()))
+    return buf.getvalue()
+
+
+def _save(fig: Figure, path: Path) -> Path:
+    """Write ``fig`` as PNG, atomically (:func:`png_bytes`)."""
+    data = png_bytes(fig)
+    return write_atomic(path, lambda fh: fh.write(data))
 
 
 def _write(fig: Figure | None, path: Path) -> Path | None:
@@ -118,12 +115,50 @@ def _end(row: dict[str, Any], key: str, high: str) -> float:
 
 
 def _played(summary: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in summary["standings"] if r["games"] and r["win_share"] is not None]
+    """The strategies with scored games, in the config's order (:func:`in_config_order`)."""
+    rows = {r["strategy"]: r for r in summary["standings"] if r["games"]}
+    rows = {k: r for k, r in rows.items() if r["win_share"] is not None}
+    return [rows[n] for n in in_config_order(summary, rows)]
+
+
+def in_config_order(summary: dict[str, Any], names: Iterable[str]) -> list[str]:
+    """``names`` in the config's order: the one order of every chart of a run, so that
+    two runs' charts put each strategy in the same place (a rank order would not)."""
+    return config_order(summary["run"].get("entrants"), names)
+
+
+def _colours(summary: dict[str, Any]) -> dict[str, str]:
+    """The run's colours: every entrant of the run apart from every other."""
+    names = {r["strategy"] for r in summary["standings"]}
+    names |= {e["name"] for e in summary["run"].get("entrants") or [] if isinstance(e, dict)}
+    return colours_for(n for n in names if isinstance(n, str))
+
+
+def run_title(run: dict[str, Any]) -> str:
+    """How every chart names its run: config name, run id and date (from run.json)."""
+    created = run.get("created")
+    when = ""
+    if isinstance(created, str) and len(created) >= 16:
+        when = f" ({created[:10]} {created[11:16]})"
+    return f"{run['name']} / {run['run_id']}{when}"
 
 
 def _subtitle(summary: dict[str, Any]) -> str:
     run, games = summary["run"], summary["games"]
-    return f"{run['name']} · {run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
+    return f"{run_title(run)}\n{run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
+
+
+def _share_axis(ax: Any, label: str, vertical: bool = False) -> None:
+    """A win-share axis on the fixed 0-1 scale (room past 1 for the bars' labels)."""
+    if vertical:
+        ax.set_ylim(0, 1)
+        ax.set_yticks(SHARE_TICKS)
+        ax.set_ylabel(label)
+        return
+    ax.set_xlim(0, 1.16)
+    ax.set_xticks(SHARE_TICKS)
+    ax.spines["bottom"].set_bounds(0, 1)
+    ax.set_xlabel(label)
 
 
 def _bars_with_ci(
@@ -152,7 +187,7 @@ def _bars_with_ci(
 
 
 def figure_standings(summary: dict[str, Any]) -> Figure | None:
-    """Win share and mean worms per strategy with 95% intervals, best at the top.
+    """Win share and mean worms per strategy with 95% intervals, in the config's order.
 
     Not for a gauntlet: its field's win shares are against different opponents, and the
     challenger's own chart (:func:`plot_gauntlet`) says what the run measured.
@@ -161,11 +196,12 @@ def figure_standings(summary: dict[str, Any]) -> Figure | None:
     if not rows or summary.get("gauntlet"):
         return None
     names = [r["strategy"] for r in rows]
+    colour = _colours(summary)
     y = np.arange(len(rows))[::-1]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(11, 1.2 + 0.5 * len(rows)))
+        fig = Chart(figsize=(11, 1.5 + 0.5 * len(rows)))
         ax1, ax2 = fig.subplots(1, 2, sharey=True, squeeze=True)
-        cols = [strategy_colour(n) for n in names]
+        cols = [colour[n] for n in names]
         _bars_with_ci(ax1, y, rows, cols, "win_share", "win_low", "win_high", "{:.1%}")
         fair = summary["seats"]["fair_share"]
         ax1.axvline(fair, color=FAIR, ls="--", lw=1)
@@ -178,9 +214,8 @@ def figure_standings(summary: dict[str, Any]) -> Figure | None:
             va="bottom",
         )
         ax1.set_ylim(-0.8, len(rows) - 0.4)
-        ax1.set_xlim(0, min(1.0, max(_v(r["win_high"] or r["win_share"]) for r in rows) + 0.15))
+        _share_axis(ax1, "win share (shared wins split), 95% CI")
         ax1.set_yticks(y, names)
-        ax1.set_xlabel("win share (shared wins split), 95% CI")
         ax1.set_title("Win share")
         _bars_with_ci(ax2, y, rows, cols, "worms", "worms_low", "worms_high", "{:.2f}")
         ax2.set_xlim(0, max(1.0, *(_end(r, "worms", "worms_high") for r in rows)) * 1.18)
@@ -194,7 +229,7 @@ def figure_standings(summary: dict[str, Any]) -> Figure | None:
 def figure_head_to_head(summary: dict[str, Any]) -> Figure | None:
     """Heatmap: the share of games in which the row strategy finished ahead of the column."""
     h2h = summary["head_to_head"]
-    order = h2h["order"]
+    order = in_config_order(summary, h2h["order"])
     if len(order) < 2 or not h2h["pairs"]:
         return None
     k = len(order)
@@ -208,7 +243,7 @@ def figure_head_to_head(summary: dict[str, Any]) -> Figure | None:
         text[i, j] = f"{c['share'] * 100:.0f}%{ci if k <= 8 else ''}"
     with matplotlib.rc_context({**STYLE, "axes.grid": False}):
         size = 2.2 + 0.85 * k
-        fig = Figure(figsize=(size + 1.6, size))
+        fig = Chart(figsize=(size + 1.6, size))
         ax = fig.subplots()
         cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="#eeeeee")
         im = ax.imshow(grid, cmap=cmap, vmin=0, vmax=1)
@@ -233,8 +268,7 @@ def figure_head_to_head(summary: dict[str, Any]) -> Figure | None:
         cbar.set_label("share of games finished ahead of the opponent")
         ax.set_title(
             f"Head to head: share of games the row finished ahead of the column\n"
-            f"(second line: 95% CI, %) · "
-            f"{_subtitle(summary)}",
+            f"(second line: 95% CI, %)\n{_subtitle(summary)}",
             fontsize=10,
         )
         fig.tight_layout()
@@ -248,6 +282,7 @@ def figure_worms(summary: dict[str, Any]) -> Figure | None:
     rows = [r for r in rows if sum(hist.get(r["strategy"], [])) > 0]
     if not rows:
         return None
+    colour = _colours(summary)
     values = np.arange(len(next(iter(hist.values()))))
     stats_list = []
     top = 0
@@ -271,7 +306,7 @@ def figure_worms(summary: dict[str, Any]) -> Figure | None:
             }
         )
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(max(6.0, 1.4 * len(rows) + 2), 5))
+        fig = Chart(figsize=(max(7.0, 1.4 * len(rows) + 2), 5))
         ax = fig.subplots()
         parts = ax.violin(
             stats_list,
@@ -282,7 +317,7 @@ def figure_worms(summary: dict[str, Any]) -> Figure | None:
             showextrema=False,
         )
         for body, r in zip(parts["bodies"], rows, strict=True):
-            body.set_facecolor(strategy_colour(r["strategy"]))
+            body.set_facecolor(colour[r["strategy"]])
             body.set_edgecolor("black")
             body.set_alpha(0.75)
         for key in ("cmeans", "cmedians", "cmins", "cmaxes", "cbars"):
@@ -302,30 +337,59 @@ def figure_worms(summary: dict[str, Any]) -> Figure | None:
         return fig
 
 
+def _games_tick(value: float, _pos: Any = None) -> str:
+    """A tick of a games axis, written out: ``1,000`` (never mathtext's 10^3)."""
+    return f"{value:,.0f}" if value >= 1 else f"{value:g}"
+
+
+def _readable(points: list[list[Any]]) -> list[list[Any]]:
+    """The points of a convergence series worth drawing: from where the strategy has
+    :data:`~harness.report.summary.FEW_UNITS` units on (before, a band spans most of
+    the axis and says nothing); all of them when it never gets there."""
+    units = [p[4] if len(p) > 4 else None for p in points]
+    if any(u is None for u in units) or units[-1] < FEW_UNITS:
+        return points
+    return [p for p, u in zip(points, units, strict=True) if u >= FEW_UNITS]
+
+
 def figure_convergence(summary: dict[str, Any]) -> Figure | None:
-    """Cumulative win share against games played, with the 95% band narrowing."""
-    series = {k: v for k, v in summary["curve"]["series"].items() if len(v) >= 2}
+    """Cumulative win share against games played, with the 95% band narrowing.
+
+    Drawn from each strategy's 30th unit (deal) on, where the intervals start to mean
+    something; the bands are light so that overlapping ones stay readable.
+    """
+    series = {k: _readable(v) for k, v in summary["curve"]["series"].items() if len(v) >= 2}
+    series = {k: v for k, v in series.items() if len(v) >= 2}
     if not series:
         return None
+    colour = _colours(summary)
+    what = "deals" if summary["run"].get("dice") == "duplicate" else "games"
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(10.5, 5))
+        fig = Chart(figsize=(10.5, 5))
         ax = fig.subplots()
-        most = 1
-        for name in [r["strategy"] for r in summary["standings"]]:
-            pts = series.get(name)
-            if not pts:
-                continue
-            arr = np.array([[_v(x) for x in p] for p in pts])
+        most, least = 1, None
+        for k, name in enumerate(in_config_order(summary, series)):
+            arr = np.array([[_v(x) for x in p[:4]] for p in series[name]])
             games, share, lo, hi = arr.T
             most = max(most, int(games.max()))
-            ax.plot(games, share, color=strategy_colour(name), lw=1.6, label=name)
-            ax.fill_between(games, lo, hi, color=strategy_colour(name), alpha=0.18, lw=0)
+            least = int(games.min()) if least is None else min(least, int(games.min()))
+            # Thin lines tell colours apart less well than bars: a dash pattern each too.
+            style = LINE_STYLES[k % len(LINE_STYLES)]
+            ax.plot(games, share, color=colour[name], lw=1.8, ls=style, label=name)
+            ax.fill_between(games, lo, hi, color=colour[name], alpha=BAND_ALPHA, lw=0)
+            ax.plot(games, lo, color=colour[name], lw=0.5, alpha=0.5)
+            ax.plot(games, hi, color=colour[name], lw=0.5, alpha=0.5)
         ax.axhline(summary["seats"]["fair_share"], color=FAIR, ls="--", lw=1)
-        if most > 50 * min(int(p[0][0]) for p in series.values()):
+        if least and most > 50 * least:
             ax.set_xscale("log")
-        ax.set_xlabel("games played by the strategy")
-        ax.set_ylabel("win share so far (95% CI band)")
-        ax.set_ylim(0, 1)
+            ax.xaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.xaxis.set_major_formatter(FuncFormatter(_games_tick))
+        ax.set_xlabel(
+            f"games played by the strategy (from its {FEW_UNITS}th {what[:-1]} on: "
+            "before, the intervals are too wide to read)"
+        )
+        _share_axis(ax, "win share so far (95% CI band)", vertical=True)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, frameon=False)
         ax.set_title(f"Win share vs games played\n{_subtitle(summary)}", fontsize=10)
         fig.tight_layout(rect=(0, 0, 0.8, 1))  # room on the right for the legend
@@ -340,8 +404,9 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
         return None
     n = len(seats["overall"])
     fair = seats["fair_share"]
+    colour = _colours(summary)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(12, 4.6))
+        fig = Chart(figsize=(12, 4.8))
         ax1, ax2 = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 2.2]})
         x = [s["seat"] for s in overall]
         share = [_v(s["share"]) for s in overall]
@@ -358,9 +423,10 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
             ax1.text(xi, v / 2, f"{v:.1%}", ha="center", color="white", fontsize=9)
         ax1.axhline(fair, color=FAIR, ls="--", lw=1)
         ax1.set_xticks(range(n), [f"seat {i}" + (" (starts)" if i == 0 else "") for i in range(n)])
-        ax1.set_ylabel("win share, 95% CI")
+        _share_axis(ax1, "win share, 95% CI", vertical=True)
         ax1.set_title("All strategies")
-        names = [r["strategy"] for r in summary["standings"] if r["games"]]
+        played = [r["strategy"] for r in summary["standings"] if r["games"]]
+        names = in_config_order(summary, played)
         width = 0.8 / max(len(names), 1)
         cells = {(c["strategy"], c["seat"]): c for c in seats["by_strategy"]}
         for k, name in enumerate(names):
@@ -371,7 +437,7 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
                 xs,
                 [_v(r["share"]) for r in got],
                 width=width * 0.95,
-                color=strategy_colour(name),
+                color=colour[name],
                 label=name,
             )
             ax2.errorbar(
@@ -385,8 +451,7 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
             )
         ax2.axhline(fair, color=FAIR, ls="--", lw=1)
         ax2.set_xticks(range(n), [f"seat {i}" for i in range(n)])
-        ax2.set_ylabel("win share, 95% CI")
-        ax2.set_ylim(0, 1)
+        _share_axis(ax2, "win share, 95% CI", vertical=True)
         ax2.set_title("Per strategy")
         ax2.legend(fontsize=8, frameon=False, ncols=min(4, len(names)), loc="upper right")
         fig.suptitle(
@@ -397,14 +462,14 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
 
 
 def figure_ratings(summary: dict[str, Any]) -> Figure | None:
-    """Ratings on the Elo scale with 95% intervals, best at the top."""
+    """Ratings on the Elo scale with 95% intervals, in the config's order."""
     rows = [r for r in _played(summary) if r.get("elo") is not None]
     if len(rows) < 2:
         return None
-    rows.sort(key=lambda r: -r["elo"])
+    colour = _colours(summary)
     y = np.arange(len(rows))[::-1]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(8, 1.3 + 0.45 * len(rows)))
+        fig = Chart(figsize=(8, 1.6 + 0.45 * len(rows)))
         ax = fig.subplots()
         for yi, r in zip(y, rows, strict=True):
             err = _err([r], "elo", "elo_low", "elo_high")
@@ -413,8 +478,8 @@ def figure_ratings(summary: dict[str, Any]) -> Figure | None:
                 yi,
                 xerr=err,
                 fmt="o",
-                color=strategy_colour(r["strategy"]),
-                ecolor=strategy_colour(r["strategy"]),
+                color=colour[r["strategy"]],
+                ecolor=colour[r["strategy"]],
                 capsize=4,
                 ms=7,
                 lw=2,
@@ -446,21 +511,24 @@ def figure_gauntlet(summary: dict[str, Any]) -> Figure | None:
     if not g or not rows:
         return None
     who = g["challenger"]
+    order = in_config_order(summary, [o["opponent"] for o in rows])
+    rows.sort(key=lambda o: order.index(o["opponent"]))
+    colour = _colours(summary)
     y = np.arange(len(rows))[::-1]
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(9, 1.4 + 0.5 * len(rows)))
+        fig = Chart(figsize=(9, 1.7 + 0.5 * len(rows)))
         ax = fig.subplots()
-        colours = [strategy_colour(o["opponent"]) for o in rows]
+        colours = [colour[o["opponent"]] for o in rows]
         texts = [
             f"{o['share']:.1%}" + (f" ({o['elo']:+.0f} Elo)" if o["elo"] is not None else "")
             for o in rows
         ]
         _bars_with_ci(ax, y, rows, colours, "share", "low", "high", "", texts)
         ax.axvline(0.5, color=FAIR, ls="--", lw=1)
-        ax.set_xlim(0, 1)
+        _share_axis(ax, f"share of games {who} finished ahead of the opponent, 95% CI")
+        ax.set_xlim(0, 1.3)  # room for "(+123 Elo)" past a share near 1
         ax.set_ylim(-0.6, len(rows) - 0.4)
         ax.set_yticks(y, [o["opponent"] for o in rows])
-        ax.set_xlabel(f"share of games {who} finished ahead of the opponent, 95% CI")
         ax.set_title(
             f"Gauntlet: {who} against each opponent (dashed: even)\n{_subtitle(summary)}",
             fontsize=10,
@@ -476,7 +544,19 @@ RUN_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
 def _run_label(run: dict[str, Any]) -> str:
-    return f"{run['label']}: {run['name']}/{run['run_id']}"
+    return f"{run['label']}: {run_title(run)}"
+
+
+def _compare_colours(comparison: dict[str, Any]) -> dict[str, str]:
+    """One colour per strategy for every chart of a comparison: every name it has apart."""
+    names = [r["strategy"] for r in comparison["strategies"]]
+    return colours_for(names + list(comparison.get("not_shared") or []))
+
+
+def _compare_title(comparison: dict[str, Any], what: str) -> str:
+    runs = comparison["runs"]
+    shown = " vs ".join(_run_label(r) for r in runs[:3]) + (" ..." if len(runs) > 3 else "")
+    return f"{what}\n{shown}"
 
 
 def _runs_legend(fig: Figure, ax: Any, runs: int) -> None:
@@ -508,8 +588,9 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
     k = len(runs)
     y = np.arange(len(rows))[::-1]
     height = 0.8 / k
+    colour = _compare_colours(comparison)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(12, 1.5 + 0.35 * k * len(rows)))
+        fig = Chart(figsize=(12, 1.8 + 0.35 * k * len(rows)))
         axes = fig.subplots(1, 2, sharey=True)
         for ax, key, low, high, label in (
             (axes[0], "win_share", "win_low", "win_high", "win share (ties split), 95% CI"),
@@ -522,7 +603,7 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
                     ys,
                     [_v(v[key]) for v in vals],
                     height=height * 0.92,
-                    color=[strategy_colour(r["strategy"]) for r in rows],
+                    color=[colour[r["strategy"]] for r in rows],
                     alpha=0.85 if i == 0 else 0.6,
                     hatch=_run_hatch(i),
                     edgecolor="white",
@@ -547,10 +628,11 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
                     lw=0.8,
                 )
             ax.set_xlabel(label)
+        _share_axis(axes[0], "win share (ties split), 95% CI")
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
         axes[0].set_title("Win share")
         axes[1].set_title("Mean worms")
-        fig.suptitle("Runs compared on the strategies they share", fontsize=11)
+        fig.suptitle(_compare_title(comparison, "Runs compared on the strategies they share"))
         _runs_legend(fig, axes[0], k)
         return fig
 
@@ -582,8 +664,9 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
     y = np.arange(len(rows))[::-1]
     step = 0.7 / max(k, 1)
     win_scale, win_label = _diff_scale([d for r in rows for d in r["diffs"]])
+    colours = _compare_colours(comparison)
     with matplotlib.rc_context(STYLE):
-        fig = Figure(figsize=(12, 1.5 + 0.35 * k * len(rows)))
+        fig = Chart(figsize=(12, 1.8 + 0.35 * k * len(rows)))
         axes = fig.subplots(1, 2, sharey=True)
         any_identical = False
         for ax, key, label, scale in (
@@ -598,7 +681,7 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                     cell = diff[key]
                     if cell.get("refused") or cell.get("diff") is None:  # no test: nothing
                         continue
-                    colour = strategy_colour(r["strategy"])
+                    colour = colours[r["strategy"]]
                     drawn += 1
                     if diff.get("identical"):
                         any_identical = True
@@ -666,7 +749,10 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
         axes[0].set_title("Win share")
         axes[1].set_title("Mean worms")
         fig.suptitle(
-            "Differences from the baseline run A (filled: significant after Holm correction)",
+            _compare_title(
+                comparison,
+                "Differences from the baseline run A (filled: significant after Holm correction)",
+            ),
             fontsize=11,
         )
         _runs_legend(fig, axes[0], k + any_identical)
@@ -719,6 +805,79 @@ def plot_compare_diffs(comparison: dict[str, Any], path: Path) -> Path | None:
     return _write(figure_compare_diffs(comparison), path)
 
 
+def figure_luck(summary: dict[str, Any]) -> Figure | None:
+    """Luck and skill (docs/luck.md): each strategy's win share raw and luck-adjusted with
+    their 95% intervals side by side, its regret per game by decision kind, and the
+    distribution of its luck per game. None when no game kept the account."""
+    luck = summary.get("luck")
+    if not luck:
+        return None
+    by_name = {r["strategy"]: r for r in summary["standings"]}
+    accounted = {r["strategy"]: r for r in luck["standings"] if r["games_accounted"]}
+    accounted = {n: r for n, r in accounted.items() if n in by_name}
+    if not accounted:
+        return None
+    names = in_config_order(summary, accounted)  # the one order of every chart of a run
+    rows = [accounted[n] for n in names]
+    colours = _colours(summary)
+    y = np.arange(len(rows))[::-1]
+    with matplotlib.rc_context(STYLE):
+        fig = Chart(figsize=(12, 2.0 + 0.5 * len(rows)))
+        ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.2, 1, 1]})
+        for yi, name in zip(y, names, strict=True):
+            row, colour = by_name[name], colours[name]
+            for dy, key, low, high, fill in (
+                (0.15, "win_share", "win_low", "win_high", "white"),
+                (-0.15, "win_adj", "win_adj_low", "win_adj_high", colour),
+            ):
+                value = _v(row.get(key))
+                err = [[value - _v(row.get(low))], [_v(row.get(high)) - value]]
+                ax1.errorbar(value, yi + dy, xerr=err, fmt="o", color=colour, mfc=fill,
+                             ecolor=colour, capsize=3, lw=1.4)  # fmt: skip
+        ax1.set_yticks(y, names)
+        ax1.set_ylim(-0.7, len(rows) - 0.3)
+        _share_axis(ax1, "win share, 95% CI: open raw, filled luck-adjusted")
+        ax1.set_title("Win share, raw and luck-adjusted")
+        kinds = (("pick", "#4C72B0"), ("stop", "#DD8452"), ("claim", "#55A868"))
+        left = np.zeros(len(rows))
+        for kind, colour in kinds:
+            values = np.array([_v(r["by_kind"][kind]["regret_per_game"]) for r in rows])
+            values = np.nan_to_num(values)
+            ax2.barh(y, values, left=left, color=colour, height=0.6, label=kind)
+            left += values
+        for yi, total in zip(y, left, strict=True):
+            ax2.text(total, yi, f"  {total:.2f}", va="center", fontsize=9)
+        ax2.set_yticks(y, [""] * len(rows))
+        ax2.set_xlim(0, max(1.0, float(left.max())) * 1.25)
+        ax2.set_xlabel("worms of swing lost per game")
+        ax2.set_title("Regret by decision")
+        ax2.legend(
+            fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False
+        )
+        edges = np.asarray(luck["histogram"]["edges"], dtype=float)
+        centres = np.concatenate(
+            [[edges[0] - 0.5], (edges[:-1] + edges[1:]) / 2, [edges[-1] + 0.5]]
+        )
+        for name in names:
+            counts = np.asarray(luck["histogram"]["counts"].get(name, []), dtype=float)
+            if counts.sum() > 0:
+                ax3.plot(centres, counts / counts.sum(), color=colours[name], lw=1.4,
+                         label=name)  # fmt: skip
+        ax3.axvline(0, color=FAIR, ls="--", lw=1)
+        ax3.legend(fontsize=8, loc="upper left", frameon=False)
+        ax3.set_xlabel("luck in a game (worms of swing)")
+        ax3.set_ylabel("share of games")
+        ax3.set_title("Luck per game")
+        fig.suptitle(f"Luck and skill\n{_subtitle(summary)}", fontsize=11)
+        fig.tight_layout()
+        return fig
+
+
+def plot_luck(summary: dict[str, Any], path: Path) -> Path | None:
+    """:func:`figure_luck` written to ``path`` as PNG; None (nothing written): no data."""
+    return _write(figure_luck(summary), path)
+
+
 FIGURES = {
     "gauntlet": figure_gauntlet,
     "standings": figure_standings,
@@ -727,6 +886,7 @@ FIGURES = {
     "worms": figure_worms,
     "convergence": figure_convergence,
     "seats": figure_seats,
+    "luck": figure_luck,
 }
 """Every chart of a run report as a Figure, by file stem, in report order (:data:`PLOTS`)."""
 
@@ -738,6 +898,7 @@ PLOTS = {
     "worms": plot_worms,
     "convergence": plot_convergence,
     "seats": plot_seats,
+    "luck": plot_luck,
 }
 """Every plot of a run report, by file stem, in report order."""
 

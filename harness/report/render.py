@@ -2,7 +2,8 @@
 
 Both come from one list of blocks (heading, paragraph, list, table, image), so they
 always say the same thing. The HTML embeds every plot as base64 PNG and carries its own
-style: it opens from disk with no server and no network.
+style: it opens from disk with no server and no network. Every text is written as text
+in both: escaped for HTML or Markdown, its non-printing characters shown escaped.
 """
 
 from __future__ import annotations
@@ -10,9 +11,14 @@ from __future__ import annotations
 import base64
 import html
 import math
+import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from harness.errors import printable
+from harness.report.order import config_order
 
 DASH = "—"
 
@@ -28,17 +34,24 @@ def num(value: float | None, digits: int = 2, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
-def span(low: float | None, high: float | None, fmt: str = "pct", digits: int = 1) -> str:
-    """An interval as ``low–high``; a dash when undefined."""
-    if low is None or high is None:
+# Every interval of every table (files and terminal) is written one way: ``low to high``,
+# with the digits and sign of its estimate (``79.1 to 82.5%``, ``11.50 to 12.00``,
+# ``+265 to +301``): a dash between two signed numbers (``-917–-884``) reads as a sign.
+def span(low: float | None, high: float | None, fmt: str = "pct", digits: int | None = None) -> str:
+    """An interval as ``low to high`` (``pct``: ``79.1 to 82.5%``; ``num``: ``11.50 to
+    12.00``); a dash when undefined."""
+    if low is None or high is None or math.isnan(low) or math.isnan(high):
         return DASH
     if fmt == "pct":
-        return f"{low * 100:.{digits}f}–{high * 100:.{digits}f}%"
-    return f"{num(low, digits)} – {num(high, digits)}"
+        d = 1 if digits is None else digits
+        return f"{low * 100:.{d}f} to {high * 100:.{d}f}%"
+    d = 2 if digits is None else digits
+    return f"{num(low, d)} to {num(high, d)}"
 
 
 def signed_span(low: float | None, high: float | None, scale: float, digits: int) -> str:
-    """An interval of a difference, signs shown: ``-1.2 to +3.4``."""
+    """An interval of a signed figure (a difference, a rating), signs shown: ``-1.2 to
+    +3.4``."""
     if low is None or high is None:
         return DASH
     return f"{num(low * scale, digits, sign=True)} to {num(high * scale, digits, sign=True)}"
@@ -130,6 +143,8 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
     out += _head_to_head(summary, plots)
     out += _worms(summary, plots)
     out += _seats(summary, plots)
+    out += _luck(summary, plots)
+    out += _speed(summary)
     out += _faults(summary)
     out += [
         h2("How to read this report"),
@@ -198,7 +213,7 @@ def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             num(r["mean_rank"]),
         ]
         if rated:
-            row += [num(r["elo"], 0, sign=True), span(r["elo_low"], r["elo_high"], "num", 0)]
+            row += [num(r["elo"], 0, sign=True), signed_span(r["elo_low"], r["elo_high"], 1, 0)]
         row += [pct(r["bust_rate"]), num(r["steals"]), num(r["stolen"])]
         rows.append(row)
     notes = f"{summary['intervals']}. Bust rate is busts per turn played (R9); steals per "
@@ -346,7 +361,7 @@ def _convergence(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]
         )
         rows.append(
             [
-                f"{c['places'][0]}–{c['places'][1]}",
+                f"{c['places'][0]} and {c['places'][1]}",
                 f"{c['upper']} / {c['lower']}",
                 verdict,
                 h2h,
@@ -377,7 +392,7 @@ def _ratings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
 
 def _head_to_head(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     h2h = summary["head_to_head"]
-    order = h2h["order"]
+    order = config_order(summary["run"].get("entrants"), h2h["order"])  # as its heatmap
     if len(order) < 2:
         return []
     cells = {(c["a"], c["b"]): c for c in h2h["pairs"]}
@@ -457,6 +472,91 @@ def _seats(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     ]
 
 
+def _luck(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
+    """Luck and skill (docs/luck.md): the estimates raw and luck-adjusted, and each
+    strategy's account; nothing when no game kept the account."""
+    luck = summary.get("luck")
+    if not luck:
+        return []
+    by_name = {r["strategy"]: r for r in summary["standings"]}
+    rows = [r for r in luck["standings"] if r["games_accounted"] and r["strategy"] in by_name]
+    estimates, account = [], []
+    for r in rows:
+        s = by_name[r["strategy"]]
+        estimates.append(
+            [
+                r["strategy"],
+                count(r["games_accounted"]),
+                f"{pct(s['win_share'])} ({span(s['win_low'], s['win_high'])})",
+                f"{pct(s['win_adj'])} ({span(s['win_adj_low'], s['win_adj_high'])})",
+                _times(r["win_gain"]),
+                f"{num(s['margin'], sign=True)} ({span(s['margin_low'], s['margin_high'], 'num')})",
+                f"{num(s['margin_adj'], sign=True)} "
+                f"({span(s['margin_adj_low'], s['margin_adj_high'], 'num')})",
+                _times(r["margin_gain"]),
+            ]
+        )
+        kinds = r["by_kind"]
+        account.append(
+            [
+                r["strategy"],
+                num(r["par_per_turn"], 3),
+                num(r["luck_per_game"], 2, sign=True),
+                num(r["regret_per_game"], 2),
+                num(r["regret_per_turn"], 3),
+                *(num(kinds[k]["regret_per_decision"], 3) for k in ("pick", "stop", "claim")),
+                num(sum(kinds[k]["decisions_per_game"] or 0 for k in kinds), 1),
+            ]
+        )
+    share = luck["accounted"]
+    kept = (
+        "every game kept the account"
+        if share == 1
+        else f"{pct(share)} of the games kept the account (the others enter unadjusted)"
+    )
+    return [
+        h2("Luck and skill"),
+        para(f"{luck['note']} Here {kept}."),
+        table(
+            [
+                "strategy",
+                "games",
+                "win share",
+                "luck-adjusted",
+                "gain",
+                "margin",
+                "luck-adjusted",
+                "gain",
+            ],  # fmt: skip
+            estimates,
+        ),
+        *_img(plots, "luck", "Luck and skill: win share raw and luck-adjusted, regret, luck"),
+        table(
+            [
+                "strategy",
+                "par/turn",
+                "luck/game",
+                "regret/game",
+                "regret/turn",
+                "regret/pick",
+                "regret/stop",
+                "regret/claim",
+                "choices/game",
+            ],  # fmt: skip
+            account,
+        ),
+        para(
+            "Margin: worms minus the mean of the other seats' worms. Par: what a turn was "
+            "worth before its first roll. Regret per decision counts the decisions that "
+            "offered a choice (two faces or more, a stop with dice left, two claims or more)."
+        ),
+    ]
+
+
+def _times(value: float | None) -> str:
+    return DASH if value is None else f"x{value:.1f}"
+
+
 def _kind_label(kind: str) -> str:
     return f"{kind} (machine-dependent)" if kind == "time" else kind
 
@@ -480,30 +580,130 @@ def _forfeit_kinds(summary: dict[str, Any]) -> list[Block]:
     return blocks
 
 
-def _example(example: dict[str, Any]) -> str:
-    """Where a forfeit happened (``seating``: the index of the game's seat order)."""
-    order = example.get("seating")
-    return (
-        f"table {example['table']}, deal {example['deal']}, seat order {order}, "
-        f"seat {example['seat']}, seed {example['seed']}"
-    )
+# -- how long the strategies took, and what they printed ---------------------------------
+TIMING_HEADER = [
+    "strategy",
+    "decisions timed",
+    "mean",
+    "99th percentile",
+    "per game",
+    "CPU per game (its tables)",
+]
+
+
+def timing_rows(summary: dict[str, Any], *, timed_only: bool = False) -> list[list[str]]:
+    """Each strategy's decision times (:data:`TIMING_HEADER`), in the standings' order;
+    ``timed_only``: only the strategies whose decisions were timed (the terminal's)."""
+    from harness.runfolder.timing import seconds_text
+
+    rows = []
+    for t in summary.get("timing") or []:
+        if timed_only and not t["decisions"]:
+            continue
+        timed = bool(t["decisions"])
+        rows.append(
+            [
+                t["strategy"],
+                count(t["decisions"]) if timed else DASH,
+                seconds_text(t["mean"]) if timed else DASH,
+                seconds_text(t["p99"]) if timed else DASH,
+                seconds_text(t["per_game"]) if timed else DASH,
+                seconds_text(t["cpu_per_game"]),
+            ]
+        )
+    return rows
+
+
+def output_lines(summary: dict[str, Any]) -> list[str]:
+    """Who wrote how much plugin output (print(), logging) to run.log; empty if nobody."""
+    out = summary.get("output") or {}
+    written = out.get("by_strategy") or {}
+    if not written:
+        return []
+    parts = ", ".join(f"{name} {_size(chars)}" for name, chars in written.items())
+    kept = _size(out.get("kept_per_chunk") or 0)
+    line = f"Plugin output went to run.log, not the terminal: {parts}."
+    if out.get("cut_chunks"):
+        line += (
+            f" run.log keeps the first {kept} of each chunk's output; "
+            f"{count(out['cut_chunks'])} chunk(s) were cut there."
+        )
+    return [line]
+
+
+def _size(chars: int) -> str:
+    for unit, scale in (("MB", 1 << 20), ("kB", 1 << 10)):
+        if chars >= scale:
+            return f"{chars / scale:.1f} {unit}"
+    return f"{chars} characters"
+
+
+def _speed(summary: dict[str, Any]) -> list[Block]:
+    rows = timing_rows(summary)
+    said = [para(line) for line in output_lines(summary)]
+    if not any(t["decisions"] for t in summary.get("timing") or []):
+        return [h2("Plugin output"), *said] if said else []
+    out = [
+        h2("Decision times"),
+        para(
+            "How long each strategy took to decide (pick, stop, claim), on the wall clock of "
+            "the process that played it, in one game of 16 (the first of each chunk among "
+            "them); the 99th percentile is within 12%. A wall clock counts a pause of the "
+            "process too (a busy machine, garbage collection): a few such decisions can "
+            "lift the mean above the 99th percentile. Built-ins are not timed (a dash: "
+            "project code, played in C where they can be). CPU per game: the worker CPU per "
+            "game of the tables the strategy sat at, every seat and the engine together."
+        ),
+        table(TIMING_HEADER, rows),
+    ]
+    return out + said
+
+
+def reproduce_hint(summary: dict[str, Any], example: dict[str, Any]) -> str:
+    """The command that plays a stored game again, narrated: ``harness tourney CONFIG
+    --game TABLE:DEAL:SEATING`` (the game's coordinates alone for a config given as a
+    mapping, from Python)."""
+    where = f"{example['table']}:{example['deal']}:{example['seating']}"
+    config = summary["run"].get("config_file")
+    if not isinstance(config, str) or not config or config.startswith("<"):
+        return f"--game {where} (of the config this run was played with)"
+    return shlex.join(["harness", "tourney", config, "--game", where])
+
+
+def forfeit_rows(summary: dict[str, Any]) -> list[list[str]]:
+    """The forfeits by strategy, kind and cause: one row each, with how many games, how
+    many distinct messages and one command to play one of them again."""
+    rows = []
+    for g in summary["forfeits"]:
+        messages = g.get("messages") or 1
+        rows.append(
+            [
+                g["strategy"],
+                _kind_label(g.get("kind", "unknown")),
+                g.get("detail") or g["error"],
+                count(g["count"]),
+                f"{messages}+" if messages >= 100 else str(messages),
+                reproduce_hint(summary, g["example"]),
+            ]
+        )
+    return rows
+
+
+FORFEIT_HEADER = ["strategy", "kind", "error (the first)", "games", "messages", "play one again"]
 
 
 def _faults(summary: dict[str, Any]) -> list[Block]:
     out: list[Block] = []
     if summary["forfeits"]:
-        rows = [
-            [
-                g["strategy"],
-                _kind_label(g.get("kind", "unknown")),
-                g["error"],
-                count(g["count"]),
-                _example(g["example"]),
-            ]
-            for g in summary["forfeits"]
-        ]
         out += [h2("Forfeits"), *_forfeit_kinds(summary)]
-        out.append(table(["strategy", "kind", "error", "games", "first example"], rows))
+        out.append(
+            para(
+                "Grouped by strategy, kind and cause: messages that differ only in their "
+                "numbers (the turn, the face, a key) are one cause; 'messages' counts the "
+                "distinct ones."
+            )
+        )
+        out.append(table(FORFEIT_HEADER, forfeit_rows(summary)))
         if summary["forfeit_groups_dropped"]:
             out.append(
                 para(f"{summary['forfeit_groups_dropped']} more forfeits with other errors.")
@@ -526,8 +726,29 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
 
 
 # -- markdown and HTML -------------------------------------------------------------------
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+# Markdown that text written by a plugin or a user (display names, exception texts, run
+# names) could start: escaped, so that it is shown as written and never rendered as a
+# link, an image, emphasis, math, a table cell or HTML (report.md is read in viewers that
+# render HTML: a backslash before the "<" of a tag, a comment or an autolink makes it
+# text). The report's own text uses none of it ("<0.1%", "p < 0.05" are no tags).
+_MD_INLINE = re.compile(r"([\\`*_\[\]|~$#]|<(?=[A-Za-z/!?]))")
+_MD_ENTITY = re.compile(r"&(?=#?\w+;)")  # "&lt;" would show as "<": shown as typed
+# A quote, a list item, a heading underline or a rule at a line's start:
+_MD_BLOCK = re.compile(r"^(\s*)(>|[-+=]+(?=\s|$)|\d+[.)](?=\s|$))")
+
+
+def _md(text: str, line_start: bool = True) -> str:
+    """Plain text as Markdown that shows exactly it (see the escapes above);
+    ``line_start`` False for a table cell, which no block marker can start."""
+    text = _MD_INLINE.sub(r"\\\1", _MD_ENTITY.sub("&amp;", printable(text)))
+    return _MD_BLOCK.sub(_unmarked, text) if line_start else text
+
+
+def _unmarked(found: re.Match[str]) -> str:
+    marker = found.group(2)
+    if marker[0].isdigit():  # "1." -> "1\.": the number stays, the list does not
+        return found.group(1) + marker[:-1] + "\\" + marker[-1]
+    return found.group(1) + "".join("\\" + c for c in marker)
 
 
 def to_markdown(blocks: list[Block], base: Path) -> str:
@@ -535,42 +756,61 @@ def to_markdown(blocks: list[Block], base: Path) -> str:
     lines: list[str] = []
     for b in blocks:
         if b.kind == "h1":
-            lines += [f"# {b.text}", ""]
+            lines += [f"# {_md(b.text)}", ""]
         elif b.kind == "h2":
-            lines += [f"## {b.text}", ""]
+            lines += [f"## {_md(b.text)}", ""]
         elif b.kind == "p":
-            lines += [b.text, ""]
+            lines += [_md(b.text), ""]
         elif b.kind == "ul":
-            lines += [f"- {item}" for item in b.items or []] + [""]
+            lines += [f"- {_md(item)}" for item in b.items or []] + [""]
         elif b.kind == "table":
             header = b.header or []
-            lines.append("| " + " | ".join(_md_cell(h) for h in header) + " |")
+            lines.append("| " + " | ".join(_md(h, False) for h in header) + " |")
             lines.append("|" + "|".join("---" for _ in header) + "|")
             for row in b.rows or []:
-                lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+                lines.append("| " + " | ".join(_md(c, False) for c in row) + " |")
             lines.append("")
         elif b.kind == "img" and b.path is not None:
-            lines += [f"![{b.text}]({b.path.relative_to(base).as_posix()})", ""]
+            lines += [f"![{_md(b.text)}]({b.path.relative_to(base).as_posix()})", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
 CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1300px;
 margin:2em auto;padding:0 1em;color:#222;line-height:1.45}
 h1{font-size:1.6em;border-bottom:2px solid #ddd;padding-bottom:.3em}
 h2{font-size:1.25em;margin-top:1.8em;border-bottom:1px solid #eee;padding-bottom:.2em}
-table{border-collapse:collapse;margin:.8em 0;font-size:.9em}
-th,td{border:1px solid #ddd;padding:.3em .6em;text-align:right}
-th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
+table{border-collapse:collapse;margin:.8em 0;font-size:.82em}
+th,td{border:1px solid #ddd;padding:.22em .42em;text-align:right;white-space:nowrap}
+th.t,td.t{text-align:left}
+.wide{overflow-x:auto;max-width:100%}
+th{background:#f4f4f4}
 tr:nth-child(even) td{background:#fafafa}
 img{max-width:100%;height:auto;display:block;margin:1em 0}
 ul{padding-left:1.3em}
 """
 
 
+# A cell that reads as a number: a figure, a signed one, a share, a count; a dash.
+_NUMBER_CELL = re.compile(r"^(—|[<>]?[+\-−]?\d[\d,]*(\.\d+)?.*)$")
+
+
+def _text_columns(header: list[str], rows: list[list[str]]) -> list[bool]:
+    """Which columns hold words (flush left, as text is read), not figures (flush right,
+    so that digits line up): the first column always, then any with a cell that does not
+    start as a number."""
+    return [
+        i == 0 or any(not _NUMBER_CELL.match(str(row[i])) for row in rows if i < len(row))
+        for i in range(len(header))
+    ]
+
+
 def to_html(blocks: list[Block], title: str) -> str:
     """One self-contained HTML page: inline style, plots embedded as base64 PNG."""
-    esc = html.escape
+
+    def esc(text: str) -> str:
+        return html.escape(printable(text))
+
     body: list[str] = []
     for b in blocks:
         if b.kind in ("h1", "h2"):
@@ -580,12 +820,24 @@ def to_html(blocks: list[Block], title: str) -> str:
         elif b.kind == "ul":
             body.append("<ul>" + "".join(f"<li>{esc(i)}</li>" for i in b.items or []) + "</ul>")
         elif b.kind == "table":
-            head = "".join(f"<th>{esc(h)}</th>" for h in b.header or [])
+            text = _text_columns(b.header or [], b.rows or [])
+            head = "".join(
+                f"<th{' class=t' if text[i] else ''}>{esc(h)}</th>"
+                for i, h in enumerate(b.header or [])
+            )
             rows = "".join(
-                "<tr>" + "".join(f"<td>{esc(c)}</td>" for c in row) + "</tr>"
+                "<tr>"
+                + "".join(
+                    f"<td{' class=t' if text[i] else ''}>{esc(c)}</td>" for i, c in enumerate(row)
+                )
+                + "</tr>"
                 for row in b.rows or []
             )
-            body.append(f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>")
+            # In a scrolling box: a wide table scrolls instead of wrapping its cells.
+            body.append(
+                f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{rows}</tbody></table></div>"
+            )
         elif b.kind == "img" and b.path is not None:
             data = base64.b64encode(b.path.read_bytes()).decode("ascii")
             body.append(f'<img alt="{esc(b.text)}" src="data:image/png;base64,{data}">')
@@ -645,6 +897,15 @@ def diff_cells(diff: dict[str, Any], key: str) -> tuple[str, str]:
     return points(cell["diff"]), signed_span(cell["low"], cell["high"], 100, 1)
 
 
+def pair_cells(diff: dict[str, Any]) -> tuple[str, str]:
+    """A head-to-head change and its 95% interval, as text (points; identical: exactly 0)."""
+    if diff.get("identical"):
+        return "identical", DASH
+    if diff.get("diff") is None:
+        return "not compared", DASH
+    return points(diff["diff"]), signed_span(diff["low"], diff["high"], 100, 1)
+
+
 def compare_legend(comparison: dict[str, Any]) -> list[str]:
     """What the words of the difference columns mean (only those the comparison uses)."""
     cells = [d for s in comparison["strategies"] for d in s["diffs"]]
@@ -680,6 +941,13 @@ def compare_notes(comparison: dict[str, Any]) -> list[str]:
                 refused = (d.get(key) or {}).get("refused")
                 if refused:
                     refusals[d["run"], key, refused] = None
+    for p in comparison.get("head_to_head") or []:
+        for d in p["diffs"]:
+            note = _beyond_run_reason(
+                d.get("note"), f"run {d['run']} is compared unpaired with {base}: ", out
+            )
+            if note:
+                notes.setdefault((d["run"], note), []).append(f"{p['a']} ahead of {p['b']}")
     for (run, note), names in notes.items():
         out.append(f"{run} − {base}, {', '.join(names)}: {note}")
     for run, key, why in refusals:
@@ -784,16 +1052,24 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
     out += [image(plots[k], k) for k in ("compare", "compare_diffs") if k in plots]
     if comparison["head_to_head"]:
         out.append(h2("Shared head-to-head pairs"))
+        out.append(
+            para(
+                "The share of the games the two met in which the first finished ahead of the "
+                "second (a tie counts half), per run, and each run's change from "
+                f"{base}: paired where the runs played the same games, as the rows above."
+            )
+        )
         header = ["A ahead of B"] + [f"{r['label']}" for r in runs]
-        header += [f"{d} − {base}" for d in [r["label"] for r in runs[1:]]]
+        for r in runs[1:]:
+            header += [f"{r['label']} − {base}", "95% CI", "significant", "compared"]
         rows = []
         for p in comparison["head_to_head"]:
             row = [f"{p['a']} ahead of {p['b']}"]
             row += [f"{pct(v['share'])} ({span(v['low'], v['high'])})" for v in p["runs"]]
-            row += [points(d["diff"]) + (" *" if d.get("significant") else "") for d in p["diffs"]]
+            for d in p["diffs"]:
+                row += [*pair_cells(d), _verdict(d), compared_how(d)]
             rows.append(row)
         out.append(table(header, rows))
-        out.append(para("Unpaired (independent samples). * significant after Holm correction."))
     if comparison["not_shared"]:
         out.append(
             para("Not in every run (left out): " + ", ".join(comparison["not_shared"]) + ".")

@@ -37,11 +37,18 @@ from harness.report.luck import luck_summary
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
 from harness.rules import Rules
+from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
+from harness.runfolder.timing import strategy_times
 
 # 2: forfeits by kind (time forfeits apart), verified parts only; 3: mirror matches,
-# a gauntlet centred on its challenger, the ranking's basis (``ranking``).
-SUMMARY_VERSION = 3
+# a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
+# date (``run.created``) and each convergence point's units (its fifth value), decision
+# times (``timing``), plugin output (``output``), forfeits grouped by cause, headlines;
+# 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys).
+SUMMARY_VERSION = 5
+# Fewer units (deals, or games with independent dice) than this: intervals are rough.
+FEW_UNITS = 30
 # What each error_kind means, for people; time forfeits depend on the machine.
 FORFEIT_KINDS = {
     "rule": "an illegal decision (a rule broken)",
@@ -84,6 +91,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
             "path": str(info.path),
             "name": info.name,
             "run_id": info.run_id,
+            "created": info.config.get("created"),
             "players": n,
             "dice": info.dice,
             "format": info.config.get("format"),
@@ -171,8 +179,57 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
         },
     }
     out["tables"] = agg.tables
-    out["messages"] = _messages(out, p)
+    out["timing"] = _timing(info, [r["strategy"] for r in standings])
+    out["output"] = _output(info)
+    out["run"]["config_file"] = info.config.get("config_file")
+    out["headlines"] = _headlines(out)
+    out["messages"] = out["headlines"] + _messages(out, p)
     return json_safe(out)
+
+
+def _timing(info: RunInfo, names: list[str]) -> list[dict[str, Any]]:
+    """Each strategy's decision times and its tables' CPU per game, from the verified
+    chunks' manifest lines (:mod:`harness.runfolder.timing`)."""
+    tables = {}
+    for t in info.config.get("tables") or []:
+        if isinstance(t, dict) and isinstance(t.get("entrants"), list):
+            tables[str(t.get("id"))] = [n for n in t["entrants"] if isinstance(n, str)]
+    return [t.as_dict() for t in strategy_times(info.entries, tables, names)]
+
+
+def _output(info: RunInfo) -> dict[str, Any]:
+    """The characters of output each strategy wrote (to run.log, which keeps at most
+    OUTPUT_KEPT of each chunk), and how many chunks' output was cut there."""
+    written: dict[str, int] = {}
+    cut = 0
+    for entry in info.entries:
+        chunk = entry.get(OUTPUT_KEY)
+        if not isinstance(chunk, dict):
+            continue
+        counts = {k: v for k, v in chunk.items() if isinstance(k, str) and type(v) is int}
+        counts = {k: v for k, v in counts.items() if v > 0}
+        for name, chars in counts.items():
+            written[name] = written.get(name, 0) + chars
+        cut += sum(counts.values()) > OUTPUT_KEPT
+    ordered = sorted(written.items(), key=lambda kv: (-kv[1], kv[0]))
+    return {"by_strategy": dict(ordered), "cut_chunks": cut, "kept_per_chunk": OUTPUT_KEPT}
+
+
+def _headlines(out: dict[str, Any]) -> list[str]:
+    """What must not be missed: a strategy that forfeited every game it played."""
+    by = out["forfeit_kinds"]["by_strategy"]
+    lines = []
+    for row in out["standings"]:
+        name, games = row["strategy"], row["games"]
+        lost = sum((by.get(name) or {}).values())
+        if games and lost >= games:
+            first = next((g for g in out["forfeits"] if g["strategy"] == name), None)
+            why = f": {first['detail']}" if first else ""
+            lines.append(
+                f"{name} forfeited every one of its {games:,} games{why} (the forfeits "
+                "below say how to play one again)"
+            )
+    return lines
 
 
 def _forfeit_kinds(agg: Aggregates) -> dict[str, Any]:
@@ -658,7 +715,8 @@ def _seats(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
 
 
 def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
-    """Cumulative win share per strategy at each deal bucket, with its interval."""
+    """Cumulative win share per strategy at each deal bucket, with its interval: points
+    ``[games, share, low, high, units]`` (units: deals, or games with independent dice)."""
     cum = np.cumsum(agg.conv, axis=0)
     used = np.flatnonzero(agg.conv[:, :, 2].sum(axis=1) > 0)
     last = int(used.max()) + 1 if len(used) else 0
@@ -670,7 +728,7 @@ def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
             if m.sm == 0 or agg.conv[b, s, 2] == 0:
                 continue
             lo, hi = stats.share_interval(m, by_deal)
-            points.append([int(m.sm), m.estimate, lo, hi])
+            points.append([int(m.sm), m.estimate, lo, hi, int(m.deals)])
         out["series"][name] = points
     return out
 
@@ -718,7 +776,7 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
     if g["shared_first"] == g["scored"]:
         msgs.append("Every scored game ended in a shared first place (a draw).")
     deals = min((r["units"] for r in playing), default=0)  # "units": the JSON key stays
-    if deals < 30:
+    if deals < FEW_UNITS:
         what = "deals" if out["run"]["dice"] == "duplicate" else "games"
         msgs.append(
             f"Few {what} ({int(deals)} for the least-played strategy): intervals are wide "

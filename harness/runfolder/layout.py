@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import json
 import os
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError
+from harness.errors import RunFailed
+from harness.jsonsafe import loads_bounded
 
 # harness-run/2: chunks are verified by sha256 and row range, standings are counted from
 # the rows (the manifest holds no counters), and each line records ``loaded``. Folders of
@@ -40,8 +40,9 @@ SUMMARY_CSV = "summary.csv"
 PART_SUFFIX = ".parquet"
 
 
-class StorageError(HarnessError):
-    """The results folder cannot be written or read as a run: one line, what and where."""
+class StorageError(RunFailed):
+    """The results folder cannot be written or read as a run: one line, what and where.
+    A RunFailed (exit 1: the input was fine), whichever modules a command has loaded."""
 
 
 def part_name(table: str, first: int) -> str:
@@ -60,10 +61,29 @@ def part_files(games_dir: Path) -> list[Path]:
 def read_json(path: Path) -> dict[str, Any] | None:
     """A JSON object from a file, or None if it is missing or unreadable."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = loads_bounded(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # TooDeep is a ValueError: unreadable, as a torn file
         return None
     return data if isinstance(data, dict) else None
+
+
+def path_problem(path: Path | str, *, folder: bool) -> str | None:
+    """Why ``path`` (a folder to make, or a file to write) cannot be had, judged from the
+    tree alone before anything is written: a part of it that is a file, or a file's
+    folder that does not exist. None when nothing says so (permissions, a full disk are
+    found out by trying)."""
+    path = Path(path)
+    if not folder and path.is_dir():
+        return f"{path} is a folder; give a file name"
+    base = path if folder else path.parent
+    for part in (base, *base.parents):
+        if part.is_dir():
+            break
+        if part.exists() or part.is_symlink():
+            return f"{part} is a file, not a folder"
+    if not folder and not base.is_dir():
+        return f"there is no folder {base}"
+    return None
 
 
 def describe_os_error(exc: OSError, path: Path | str, doing: str) -> StorageError:

@@ -4,9 +4,14 @@ One JSON line per completed chunk, appended once its part file is whole in ``gam
 its ``key``, ``file``, ``bytes`` and ``sha256`` (the first :data:`DIGEST_CHARS` hex
 digits), what it holds (``table``, deals ``first``..``stop``-1, ``games``), ``cpu`` and
 the user strategy code its process had loaded (``loaded``); a reused chunk adds
-``reused_from``. The torn-line rule: a kill can tear only the last line, so the first
-line without a newline, not JSON, or without its ``file`` (and ``key``) ends the good
-part (:func:`read_manifest`); whatever follows is not a result.
+``reused_from``. Two fields say what playing it cost its strategies, when there is
+anything to say: ``timing`` (the user strategies' decision times,
+:mod:`harness.runfolder.timing`) and ``output`` (the characters of output each strategy
+wrote, by name: :data:`OUTPUT_KEY`).
+
+The torn-line rule: a kill can tear only the last line, so the first line without a
+newline, not JSON, or without its ``file`` (and ``key``) ends the good part
+(:func:`read_manifest`); whatever follows is not a result.
 """
 
 from __future__ import annotations
@@ -18,9 +23,13 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.jsonsafe import loads_bounded
 from harness.runfolder.layout import PART_SUFFIX
 from harness.seating import MAX_PERMUTATION_PLAYERS
 
+OUTPUT_KEY = "output"  # a line's characters of plugin output by strategy (or UNLABELLED)
+UNLABELLED = "(unattributed)"  # output no seat wrote: an import, C code, a thread
+OUTPUT_KEPT = 64 * 1024  # characters of plugin output run.log keeps per chunk
 DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision within reach
 # Games a deal is played in, at most: every order of the largest permutations design.
 MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
@@ -51,8 +60,8 @@ def read_manifest(path: Path, *, keyed: bool = True) -> tuple[list[dict[str, Any
         if not line.endswith(b"\n"):
             break
         try:
-            entry = json.loads(line)
-        except ValueError:
+            entry = loads_bounded(line)
+        except ValueError:  # a torn line, or one nested too deep to be a line of ours
             break
         if (
             not isinstance(entry, dict)

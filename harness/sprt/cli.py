@@ -57,17 +57,28 @@ def bound_text(value: float) -> str:
     return f"{value:+g}"
 
 
+def deal_scores(counts: Any) -> str:
+    """How many deals had each score, labelled with the score: A's points against B over
+    the deal's games (1 a game A finished ahead, 0.5 a tie), e.g. ``0:12 0.5:80 1:210
+    1.5:95 2:3`` for the 2 games of a 2-player deal (the pentanomial). Past 5 scores (more
+    players, more games a deal) only the scores some deal had are listed."""
+    counts = [int(c) for c in counts]
+    pairs = [(i / 2, c) for i, c in enumerate(counts)]
+    if len(pairs) > 5:
+        pairs = [(score, c) for score, c in pairs if c]
+    return " ".join(f"{score:g}:{c}" for score, c in pairs)
+
+
 def check_line(tally: Any) -> str:
-    """One look at the test, e.g.
-    ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3 (-5.7, +30.3)  deals 12/80/210/95/3``
-    (how many deals had each score, 0 to 1)."""
+    """One look at the test, e.g. ``games 1,200  LLR +1.37  [-2.94, +2.94]  Elo +12.3
+    (-5.7, +30.3)  deals 0:12 0.5:80 1:210 1.5:95 2:3`` (:func:`deal_scores`)."""
     elo, low, high = tally.elo()
     adjusted = f" (luck-adjusted; raw {tally.sprt.llr:+.2f})" if tally.adjusted else ""
     line = (
         f"games {tally.games:,}  LLR {tally.llr:+.2f}  "
         f"[{tally.sprt.lower:+.2f}, {tally.sprt.upper:+.2f}]{adjusted}  "
         f"Elo {elo_text(elo)} ({elo_text(low)}, {elo_text(high)})  "
-        f"deals {'/'.join(str(int(c)) for c in tally.sprt.counts)}"
+        f"deals {deal_scores(tally.sprt.counts)}"
     )
     if tally.capped:
         line += f"  left out {tally.capped:,}"
@@ -146,7 +157,15 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"{setup.alpha:g}, beta {setup.beta:g}; a deal is one set of duplicate dice in "
         f"every seat rotation{orders} ({setup.games_per_deal} games); a check every "
         f"{setup.deals_per_check} deals",
+        f"deals S:N below: N deals in which A scored S points against B over the deal's "
+        f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
+    if setup.isolation == "process":
+        from harness.sandbox import missing_note, probe
+
+        missing = missing_note(list(probe()))
+        if missing is not None:
+            lines.append(f"Note: {missing}.")
     if setup.same:
         lines.append(
             "Note: A and B are the same strategy: each deal's games mirror each other (same "

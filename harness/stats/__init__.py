@@ -83,6 +83,7 @@ from harness.stats.ratings import (
 )
 from harness.stats.sequential import (
     MIN_DEALS,
+    PRIOR_COEF,
     AdjustedSprt,
     Sprt,
     deal_elo,
@@ -99,6 +100,7 @@ __all__ = [
     "FOLDS",
     "MIN_DEALS",
     "NAN",
+    "PRIOR_COEF",
     "Z95",
     "AdjustedSprt",
     "ChoiceData",

@@ -69,6 +69,10 @@ from typing import Any, Protocol, runtime_checkable
 from harness.errors import MESSAGE_LIMIT, GameError, SeatCrashed, TimeForfeit, safe_text, type_name
 from harness.interrupts import plugin_interrupts_only, reraise_if_user
 from harness.plugins import builtin_strategies, is_own_module, names_a_file, parse_reference
+from harness.rules import MAX_PLAYERS
+from harness.runfolder.manifest import OUTPUT_KEPT, UNLABELLED
+from harness.runfolder.timing import ChunkTimes
+from harness.runfolder.timing import merge as merge_times
 from harness.seats import Beacon
 from harness.tourney import chunks
 from harness.tourney.chunks import (
@@ -90,7 +94,7 @@ POLL = 0.25  # seconds between progress refreshes (and watchdog looks) while not
 GRACE = 0.5  # seconds past a deadline before the watchdog kills: GRACE + GRACE_SHARE x limit
 GRACE_SHARE = 0.1
 STUCK_AFTER = 60.0  # seconds without a finished game (no limits) before a warning
-OUTPUT_LIMIT = 64 * 1024  # characters of plugin output stored per chunk
+OUTPUT_LIMIT = OUTPUT_KEPT  # characters of plugin output stored per chunk
 OUTPUT_LOGGER = "harness.tourney.output"
 START_FAILURES = 3  # workers in a row that die before they are ready: the run stops
 
@@ -224,11 +228,24 @@ class PluginOutput:
         self.used = 0
         self.truncated = False
         self.lock = threading.Lock()
+        self.written: dict[str, int] = {}  # characters written this chunk, by strategy
 
     def begin(self) -> None:
-        """A new chunk: a new allowance."""
+        """A new chunk: a new allowance, and nothing written yet."""
         with self.lock:
             self.used, self.truncated = 0, False
+            self.written = {}
+
+    def count(self, chars: int, frame: Any = None) -> None:
+        """``chars`` written by the strategy running in ``frame`` (its seat's strategy;
+        UNLABELLED when no seat's code wrote it), kept or not: what the run tells at its
+        end (the chunk's ``output``)."""
+        if chars <= 0:
+            return
+        seat = seat_of(frame) if frame is not None else None
+        who = NOW.names[seat] if seat is not None and seat < len(NOW.names) else UNLABELLED
+        with self.lock:
+            self.written[who] = self.written.get(who, 0) + chars
 
     def line(self, text: str, frame: Any = None, *, raw: bool = False) -> None:
         """One line; ``raw``: written to a file descriptor, read a moment later (so
@@ -307,6 +324,7 @@ class _Lines(io.TextIOBase):
     def write(self, text: Any) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type_name(text)}")
+        self.output.count(len(text), sys._getframe(1))
         if self.output.truncated:
             return len(text)
         pending = self.buffer_text + text
@@ -343,13 +361,45 @@ class _PluginRecords(logging.Handler):
             text = f"{record.levelname} {record.name}: {safe_text(record.getMessage())}"
         except Exception:
             text = f"{record.levelname} {record.name}: <unprintable log record>"
+        self.output.count(len(text) + 1, sys._getframe(1))
         self.output.line(text, sys._getframe(1))
 
 
+class _Outside:
+    """While serial play has file descriptors 1 and 2 in a pipe (plugin output), a way
+    out for harness's own writes: :meth:`outside` puts them back for a moment."""
+
+    def __init__(self, kept: tuple[int, int] | None = None) -> None:
+        self.kept = kept
+
+    @contextlib.contextmanager
+    def outside(self) -> Iterator[None]:
+        """File descriptors 1 and 2 as they were before the block, for the block."""
+        if self.kept is None:
+            yield
+            return
+        for stream in (sys.__stdout__, sys.__stderr__):
+            with contextlib.suppress(Exception):
+                stream and stream.flush()  # what plugin code left there goes to the pipe
+        pipe = os.dup(1)
+        try:
+            os.dup2(self.kept[0], 1)
+            os.dup2(self.kept[1], 2)
+            yield
+        finally:
+            for stream in (sys.__stdout__, sys.__stderr__):
+                with contextlib.suppress(Exception):
+                    stream and stream.flush()
+            os.dup2(pipe, 1)
+            os.dup2(pipe, 2)
+            os.close(pipe)
+
+
 @contextlib.contextmanager
-def contained(output: PluginOutput) -> Iterator[None]:
+def contained(output: PluginOutput) -> Iterator[_Outside]:
     """Within the block (serial play), sys.stdout, sys.stderr, file descriptors 1 and 2
-    and log records of non-harness loggers go to ``output``.
+    and log records of non-harness loggers go to ``output``; the block gets an
+    :class:`_Outside` (harness's own progress line writes through it).
 
     ``breakpoint()`` still reaches the terminal: serial play is for debuggers, so the
     debugger is given the real stdout (on a copy of the original descriptor).
@@ -359,7 +409,7 @@ def contained(output: PluginOutput) -> Iterator[None]:
     handler = _PluginRecords(output)
     root = logging.getLogger()
     with contextlib.ExitStack() as stack:
-        terminal = stack.enter_context(_fds_to(output))
+        terminal, way_out = stack.enter_context(_fds_to(output))
 
         def debugger(*args: Any, **kwargs: Any) -> Any:
             inner = sys.stdout
@@ -373,7 +423,7 @@ def contained(output: PluginOutput) -> Iterator[None]:
         sys.breakpointhook = debugger
         root.addHandler(handler)
         try:
-            yield
+            yield way_out
         finally:
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
@@ -384,20 +434,21 @@ def contained(output: PluginOutput) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _fds_to(output: PluginOutput) -> Iterator[Any]:
+def _fds_to(output: PluginOutput) -> Iterator[tuple[Any, _Outside]]:
     """File descriptors 1 and 2 into ``output`` for the block, then back as they were;
-    yields a text stream on a copy of the original stdout (None if fds cannot be moved)."""
+    yields a text stream on a copy of the original stdout (None if fds cannot be moved)
+    and the way out for harness's own writes."""
     try:
         sys.__stdout__ and sys.__stdout__.flush()
         sys.__stderr__ and sys.__stderr__.flush()
         kept = os.dup(1), os.dup(2)
     except (OSError, ValueError):
-        yield None
+        yield None, _Outside()
         return
     capture = _FdCapture(output)
     terminal = open(os.dup(kept[0]), "w", encoding="utf-8", errors="replace")  # noqa: SIM115
     try:
-        yield terminal
+        yield terminal, _Outside(kept)
     finally:
         with contextlib.suppress(OSError, ValueError):
             terminal.close()
@@ -424,9 +475,18 @@ class SerialBackend:
         self.output = PluginOutput(lambda text: logging.getLogger(OUTPUT_LOGGER).info("%s", text))
         self.warned: set[str] = set()
         self.retries = Retries()
+        self.watch = _SerialWatch()
+        # Called between two games: results() cannot yield while a chunk plays here, so
+        # the caller refreshes its progress from here (the runner sets it).
+        self.refresh: Callable[[], None] | None = None
 
     def in_flight(self) -> int:
-        return 0  # a chunk is played in one call here: nothing to show before it ends
+        """Games played of the chunk in play (told game by game by its watch)."""
+        return max(0, self.watch.row)
+
+    def decision_times(self) -> dict[str, tuple[int, float]]:
+        """The timed decisions of the chunk in play so far, by strategy."""
+        return self.watch.decision_times()
 
     def describe(self) -> str:
         return "in-process"
@@ -443,18 +503,22 @@ class SerialBackend:
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
-            if spec.limited and spec.isolation == "none":
+            if spec.limited and spec.isolation == "none" and user_codes(spec):
                 self._warn_once(
                     "limits",
-                    "workers: 0 cannot stop a strategy stuck in C code (only Python code is "
-                    "interrupted at move_time in-process); use workers: 1 or more",
+                    "workers: 0 plays in harness's own process, where a plugin could catch "
+                    "or disarm the timer, or loop in C code, and never return: plugin seats "
+                    "under time limits play in processes of their own",
                 )
             while True:
                 self.output.begin()
+                times = self.watch.start(spec, self.refresh)
                 try:
-                    with contained(self.output):
-                        result = play_chunk(spec)
+                    with contained(self.output) as way_out:
+                        self.watch.way_out = way_out
+                        result = play_chunk(spec, watch=self.watch, times=times)
                 except BaseException as exc:
+                    self.watch.stop()
                     if isinstance(exc, GeneratorExit):
                         raise
                     reraise_if_user(exc)  # the user's Ctrl-C stops the run; a plugin's not
@@ -463,6 +527,8 @@ class SerialBackend:
                         continue
                     yield failed
                     break
+                self.watch.stop()
+                result.output = dict(self.output.written)
                 if not set(result.loaded) <= user_codes(spec):
                     self._warn_once(
                         "loaded",
@@ -476,25 +542,91 @@ class SerialBackend:
                 break
 
 
+class _SerialWatch(Beacon):
+    """Serial play's watch: the row of the game in play, and a call to the runner's
+    refresh after each game (the only moment it can show progress)."""
+
+    def __init__(self) -> None:
+        self.row = -1
+        self.names: list[str] = []
+        self.times: ChunkTimes | None = None
+        self.refresh: Callable[[], None] | None = None
+        self.way_out = _Outside()
+        self.told = 0.0
+
+    def start(self, spec: ChunkSpec, refresh: Callable[[], None] | None) -> ChunkTimes:
+        """A chunk begins: its decision times, counted from nothing."""
+        self.row, self.refresh = -1, refresh
+        self.names = [e.name for e in spec.entrants]
+        self.times = ChunkTimes(len(spec.entrants))
+        return self.times
+
+    def stop(self) -> None:
+        self.row, self.times, self.refresh = -1, None, None
+        self.way_out = _Outside()
+
+    def game(self, row: int) -> None:
+        self.row = row
+        if self.refresh is None:
+            return
+        now = time.monotonic()
+        if now - self.told >= PUBLISH_EVERY:  # the bar redraws a few times a second at most
+            self.told = now
+            with self.way_out.outside():  # the progress line to the terminal, not run.log
+                self.refresh()
+
+    def decision_times(self) -> dict[str, tuple[int, float]]:
+        if self.times is None:
+            return {}
+        totals = zip(self.names, self.times.totals(), strict=True)
+        return {name: t for name, t in totals if t[0]}
+
+
 # -- the worker process ---------------------------------------------------------------------
 # The watch: a few doubles of shared memory per worker, written by the worker, read by
-# the parent (an aligned 8-byte store is atomic; no lock on the hot path).
+# the parent (an aligned 8-byte store is atomic; no lock on the hot path). From W_TIMES
+# on, per table entrant: its timed decisions so far in the chunk and their seconds.
 W_ROW, W_SEAT, W_TURN, W_DEADLINE, W_ENTERED, W_INSIDE, W_METHOD = range(7)
-WATCH_SLOTS = 8
+W_TIMES = 8
+WATCH_SLOTS = W_TIMES + 2 * MAX_PLAYERS
+PUBLISH_EVERY = 0.25  # seconds between two publications of the decision times
 NAN = float("nan")
 
 
 class Watch(Beacon):
-    """The worker's side of its shared memory: the row it plays (once per game), and,
-    under limits or tracing, the seat, turn, deadline and method of each decision."""
+    """The worker's side of its shared memory: the row it plays (once per game; the
+    native engine writes it into :attr:`progress` itself, game by game), the chunk's
+    decision times so far (:attr:`times`, published at most every
+    :data:`PUBLISH_EVERY` seconds), and, under limits or tracing, the seat, turn,
+    deadline and method of each decision. The parent's watchdog reads it (``watched``):
+    it ends a call past its deadline."""
+
+    watched = True
 
     def __init__(self, shm: Any) -> None:
         self.shm = shm
+        self.progress = memoryview(shm)[W_ROW : W_ROW + 1]
+        self.times: ChunkTimes | None = None
+        self.published = 0.0
 
     def game(self, row: int) -> None:
         shm = self.shm
         shm[W_INSIDE] = 0.0
         shm[W_ROW] = row
+        if self.times is not None:
+            now = time.monotonic()
+            if now - self.published >= PUBLISH_EVERY:
+                self.publish(now)
+
+    def publish(self, now: float | None = None) -> None:
+        """The chunk's decision times so far into the shared memory."""
+        times, shm = self.times, self.shm
+        if times is None:
+            return
+        self.published = time.monotonic() if now is None else now
+        for e, (decisions, seconds) in enumerate(times.totals()[:MAX_PLAYERS]):
+            shm[W_TIMES + 2 * e] = decisions
+            shm[W_TIMES + 2 * e + 1] = seconds
 
     def enter(self, seat: int, turn: int, deadline: float | None) -> None:
         shm = self.shm
@@ -651,10 +783,14 @@ class _FdCapture:
                         with self.synced:
                             self.seen = int(line[len(_SYNC) :] or 0)
                             self.synced.notify_all()
-                    elif not output.truncated:
+                        continue
+                    output.count(len(line) + 1)  # below Python: no seat to tell
+                    if not output.truncated:
                         output.line(line.decode("utf-8", "replace"), raw=True)
-        if pending and not output.truncated:
-            output.line(pending.decode("utf-8", "replace"), raw=True)
+        if pending:
+            output.count(len(pending))
+            if not output.truncated:
+                output.line(pending.decode("utf-8", "replace"), raw=True)
 
     def sync(self, timeout: float = 2.0) -> None:
         """Wait until everything written to fds 1 and 2 so far has been read (so that a
@@ -728,6 +864,7 @@ def _play_job(
     started = time.perf_counter()
     spec = job.spec
     sent = job.start  # rows up to here are the parent's
+    times = watch.times = ChunkTimes(len(spec.entrants))
 
     def sink(result: ChunkResult, stop: int) -> None:
         nonlocal sent
@@ -746,6 +883,7 @@ def _play_job(
             watch=watch,
             trace_from=job.trace_from,
             sink=sink,
+            times=times,
         )
     except Refused as exc:
         sender.send(("refused", safe_text(exc), waited))
@@ -774,6 +912,7 @@ def _play_job(
             result.cpu,
         )
     tail = rows_of(result, sent - job.start, result.rows, job.start)
+    tail.times, tail.output = result.times, dict(output.written)
     busy = time.perf_counter() - started
     sender.send(("done", sent, tail, result.cpu, result.loaded, waited, busy, result.engine))
 
@@ -823,6 +962,8 @@ class _Chunk:
         self.unexplained: dict[int, int] = {}  # row -> deaths there outside any decision
         self.stalls: dict[int, int] = {}  # rows received -> deaths before the next game
         self.engines: set[str] = set()  # the engines that played its parts
+        self.times: dict[str, Any] = {}  # decision times of its parts that ended
+        self.output: dict[str, int] = {}  # characters of plugin output, by strategy
 
     @property
     def received(self) -> int:
@@ -840,6 +981,7 @@ class _Chunk:
         result = finish(self.spec, self.result)
         result.cpu = self.cpu
         result.loaded = sorted(self.loaded)
+        result.times, result.output = self.times, self.output
         # Native only if every part was (a part after a worker died is played in Python).
         result.engine = "native" if self.engines == {"native"} else "python"
         return result
@@ -861,7 +1003,7 @@ class _Worker:
         )
         self.proc.daemon = True  # never outlive the parent's normal exit
         with _children_allowed(), _without_main():
-            self.proc.start()
+            _start(self.proc)
         child_end.close()
         life_read.close()
         self.chunk: _Chunk | None = None
@@ -876,6 +1018,8 @@ class _Worker:
         self.shm[W_ROW] = -1
         self.shm[W_INSIDE] = 0
         self.shm[W_DEADLINE] = NAN
+        for slot in range(W_TIMES, WATCH_SLOTS):
+            self.shm[slot] = 0.0
         self.seen_row, self.seen_at = -1.0, time.monotonic()
         self.conn.send(job)
 
@@ -909,6 +1053,61 @@ class _Worker:
 
 
 _STARTING = threading.Lock()
+FORK_SERVER_RESTARTS = 2  # new fork servers started in a row before the run stops
+
+
+def _start(proc: Any) -> None:
+    """Start a worker; if the fork server that forks workers has died (killed, say), start
+    a new one and try again: the stored games are good, the run goes on. WorkersCannotStart
+    (one line) when a new one cannot start either."""
+    for attempt in range(FORK_SERVER_RESTARTS + 1):
+        try:
+            proc.start()
+            return
+        except (OSError, EOFError) as exc:  # refused, reset, or the server died mid-fork
+            why = f"{type(exc).__name__}: {safe_text(exc, 200)}"
+            if attempt == FORK_SERVER_RESTARTS or not _end_fork_server():
+                raise WorkersCannotStart(
+                    f"the fork server that starts worker processes died and a new one could "
+                    f"not start ({why})"
+                ) from None
+            log.warning(
+                "the fork server that starts worker processes died (%s); starting a new one", why
+            )
+
+
+def _end_fork_server() -> bool:
+    """Forget (and end, if anything is left of it) this process's fork server, so that the
+    next start launches a new one. False where multiprocessing keeps no such server here.
+
+    multiprocessing notices a dead fork server only once it can reap it; a start in the
+    moment between its death and then fails ("Connection refused"), and one that is alive
+    but broken would fail for ever: so it is ended and forgotten here, under its own lock.
+    """
+    from multiprocessing import forkserver, util
+
+    server = getattr(forkserver, "_forkserver", None)
+    lock = getattr(server, "_lock", None)
+    if server is None or lock is None or not hasattr(server, "_forkserver_pid"):
+        return False
+    with lock:
+        pid = server._forkserver_pid
+        if pid is None:
+            return True
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(pid, 0)
+        with contextlib.suppress(OSError, TypeError):
+            os.close(server._forkserver_alive_fd)
+        address = server._forkserver_address
+        if address and not util.is_abstract_socket_namespace(address):
+            with contextlib.suppress(OSError):
+                os.unlink(address)
+        server._forkserver_pid = None
+        server._forkserver_alive_fd = None
+        server._forkserver_address = None
+    return True
 
 
 @contextlib.contextmanager
@@ -998,11 +1197,31 @@ class ProcessBackend:
         return f"{self.workers} worker{'s' if self.workers > 1 else ''}"
 
     def in_flight(self) -> int:
-        """Games received of the chunks in play: workers stream their rows every
-        :data:`~.chunks.FLUSH_EVERY` seconds, so the bar moves within a chunk too."""
+        """Games played of the chunks in play, game by game: the rows a worker streamed
+        (every :data:`~.chunks.FLUSH_EVERY` seconds), or the row it is playing now (its
+        watch: the Python engine and the native engine both write it before each game),
+        whichever is further."""
         workers, resume = self._in_play
-        playing = [w.chunk for w in workers if w.chunk is not None]
-        return sum(c.received for c in [*playing, *resume])
+        done = sum(c.received for c in resume)
+        for w in workers:
+            if w.chunk is not None:
+                row = w.shm[W_ROW]
+                done += max(w.chunk.received, int(row) if row == row and row > 0 else 0)
+        return done
+
+    def decision_times(self) -> dict[str, tuple[int, float]]:
+        """The timed decisions of the chunks in play so far, by strategy: (decisions,
+        seconds), as the workers publish them (see :class:`Watch`)."""
+        out: dict[str, tuple[int, float]] = {}
+        for w in self._in_play[0]:
+            if w.chunk is None:
+                continue
+            for e, entrant in enumerate(w.chunk.spec.entrants[:MAX_PLAYERS]):
+                decisions, seconds = w.shm[W_TIMES + 2 * e], w.shm[W_TIMES + 2 * e + 1]
+                if decisions > 0:
+                    n, t = out.get(entrant.name, (0, 0.0))
+                    out[entrant.name] = (n + int(decisions), t + seconds)
+        return out
 
     def stats(self) -> BackendStats:
         lines: list[str] = []
@@ -1173,6 +1392,9 @@ class ProcessBackend:
             elif kind == "done":
                 _, offset, tail, cpu, loaded, waited, busy, engine = message
                 chunk.add(offset, tail)
+                merge_times(chunk.times, tail.times)
+                for who, chars in tail.output.items():
+                    chunk.output[who] = chunk.output.get(who, 0) + chars
                 chunk.engines.add(engine)
                 chunk.cpu += cpu
                 chunk.loaded |= set(loaded)

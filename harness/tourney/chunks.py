@@ -34,6 +34,7 @@ import traceback
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from time import perf_counter_ns
 from typing import Any
 
 from harness.analysis.account import Accountant
@@ -60,6 +61,7 @@ from harness.runfolder.schema import (
     SEAT_ARRAYS,
     TURN_CAP,
 )
+from harness.runfolder.timing import ChunkTimes
 from harness.seating import Design, design, seats_of
 from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
@@ -82,7 +84,10 @@ class ChunkResult:
     maps a row to its forfeit message; ``stats[e]`` sums up table entrant e (the spec's
     ``entrants[e]``) for the standings; ``cpu`` is the worker's CPU seconds; ``loaded`` the
     sorted code digests of the user (not built-in) strategy code that was loaded in the
-    process that played it, when it finished (see :func:`loaded_code`).
+    process that played it, when it finished (see :func:`loaded_code`). ``times`` is the
+    decision times of its user strategies by name (:mod:`harness.runfolder.timing`, the
+    manifest line's ``timing``); ``output`` the characters of output each strategy wrote
+    (its ``print()`` and logging: run.log keeps at most 64 kB a chunk), by name.
     """
 
     key: str
@@ -93,6 +98,8 @@ class ChunkResult:
     cpu: float = 0.0
     loaded: list[str] = field(default_factory=list)
     engine: str = "python"  # which engine played the rows ("native" or "python")
+    times: dict[str, Any] = field(default_factory=dict)
+    output: dict[str, int] = field(default_factory=dict)
 
     @property
     def rows(self) -> int:
@@ -312,6 +319,55 @@ class _Traced(Strategy):
         return self._call(view.turn, 4, self.inner.claim, view, choices)
 
 
+# -- timing: how long a user strategy takes to decide ---------------------------------------
+class _Timed(Strategy):
+    """Times every decision of the strategy it wraps (a timed game's user seat) into its
+    entrant's share of the chunk's :class:`~harness.runfolder.timing.ChunkTimes`. The
+    wrapped methods are looked up at each call, as the engine looks them up, so that a
+    strategy whose attribute raises forfeits as it would unwrapped."""
+
+    def __init__(self, inner: Strategy, times: ChunkTimes, entrant: int) -> None:
+        self.inner = inner
+        self.hist = times.hist[entrant]
+        self.ns = times.ns
+        self.entrant = entrant
+
+    def _took(self, start: int) -> None:
+        d = perf_counter_ns() - start
+        self.ns[self.entrant] += d
+        b = d.bit_length()  # harness.runfolder.timing.bucket, inline
+        self.hist[(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        self.inner.new_game(seat, rules)
+
+    def pick(self, view: Any) -> Any:  # the most frequent decision: _took inline
+        start = perf_counter_ns()
+        face = self.inner.pick(view)
+        d = perf_counter_ns() - start
+        self.ns[self.entrant] += d
+        b = d.bit_length()
+        self.hist[(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1
+        return face
+
+    def stop(self, view: Any) -> Any:
+        start = perf_counter_ns()
+        answer = self.inner.stop(view)
+        self._took(start)
+        return answer
+
+    def claim(self, view: Any, choices: Any) -> Any:
+        start = perf_counter_ns()
+        answer = self.inner.claim(view, choices)
+        self._took(start)
+        return answer
+
+
+def timed_entrants(spec: ChunkSpec) -> tuple[bool, ...]:
+    """Which of a chunk's table entrants are timed: every one that is not a built-in."""
+    return tuple(not is_builtin(_spec(ref).cls) for ref in spec.entrants)
+
+
 # -- tracebacks in run.log ---------------------------------------------------------------
 _SHOWN: set[str] = set()  # strategies whose first forfeit's traceback this process logged
 
@@ -350,6 +406,7 @@ def play_chunk(
     watch: Any = None,
     trace_from: int | None = None,
     sink: Callable[[ChunkResult, int], None] | None = None,
+    times: ChunkTimes | None = None,
 ) -> ChunkResult:
     """Play every seat order of deals ``spec.first``..``spec.stop - 1`` of the table
     (rows: deal, then the order's index in ``spec.orders``).
@@ -361,16 +418,20 @@ def play_chunk(
     ``watch.trace(seat, turn, method)`` each decision of the rows from ``trace_from`` on,
     and with seat limits on, ``watch`` is the seats' :class:`~harness.seats.Beacon`;
     ``sink(result, stop)`` gets the result so far (rows up to chunk row ``stop``) every
-    :data:`FLUSH_EVERY` seconds. ``loaded`` is filled; ``stats`` only for a whole chunk
-    played without a sink (with one, the rows are counted where they are assembled).
+    :data:`FLUSH_EVERY` seconds. ``loaded`` and ``times`` are filled (the decisions of
+    user strategies in one game of 16, into ``times`` when given: a backend that shows
+    them while the chunk plays); ``stats`` only for a whole chunk played without a sink
+    (with one, the rows are counted where they are assembled).
 
     A spec whose ``engine`` is not "python" is played by the native engine when nothing
     of the above asks for game-by-game control (``decided``, ``trace_from``, limits):
     same rows, ``result.engine == "native"``. Under "auto", a table it cannot play after
     all goes on the Python engine; under "native", that is a PluginError.
     """
+    if times is None:
+        times = ChunkTimes(len(spec.entrants))
     if spec.engine != "python" and not decided and trace_from is None and not spec.limited:
-        native_result = _play_native(spec, start, watch)
+        native_result = _play_native(spec, start, watch, times)
         if native_result is not None:
             if sink is not None:
                 sink(native_result, start + native_result.rows)
@@ -385,6 +446,7 @@ def play_chunk(
     try:
         # Isolated seats build their strategies in their own processes: none here.
         factories = [] if isolated else [_factory(_spec(ref)) for ref in spec.entrants]
+        timing = _Timing(spec, times) if factories else None
     except BaseException:
         NOW.clear()
         raise
@@ -454,6 +516,7 @@ def play_chunk(
                     deal,
                     row,
                     accountant,
+                    timing,
                 )
                 if error is None:
                     status = TURN_CAP if result_game.capped else OVER
@@ -486,6 +549,7 @@ def play_chunk(
                     a_steals(steals[i])
                     a_stolen(stolen[i])
                 if accountant is not None:
+                    accountant.finish()  # a forfeit's turn counts for nothing
                     for ledger, appends in zip(accountant.ledgers, account_appends, strict=True):  # type: ignore[arg-type]
                         for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
                             append(getattr(ledger, name))
@@ -498,13 +562,39 @@ def play_chunk(
         if seats_for is not None:
             seats_for.close()
     result.loaded = loaded_code(spec.entrants)
+    result.times = times.to_json(names)
     if start == 0 and sink is None:  # a sink's backend counts the rows it was sent
         finish(spec, result)
     result.cpu = time.process_time() - started
     return result
 
 
-def _play_native(spec: ChunkSpec, start: int, watch: Any) -> ChunkResult | None:
+class _Timing:
+    """Which seats of a game to time: the user entrants' seats, in a timed row."""
+
+    def __init__(self, spec: ChunkSpec, times: ChunkTimes) -> None:
+        self.times = times
+        self.user = timed_entrants(spec)
+        self.orders = spec.orders
+        self.any = any(self.user)
+
+    def wrap(self, instances: list[Strategy], k: int, row: int) -> list[Strategy]:
+        """The game's seats, the timed ones wrapped (as they are when not timed)."""
+        if not self.any or not self.times.timed(row):
+            return instances
+        out = []
+        for seat, instance in enumerate(instances):
+            e = self.orders[k][seat]
+            if self.user[e]:
+                self.times.games[e] += 1
+                instance = _Timed(instance, self.times, e)
+            out.append(instance)
+        return out
+
+
+def _play_native(
+    spec: ChunkSpec, start: int, watch: Any, times: ChunkTimes | None = None
+) -> ChunkResult | None:
     """The chunk played by the native engine, or None (auto: the Python engine plays it).
 
     The watch is told each game's row where a plugin plays (a Python seat), the first
@@ -515,7 +605,7 @@ def _play_native(spec: ChunkSpec, start: int, watch: Any) -> ChunkResult | None:
     from harness import native
 
     try:
-        return play_native(spec, start=start, watch=watch)
+        return play_native(spec, start=start, watch=watch, times=times)
     except native.NotNative as exc:
         if spec.engine == "native":
             raise PluginError(
@@ -524,14 +614,18 @@ def _play_native(spec: ChunkSpec, start: int, watch: Any) -> ChunkResult | None:
         return None
 
 
-def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkResult:
+def play_native(
+    spec: ChunkSpec, *, start: int = 0, watch: Any = None, times: ChunkTimes | None = None
+) -> ChunkResult:
     """The chunk played by the native engine (:mod:`harness.native`): the ChunkResult
     ``play_chunk(spec, start=start)`` returns on the Python engine, row for row, with
     ``engine == "native"``.
 
     A seat with no native version plays as a Python seat (:mod:`harness.native_seats`):
     fresh instances per game, as :func:`play_chunk` builds them, its output labelled and
-    its forfeits logged as there, ``watch.game(row)`` told every game's row.
+    its forfeits logged as there, ``watch.game(row)`` told every game's row, its
+    decisions timed as there (``times``). The native engine writes the row of each game
+    into ``watch.progress`` (a double in shared memory) when the watch has one.
     :class:`~harness.native.NotNative` when the spec asks for seat limits (a limit is the
     Python engine's to enforce, so that a run's rows never depend on the engine) or a
     seat cannot play there. Entrants are resolved as play_chunk resolves them (their
@@ -553,6 +647,8 @@ def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkR
         _log_first(error, spec, deal, k)
 
     mark = getattr(watch, "game", None)
+    if times is None:
+        times = ChunkTimes(len(spec.entrants))
     NOW.spec = spec
     try:
         specs = [_spec(ref) for ref in spec.entrants]
@@ -568,6 +664,8 @@ def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkR
             mark=mark,
             playing=playing,
             forfeited=forfeited,
+            times=times,
+            timed=timed_entrants(spec),
         )
         if host is None and mark is not None:
             mark(start)  # built-ins only: no game can stall or crash the process
@@ -583,6 +681,7 @@ def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkR
             start=start,
             host=host,
             account=spec.luck,
+            progress=getattr(watch, "progress", None),
         )
     finally:
         NOW.clear()
@@ -590,6 +689,7 @@ def play_native(spec: ChunkSpec, *, start: int = 0, watch: Any = None) -> ChunkR
     if host is not None:
         result.errors = host.errors
     result.loaded = loaded_code(spec.entrants)
+    result.times = times.to_json([e.name for e in spec.entrants])
     if start == 0:
         finish(spec, result)
     result.cpu = time.process_time() - started
@@ -610,6 +710,7 @@ def _play_one(
     deal: int,
     row: int,
     observer: GameObserver | None = None,
+    timing: _Timing | None = None,
 ) -> tuple[GameResult, GameError | None]:
     """One game (seat order ``order``, index ``k`` of the design) from fresh instances:
     its result and its forfeit (None if none); ``observer`` hears it (the account)."""
@@ -629,7 +730,7 @@ def _play_one(
         if failed is not None:
             game = Game([Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
             return game.result(error=failed), failed
-        playing = instances
+        playing = instances if timing is None else timing.wrap(instances, k, row)
         if tracer is not None:
             playing = [_Traced(s, tracer) for s in playing]
         if seats_for is not None:
@@ -693,17 +794,15 @@ class _Seats:
         seats = self.by_order.get(k)
         if seats is None:
             n = len(names)
-            refs = None
-            if self.isolated:
-                refs = seats_of(
-                    [(ref.load, ref.params) for ref in self.spec.entrants], self.spec.orders[k]
-                )
+            refs = seats_of(
+                [(ref.load, ref.params) for ref in self.spec.entrants], self.spec.orders[k]
+            )
             given: list[Any] = list(instances) if instances is not None else [None] * n
             seats = guard(given, names, self.limits, refs=refs, beacon=self.watch)
             self.by_order[k] = seats
         elif instances is not None:
             for wrapper, instance in zip(seats, instances, strict=True):
-                wrapper.inner = instance  # type: ignore[attr-defined]
+                wrapper.renew(instance)  # type: ignore[attr-defined]
         return seats
 
     def close(self) -> None:

@@ -223,38 +223,29 @@ def tourney(
 def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, dict | None]:
     """The run's report (issue 4) and its figures in the run's counts (issue 10).
 
-    ``run`` is the finished Run (or just its folder). With ``write`` the report
-    files are written; without (``--no-report``) the summary is read from a current
-    report.json or computed, writing nothing. Either way the summary's 95% win-share
-    intervals and ratings are copied into ``run.counts`` (what the table and ``--json``
-    show), so the terminal agrees with the report. A failure is told, never
-    fails the run itself. Returns the path of report.html (or None) and the summary (None
-    when it failed), which the terminal's table reuses rather than computing it again.
+    ``run`` is the finished Run (:func:`~harness.tourney.runner.report_run`, what
+    ``run_tournament(report=True)`` does too). With ``write`` the report files are
+    written; without (``--no-report``) the summary is read from a current report.json or
+    computed, writing nothing. Either way the summary's 95% win-share intervals and
+    ratings are copied into ``run.counts`` (what the table and ``--json`` show), so the
+    terminal agrees with the report. A failure is told, never fails the run itself.
+    Returns the path of report.html (or None) and the summary (None when it failed),
+    which the terminal's table reuses rather than computing it again.
     """
     from harness.errors import HarnessError
-    from harness.report import write_report  # looked up here: tests replace it
-    from harness.report.api import cached_summary
-    from harness.tourney.standings import with_report
+    from harness.tourney.runner import report_run
 
-    run_dir = getattr(run, "run_dir", run)
     if not quiet and write:
         _err("Writing the report...")
     try:
-        if write:
-            report = write_report(run_dir)
-            summary, html = report.summary, report.html
-        else:
-            summary, html = cached_summary(run_dir), None
+        summary = report_run(run, write=write)
     except (HarnessError, OSError, ValueError) as exc:
         if write:
-            _err(f"Report not written ({exc}); the games are stored: harness report {run_dir}")
+            _err(f"Report not written ({exc}); the games are stored: harness report {run.run_dir}")
         else:
-            _err(f"No intervals in the standings ({exc}); harness report {run_dir} shows them")
+            _err(f"No intervals in the standings ({exc}); harness report {run.run_dir} shows them")
         return None, None
-    counts = getattr(run, "counts", None)
-    if isinstance(counts, list):
-        counts[:] = with_report(counts, summary)  # in place: run.summary() shares the list
-    return html, summary
+    return run.report_file if write else None, summary
 
 
 def _gauntlet_lines(run: Any, summary: dict | None = None) -> list[str]:
@@ -291,11 +282,16 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         )
     rate = f", {run.games_per_second:,.0f} games/s" if run.played else ""
     click.echo(f"{' '.join(parts)} in {duration(run.wall)} wall ({run.wall:.1f} s){rate}")
+    if summary is not None:
+        _print_costs(summary)
     if run.forfeits:
         click.echo(f"{plural(run.forfeits, 'forfeit')} (ranked last, recorded in the results):")
-        for example in run.forfeit_examples[:5]:
-            click.echo(f"  {example['error']}")
-            click.echo(f"    reproduce: {example['command']}")
+        if summary is not None and summary.get("forfeits"):
+            _print_forfeit_groups(summary)
+        else:
+            for example in run.forfeit_examples[:5]:
+                click.echo(f"  {example['error']}")
+                click.echo(f"    reproduce: {example['command']}")
     if run.failed:
         click.echo(f"{plural(len(run.failed), 'chunk')} failed twice and are missing:")
         for fail in run.failed[:5]:
@@ -306,6 +302,36 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         click.echo("Run the same command again to retry them.")
     if run.status == "stopped":
         click.echo("Stopped at the first forfeit (--fail-fast); run again to go on.")
+
+
+def _print_costs(summary: dict[str, Any]) -> None:
+    """What the strategies cost: a headline for one that forfeited every game, the
+    decision times of the timed (user) strategies, and who wrote output to run.log."""
+    from harness.report.render import TIMING_HEADER, output_lines, text_table, timing_rows
+
+    for line in summary.get("headlines") or []:
+        click.echo(f"NOTE: {line}")
+    rows = timing_rows(summary, timed_only=True)
+    if rows:
+        click.echo("Decision times (1 game in 16 timed; built-ins are not timed):")
+        for line in text_table(TIMING_HEADER, rows):
+            click.echo(f"  {line}")
+    for line in output_lines(summary):
+        click.echo(line)
+
+
+def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
+    """The forfeits by strategy and cause (the report's groups), with counts and one
+    command each that plays one of them again."""
+    from harness.report.render import reproduce_hint
+
+    groups = summary["forfeits"]
+    for g in groups[:shown]:
+        kinds = "" if g.get("kind") in (None, "raised", "rule") else f" [{g['kind']}]"
+        click.echo(f"  {g['strategy']}: {g['detail']}{kinds}: {plural(g['count'], 'game')}")
+        click.echo(f"    play one again: {reproduce_hint(summary, g['example'])}")
+    if len(groups) > shown:
+        click.echo(f"  ... and {plural(len(groups) - shown, 'other cause')}: see the report")
 
 
 def _replay_one(

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import itertools
 import json
 import math
 import os
@@ -88,7 +89,8 @@ ENGINES = ("auto", "python", "native")
 # on at the tables where it costs little next to the games (a table with a plugin or
 # `optimal`), off at tables of the cheap built-ins alone (plan.table_luck says why).
 LUCK_MODES = ("auto", "on", "off")
-ENTRANT_KEYS = ("strategy", "name", "params")
+ENTRANT_KEYS = ("strategy", "name", "params", "sweep")
+SWEEP = "sweep"  # an entrant's parameter sweep: one entrant per value (per combination)
 # The keys that take one word of a list, and every default: the checker reads them here,
 # and so does the JSON Schema of the config (harness/config_schema.py).
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -541,6 +543,17 @@ class TourneyConfig:
 
 
 # -- loading ----------------------------------------------------------------------------
+def _nearby(path: Path) -> str:
+    """``; did you mean 'configs/round_robin.yaml'?`` for a config file of a close name in
+    the same folder (a typo), else nothing."""
+    try:
+        near = [p.name for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml")]
+    except OSError:
+        return ""
+    close = difflib.get_close_matches(path.name, near, n=1)
+    return f"; did you mean {str(path.parent / close[0])!r}?" if close else ""
+
+
 def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfig:
     """Read and check a config file (or a mapping); ConfigError (one line) if anything is off."""
     if isinstance(source, dict):
@@ -553,7 +566,7 @@ def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfi
         with path.open("rb") as fh:  # at most the bound (and one byte to tell it is more)
             raw = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
-        raise ConfigError(f"{path}: no such config file") from None
+        raise ConfigError(f"{path}: no such config file{_nearby(path)}") from None
     except IsADirectoryError:
         raise ConfigError(f"{path}: is a folder, not a config file") from None
     except OSError as exc:
@@ -928,20 +941,86 @@ class _Checker:
                 wants_all = True
                 continue
             # Each entrant on its own: every bad one is said, in one run.
-            one = functools.partial(self.entrant, items, i, item, f"entrants[{i}]")
-            entrant = self.collect(one, None)
-            if entrant is not None:
+            if isinstance(item, dict) and SWEEP in item:
+                swept = functools.partial(self.sweep, items, i, item, f"entrants[{i}]")
+                made = self.collect(swept, [])
+            else:
+                one = functools.partial(self.entrant, items, i, item, f"entrants[{i}]")
+                made = [e for e in [self.collect(one, None)] if e is not None]
+            for entrant in made:
                 found.append(entrant)
                 explicit.add(entrant.key)
         if len(self.problems) > before:  # the count and the names mean nothing yet
             problems, self.problems = self.problems[before:], self.problems[:before]
             raise ConfigProblems(problems)
+        if len(found) > MAX_ENTRANTS:
+            raise self.fail(
+                data,
+                "entrants",
+                f"entrants: {len(found):,} once the sweeps are expanded; at most {MAX_ENTRANTS}",
+            )
         if wants_all:
             # Every built-in with default parameters, after the listed ones, unless listed.
             for ref in builtin_strategies():
                 if ref not in explicit:
                     found.append(self.entrant(items, 0, ref, f"{ALL_BUILTINS} ({ref})"))
         return tuple(found)
+
+    def sweep(self, container: Any, index: Any, item: dict, what: str) -> list[Entrant]:
+        """A swept entrant: one entrant per value of ``sweep: {key: [values]}`` (per
+        combination, for several keys, in the order written), each checked as any
+        entrant with that value among its parameters, and named by it: ``threshold(target
+        =24)``, or ``NAME(target=24)`` when the entrant has a ``name:``."""
+        sweep = item[SWEEP]
+
+        def expected(container: Any, key: Any, where: str, what_kind: str, got: Any) -> Any:
+            return self.fail(
+                container,
+                key,
+                f"{where}: expected {what_kind}, e.g. {{target: [24, 26, 28]}}, got {shown(got)}",
+            )
+
+        if not isinstance(sweep, dict) or not sweep:
+            kind = "a mapping of a parameter to its values"
+            raise expected(item, SWEEP, f"{what}.sweep", kind, sweep)
+        params = item.get("params")
+        params = params if isinstance(params, dict) else {}
+        axes: list[tuple[str, list[Any]]] = []
+        for key, values in sweep.items():
+            if not isinstance(key, str):
+                raise self.fail(sweep, key, f"{what}.sweep: {shown(key)} is not a parameter name")
+            if key in params:
+                raise self.fail(
+                    sweep, key, f"{what}.sweep.{key}: also under params:; give it in one of them"
+                )
+            if not isinstance(values, list) or not values:
+                raise expected(sweep, key, f"{what}.sweep.{key}", "a list of values", values)
+            seen: set[str] = set()
+            for value in values:
+                tag = json.dumps(value, sort_keys=True, default=repr)
+                if tag in seen:
+                    twice = f"{what}.sweep.{key}: {shown(value)} is listed twice"
+                    raise self.fail(sweep, key, twice)
+                seen.add(tag)
+            axes.append((key, values))
+        count = math.prod(len(values) for _, values in axes)
+        if count > MAX_ENTRANTS:
+            raise self.fail(
+                item, SWEEP, f"{what}.sweep: {count:,} entrants; at most {MAX_ENTRANTS} in a run"
+            )
+        name = item.get("name")
+        made = []
+        for combo in itertools.product(*(values for _, values in axes)):
+            swept = dict(zip((key for key, _ in axes), combo, strict=True))
+            label = ", ".join(f"{k}={v!r}" for k, v in swept.items())
+            one = _Map({k: v for k, v in item.items() if k != SWEEP})
+            one.line = getattr(item, "line", 0)
+            one.lines = {**getattr(item, "lines", {}), "params": _line(item, SWEEP)}
+            one["params"] = {**params, **swept}
+            if isinstance(name, str):
+                one["name"] = f"{name.strip()}({label})"
+            made.append(self.entrant(container, index, one, f"{what} ({label})"))
+        return made
 
     def entrant(self, container: Any, index: Any, item: Any, what: str) -> Entrant:
         try:  # a strategy class or instance (Python callers): its reference and params
@@ -959,6 +1038,10 @@ class _Checker:
                         f"{what}: unknown key {shown(key)}; an entrant has "
                         f"{', '.join(ENTRANT_KEYS)}",
                     )
+            if SWEEP in item:  # only a listed entrant expands (Checker.sweep)
+                raise self.fail(
+                    item, SWEEP, f"{what}.sweep: {what} is one strategy; sweep an entrant"
+                )
             ref = item.get("strategy")
             if not isinstance(ref, str) or not ref.strip():
                 raise self.fail(item, "strategy", f"{what}.strategy: expected a strategy reference")
@@ -1030,6 +1113,12 @@ class _Checker:
                     "another name:",
                 )
             names.add(e.name)
+
+
+def _line(mapping: Any, key: str) -> int:
+    """The line of ``key`` in a YAML mapping (0: unknown)."""
+    lines = getattr(mapping, "lines", None)
+    return lines.get(key, getattr(mapping, "line", 0)) if isinstance(lines, dict) else 0
 
 
 def name_problem(name: Any) -> str | None:

@@ -55,7 +55,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PluginError, RunFailed
+from harness.errors import PluginError, RunFailed, safe_text
 from harness.plugins import names_a_file, parse_reference, resolve
 from harness.tourney.backend import (
     POLL,
@@ -66,7 +66,15 @@ from harness.tourney.backend import (
     Outcome,
     Retries,
 )
-from harness.tourney.dask_worker import Reply, Shipped, Task, identity, mismatch, play_task
+from harness.tourney.dask_worker import (
+    PROGRESS_TOPIC,
+    Reply,
+    Shipped,
+    Task,
+    identity,
+    mismatch,
+    play_task,
+)
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
 log = logging.getLogger("harness.tourney")
@@ -92,6 +100,25 @@ def require_distributed() -> Any:
             f"--backend dask needs Dask distributed, which is not installed: {INSTALL}"
         ) from None
     return distributed
+
+
+def address_problem(address: str) -> str | None:
+    """What is wrong with a scheduler address as written (None: nothing), before anything
+    is made or reached: a scheme Dask knows, and a host and port where it needs them."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(address, strict=False)
+        get_backend(scheme)
+        if scheme != "inproc":
+            host, port = parse_host_port(location)
+            if not host or not 0 < int(port) < 65536:
+                return "give the scheduler as tcp://HOST:PORT"
+    except (ValueError, TypeError) as exc:
+        return f"{safe_text(exc, 200)}; give the scheduler as tcp://HOST:PORT"
+    return None
 
 
 def file_of(load: str) -> str | None:
@@ -149,6 +176,9 @@ class DaskBackend:
         self.log_to = log_to
         self.echo = echo or (lambda text: None)
         self._prepared: dict[tuple[str, tuple], tuple[EntrantRef, Shipped | None, str]] = {}
+        self._lock = threading.Lock()
+        self._playing: set[str] = set()  # the keys of the tasks in play
+        self._live: dict[str, dict[str, Any]] = {}  # their last progress, by task key
 
     def describe(self) -> str:
         if self.address:
@@ -156,7 +186,31 @@ class DaskBackend:
         return f"a local Dask cluster of {self.workers} worker{'s' * (self.workers > 1)}"
 
     def in_flight(self) -> int:
-        return 0  # a Dask task hands its chunk over whole
+        """Games played of the chunks in play, as their tasks report them (Dask events:
+        :class:`~.dask_worker._Reporter`), game by game, every half second."""
+        with self._lock:
+            return sum(heard["rows"] for heard in self._live.values())
+
+    def decision_times(self) -> dict[str, tuple[int, float]]:
+        """The timed decisions of the chunks in play, by strategy, as their tasks report."""
+        out: dict[str, tuple[int, float]] = {}
+        with self._lock:
+            for heard in self._live.values():
+                for name, (n, seconds) in heard["times"].items():
+                    have = out.get(name, (0, 0.0))
+                    out[name] = (have[0] + n, have[1] + seconds)
+        return out
+
+    def _heard(self, event: Any) -> None:
+        """A task's progress event (in a thread of the client's): kept by its task key,
+        while the task is in play (a late event of a landed task is dropped)."""
+        with contextlib.suppress(Exception):  # a malformed event: no progress shown
+            msg = event[1]
+            key, rows = str(msg["key"]), int(msg["rows"])
+            times = {str(k): (int(v[0]), float(v[1])) for k, v in msg["times"].items()}
+            with self._lock:
+                if key in self._playing:
+                    self._live[key] = {"rows": rows, "times": times}
 
     def stats(self) -> BackendStats:
         return BackendStats()  # Dask keeps its own: the dashboard
@@ -355,13 +409,17 @@ class DaskBackend:
             # The content key: two chunks of one table and deal range (e.g. sprt's two seat
             # orders) are different tasks.
             key = f"harness-chunk-{spec.key}-{token}-{attempt}"
+            with self._lock:
+                self._playing.add(key)
             try:
-                future = client.submit(play_task, task, key=key, retries=0)
+                future = client.submit(play_task, replace(task, key=key), key=key, retries=0)
             except OSError as exc:
                 raise _lost(type(exc).__name__) from None
             inflight[future] = spec
             future.add_done_callback(landed.put)  # called in a thread of the client's
 
+        with contextlib.suppress(Exception):  # progress is a nicety: never the run's end
+            client.subscribe_topic(PROGRESS_TOPIC, self._heard)
         try:
             while True:
                 interrupts.check()
@@ -383,6 +441,9 @@ class DaskBackend:
                     yield None
                     continue
                 spec = inflight.pop(future)
+                with self._lock:  # landed: its rows are the outcome's from now on
+                    self._playing.discard(future.key)
+                    self._live.pop(future.key, None)
                 outcome = self._outcome(client, future, spec)
                 if isinstance(outcome, str):  # a reason to retry
                     failed = retries.failed(spec, outcome)
@@ -396,6 +457,11 @@ class DaskBackend:
                 with contextlib.suppress(Exception):
                     client.cancel(list(inflight))
                 inflight.clear()
+            with contextlib.suppress(Exception):
+                client.unsubscribe_topic(PROGRESS_TOPIC)
+            with self._lock:
+                self._playing.clear()
+                self._live.clear()
 
     @staticmethod
     def _outcome(client: Any, future: Any, spec: ChunkSpec) -> Done | Failed | str:

@@ -33,12 +33,14 @@ import threading
 import time
 import traceback
 import types
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import PluginError
 from harness.plugins import resolve
+from harness.seats import Beacon
 from harness.tourney.backend import (
     WORKER_LOGGER,
     Done,
@@ -69,6 +71,7 @@ class Task:
     version: str  # the parent's harness version
     engine: str  # the parent's engine digest
     codes: tuple[str, ...]  # per entrant, its code digest as the parent computes it now
+    key: str = ""  # the task's key: the progress it reports is filed under it
 
 
 @dataclass
@@ -289,6 +292,67 @@ def _local_temp() -> None:
     config["tempdir"] = tempdir
 
 
+PROGRESS_TOPIC = "harness-progress"  # the Dask event topic of the chunks' progress
+REPORT_EVERY = 0.5  # seconds between two progress events of a task
+
+
+class _Reporter:
+    """A task's progress, game by game, as Dask events (:data:`PROGRESS_TOPIC`): the
+    games played of its chunk and the decision times so far, at most every
+    :data:`REPORT_EVERY` seconds; the parent (DaskBackend) shows them before the chunk's
+    result comes back whole."""
+
+    def __init__(self, task: Task) -> None:
+        self.key = task.key
+        self.sent = 0.0
+        try:
+            from distributed import get_worker
+
+            self.worker: Any = get_worker() if task.key else None
+        except (ImportError, ValueError):  # not in a Dask worker (tests call play_task)
+            self.worker = None
+
+    def tell(self, rows: int, times: dict[str, tuple[int, float]], force: bool = False) -> None:
+        now = time.monotonic()
+        if self.worker is None or (not force and now - self.sent < REPORT_EVERY):
+            return
+        self.sent = now
+        msg = {"key": self.key, "rows": int(rows), "times": {k: list(v) for k, v in times.items()}}
+        with contextlib.suppress(Exception):  # a closing worker: the result still comes
+            self.worker.log_event(PROGRESS_TOPIC, msg)
+
+
+class _Playing(Beacon):
+    """The watch of a chunk played in the task's own thread: the row of the game in play
+    (the native engine writes it into :attr:`progress` itself), read by a thread that
+    reports it."""
+
+    def __init__(self) -> None:
+        self.progress = array("d", [-1.0])
+
+    def game(self, row: int) -> None:
+        self.progress[0] = row
+
+
+def _reported(reporter: _Reporter, watch: _Playing, play: Any) -> Any:
+    """``play()`` while a thread reports ``watch``'s row every REPORT_EVERY seconds."""
+    if reporter.worker is None:
+        return play()
+    done = threading.Event()
+
+    def report() -> None:
+        while not done.wait(REPORT_EVERY):
+            reporter.tell(max(0, int(watch.progress[0])), {}, force=True)
+
+    thread = threading.Thread(target=report, name="harness-progress", daemon=True)
+    thread.start()
+    try:
+        return play()
+    finally:
+        done.set()
+        thread.join(timeout=5)
+
+
 def _in_child(task: Task, worker: str, capture: _Capture) -> Reply:
     """Play the task's chunk in a clean child process (see the module docstring)."""
     _local_temp()
@@ -300,10 +364,13 @@ def _in_child(task: Task, worker: str, capture: _Capture) -> Reply:
         attempts=1,  # the parent retries a chunk that raises
         prefix="harness-dask-child",
     )
+    reporter = _Reporter(task)
     outcome: Done | Failed | None = None
     for item in backend.results([task.spec]):
         if item is not None:
             outcome = item
+        else:
+            reporter.tell(backend.in_flight(), backend.decision_times())
     if isinstance(outcome, Done):
         return Reply("ok", outcome.result, "", worker, capture.records)
     assert isinstance(outcome, Failed)
@@ -341,7 +408,8 @@ def play_task(task: Task) -> Reply:
             refusal = _other_code(task.spec, task.codes, worker)
             if refusal is not None:
                 return Reply("refused", None, refusal, worker, capture.records)
-            result = play_chunk(task.spec)
+            watch = _Playing()
+            result = _reported(_Reporter(task), watch, lambda: play_chunk(task.spec, watch=watch))
         except Exception as exc:
             wlog.error(
                 "%s raised:\n%s",

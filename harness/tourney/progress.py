@@ -73,6 +73,7 @@ class Progress:
         self.done = done
         self.played = 0
         self.pending = 0
+        self.slowest = ""  # what to add to the line: the strategy slowest to decide
         self.stream = stream if stream is not None else sys.stderr
         tty = _isatty(self.stream)
         # Not a terminal but a notebook: a person watches, so a bar (never for a stream
@@ -114,7 +115,8 @@ class Progress:
         left = self.total - done
         eta = duration(left / rate) if rate > 0 else "?"
         share = done / self.total if self.total else 1.0
-        return f"{done:,}/{self.total:,} games ({share:.0%}), {rate:,.0f} games/s, ETA {eta}"
+        line = f"{done:,}/{self.total:,} games ({share:.0%}), {_rate(rate)}, ETA {eta}"
+        return f"{line}; {self.slowest}" if self.slowest else line
 
     def bar_text(self) -> str:
         share = self.shown() / self.total if self.total else 1.0
@@ -155,6 +157,13 @@ class Progress:
             self.show(force=True)
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _rate(rate: float) -> str:
+    """Games per second, readable however slow: ``1,234 games/s``, ``0.35 games/s``."""
+    if rate >= 10 or rate == 0:
+        return f"{rate:,.0f} games/s"
+    return f"{rate:.2g} games/s"
 
 
 def _isatty(stream: Any) -> bool:

@@ -15,8 +15,7 @@ import logging
 import os
 import platform
 import resource
-import signal
-import threading
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -24,12 +23,16 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from harness import __version__
-from harness.errors import HarnessError, RunFailed, plural
+from harness.errors import HarnessError, RunFailed, plural, safe_text
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
 from harness.ranking import zero_counts
 from harness.results import Run
 from harness.runfolder import layout, schema
+from harness.runfolder.layout import describe_os_error
+from harness.runfolder.timing import merge as merge_times
+from harness.runfolder.timing import seconds_text
+from harness.sandbox import missing_note, probe
 from harness.tourney import plan
 from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
@@ -40,6 +43,7 @@ from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
 DEFAULT_OUT = "results"
+SLOW_DECISION = 1e-3  # seconds a decision: from here on the progress line names the slowest
 BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 
 
@@ -60,9 +64,61 @@ class TourneyInterrupted(HarnessError):
 
 
 # -- logging ------------------------------------------------------------------------------
+class RunLogHandler(logging.FileHandler):
+    """run.log's handler. A write that fails (a full disk, a folder gone read-only) is
+    said once, in one line naming the file (``warn``), and the log is left off: the run
+    goes on, and a run that completes is reported complete. Never a "Logging error"
+    traceback per record, never an exception out of ``close``."""
+
+    def __init__(self, path: Path, warn: Callable[[str], None] | None = None) -> None:
+        self.failed = False
+        self._warn = warn
+        super().__init__(path, encoding="utf-8", delay=True)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if not self.failed:
+            super().emit(record)  # a failure reaches handleError
+
+    def handleError(self, record: logging.LogRecord | None) -> None:  # noqa: N802 - logging's
+        self._give_up(sys.exc_info()[1])
+
+    def flush(self) -> None:
+        if self.failed:
+            return
+        try:
+            super().flush()
+        except OSError as exc:
+            self._give_up(exc)
+
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError as exc:
+            self._give_up(exc)
+            with contextlib.suppress(Exception):
+                logging.StreamHandler.close(self)
+
+    def _give_up(self, exc: BaseException | None) -> None:
+        if self.failed:
+            return
+        self.failed = True
+        stream, self.stream = self.stream, None  # type: ignore[assignment]
+        with contextlib.suppress(Exception):
+            if stream is not None:
+                stream.close()
+        why = (
+            describe_os_error(exc, self.baseFilename, "write the log")
+            if isinstance(exc, OSError)
+            else f"{self.baseFilename}: cannot write the log ({type(exc).__name__})"
+        )
+        if self._warn is not None:
+            self._warn(f"Warning: {why}; the run goes on without it.")
+
+
 @contextlib.contextmanager
-def run_log(path: Path) -> Iterator[logging.Handler]:
-    """Send the ``harness.tourney`` log to ``path`` for the run; yields the file handler.
+def run_log(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[logging.Handler]:
+    """Send the ``harness.tourney`` log to ``path`` for the run; yields the file handler
+    (:class:`RunLogHandler`: ``warn`` gets one line if the file cannot be written).
 
     Workers send their records over their own pipes, as messages the parent hands to
     this handler (see backend: ``_SendRecords``, ``ProcessBackend._forward``), so
@@ -75,7 +131,7 @@ def run_log(path: Path) -> Iterator[logging.Handler]:
     from harness.cli_common import console_handlers
 
     logger = logging.getLogger("harness.tourney")
-    handler = logging.FileHandler(path, encoding="utf-8")
+    handler = RunLogHandler(path, warn)
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
     handler.setLevel(logging.INFO)  # -vv's debug records are for the terminal only
     old_level, old_propagate = logger.level, logger.propagate
@@ -94,28 +150,6 @@ def run_log(path: Path) -> Iterator[logging.Handler]:
         handler.close()
         logger.setLevel(old_level)
         logger.propagate = old_propagate
-
-
-@contextlib.contextmanager
-def sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops a run like Ctrl-C: cleanly, resumable."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: Any) -> None:
-        # As the user's Ctrl-C (harness.interrupts notes it, then raises): never taken
-        # for a plugin's KeyboardInterrupt, even when it lands inside a plugin's call.
-        from harness import interrupts
-
-        interrupts._on_sigint(signum, frame)
-        raise KeyboardInterrupt  # outside user_interrupts(), _on_sigint raises too
-
-    old = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
 
 
 def peak_mb(who: int) -> float:
@@ -137,9 +171,12 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
     if backend != "dask" and (address or dashboard):
         raise HarnessError("--address and --dashboard are for the Dask backend (--backend dask)")
     if backend == "dask":
-        from harness.tourney.dask_backend import require_distributed
+        from harness.tourney.dask_backend import address_problem, require_distributed
 
         require_distributed()
+        why = address_problem(address) if address else None
+        if why is not None:  # bad input: one line, exit 2, before any folder is made
+            raise HarnessError(f"--address {safe_text(address, 200)}: {why}")
         if not address and workers == 0:
             raise HarnessError(
                 "workers: 0 plays in this process; a local Dask cluster needs 1 or more"
@@ -191,6 +228,7 @@ def run_tournament(
     engine: str | None = None,
     seating: str | None = None,
     luck: str | None = None,
+    report: bool = False,
 ) -> Run:
     """Play a tournament (or the rest of it); its results and what was done: a
     :class:`harness.results.Run` (``run.standings``, ``run.counts``, ``run.seats()``,
@@ -203,21 +241,19 @@ def run_tournament(
     a notebook) is played in this process, since workers cannot import it. The run
     folder is ``out/<name>/<run id>``: a run of the same config there is resumed
     (``fresh=True`` starts a new one), and chunks of other runs with the same content are
-    reused instead of played.
-    ``progress`` forces the bar on or off (default: on when ``stream`` is a terminal, or
-    in a notebook: a line redrawn in place);
-    ``echo`` gets one-line notes for people (e.g. ``click.echo`` to stderr).
-    ``backend="dask"`` plays the chunks on the Dask scheduler at ``address``, or on a
-    local Dask cluster of ``workers`` processes (``dashboard=True`` serves its dashboard);
-    the games and the run folder are the same whichever backend plays them.
+    reused instead of played. ``progress`` forces the bar on or off (default: on for a
+    terminal ``stream``, or in a notebook); ``echo`` gets one-line notes for people.
+    ``backend="dask"`` plays the same games on the Dask scheduler at ``address``, or on
+    a local Dask cluster of ``workers`` processes (``dashboard=True``: its dashboard).
     ``move_time``, ``game_time`` (seconds) and ``isolation`` ("none" or "process")
     override the config's seat limits; ``engine`` ("auto", "python", "native") its
     engine (the games are the same with each; "native" refuses, before anything is
     played, a table the native engine cannot play); ``seating`` ("balanced", "cyclic",
     "permutations") its seating mode; ``luck`` ("auto", "on", "off") whether games keep
-    the luck and skill account (docs/luck.md).
-    Raises :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
-    KeyboardInterrupt that a plugin raises is its seat's forfeit, never taken for it.
+    the luck and skill account (docs/luck.md); ``report=True`` writes the command's report
+    too (:func:`report_run`). Raises :class:`TourneyInterrupted` on Ctrl-C, after saving
+    what was done; a KeyboardInterrupt a plugin raises is its seat's forfeit, never taken
+    for it.
     """
     started = time.monotonic()
     options = Options(fresh, fail_fast, progress, stream, echo, backend, address, dashboard)
@@ -230,19 +266,53 @@ def run_tournament(
     # three times cost as much as storing the chunks).
     the_plan = plan.Plan(config)
     root, key = Path(out), the_plan.run_key
-    existing = None if fresh else RunFolder.find(root, config.name, key)
-    folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
-    folder.create()
+    why = layout.path_problem(root / config.name, folder=True)
+    if why is not None:  # bad input: one line, nothing written
+        raise HarnessError(f"{safe_text(out, 200)}: cannot hold run folders: {why}")
+    # Finding the run and making it known (its lock taken, run.json "running") is one step
+    # for all the starts of a config in ``out``: of two at once, the second finds the
+    # first's run and is refused, as a later one is, instead of starting a twin beside it.
+    with RunFolder.starting(root, config.name):
+        existing = None if fresh else RunFolder.find(root, config.name, key)
+        folder = RunFolder(existing or RunFolder.new_path(root, config.name, key))
+        run = None
+        try:
+            folder.create()
+            run = _Run(config, the_plan, folder, options, started)
+            run.begin(resuming=existing is not None)
+        except BaseException:
+            folder.close()
+            if existing is None:  # nothing of a run was written: leave no folder behind
+                folder.discard()
+            raise
     try:
-        with (
-            run_log(folder.path / layout.RUN_LOG) as log_handler,
-            sigterm_as_interrupt(),
-            user_interrupts(),
-        ):
-            run = _Run(config, the_plan, folder, options, started, log_handler)
-            return run.go(resuming=existing is not None)
+        with run_log(folder.path / layout.RUN_LOG, options.say) as log_handler, user_interrupts():
+            run.log_handler = log_handler
+            done = run.go(resuming=existing is not None)
     finally:
         folder.close()
+    if report and done.stored:
+        report_run(done)
+    return done
+
+
+def report_run(run: Run, *, write: bool = True) -> dict[str, Any]:
+    """The run's report written (``write=False``: its summary read from a current
+    report.json, or computed, nothing written), its 95% win-share intervals and ratings
+    copied into ``run.counts`` (in place: ``run.summary()`` shares the list), so that the
+    terminal, ``--json`` and the report say the same; the summary. HarnessError or
+    OSError as :func:`harness.report.write_report` raises them."""
+    from harness.report import write_report  # looked up here: tests replace it
+    from harness.report.api import cached_summary
+    from harness.tourney.standings import with_report
+
+    if write:
+        made = write_report(run.run_dir)
+        summary, run.report_file = made.summary, made.html
+    else:
+        summary = cached_summary(run.run_dir)
+    run.counts[:] = with_report(run.counts, summary)
+    return summary
 
 
 @dataclass(frozen=True)
@@ -363,6 +433,7 @@ class _Played:
     engine_used: dict[str, int] = field(default_factory=lambda: {"native": 0, "python": 0})
     played: int = 0  # games played (and stored) by this call
     wall: float = 0.0  # seconds of the loop
+    stopped_by: str = ""  # what stopped the run although its input was fine (exit 1)
 
 
 class _Run:
@@ -391,9 +462,11 @@ class _Run:
         self.reused = 0  # games copied from other runs' folders
         self.to_play = 0  # games left to play when play starts
         self.ended = started  # when the play loop ended
+        self.times: dict[str, Any] = {}  # decision times of the chunks this call stored
 
     def go(self, resuming: bool) -> Run:
-        """Every phase in order; the run's results (TourneyInterrupted on Ctrl-C)."""
+        """Every phase after :meth:`begin` in order; the run's results (TourneyInterrupted
+        on Ctrl-C)."""
         self.status(resuming)
         self.keep()
         self.reuse()
@@ -402,6 +475,11 @@ class _Run:
         run = self.sum_up(backend)
         if self.played.interrupted:
             raise TourneyInterrupted(run)
+        if self.played.stopped_by:
+            raise RunFailed(
+                f"{self.played.stopped_by}: {run.stored:,} of {run.planned:,} games saved in "
+                f"{run.run_dir}; run the same command again to resume"
+            )
         return run
 
     def stored_games(self) -> int:
@@ -414,9 +492,9 @@ class _Run:
             _run_json(self.config, self.folder, self.plan, status, self.created, summary, total)
         )
 
-    # -- status: run.json says "running"; the folder's verified chunks are loaded ------------
-    def status(self, resuming: bool) -> None:
-        config, folder = self.config, self.folder
+    # -- begin: run.json says "running" (the run is known to later starts) -------------------
+    def begin(self, resuming: bool) -> None:
+        folder = self.folder
         previous = folder.read_run_json() if resuming else None
         self.created = (previous or {}).get("created") or self.created
         earlier = (previous or {}).get("engine_used")
@@ -425,6 +503,10 @@ class _Run:
                 count = earlier.get(name)
                 self.ever[name] = count if type(count) is int and count >= 0 else 0
         self.write_status("running")
+
+    # -- status: the folder's verified chunks are loaded ---------------------------------------
+    def status(self, resuming: bool) -> None:
+        config, folder = self.config, self.folder
         log.info(
             "%s run %s: %s, %s dice, %s seating, %d tables x %d deals x %d seat orders = %d "
             "games, seed %d",
@@ -439,6 +521,11 @@ class _Run:
             self.plan.games,
             config.seed,
         )
+        if config.isolation == "process":  # what this system's sandbox lacks, if anything
+            missing = missing_note(list(probe()))
+            if missing is not None:
+                log.warning("%s", missing)
+                self.say(f"Note: {missing}.")
         for note in folder.load(set(self.plan.planned)):
             log.warning("%s", note)
         self.resumed = self.stored_games()
@@ -522,9 +609,18 @@ class _Run:
         bar = Progress(total, total - self.to_play, stream=options.stream, bar=options.progress)
         play_start = time.monotonic()
         outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
+
+        def refresh() -> None:
+            bar.pending = backend.in_flight()
+            bar.slowest = self.slowest(backend)
+            bar.show()
+
+        if hasattr(backend, "refresh"):  # a backend that plays in this process
+            backend.refresh = refresh  # type: ignore[attr-defined]
         try:
             for outcome in outcomes:
                 bar.pending = backend.in_flight()  # before a landed chunk is counted
+                bar.slowest = self.slowest(backend)
                 if outcome is None:
                     bar.show()
                 elif isinstance(outcome, Failed):
@@ -536,13 +632,32 @@ class _Run:
             played.interrupted = True
             played.status = "interrupted"
         except WorkersCannotStart as exc:
-            raise RunFailed(str(exc)) from None
+            # Nothing stored is lost: say what died, mark the run resumable, and stop.
+            played.status = "interrupted"
+            played.stopped_by = str(exc)
         finally:
             outcomes.close()  # stops the workers at once if anything is left
             bar.pending = 0  # the last line counts what was stored
             bar.finish()
             self.ended = time.monotonic()
             played.played, played.wall = bar.played, self.ended - play_start
+
+    def slowest(self, backend: Backend) -> str:
+        """The strategy slowest to decide so far, for the progress line (chunks stored
+        by this call and, where the backend tells, chunks in play), once its decisions
+        take a millisecond or more; else nothing."""
+        seen = {name: (t["decisions"], t["seconds"]) for name, t in self.times.items()}
+        live = getattr(backend, "decision_times", None)
+        for name, (n, seconds) in (live() if live is not None else {}).items():
+            have = seen.get(name, (0, 0.0))
+            seen[name] = (have[0] + n, have[1] + seconds)
+        means = {name: s / n for name, (n, s) in seen.items() if n}
+        if not means:
+            return ""
+        name = max(means, key=lambda k: (means[k], k))
+        if means[name] < SLOW_DECISION:
+            return ""
+        return f"slowest to decide: {name}, {seconds_text(means[name])} a decision"
 
     def failed(self, outcome: Failed) -> None:
         spec = outcome.spec
@@ -560,6 +675,7 @@ class _Run:
     def store(self, outcome: Done, bar: Progress) -> bool:
         """Store a played chunk; False when the run stops here (a forfeit, --fail-fast)."""
         entry = self.folder.write_chunk(outcome.spec, outcome.result)
+        merge_times(self.times, outcome.result.times)
         used = "native" if outcome.result.engine == "native" else "python"
         self.played.engine_used[used] += 1
         bar.add(outcome.result.rows)

@@ -80,7 +80,6 @@ REPORT_FIGURES = (
     "win_adj_low",
     "win_adj_high",
 )
-DASH = "-"
 
 
 def with_report(rows: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -109,27 +108,10 @@ def _finite(value: Any) -> float | None:
     return None
 
 
-def _interval(low: float | None, high: float | None, fmt: str) -> str:
-    """``low-high`` in the figure's format (ASCII: any terminal prints it); a dash if unknown."""
-    if low is None or high is None:
-        return DASH
-    if fmt == "pct":
-        return f"{low * 100:.1f}-{high * 100:.1f}%"
-    return f"{low:+.0f} to {high:+.0f}"
-
-
-def _adjusted(row: dict[str, Any]) -> str:
-    """The luck-adjusted win share and its interval (docs/luck.md), or a dash."""
-    share = row.get("win_adj")
-    if share is None:
-        return DASH
-    return (
-        f"{share * 100:.1f}% ({_interval(row.get('win_adj_low'), row.get('win_adj_high'), 'pct')})"
-    )
-
-
 def format_table(rows: list[dict[str, Any]]) -> list[str]:
-    """The standings as aligned text lines.
+    """The standings as aligned text lines, in the one table style of every command
+    (:func:`harness.report.render.text_table`: a rule under the header, intervals as
+    ``low to high``).
 
     Rows from :func:`with_report` also show the win share's 95% interval and the rating
     (Elo) with its 95% interval, as the report does; without them those columns are left
@@ -137,43 +119,32 @@ def format_table(rows: list[dict[str, Any]]) -> list[str]:
     the games kept the luck account, the luck-adjusted win share with its interval follows
     the raw one's.
     """
-    width = max([len("strategy")] + [len(r["strategy"]) for r in rows])
+    from harness.report.render import DASH, num, pct, signed_span, span, text_table
+
     show_forfeits = any(r["forfeits"] for r in rows)
     show_capped = any(r["capped"] for r in rows)
     show_ci = any("win_low" in r for r in rows)
     show_elo = any(r.get("elo") is not None for r in rows)
     show_adj = any(r.get("win_adj") is not None for r in rows)
-    cis = [_interval(r.get("win_low"), r.get("win_high"), "pct") for r in rows]
-    adjs = [_adjusted(r) for r in rows]
-    adj_w = max([len("luck-adjusted")] + [len(a) for a in adjs])
-    elo_cis = [_interval(r.get("elo_low"), r.get("elo_high"), "num") for r in rows]
-    ci_w = max([len("95% CI")] + [len(c) for c in cis])
-    elo_w = max([len("95% CI")] + [len(c) for c in elo_cis])
-    head = f" #  {'strategy':<{width}}  {'games':>10}  {'win share':>9}  "
-    head += f"{'95% CI':<{ci_w}}  " * show_ci
-    head += f"{'luck-adjusted':<{adj_w}}  " * show_adj
-    head += f"{'mean worms':>10}  {'mean rank':>9}"
-    head += f"  {'Elo':>5}  {'95% CI':<{elo_w}}" * show_elo
-    head += "  forfeits" * show_forfeits + "  capped" * show_capped
-    lines = [head.rstrip()]
-    for r, ci, elo_ci, adj in zip(rows, cis, elo_cis, adjs, strict=True):
-        line = (
-            f"{r['rank']:>2}  {r['strategy']:<{width}}  {r['games']:>10,}  {r['win_share']:>9.1%}  "
-        )
+    header = ["#", "strategy", "games", "win share"] + ["95% CI"] * show_ci
+    header += ["luck-adjusted", "95% CI"] * show_adj
+    header += ["mean worms", "mean rank"] + ["Elo", "95% CI"] * show_elo
+    header += ["forfeits"] * show_forfeits + ["capped"] * show_capped
+    lines = []
+    for r in rows:
+        line = [str(r["rank"]), r["strategy"], f"{r['games']:,}", pct(r["win_share"])]
         if show_ci:
-            line += f"{ci:<{ci_w}}  "
+            line.append(span(r.get("win_low"), r.get("win_high")))
         if show_adj:
-            line += f"{adj:<{adj_w}}  "
-        line += f"{r['mean_worms']:>10.2f}  {r['mean_rank']:>9.3f}"
+            line += [pct(r.get("win_adj")), span(r.get("win_adj_low"), r.get("win_adj_high"))]
+        line += [num(r["mean_worms"]), num(r["mean_rank"], 3)]
         if show_elo:
             elo = r.get("elo")
-            line += f"  {DASH if elo is None else f'{elo:+.0f}':>5}  {elo_ci:<{elo_w}}"
-        if show_forfeits:
-            line += f"  {r['forfeits']:>8,}"
-        if show_capped:
-            line += f"  {r['capped']:>6,}"
-        lines.append(line.rstrip())
-    return lines
+            line += [DASH if elo is None else num(elo, 0, sign=True)]
+            line += [signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0)]
+        line += [f"{r['forfeits']:,}"] * show_forfeits + [f"{r['capped']:,}"] * show_capped
+        lines.append(line)
+    return text_table(header, lines, left=2)
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:

@@ -29,6 +29,7 @@ import fcntl
 import json
 import logging
 import os
+import shutil
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ from harness.runfolder.layout import (
 from harness.runfolder.manifest import (
     DIGEST_CHARS,
     MAX_ORDERS,
+    OUTPUT_KEY,
     covered,
     digest_of,
     manifest_line,
@@ -70,6 +72,7 @@ from harness.runfolder.parts import (
     seats_in,
     verify_bytes,
 )
+from harness.runfolder.timing import TIMING_KEY
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
 
@@ -297,6 +300,34 @@ class RunFolder:
         return found
 
     @staticmethod
+    @contextlib.contextmanager
+    def starting(root: Path, name: str) -> Iterator[None]:
+        """Hold the config's start lock (a flock on the config's folder itself, so that
+        it holds no file of its own): one start at a time finds or makes its run and
+        writes its run.json; the next one waits (briefly) and then sees it. A folder that
+        cannot even be made is one line (StorageError)."""
+        base = root / name
+        try:
+            base.mkdir(parents=True, exist_ok=True)
+            fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError as exc:
+            raise describe_os_error(exc, exc.filename or base, "create the run folder") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+    def discard(self) -> None:
+        """Remove a run folder this process made when nothing of a run got into it (its
+        first writes failed): no folder without run.json is left behind."""
+        if (self.path / RUN_JSON).exists():
+            return
+        shutil.rmtree(self.path, ignore_errors=True)
+
+    @staticmethod
     def new_path(root: Path, name: str, key: str) -> Path:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = root / name / f"{stamp}-{key[:8]}"
@@ -355,17 +386,19 @@ class RunFolder:
         """Release the run: close the manifest, remove ``.tmp/`` if empty (its files are
         written whole, then renamed into games/) and ``.lock`` (removed while still
         locked, so no other process can take a lock that stops meaning anything).
-        Resuming needs neither: :meth:`create` makes both again."""
+        Resuming needs neither: :meth:`create` makes both again. A folder whose lock this
+        process does not hold (another's run) is left as it is."""
         self._close_manifest()
+        if self._lock is None:
+            return  # not this process's run (its lock is another's): nothing of it to touch
         with contextlib.suppress(OSError):
             self.tmp_dir.rmdir()  # only when empty: a stray file stays for load() to clear
-        if self._lock is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self.path / LOCK)
-            with contextlib.suppress(OSError):
-                fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
-                self._lock.close()
-            self._lock = None
+        with contextlib.suppress(OSError):
+            os.unlink(self.path / LOCK)
+        with contextlib.suppress(OSError):
+            fcntl.flock(self._lock.fileno(), fcntl.LOCK_UN)
+            self._lock.close()
+        self._lock = None
 
     def _close_manifest(self) -> None:
         if self._manifest is not None:
@@ -583,9 +616,10 @@ class RunFolder:
             return False
         summary = part_summary(table, spec.rules.players)
         self._store(spec, data, "store a reused chunk")
-        kept = {
-            k: entry[k] for k in ("key", "table", "first", "stop", "games", "cpu") if k in entry
-        }
+        # What the chunk cost when it was played (cpu, decision times, plugin output)
+        # comes with it: a reused chunk's strategies took that long to play it.
+        kept = {k: entry[k] for k in ("key", "table", "first", "stop", "games") if k in entry}
+        kept |= {k: entry[k] for k in ("cpu", TIMING_KEY, OUTPUT_KEY) if k in entry}
         line = {
             **kept,
             "file": spec.file,
@@ -613,9 +647,17 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
 
     No standings counters: those are counted from the chunk's rows whenever it is read.
     ``loaded`` is the user strategy code the playing process had loaded (ChunkResult.loaded,
-    None from a player that does not report it: such a chunk is never reused).
+    None from a player that does not report it: such a chunk is never reused). What
+    playing it cost besides ``cpu``: the user strategies' decision times (``timing``,
+    :mod:`harness.runfolder.timing`) and the characters of output each strategy wrote
+    (``output``), when there are any.
     """
     loaded = getattr(result, "loaded", None)
+    extra = {}
+    if getattr(result, "times", None):
+        extra[TIMING_KEY] = result.times
+    if getattr(result, "output", None):
+        extra[OUTPUT_KEY] = result.output
     return {
         "key": spec.key,
         "file": spec.file,
@@ -627,6 +669,7 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
         "sha256": digest,
         "cpu": round(result.cpu, 4),
         "loaded": sorted(str(d) for d in loaded) if loaded is not None else None,
+        **extra,
     }
 
 

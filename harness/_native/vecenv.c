@@ -1,0 +1,603 @@
+/* The vector environment (harness/env/vector.py): N games stepped per call, the agent's
+ * decisions inverted (issue 22).
+ *
+ * #included by core.c in its Python bindings (one unit of compilation: the engine's
+ * dice, bust(), claim(), play_turn(), the native strategies and the buffer helpers are
+ * static there). Each slot is one game at a
+ * time: the opponents' turns are core.c's play_turn(), the agent's turn is the state
+ * machine below, which takes play_turn's steps one question at a time (the same dice
+ * groups, the same R5-R8 tests, bust() and claim() themselves), so a slot plays exactly
+ * the game harness.env.game.SteppedGame plays on the Python engine with the same
+ * answers (tests/test_env_vector.py compares them decision by decision).
+ *
+ * Episodes follow harness.env.game.Schedule: episode e is deal e / m in seat order
+ * e % m (m orders), deal seed derive_seed(seed, "deal", deal) (the prefix is hashed with
+ * the deal number, as play_deals does), duplicate dice keyed by it or independent dice
+ * seeded by derive_seed(deal seed, "rotation", key of the order). Slot j begins at
+ * episode start[j] and goes on by `stride`. Observations are harness.env.encoding's, the
+ * float32 of the same doubles; rewards harness.env.game's.
+ *
+ * Entry points (harness/env/vector.py is the only caller):
+ *   vec_new(rules, seats, orders, keys, duplicate, reward, illegal_raise, illegal_reward,
+ *           max_turns, n)           -> a capsule holding n slots
+ *   vec_reset(cap, prefix, starts, stride, out)   every slot to its first question
+ *   vec_step(cap, actions, autoreset, out)        one answer per slot, on to the next
+ *   vec_board(cap, slot)            one slot's board, for render() and info
+ * `out` is (obs, mask, reward, terminated, truncated, illegal, episode, seat): writable
+ * buffers of n rows (reward float32, the flags uint8, episode int64, seat int8).
+ */
+
+#define VE_OBS 205
+#define VE_ACTIONS 24
+#define VE_STOP 6
+#define VE_ROLL 7
+#define VE_CLAIM0 8
+#define VE_SKIPS 100 /* harness.env.single.MAX_SKIPPED */
+/* observation offsets (harness.env.encoding.OFFSETS) */
+#define O_ROLL 3
+#define O_KEPT 9
+#define O_TOTAL 15
+#define O_LEFT 16
+#define O_WORM 17
+#define O_CLAIMS 18
+#define O_GRILL 34
+#define O_FLIPPED 50
+#define O_SEATS 66
+#define O_RULES 199
+enum { VE_DONE = -1, VE_PICK = 0, VE_STOPQ = 1, VE_CLAIMQ = 2 };
+enum { R_MARGIN = 0, R_WIN = 1, R_SWING = 2 };
+
+typedef struct {
+    Game *g;
+    int agent, phase, roll;
+    Turn t;
+    Block block;
+    uint32_t first4[4];
+    int kept[7];          /* dice set aside this turn per face */
+    long long episode;    /* the episode in play */
+    double margin;        /* the agent's margin after its last step (swing) */
+    int64_t dseed;
+} Slot;
+
+typedef struct {
+    int n_envs, duplicate, reward, illegal_raise, max_turns;
+    double illegal_reward;
+    Game proto;
+    Strat table[MAXP]; /* table entrant e; entrant 0 is the agent (never asked) */
+    Orders orders;
+    int keys[MAX_ORDERS]; /* the design index of each order (independent dice) */
+    char prefix[600];
+    size_t prefix_len;
+    long long stride;
+    Slot *slots;
+} VecEnv;
+
+/* harness.env.game.margin: the seat's worms minus the mean of the others'. */
+static double ve_margin(const Game *g, int seat) {
+    int sum = 0;
+    for (int s = 0; s < g->n; s++) sum += g->score[s];
+    return (double)(g->n * g->score[seat] - sum) / (double)(g->n - 1);
+}
+
+/* harness.env.game.win_share by rank_seats (R11): most worms, ties to the highest tile. */
+static double ve_win(const Game *g, int seat) {
+    int key[MAXP], firsts = 0;
+    for (int s = 0; s < g->n; s++) {
+        int high = 0;
+        for (int k = 0; k < g->len[s]; k++)
+            if (g->stack[s][k] > high) high = g->stack[s][k];
+        key[s] = g->score[s] * 64 + high;
+    }
+    int best = key[0];
+    for (int s = 1; s < g->n; s++)
+        if (key[s] > best) best = key[s];
+    for (int s = 0; s < g->n; s++) firsts += key[s] == best;
+    return key[seat] == best ? 1.0 / (double)firsts : 0.0;
+}
+
+static inline int ve_capped(const Game *g) { return !g->over && g->turn >= g->max_turns; }
+
+/* R4 for the agent: roll the dice left. 1: a pick is asked; 0: the turn busted. */
+static int ve_roll(Slot *s) {
+    Game *g = s->g;
+    uint32_t group = s->roll < 4 ? s->first4[s->roll] : block_later(&s->block);
+    s->roll++;
+    s->t.shown = PC_NEAR[s->t.left][group % 1296] + PC_FAR[s->t.left][group / 1296];
+    uint32_t fresh = s->t.shown & NIBBLES[s->t.free];
+    if (!fresh) { /* R5 */
+        bust(g, s->agent);
+        s->phase = VE_DONE;
+        return 0;
+    }
+    s->t.packed = fresh;
+    s->phase = VE_PICK;
+    return 1;
+}
+
+/* The first steps of play_turn for the agent's seat. -1: out of memory. */
+static int ve_begin_turn(Slot *s) {
+    Game *g = s->g;
+    g->turn++;
+    int seat = g->seat, round = g->round;
+    if (++g->seat == g->n) {
+        g->seat = 0;
+        g->round++;
+    }
+    if (g->duplicate) {
+        if (dup_block(&g->dup, seat, round, &s->block) < 0) return -1;
+    } else {
+        draw_block(g->dice, &s->block);
+    }
+    s->t.total = 0;
+    s->t.left = 8;
+    s->t.worm = 0;
+    s->t.free = ALL_FACES;
+    s->t.shown = 0;
+    s->t.low = lowest_bit(g->grill);
+    memset(s->kept, 0, sizeof(s->kept));
+    s->roll = 0;
+    block_first4(&s->block, s->first4);
+    return 0;
+}
+
+/* Play on until the agent is asked something or the game ends. -1: out of memory. */
+static int ve_advance(Slot *s) {
+    Game *g = s->g;
+    while (!g->over && g->turn < g->max_turns) {
+        if (g->seat != s->agent) {
+            play_turn(g);
+            if (g->failed) return -1;
+            continue;
+        }
+        if (ve_begin_turn(s) < 0) return -1;
+        if (ve_roll(s)) return 0;
+    }
+    s->phase = VE_DONE;
+    return 0;
+}
+
+/* R7: the agent stops: the one claim, or a question when there are several. */
+static void ve_stop(Slot *s) {
+    Claim choices[NTILES + 1];
+    if (legal_claims(s->g, s->agent, s->t.total, choices) > 1) {
+        s->phase = VE_CLAIMQ;
+        return;
+    }
+    claim(s->g, s->agent, s->t.total);
+    s->phase = VE_DONE;
+}
+
+/* Whether `a` answers the slot's question (the mask's 1s). */
+static int ve_legal(const Slot *s, long long a) {
+    if (s->phase == VE_PICK) return a >= 0 && a < 6 && count_of(s->t.packed, (int)a + 1) != 0;
+    if (s->phase == VE_STOPQ) return a == VE_STOP || a == VE_ROLL;
+    if (s->phase == VE_CLAIMQ && a >= VE_CLAIM0 && a < VE_ACTIONS) {
+        Claim choices[NTILES + 1];
+        int nc = legal_claims(s->g, s->agent, s->t.total, choices);
+        for (int i = 0; i < nc; i++)
+            if (choices[i].tile == (int)a - VE_CLAIM0 + 21) return 1;
+    }
+    return 0;
+}
+
+/* Game._claim's taking of a chosen claim (R7), when the agent chose among several. */
+static void ve_take(Game *g, int seat, Claim c) {
+    if (c.victim < 0) {
+        g->grill ^= 1ULL << c.tile;
+    } else {
+        int v = c.victim;
+        int len = --g->len[v];
+        set_top(g, v, len ? g->stack[v][len - 1] : 0);
+        g->score[v] -= WORMS[c.tile];
+        g->steals[seat]++;
+        g->stolen[v]++;
+    }
+    g->stack[seat][g->len[seat]++] = (uint8_t)c.tile;
+    set_top(g, seat, c.tile);
+    g->score[seat] += WORMS[c.tile];
+    if (!g->grill) g->over = 1;
+}
+
+/* Answer the question with a legal action (SteppedGame.act), then play on. */
+static int ve_act(Slot *s, int a) {
+    Game *g = s->g;
+    if (s->phase == VE_PICK) {
+        int face = a + 1, count = count_of(s->t.packed, face);
+        s->t.free ^= 1u << face;
+        s->t.left -= count;
+        s->t.total += count * FACE_POINTS[face];
+        s->kept[face] += count;
+        if (face == WORM) s->t.worm = 1;
+        if (s->t.worm && (s->t.total >= s->t.low || can_steal(g, s->agent, s->t.total))) {
+            if (s->t.left) { /* R6 */
+                s->phase = VE_STOPQ;
+                return 0;
+            }
+            ve_stop(s);
+        } else if (!s->t.left) { /* R8 */
+            bust(g, s->agent);
+            s->phase = VE_DONE;
+        } else if (ve_roll(s)) {
+            return 0;
+        }
+    } else if (s->phase == VE_STOPQ) {
+        if (a == VE_STOP) ve_stop(s);
+        else if (ve_roll(s)) return 0;
+    } else {
+        Claim choices[NTILES + 1];
+        int nc = legal_claims(g, s->agent, s->t.total, choices);
+        for (int i = 0; i < nc; i++)
+            if (choices[i].tile == a - VE_CLAIM0 + 21) ve_take(g, s->agent, choices[i]);
+        s->phase = VE_DONE;
+    }
+    return s->phase == VE_DONE ? ve_advance(s) : 0;
+}
+
+/* harness.env.encoding.encode of the agent's view (phase VE_DONE: the board alone). */
+static void ve_observe(const VecEnv *e, const Slot *s, float *o, int8_t *m) {
+    const Game *g = s->g;
+    memset(o, 0, VE_OBS * sizeof(float));
+    memset(m, 0, VE_ACTIONS);
+    int done = s->phase == VE_DONE;
+    if (!done) o[s->phase] = 1.0f;
+    if (!done) {
+        for (int f = 1; f <= 6; f++) {
+            o[O_ROLL + f - 1] = (float)(count_of(s->t.shown, f) / 8.0);
+            o[O_KEPT + f - 1] = (float)(s->kept[f] / 8.0);
+        }
+        o[O_TOTAL] = (float)(s->t.total / 40.0);
+        o[O_WORM] = (float)s->t.worm;
+    }
+    o[O_LEFT] = done ? 1.0f : (float)(s->t.left / 8.0);
+    if (!done && s->t.worm) {
+        Claim choices[NTILES + 1];
+        int nc = legal_claims(g, s->agent, s->t.total, choices);
+        for (int i = 0; i < nc; i++) {
+            o[O_CLAIMS + choices[i].tile - 21] = 1.0f;
+            if (s->phase == VE_CLAIMQ) m[VE_CLAIM0 + choices[i].tile - 21] = 1;
+        }
+    }
+    for (int t = 21; t <= 36; t++) {
+        if (g->grill >> t & 1) o[O_GRILL + t - 21] = 1.0f;
+        if (g->flipped >> t & 1) o[O_FLIPPED + t - 21] = 1.0f;
+    }
+    for (int j = 0; j < g->n; j++) {
+        int seat = (s->agent + j) % g->n;
+        float *b = o + O_SEATS + 19 * j;
+        b[0] = 1.0f;
+        b[1] = (float)(g->score[seat] / 40.0);
+        b[2] = (float)(g->len[seat] / 16.0);
+        if (g->len[seat]) b[3 + g->top[seat] - 21] = 1.0f;
+    }
+    o[O_RULES] = (float)g->lower_any;
+    o[O_RULES + 1 + (g->flip_mode == FLIP_HIGHEST ? 0 : g->flip_mode == FLIP_LOWEST ? 1 : 2)] = 1.0f;
+    o[O_RULES + 4] = (float)g->flip_without;
+    o[O_RULES + 5] = (float)!g->keep_returned;
+    if (s->phase == VE_PICK) {
+        for (int f = 1; f <= 6; f++) m[f - 1] = count_of(s->t.packed, f) != 0;
+    } else if (s->phase == VE_STOPQ) {
+        m[VE_STOP] = m[VE_ROLL] = 1;
+    }
+}
+
+/* Begin episode e on the slot (SingleAgent._begin): its deal, seat order and dice. */
+static void ve_begin(VecEnv *e, Slot *s, long long episode) {
+    Game *g = s->g;
+    int m = e->orders.count;
+    long long deal = episode / m;
+    int k = (int)(episode % m);
+    int64_t dseed;
+    deal_seeds(e->prefix, e->prefix_len, deal, 1, &dseed);
+    const uint8_t *order = e->orders.at[k];
+    int64_t gseed = dseed;
+    if (g->duplicate) {
+        uint64_t seeds[MAXP];
+        MT *streams[MAXP];
+        for (int i = 0; i < g->n; i++) {
+            seeds[i] = derive3(dseed, "seat", i);
+            streams[i] = &g->pool[i];
+        }
+        mt_seed_many(streams, seeds, g->n);
+        dup_attach(&g->dup, dseed, g->pool);
+    } else {
+        gseed = (int64_t)(derive3(dseed, "rotation", e->keys[k]) & SEED_MASK);
+        mt_seed_u64(&g->pool[0], (uint64_t)gseed);
+        g->dice = &g->pool[0];
+    }
+    game_start(g, order, e->table, gseed);
+    for (int i = 0; i < g->n; i++)
+        if (order[i] == 0) s->agent = i;
+    s->episode = episode;
+    s->dseed = dseed;
+    s->margin = 0.0;
+    s->phase = VE_DONE;
+}
+
+/* SingleAgent.reset: episode `from` or, when it ends before the agent is asked anything,
+ * the slot's next ones. 0, -1 out of memory, -2 every try ended first. */
+static int ve_reset_slot(VecEnv *e, Slot *s, long long from) {
+    for (int k = 0; k < VE_SKIPS; k++) {
+        ve_begin(e, s, from + k * e->stride);
+        if (ve_advance(s) < 0) return -1;
+        if (s->phase != VE_DONE) return 0;
+    }
+    return -2;
+}
+
+static void ve_free(VecEnv *e) {
+    if (e == NULL) return;
+    if (e->slots != NULL)
+        for (int i = 0; i < e->n_envs; i++) free_game(e->slots[i].g);
+    PyMem_Free(e->slots);
+    PyMem_Free(e);
+}
+
+static void ve_capsule_free(PyObject *cap) {
+    ve_free((VecEnv *)PyCapsule_GetPointer(cap, "harness.vecenv"));
+}
+
+static VecEnv *ve_get(PyObject *cap) {
+    return (VecEnv *)PyCapsule_GetPointer(cap, "harness.vecenv");
+}
+
+static PyObject *py_vec_new(PyObject *self, PyObject *args) {
+    PyObject *rules, *seats, *orders_obj;
+    Py_buffer keys;
+    int duplicate, reward, illegal_raise, max_turns, n_envs;
+    double illegal_reward;
+    if (!PyArg_ParseTuple(args, "OOOy*iiidii", &rules, &seats, &orders_obj, &keys, &duplicate,
+                          &reward, &illegal_raise, &illegal_reward, &max_turns, &n_envs))
+        return NULL;
+    VecEnv *e = PyMem_Calloc(1, sizeof(VecEnv));
+    if (e == NULL) {
+        PyBuffer_Release(&keys);
+        return PyErr_NoMemory();
+    }
+    int ok = parse_rules(rules, &e->proto) == 0 && parse_table(seats, e->proto.n, e->table) == 0 &&
+             check_max_turns(max_turns) == 0 && parse_orders(orders_obj, e->proto.n, &e->orders) == 0;
+    if (ok) {
+        for (int i = 0; i < e->proto.n; i++)
+            if (e->table[i].kind == S_PYTHON) ok = 0;
+        if (!ok) PyErr_SetString(PyExc_ValueError, "vec_new: every opponent must be native");
+    }
+    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 20) || max_turns < 1 ||
+               reward < 0 || reward > 2)) {
+        PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**20 slots");
+        ok = 0;
+    }
+    if (ok)
+        for (int k = 0; k < e->orders.count; k++) e->keys[k] = ((const uint8_t *)keys.buf)[k];
+    PyBuffer_Release(&keys);
+    if (!ok) {
+        ve_free(e);
+        return NULL;
+    }
+    e->n_envs = n_envs;
+    e->duplicate = duplicate != 0;
+    e->reward = reward;
+    e->illegal_raise = illegal_raise != 0;
+    e->illegal_reward = illegal_reward;
+    e->max_turns = max_turns;
+    e->stride = n_envs;
+    e->slots = PyMem_Calloc((size_t)n_envs, sizeof(Slot));
+    if (e->slots == NULL) {
+        ve_free(e);
+        return PyErr_NoMemory();
+    }
+    for (int i = 0; i < n_envs; i++) {
+        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0); /* no account */
+        if (e->slots[i].g == NULL) {
+            ve_free(e);
+            return PyErr_NoMemory();
+        }
+        e->slots[i].phase = VE_DONE;
+        e->slots[i].episode = -1;
+    }
+    PyObject *cap = PyCapsule_New(e, "harness.vecenv", ve_capsule_free);
+    if (cap == NULL) ve_free(e);
+    return cap;
+}
+
+typedef struct {
+    float *obs, *reward;
+    int8_t *mask, *seat;
+    uint8_t *term, *trunc, *illegal;
+    int64_t *episode;
+} VeOut;
+
+/* The out tuple's buffers, each of n rows of its item size. */
+static int ve_out(Buffers *b, PyObject *out, Py_ssize_t n, VeOut *o) {
+    static const int sizes[8] = {4 * VE_OBS, VE_ACTIONS, 4, 1, 1, 1, 8, 1};
+    static const char *names[8] = {"obs", "mask", "reward", "terminated",
+                                   "truncated", "illegal", "episode", "seat"};
+    if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 8) {
+        PyErr_SetString(PyExc_ValueError, "out: a tuple of 8 buffers");
+        return -1;
+    }
+    void *p[8];
+    for (int i = 0; i < 8; i++) {
+        Py_buffer *view = &b->views[b->held];
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(out, i), view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+            return -1;
+        b->held++;
+        if (view->len != n * sizes[i]) {
+            PyErr_Format(PyExc_ValueError, "out %s: %zd bytes, %zd wanted", names[i], view->len,
+                         n * sizes[i]);
+            return -1;
+        }
+        p[i] = view->buf;
+    }
+    o->obs = p[0];
+    o->mask = p[1];
+    o->reward = p[2];
+    o->term = p[3];
+    o->trunc = p[4];
+    o->illegal = p[5];
+    o->episode = p[6];
+    o->seat = p[7];
+    return 0;
+}
+
+static void ve_row(const VecEnv *e, const Slot *s, VeOut *o, Py_ssize_t i) {
+    ve_observe(e, s, o->obs + i * VE_OBS, o->mask + i * VE_ACTIONS);
+    o->episode[i] = s->episode;
+    o->seat[i] = (int8_t)s->agent;
+}
+
+static PyObject *ve_failed(int rc, Py_ssize_t slot) {
+    if (rc == -1) return PyErr_NoMemory();
+    PyErr_Format(PyExc_RuntimeError,
+                 "slot %zd: %d episodes in a row ended before the agent was asked anything",
+                 slot, VE_SKIPS);
+    return NULL;
+}
+
+/* vec_reset(cap, prefix, starts, stride, out) */
+static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
+    PyObject *cap, *out;
+    const char *prefix;
+    Py_ssize_t prefix_len;
+    Py_buffer starts;
+    long long stride;
+    if (!PyArg_ParseTuple(args, "Oy#y*LO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
+        return NULL;
+    VecEnv *e = ve_get(cap);
+    Buffers b = {.held = 0};
+    VeOut o;
+    PyObject *result = NULL;
+    if (e == NULL) goto done;
+    if (prefix_len > 512 || starts.len != (Py_ssize_t)e->n_envs * 8 || stride < 1) {
+        PyErr_SetString(PyExc_ValueError, "vec_reset: a short prefix, n int64 starts, stride >= 1");
+        goto done;
+    }
+    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    memcpy(e->prefix, prefix, (size_t)prefix_len);
+    e->prefix_len = (size_t)prefix_len;
+    e->stride = stride;
+    const int64_t *from = starts.buf;
+    int rc = 0;
+    Py_ssize_t i = 0;
+    for (; i < e->n_envs; i++) { /* the GIL is kept: two threads must not step one env */
+        if (from[i] < 0) {
+            rc = -3;
+            break;
+        }
+        rc = ve_reset_slot(e, &e->slots[i], from[i]);
+        if (rc) break;
+        ve_row(e, &e->slots[i], &o, i);
+        o.reward[i] = 0.0f;
+        o.term[i] = o.trunc[i] = o.illegal[i] = 0;
+    }
+    if (rc == -3) PyErr_SetString(PyExc_ValueError, "vec_reset: episodes are >= 0");
+    else if (rc) ve_failed(rc, i);
+    else result = Py_NewRef(Py_None);
+done:
+    release_buffers(&b);
+    PyBuffer_Release(&starts);
+    return result;
+}
+
+/* vec_step(cap, actions, autoreset, out): slot i answers actions[i] (int64). */
+static PyObject *py_vec_step(PyObject *self, PyObject *args) {
+    PyObject *cap, *out;
+    Py_buffer acts;
+    int autoreset;
+    if (!PyArg_ParseTuple(args, "Oy*pO", &cap, &acts, &autoreset, &out)) return NULL;
+    VecEnv *e = ve_get(cap);
+    Buffers b = {.held = 0};
+    VeOut o;
+    PyObject *result = NULL;
+    if (e == NULL) goto done;
+    if (acts.len != (Py_ssize_t)e->n_envs * 8) {
+        PyErr_SetString(PyExc_ValueError, "vec_step: one int64 action per slot");
+        goto done;
+    }
+    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    const int64_t *a = acts.buf;
+    for (Py_ssize_t i = 0; i < e->n_envs; i++) {
+        if (e->slots[i].phase == VE_DONE) {
+            PyErr_Format(PyExc_ValueError, "slot %zd: its episode is over; reset first", i);
+            goto done;
+        }
+        if (e->illegal_raise && !ve_legal(&e->slots[i], a[i])) {
+            PyErr_Format(PyExc_ValueError,
+                         "slot %zd: action %lld is not legal now; see the action mask", i,
+                         (long long)a[i]);
+            goto done;
+        }
+    }
+    int rc = 0;
+    Py_ssize_t i = 0;
+    for (; i < e->n_envs; i++) {
+        Slot *s = &e->slots[i];
+        Game *g = s->g;
+        o.term[i] = o.trunc[i] = 0;
+        if (!ve_legal(s, a[i])) {
+            o.reward[i] = (float)e->illegal_reward;
+            o.illegal[i] = 1;
+            ve_row(e, s, &o, i);
+            continue;
+        }
+        o.illegal[i] = 0;
+        if (ve_act(s, (int)a[i]) < 0) {
+            rc = -1;
+            break;
+        }
+        double r = 0.0;
+        if (e->reward == R_SWING) {
+            double now = ve_margin(g, s->agent);
+            r = now - s->margin;
+            s->margin = now;
+        }
+        if (s->phase == VE_DONE) {
+            if (g->over) {
+                o.term[i] = 1;
+                if (e->reward == R_MARGIN) r += ve_margin(g, s->agent);
+                else if (e->reward == R_WIN) r += ve_win(g, s->agent);
+            } else {
+                o.trunc[i] = ve_capped(g);
+            }
+            if (autoreset) {
+                rc = ve_reset_slot(e, s, s->episode + e->stride);
+                if (rc) break;
+            }
+        }
+        o.reward[i] = (float)r;
+        ve_row(e, s, &o, i);
+    }
+    if (rc) ve_failed(rc, i);
+    else result = Py_NewRef(Py_None);
+done:
+    release_buffers(&b);
+    PyBuffer_Release(&acts);
+    return result;
+}
+
+/* vec_board(cap, slot): (turn, grill, flipped, stacks, phase, agent, shown counts, kept
+ * counts, total, left, over, capped, episode): one slot's game, for render() and info. */
+static PyObject *py_vec_board(PyObject *self, PyObject *args) {
+    PyObject *cap;
+    Py_ssize_t i;
+    if (!PyArg_ParseTuple(args, "On", &cap, &i)) return NULL;
+    VecEnv *e = ve_get(cap);
+    if (e == NULL) return NULL;
+    if (i < 0 || i >= e->n_envs) {
+        PyErr_SetString(PyExc_IndexError, "vec_board: no such slot");
+        return NULL;
+    }
+    const Slot *s = &e->slots[i];
+    const Game *g = s->g;
+    PyObject *stacks = stacks_tuple(g);
+    if (stacks == NULL) return NULL;
+    int shown[7] = {0}, kept[7] = {0};
+    if (s->phase != VE_DONE)
+        for (int f = 1; f <= 6; f++) {
+            shown[f] = count_of(s->t.shown, f);
+            kept[f] = s->kept[f];
+        }
+    return Py_BuildValue("(iKKNii(iiiiii)(iiiiii)iiiiL)", g->turn,
+                         (unsigned long long)g->grill, (unsigned long long)g->flipped, stacks,
+                         s->phase, s->agent, shown[1], shown[2], shown[3], shown[4], shown[5],
+                         shown[6], kept[1], kept[2], kept[3], kept[4], kept[5], kept[6],
+                         s->t.total, s->t.left, g->over, ve_capped(g), s->episode);
+}

@@ -1,0 +1,144 @@
+"""The Gymnasium environment: one agent against any harness strategies (the ``rl`` extra).
+
+::
+
+    from harness.env.gym import PickominoEnv
+    env = PickominoEnv(["greedy", "tactician"], rules="official", reward="margin")
+    obs, info = env.reset(seed=7)          # the tournaments' seed: deal 0, seat order 0
+    obs, reward, terminated, truncated, info = env.step(action)
+
+The agent is table entrant 0 and the opponents the others, each a built-in name, a
+reference (``"bots/mine.py:MyBot"``) or an instance (a trained policy through
+:mod:`harness.env.policy`). ``seat="rotate"`` (the default) plays each deal in every seat
+order of the ``seating`` design, as a tournament does; ``seat=1`` fixes the agent's
+seat. ``reset(seed=S)`` starts the run of deals seeded S (the seed of a tournament
+config) at its first episode, a plain ``reset()`` goes on to the next one, and
+``reset(options={"episode": e})`` or ``{"deal": d, "order": k}`` picks one. Observations,
+the action space, rewards and what an illegal action does: docs/rl.md.
+
+``engine="auto"`` (the default) steps the game in C when every opponent is a built-in
+with a native version and the extension is built (:mod:`harness.env.vector` with one
+game), else in Python (:mod:`harness.env.single`); both play the same games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from harness.env._extra import gymnasium, spaces
+from harness.env.encoding import ACTIONS, OBS_SIZE
+from harness.env.single import SingleAgent
+
+ENGINES = ("auto", "python", "native")
+
+
+def observation_space() -> Any:
+    """The observation: the encoded vector and the action mask (docs/rl.md)."""
+    return spaces.Dict(
+        {
+            "observation": spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+            "action_mask": spaces.Box(0, 1, (ACTIONS,), np.int8),
+        }
+    )
+
+
+class PickominoEnv(gymnasium.Env):
+    """Pickomino for one agent; the other seats are harness strategies."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        opponents: Sequence[Any] | str = ("greedy",),
+        rules: Any = "official",
+        *,
+        seat: int | str = "rotate",
+        seating: str = "balanced",
+        dice: str = "duplicate",
+        reward: str = "margin",
+        illegal: str = "penalty",
+        illegal_reward: float = -1.0,
+        max_turns: int = 1000,
+        record: bool = False,
+        render_mode: str | None = None,
+        engine: str = "auto",
+    ) -> None:
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode: expected None or 'ansi', got {render_mode!r}")
+        if engine not in ENGINES:
+            raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
+        settings = dict(
+            rules=rules,
+            seat=seat,
+            seating=seating,
+            dice=dice,
+            reward=reward,
+            illegal=illegal,
+            illegal_reward=illegal_reward,
+            max_turns=max_turns,
+        )
+        self._core: Any = None
+        if engine != "python" and not record:
+            from harness.env.vector import NativeSingle, native_problem
+
+            problem = native_problem(opponents)
+            if problem is None:
+                self._core = NativeSingle(opponents, **settings)
+            elif engine == "native":
+                raise ValueError(f"engine native: {problem}")
+        elif engine == "native":
+            raise ValueError("engine native: records are kept by the Python engine only")
+        if self._core is None:
+            self._core = SingleAgent(opponents, record=record, **settings)
+        self.engine = "python" if isinstance(self._core, SingleAgent) else "native"
+        self.render_mode = render_mode
+        self.observation_space = observation_space()
+        self.action_space = spaces.Discrete(ACTIONS)
+        self._seed: int | None = None
+        self._next = 0
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seed, self._next = int(seed), 0
+        elif self._seed is None:  # never seeded: a seed from Gymnasium's own generator
+            self._seed = int(self.np_random.integers(0, 2**63 - 1))
+        episode = self._next
+        if options and "episode" in options:
+            episode = int(options["episode"])
+        elif options and "deal" in options:
+            orders = len(self._core.schedule.orders)
+            episode = int(options["deal"]) * orders + int(options.get("order", 0)) % orders
+        self._next = self._core.reset(self._seed, episode) + 1
+        return self._observation(), self._core.info()
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        reward, terminated, truncated, illegal = self._core.step(action)
+        info = self._core.info()
+        info["illegal_action"] = illegal
+        return self._observation(), float(reward), terminated, truncated, info
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs, legal = self._core.observe()
+        return {"observation": obs, "action_mask": legal}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions as booleans (what sb3-contrib's MaskablePPO asks for)."""
+        return self._core.observe()[1].astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self._core.render()
+
+
+ENV_ID = "harness/Pickomino-v0"
+if ENV_ID not in gymnasium.registry:  # gymnasium.make("harness/Pickomino-v0", opponents=...)
+    gymnasium.register(ENV_ID, entry_point=PickominoEnv)
+
+__all__ = ["ENGINES", "ENV_ID", "PickominoEnv", "observation_space"]
