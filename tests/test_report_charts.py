@@ -38,6 +38,7 @@ def _config(name: str, target: int, **more) -> dict:
         "deals": 2000,
         "seed": 3,
         "workers": 0,
+        "luck": "on",  # the luck chart too (the native account: cheap at this size)
         **more,
     }
 
@@ -153,6 +154,7 @@ def test_win_share_axes_are_fixed_from_0_to_1(runs):
         assert _share_limits(plots.figure_standings(summary), "x") == [(0.0, 1.0)]
         assert set(_share_limits(plots.figure_seats(summary), "y")) == {(0.0, 1.0)}
         assert _share_limits(plots.figure_convergence(summary), "y") == [(0.0, 1.0)]
+        assert _share_limits(plots.figure_luck(summary), "x") == [(0.0, 1.0)]
     assert _share_limits(plots.figure_gauntlet(gauntlet), "x") == [(0.0, 1.0)]
     fig = plots.figure_compare(compare([first, second]))
     assert _share_limits(fig, "x") == [(0.0, 1.0)]
@@ -185,6 +187,9 @@ def test_strategies_keep_the_configs_order_whatever_the_ranking(runs):
         assert _labels(worms.axes[0], "x") == config
         h2h = plots.figure_head_to_head(summary)
         assert _labels(h2h.axes[0]) == config
+        luck = plots.figure_luck(summary)
+        assert _labels(luck.axes[0]) == config
+        assert [t.get_text() for t in luck.axes[2].get_legend().texts] == config
         legend = [
             t.get_text() for t in plots.figure_convergence(summary).axes[0].get_legend().texts
         ]

@@ -245,15 +245,12 @@ def run_tournament(
     terminal ``stream``, or in a notebook); ``echo`` gets one-line notes for people.
     ``backend="dask"`` plays the same games on the Dask scheduler at ``address``, or on
     a local Dask cluster of ``workers`` processes (``dashboard=True``: its dashboard).
-    ``move_time``, ``game_time`` (seconds) and ``isolation`` ("none" or "process")
-    override the config's seat limits; ``engine`` ("auto", "python", "native") its
-    engine (the games are the same with each; "native" refuses, before anything is
-    played, a table the native engine cannot play); ``seating`` ("balanced", "cyclic",
-    "permutations") its seating mode; ``luck`` ("auto", "on", "off") whether games keep
-    the luck and skill account (docs/luck.md); ``report=True`` writes the command's report
-    too (:func:`report_run`). Raises :class:`TourneyInterrupted` on Ctrl-C, after saving
-    what was done; a KeyboardInterrupt a plugin raises is its seat's forfeit, never taken
-    for it.
+    ``move_time``, ``game_time``, ``isolation``, ``engine`` (the same games with each;
+    "native" refuses a table it cannot play, before playing), ``seating`` and ``luck``
+    (the account: docs/luck.md) override the config's keys of those names; ``report=True``
+    writes the command's report too (:func:`report_run`). Raises
+    :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
+    KeyboardInterrupt a plugin raises is its seat's forfeit, never taken for it.
     """
     started = time.monotonic()
     options = Options(fresh, fail_fast, progress, stream, echo, backend, address, dashboard)
