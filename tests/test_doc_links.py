@@ -1,7 +1,9 @@
 """Every relative link of the README and the docs resolves: the file exists, and a
-``#anchor`` names a heading of the page it points to (as GitHub spells heading anchors).
+``#anchor`` names a heading of the page it points to (as GitHub spells heading anchors);
+and every repository path the pages quote as code (`harness/seating.py`) exists.
 
-A guide that moves or a heading that is renamed breaks links silently otherwise.
+A guide that moves, a heading that is renamed or a module that moves breaks the docs
+silently otherwise.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 CODE = re.compile(r"(`+).*?\1", re.S)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
+TOP = "harness|strategies|configs|tests|benchmarks|examples|docs"
+QUOTED = re.compile(rf"`((?:{TOP})/[^`\s]*)`")
+PLACEHOLDER = re.compile(r"[<>*{}]|\.\.\.|-N\b")
 
 
 def _prose(text: str) -> str:
@@ -57,9 +62,25 @@ def broken(page: Path) -> list[str]:
     return bad
 
 
+def missing_paths(page: Path, root: Path = ROOT) -> list[str]:
+    """Repository paths quoted as code on the page (`harness/seating.py`, a `file.py:Class`
+    reference) that do not exist; placeholders (`<run id>`, `*.parquet`) are skipped."""
+    gone = []
+    for quoted in QUOTED.findall(page.read_text(encoding="utf-8")):
+        path = re.split(r"[:(]", quoted)[0].rstrip(".,;")
+        if not PLACEHOLDER.search(path) and not (root / path).exists():
+            gone.append(path)
+    return gone
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_relative_link_resolves(page):
     assert broken(page) == []
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_quoted_repository_path_exists(page):
+    assert missing_paths(page) == []
 
 
 def test_the_checker_sees_a_broken_link_and_a_broken_anchor(tmp_path):
@@ -74,3 +95,14 @@ def test_the_checker_sees_a_broken_link_and_a_broken_anchor(tmp_path):
         "missing.md: no such file",
         "other.md#nowhere: no heading #nowhere in other.md",
     ]
+
+
+def test_the_path_check_sees_a_moved_module(tmp_path):
+    (tmp_path / "harness").mkdir()
+    (tmp_path / "harness" / "here.py").write_text("")
+    page = tmp_path / "page.md"
+    page.write_text(
+        "`harness/here.py` `harness/here.py:Class` `harness/gone.py`, "
+        "`results/<name>/<run id>/` `harness/*.py` `examples/example-N.json`\n"
+    )
+    assert missing_paths(page, tmp_path) == ["harness/gone.py"]
