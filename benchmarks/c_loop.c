@@ -1,4 +1,4 @@
-/* The speed-of-light reference for benchmarks/native_speed.py (issue 12).
+/* The speed-of-light reference for benchmarks/native_speed.py.
  *
  * A minimal C loop of the same rules: the greedy mirror, 2 players, official rules
  * (R1-R11), and nothing else: no variants, no strategy dispatch, no seeds derived, no

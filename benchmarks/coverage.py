@@ -3,7 +3,7 @@
     python benchmarks/coverage.py [--runs 300] [--deals 300] [--truth-deals 100000]
                                   [--scenario 2p-duplicate ...] [--json]
 
-Since issue 10 deal d has one seed for the whole run (config seed and d only), so a
+Deal d has one seed for the whole run (config seed and d only), so a
 strategy's results at its different tables are correlated through the shared deals, and
 the report clusters every interval by the deal of the whole run
 (harness.report.aggregate.deal_clusters). This measures whether that holds its promise:
@@ -88,12 +88,12 @@ TRUTH_CHUNK = 5000  # deals of the large run reduced at a time (memory stays fla
 
 
 def table_deal_clusters(frame: pd.DataFrame) -> np.ndarray:
-    """The clusters of duplicate dice before issue 10: one per (table, deal)."""
+    """The clusters of duplicate dice of the older seeding: one per (table, deal)."""
     return frame.groupby(["table", "deal"], sort=False).ngroup().to_numpy()
 
 
 def game_clusters(frame: pd.DataFrame) -> np.ndarray:
-    """The units of independent dice before issue 10: every game its own."""
+    """The units of independent dice of the older seeding: every game its own."""
     return np.arange(len(frame))
 
 

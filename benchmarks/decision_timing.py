@@ -1,4 +1,4 @@
-"""What timing the decisions costs: a plugin table with and without the clock (issue 19).
+"""What timing the decisions costs: a plugin table with and without the clock.
 
     python benchmarks/decision_timing.py [--deals 1500] [--repeats 9]
 

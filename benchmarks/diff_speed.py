@@ -9,7 +9,7 @@ order. Both methods play exactly the same games for the same seed and deals:
 * **paired compare**: two tournament runs (a gauntlet of thr = A, then thr = B, against
   the field), read back and compared (:func:`harness.report.compare.compare`): the paired
   difference of thr's win share, clustered by deal. With ``--luck`` both runs keep the
-  luck account and the luck-adjusted paired difference is measured too (issue 20).
+  luck account and the luck-adjusted paired difference is measured too.
 * **diff**: :func:`harness.coach.diff`: B's gain in worms of swing per game, from the
   exact values of the decisions where A and B part, clustered by deal.
 

@@ -1,4 +1,4 @@
-"""The luck account's cost: CPU per game with and without it, on both engines (issue 20).
+"""The luck account's cost: CPU per game with and without it, on both engines.
 
     python benchmarks/luck_cost.py [--games 4000] [--warm 20000] [--repeats 5]
         [--python-games 200] [--python-warm 400] [--players 2] [--tables greedy,optimal,plugin]

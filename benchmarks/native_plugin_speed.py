@@ -1,4 +1,4 @@
-"""A Python plugin at a native table: games per CPU-second against the Python engine (issue 12).
+"""A Python plugin at a native table: games per CPU-second against the Python engine.
 
     python benchmarks/native_plugin_speed.py [--deals 1500] [--repeats 7] [--profile]
 
@@ -8,7 +8,7 @@ against native ``greedy``, 2 players, official rules, independent dice. Each rou
 the same chunk (``--deals`` deals in both seat orders) through ``chunks.play_native`` (the
 C engine, the plugin called back) and ``chunks.play_chunk`` on the Python engine, in
 alternating order; the rows are checked equal. Prints the medians of time.process_time
-and their ratio. Target: at least 2x the Python engine's games per CPU-second.
+and their ratio. Expected: at least 2x the Python engine's games per CPU-second.
 
 ``--profile``: also where the mixed table's CPU goes (cProfile of one native round).
 ``--plugins-only``: both seats the copied plugin (no native seat at all): whether the C

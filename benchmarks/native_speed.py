@@ -1,4 +1,4 @@
-"""Native engine speed: the greedy mirror, 2 players, games per CPU-second (issue 12).
+"""Native engine speed: the greedy mirror, 2 players, games per CPU-second.
 
     python benchmarks/native_speed.py [--games 100000] [--python-games 4000] [--repeats 7]
 
@@ -14,7 +14,7 @@ the C loop reports its own clock()):
   temporary directory): ``same-dice`` plays play_game's games (its checksum is checked
   against the Python engine's), ``rules-only`` the same rules with a cheap generator.
 
-Targets (issue 12): at least 250,000 games per CPU-second through the chunk path, and
+Expected: at least 250,000 games per CPU-second through the chunk path, and
 within 3x of the minimal C loop. Exits 1 when the native engine is not built, the C loop
 cannot be compiled, or a check fails.
 

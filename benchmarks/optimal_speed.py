@@ -11,7 +11,7 @@ and the cost of one solve. The first repeat starts with cold caches (as a tourna
 worker does); later repeats replay the same deals, so they are reported separately
 from a run on fresh deals.
 
-``--chunk N``: instead, the chunk path side by side (issue 12's figure: ``optimal`` against
+``--chunk N``: instead, the chunk path side by side (the headline figure: ``optimal`` against
 ``simple`` natively at 10x the Python engine, with identical decisions): each repeat plays
 the same ChunkSpec of N fresh 2-player deals (both seat orders, independent dice) through
 ``harness.tourney.chunks.play_chunk`` (the Python engine) and ``play_native`` (there too),

@@ -3,7 +3,7 @@
     python benchmarks/verify_cost.py [--games 1000000] [--repeats 5] [--tables 3]
 
 ``harness tourney`` (resume, reuse, the last look before "complete") and ``harness
-report`` verify every stored chunk against its manifest line (issue 9, item 10). This
+report`` verify every stored chunk against its manifest line. This
 measures that cost on a run folder of about a million games, in CPU seconds (this
 process, time.process_time) and wall seconds, medians of ``--repeats``:
 

@@ -1,4 +1,4 @@
-"""What a fresh strategy instance per game costs (issue 9, item 8), and what a worker's
+"""What a fresh strategy instance per game costs, and what a worker's
 bookkeeping per game costs (the row written to shared memory, the clock read for the
 batches streamed to the parent): games per CPU-second of ``play_chunk``.
 
