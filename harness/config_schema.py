@@ -97,6 +97,8 @@ def _rules() -> dict[str, Any]:
 def _property(key: str) -> dict[str, Any]:
     if key in c.CHOICES:
         schema: dict[str, Any] = {"enum": list(c.CHOICES[key])}
+        if {"on", "off"} <= set(c.CHOICES[key]):  # YAML 1.1 reads a bare on/off as a bool
+            schema["enum"] += [True, False]
     elif key in c.BOUNDS:
         schema = _bounded(key)
     elif key in c.SECONDS_KEYS:

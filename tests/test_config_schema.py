@@ -118,7 +118,8 @@ def test_every_key_of_the_checker_is_in_the_schema_with_its_bounds():
         if key in props:
             assert (props[key]["minimum"], props[key]["maximum"]) == (low, high), key
     for key, words in c.CHOICES.items():
-        assert props[key]["enum"] == list(words)
+        yaml_bools = [True, False] if {"on", "off"} <= set(words) else []  # `luck: on`
+        assert props[key]["enum"] == list(words) + yaml_bools
     assert props["games"]["deprecated"] is True
 
 

@@ -171,3 +171,16 @@ def test_a_report_reads_parts_without_the_account_columns(tmp_path, luck):
     pd.testing.assert_frame_equal(after.standings[["strategy", "games", "win_share"]], standings)
     seats = after.seats()
     assert len(seats) == 2 * len(_games(run.run_dir))
+
+
+@pytest.mark.parametrize(("written", "meant"), [("on", "on"), ("off", "off"), ("auto", "auto")])
+def test_luck_on_in_yaml_means_on(tmp_path, written, meant):
+    """YAML 1.1 reads a bare `on`/`off` as a boolean: the config means what it says, and
+    the editors' schema takes it too."""
+    from harness.config_schema import config_schema
+
+    path = tmp_path / "c.yaml"
+    path.write_text(f"name: y\nentrants: [greedy, simple]\ndeals: 2\nluck: {written}\n")
+    assert load_config(path).luck == meant
+    enum = config_schema()["properties"]["luck"]["enum"]
+    assert {True, False, "on", "off", "auto"} <= set(enum)
