@@ -23,8 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.game.record import load_record
 from harness.plugins import builtin_strategies
-from harness.record import load_record
 from harness.report.aggregate import load_run
 from harness.tourney import run_tournament
 from harness.tourney.config import load_config

@@ -42,8 +42,8 @@ from harness.errors import (
     deprecated,
     safe_text,
 )
+from harness.game.rules import PRESETS, VARIANTS, Rules
 from harness.interrupts import user_interrupts
-from harness.rules import PRESETS, VARIANTS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -330,7 +330,7 @@ def complete_config(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[click.shell_completion.CompletionItem]:
     """Config names for the shell: the shipped configs by name, then files."""
-    from harness.shipped import shipped_configs
+    from harness.configs import shipped_configs
 
     names = [n for n in shipped_configs() if n.startswith(incomplete)]
     items = [click.shell_completion.CompletionItem(n) for n in names]

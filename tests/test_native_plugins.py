@@ -71,7 +71,7 @@ def plugins(tmp_path_factory) -> dict[str, str]:
     and the nosy one."""
     where = tmp_path_factory.mktemp("plugins")
     for name in ("greedy", "random_play", "tactician"):
-        shutil.copy(ROOT / "strategies" / f"{name}.py", where / f"my_{name}.py")
+        shutil.copy(ROOT / "harness" / "strategies" / f"{name}.py", where / f"my_{name}.py")
     (where / "nosy.py").write_text(NOSY)
     return {
         "greedy": f"{where / 'my_greedy.py'}:Greedy",
@@ -265,7 +265,7 @@ CTRL_C = textwrap.dedent(
     from test_native_plugins import spec_of
 
     play = chunks.play_native if sys.argv[1] == "native" else chunks.play_chunk
-    spec = spec_of(["strategies/greedy.py:Greedy", "greedy"], Rules(players=2), stop=10**6)
+    spec = spec_of(["harness/strategies/greedy.py:Greedy", "greedy"], Rules(players=2), stop=10**6)
     print("ready", flush=True)
     try:
         with interrupts.user_interrupts():
@@ -371,7 +371,7 @@ def test_a_run_with_a_plugin_plays_natively_and_stores_the_python_engines_games(
 
 # -- the C door: refcounts, bad callbacks, never a crash -------------------------------------------
 def test_callbacks_and_their_arguments_are_not_leaked(plugins):
-    from harness.native_seats import SeatHost
+    from harness.native.seats import SeatHost
 
     host = SeatHost(Rules(players=2), [chunks._factory(resolve(plugins["greedy"])), None],
                     ["a", "b"], [(0, 1), (1, 0)], max_turns=1000)  # fmt: skip
@@ -483,8 +483,8 @@ def test_bad_callbacks_are_exceptions_never_a_crash():
 
 
 def test_play_games_takes_a_host_too(plugins):
-    from harness.dice import SeededDice
-    from harness.engine import Game
+    from harness.game.dice import SeededDice
+    from harness.game.engine import Game
 
     rules, orders = Rules(players=2), [(0, 1), (1, 0)]
     specs = [resolve(plugins["nosy"]), resolve("tactician")]

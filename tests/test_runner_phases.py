@@ -129,7 +129,7 @@ def test_spec_of_a_planned_key_and_of_another():
 
 
 def test_a_refused_native_table_stops_planning_before_any_folder(tmp_path):
-    pytest.importorskip("harness._native")
+    pytest.importorskip("harness._native_core")
     config = {**SMALL, "entrants": ["greedy", "random"], "engine": "native", "move_time": 1.0}
     with pytest.raises(Exception, match="engine: native"):
         run_tournament(config, out=tmp_path, workers=0)

@@ -12,7 +12,7 @@ Rooms: :mod:`~.aggregate` (reading games into fixed-size sums), :mod:`~.summary`
 numbers), :mod:`~.paired` (paired differences), :mod:`~.plots` (with :mod:`~.colours`, the
 strategies' colours, and :mod:`~.order`, the one order of charts and comparisons),
 :mod:`~.render` (markdown and HTML), :mod:`~.compare` (several runs). The commands are
-:mod:`harness.report_cmd`. The statistics
+:mod:`harness.report.cli`. The statistics
 themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 

@@ -42,8 +42,8 @@ import pyarrow.parquet as pq
 
 from harness import stats
 from harness.errors import HarnessError, safe_text
+from harness.game.ranking import POINT, Counts
 from harness.jsonsafe import TooDeep, loads_bounded
-from harness.ranking import POINT, Counts
 from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
 from harness.runfolder.manifest import covered, read_manifest, safe_part_name
 from harness.runfolder.parts import (
@@ -171,7 +171,7 @@ class RunInfo:
         From run.json's ``design`` (schema 3), else its ``seating`` mode, else the cyclic
         rotations every run before seating modes played.
         """
-        from harness import seating
+        from harness.game import seating
 
         n = self.players
         raw = self.config.get("design")
@@ -444,7 +444,7 @@ class Aggregates:
     luck_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, len(LUCK_BINS) + 1)))
 
     def entrant_counts(self) -> dict[str, Counts]:
-        """Each strategy's :class:`~harness.ranking.Counts`, exact (counted as integers)."""
+        """Each strategy's :class:`~harness.game.ranking.Counts`, exact (counted as integers)."""
         out = {}
         for s, name in enumerate(self.strategies):
             games, points, worms, rank = (int(v) for v in self.counts[s])

@@ -33,8 +33,8 @@ from harness.cli_common import (
     user_errors,
     verbosity_options,
 )
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from harness.jsonsafe import json_safe
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
 
@@ -161,7 +161,7 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
     if setup.isolation == "process":
-        from harness.sandbox import missing_note, probe
+        from harness.seats.sandbox import missing_note, probe
 
         missing = missing_note(list(probe()))
         if missing is not None:
@@ -280,7 +280,7 @@ def sprt(
       harness sprt optimal simple --elo0 0 --elo1 50
       harness sprt greedy simple --players 4 --filler tactician --max-games 20000 --json
     """
-    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.game.engine import DEFAULT_MAX_TURNS
     from harness.sprt.experiment import make_setup, run_sprt
     from harness.tourney.runner import default_workers
 

@@ -15,8 +15,8 @@ The rooms, in the order a run goes through them::
     repair    play a run's damaged or missing chunks again (``harness report --repair``)
     cli       the ``harness tourney`` command
 
-Below this room: the seat orders of a deal (:mod:`harness.seating`), the engines
-(:mod:`harness.engine`, :mod:`harness.native`), the ranking (:mod:`harness.ranking`).
+Below this room: the seat orders of a deal (:mod:`harness.game.seating`), the engines
+(:mod:`harness.game.engine`, :mod:`harness.native`), the ranking (:mod:`harness.game.ranking`).
 ``harness sprt`` (:mod:`harness.sprt`, a room beside this one) plays its deals on the
 same chunks and backends; nothing here imports it.
 

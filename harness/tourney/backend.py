@@ -67,9 +67,9 @@ from multiprocessing.connection import wait
 from typing import Any, Protocol, runtime_checkable
 
 from harness.errors import MESSAGE_LIMIT, GameError, SeatCrashed, TimeForfeit, safe_text, type_name
+from harness.game.rules import MAX_PLAYERS
 from harness.interrupts import plugin_interrupts_only, reraise_if_user
 from harness.plugins import builtin_strategies, is_own_module, names_a_file, parse_reference
-from harness.rules import MAX_PLAYERS
 from harness.runfolder.manifest import OUTPUT_KEPT, UNLABELLED
 from harness.runfolder.timing import ChunkTimes
 from harness.runfolder.timing import merge as merge_times

@@ -14,7 +14,7 @@ Both engines play chunks from here: :func:`play_chunk` hands a spec that may go 
 to :func:`play_native`, the one place a ChunkSpec meets :mod:`harness.native` (the native
 engine sits below this room and knows nothing of specs or results). The standings
 counters of a chunk (:func:`chunk_stats`, or the same in C) are
-:class:`harness.ranking.Counts`, the one counter type.
+:class:`harness.game.ranking.Counts`, the one counter type.
 
 What a backend needs to contain a plugin is here too, at no cost to a chunk that does
 not use it: ``start`` and ``decided`` resume a chunk whose worker died (the game it died
@@ -38,8 +38,6 @@ from time import perf_counter_ns
 from typing import Any
 
 from harness.analysis.account import Accountant
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Absent, Game, GameObserver, GameResult, build_instances
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -47,9 +45,13 @@ from harness.errors import (
     safe_text,
     type_name,
 )
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances
+from harness.game.ranking import Counts
+from harness.game.rules import Rules
+from harness.game.seating import Design, design, seats_of
+from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
-from harness.ranking import Counts
-from harness.rules import Rules
 from harness.runfolder.schema import (
     ACCOUNT_ARRAYS,
     ACCOUNT_FIELDS,
@@ -62,8 +64,6 @@ from harness.runfolder.schema import (
     TURN_CAP,
 )
 from harness.runfolder.timing import ChunkTimes
-from harness.seating import Design, design, seats_of
-from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
 
 # The columns a chunk fills, their array typecodes (the seat columns are per seat) and the
@@ -621,7 +621,7 @@ def play_native(
     ``play_chunk(spec, start=start)`` returns on the Python engine, row for row, with
     ``engine == "native"``.
 
-    A seat with no native version plays as a Python seat (:mod:`harness.native_seats`):
+    A seat with no native version plays as a Python seat (:mod:`harness.native.seats`):
     fresh instances per game, as :func:`play_chunk` builds them, its output labelled and
     its forfeits logged as there, ``watch.game(row)`` told every game's row, its
     decisions timed as there (``times``). The native engine writes the row of each game
@@ -816,7 +816,7 @@ class _Seats:
 
 def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[Counts]:
     """Per table entrant (``orders[k][seat]`` of a row in order k), its
-    :class:`~harness.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
+    :class:`~harness.game.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
     (None: the cyclic one). The native engine counts the same in C
     (:func:`harness.native.chunk_stats`); tests hold the two to the same integers."""
     orders = orders if orders is not None else design(n, "cyclic")

@@ -23,7 +23,7 @@ from harness.cli_common import (
     verbosity_options,
 )
 from harness.errors import plural
-from harness.seating import SEATINGS
+from harness.game.seating import SEATINGS
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.
@@ -162,7 +162,7 @@ def tourney(
       harness tourney configs/four_player.yaml --deals 500 --workers 2 --json
       harness tourney configs/million.yaml --address tcp://scheduler:8786
     """
-    from harness.shipped import config_path
+    from harness.configs import config_path
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
     config = config_path(config)  # a file, or the name of a shipped config
@@ -337,7 +337,7 @@ def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
 def _replay_one(
     config_path: str, game: str, seed: int | None, show_traceback: bool, limits: dict[str, Any]
 ) -> None:
-    from harness.narrate import Narrator, summary_lines
+    from harness.play.narrate import Narrator, summary_lines
     from harness.seats import plugin_traceback
     from harness.tourney.chunks import replay_game
     from harness.tourney.config import load_config
@@ -360,3 +360,18 @@ def _replay_one(
             trace = plugin_traceback(result.error)
             _err(trace.rstrip("\n") if trace else "(no traceback: the seat raised nothing)")
         sys.exit(EXIT_FAILED)
+
+
+@click.command("config-schema")
+@user_errors
+def config_schema_cmd() -> None:
+    """Print the JSON Schema (draft 2020-12) of tournament configs, for editors.
+
+    \b
+    Example (VS Code with the YAML extension, in .vscode/settings.json):
+      harness config-schema > harness-config.schema.json
+      "yaml.schemas": {"./harness-config.schema.json": "configs/*.yaml"}
+    """
+    from harness.tourney.schema import config_schema
+
+    click.echo(json.dumps(config_schema(), indent=2))

@@ -43,9 +43,10 @@ from typing import Any, TypeVar
 
 import yaml
 
-from harness import seating as seating_design
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import GAMES_RENAMED, ConfigError, HarnessError, deprecated, safe_text
+from harness.game import seating as seating_design
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 from harness.plugins import (
     MAX_REFERENCE_CHARS,
     StrategySpec,
@@ -54,7 +55,6 @@ from harness.plugins import (
     resolve,
     shown,
 )
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS, VARIANTS, Rules
 
 FORMATS = ("round_robin", "gauntlet")
 DICE_MODES = ("duplicate", "independent")
@@ -455,7 +455,7 @@ class TourneyConfig:
     game_time: float | None = None  # seconds of one seat's decisions in one game
     isolation: str = "none"  # "process": each seat's strategy in a process of its own
     engine: str = "auto"  # auto | python | native (the rows are the same with each)
-    # How a deal's seat orders are chosen (harness.seating): balanced | cyclic |
+    # How a deal's seat orders are chosen (harness.game.seating): balanced | cyclic |
     # permutations. Every deal is played once in each order of the design.
     seating: str = seating_design.DEFAULT_SEATING
     # The luck and skill account: auto | on | off (LUCK_MODES).
@@ -1158,7 +1158,7 @@ def python_entrant(item: Any) -> Any:
     parameters do not rebuild exactly (a parameter not kept, state changed since) is
     refused in one line (HarnessError) saying why.
     """
-    from harness.strategy import Strategy
+    from harness.game.strategy import Strategy
 
     if isinstance(item, dict) and isinstance(item.get("strategy"), (type, Strategy)):
         ref, params = _object_reference(item["strategy"])
@@ -1175,7 +1175,7 @@ def python_entrant(item: Any) -> Any:
 
 def _object_reference(obj: Any) -> tuple[str, dict[str, Any]]:
     """(reference, parameters) of a strategy class or instance; HarnessError if none."""
-    from harness.strategy import Strategy
+    from harness.game.strategy import Strategy
 
     if isinstance(obj, Strategy):
         cls = type(obj)

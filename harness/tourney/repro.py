@@ -12,9 +12,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import ConfigError
-from harness.rules import VARIANTS, Rules
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import VARIANTS, Rules
 from harness.tourney import plan
 from harness.tourney.config import TourneyConfig
 from harness.tourney.plan import ChunkSpec, EntrantRef

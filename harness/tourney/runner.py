@@ -24,15 +24,15 @@ from typing import Any, TextIO
 
 from harness import __version__
 from harness.errors import HarnessError, RunFailed, plural, safe_text
+from harness.game.ranking import zero_counts
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
-from harness.ranking import zero_counts
 from harness.results import Run
 from harness.runfolder import layout, schema
 from harness.runfolder.layout import describe_os_error
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
-from harness.sandbox import missing_note, probe
+from harness.seats.sandbox import missing_note, probe
 from harness.tourney import plan
 from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from harness.dice import Roll
-from harness.engine import GameObserver, GameResult
-from harness.rules import face_name, worms
-from harness.strategy import Claim
+from harness.game.dice import Roll
+from harness.game.engine import GameObserver, GameResult
+from harness.game.rules import face_name, worms
+from harness.game.strategy import Claim
 
 _BUSTS = {
     "no-new-face": "no new face in the roll (R5)",

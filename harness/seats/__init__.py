@@ -11,7 +11,7 @@ off (:func:`guard` then returns the very list it was given: zero cost).
   loop at the deadline; a loop in C code that ignores signals is left to the watchdog
   of the process that plays (tournament workers), told through :class:`Beacon`.
 * ``isolation: process``: each seat's strategy runs in a process of its own
-  (:mod:`harness.isolation`), a sandbox (:mod:`harness.sandbox`), and sees a snapshot
+  (:mod:`harness.seats.isolation`), a sandbox (:mod:`harness.seats.sandbox`), and sees a snapshot
   of its view; the parent waits for the answer with the time left as a timeout and
   kills the process on overrun, which handles C loops too. A process that dies is that
   seat's :class:`~harness.errors.SeatCrashed`; a fresh one is started for its next game.
@@ -42,7 +42,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
 from harness.errors import (
     HarnessError,
     PluginError,
@@ -50,8 +49,10 @@ from harness.errors import (
     TimeForfeit,
     safe_repr,
 )
+from harness.game.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
+from harness.game.strategy import Strategy
 from harness.interrupts import is_user_interrupt
-from harness.isolation import (
+from harness.seats.isolation import (
     TRACEBACK_LIMIT,
     RemoteError,
     SeatDied,
@@ -60,8 +61,7 @@ from harness.isolation import (
     SeatTimeout,
     close_processes,
 )
-from harness.sandbox import cpu_budget
-from harness.strategy import Strategy
+from harness.seats.sandbox import cpu_budget
 
 ISOLATION_MODES = ("none", "process")
 MAX_SECONDS = 3600.0

@@ -120,11 +120,11 @@ def play(
     """
     import random
 
-    from harness.dice import DuplicateDice
-    from harness.engine import DEFAULT_MAX_TURNS, observing
-    from harness.narrate import Narrator, summary_lines
+    from harness.game.dice import DuplicateDice
+    from harness.game.engine import DEFAULT_MAX_TURNS, observing
+    from harness.game.record import save_record
     from harness.play import open_seats, play_game
-    from harness.record import save_record
+    from harness.play.narrate import Narrator, summary_lines
     from harness.seats import SeatLimits, plugin_traceback
 
     if not 2 <= len(strategies) <= 7:
@@ -263,7 +263,7 @@ def _play_person(
     from pathlib import Path
 
     from harness.cli_common import EXIT_INTERRUPTED
-    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.game.engine import DEFAULT_MAX_TURNS
     from harness.people.table import play_person, seat_of_person, summary_text
     from harness.plugins import entry_point_strategies
 
@@ -340,9 +340,9 @@ def replay(record_file: str, as_json: bool) -> None:
     An inconsistent or illegal record exits with status 2 and one line naming the
     turn, the seat and the rule.
     """
-    from harness.narrate import summary_lines
-    from harness.record import load_record
-    from harness.record import replay as replay_record
+    from harness.game.record import load_record
+    from harness.game.record import replay as replay_record
+    from harness.play.narrate import summary_lines
 
     data = load_record(record_file)
     result = replay_record(data)

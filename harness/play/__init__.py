@@ -15,9 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.dice import DiceSource, DuplicateDice, SeededDice
-from harness.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult, observing
 from harness.errors import GameError, HarnessError, safe_repr
+from harness.game.dice import DiceSource, DuplicateDice, SeededDice
+from harness.game.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult, observing
+from harness.game.record import RecordBuilder
+from harness.game.rules import Rules
+from harness.game.strategy import Strategy, check_instance
 from harness.plugins import (
     StrategySpec,
     check_params,
@@ -26,9 +29,6 @@ from harness.plugins import (
     parse_reference,
     resolve,
 )
-from harness.record import RecordBuilder
-from harness.rules import Rules
-from harness.sandbox import missing_note
 from harness.seats import (
     SeatLimits,
     close_all,
@@ -37,7 +37,7 @@ from harness.seats import (
     sandbox_missing,
     unguarded,
 )
-from harness.strategy import Strategy, check_instance
+from harness.seats.sandbox import missing_note
 
 
 def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> None:
@@ -207,13 +207,13 @@ def play_game(
     isolation: str = "none",
     engine: str = "python",
 ) -> GameResult:
-    """Play one game and return its :class:`~harness.engine.GameResult`.
+    """Play one game and return its :class:`~harness.game.engine.GameResult`.
 
     ``strategies`` gives one seat each (seat 0 starts): references such as
     ``"greedy"``, ``"threshold(target=28)"``, ``"bots.py:MyBot"``, or instances.
     ``seed`` fixes the dice (and the strategies' ``view.rng``); ``dice`` replaces the
     seeded dice altogether. ``record=True`` attaches the game record
-    (``result.record``, see :mod:`harness.record`). With ``forfeit=True`` a strategy
+    (``result.record``, see :mod:`harness.game.record`). With ``forfeit=True`` a strategy
     that raises or breaks a rule forfeits (``result.error`` says why) instead of the
     error being raised. ``names`` overrides the seats' display names (in the result,
     the record and error messages).
@@ -393,7 +393,7 @@ def play_observed(
     (``play_game``, a tournament game replayed) is played here.
 
     ``record=True`` attaches the game record (``result.record``); ``observer`` (a
-    :class:`harness.narrate.Narrator`, say) hears every event too. A forfeit is the
+    :class:`harness.play.narrate.Narrator`, say) hears every event too. A forfeit is the
     result (``result.error``, its ``__cause__`` the plugin's exception) unless
     ``forfeit`` is False: then its GameError is raised. ``decided``: the game was
     decided before its first turn (a strategy could not be built): nothing is asked.

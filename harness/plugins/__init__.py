@@ -50,8 +50,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import PluginError, safe_text, type_name
+from harness.game.strategy import Strategy, check_bounds
 from harness.interrupts import reraise_if_user
-from harness.strategy import Strategy, check_bounds
 
 ENTRY_POINT_GROUP = "harness.strategies"
 
@@ -450,7 +450,13 @@ class _Walk:
 
 # The public strategy API: every strategy uses it; its behaviour is versioned with the
 # package rather than hashed into each strategy's identity.
-_API_MODULES = {"harness", "harness.strategy", "harness.rules", "harness.view", "harness.errors"}
+_API_MODULES = {
+    "harness",
+    "harness.game.strategy",
+    "harness.game.rules",
+    "harness.game.view",
+    "harness.errors",
+}
 _THIRD_PARTY = tuple(
     {
         p

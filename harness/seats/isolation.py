@@ -23,13 +23,13 @@ Why it is built this way:
   or in C code), floods, dies or speaks garbage costs only its seat's game.
 * The child ends when the parent does: its socket closes (end of file), it polls its
   parent id, and on Linux it asks for SIGKILL on the parent's death.
-* The child is a sandbox (:mod:`harness.sandbox`): before it reads its recipe, and so
+* The child is a sandbox (:mod:`harness.seats.sandbox`): before it reads its recipe, and so
   before any plugin code, it confines itself (resource limits, namespaces, no
   capabilities, Landlock, a seccomp filter) while it has one thread; it may write only
   in a scratch folder of its own (its ``TMPDIR``, removed with it). It tells the parent
   in its first message which protections this system could not give. The parent, the
   engine process, makes itself unreadable to other processes first
-  (:func:`harness.sandbox.protect_engine`).
+  (:func:`harness.seats.sandbox.protect_engine`).
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from harness import sandbox
 from harness.errors import MESSAGE_LIMIT, PluginError, safe_repr, safe_text, type_name
+from harness.seats import sandbox
 
 MAX_REPLY = 64 * 1024
 """The largest message (bytes) a child may send; a longer one is a protocol error."""
@@ -146,7 +146,7 @@ def remote_error(name: str, message: str, tb: str) -> RemoteError:
     name = safe_text(name, 100) or "Exception"
     cls = _REMOTE_TYPES.get(name)
     if cls is None:
-        cls = type(name, (RemoteError,), {"__module__": "harness.isolation.remote"})
+        cls = type(name, (RemoteError,), {"__module__": "harness.seats.isolation.remote"})
         if len(_REMOTE_TYPES) < 1000:  # a child inventing names must not grow memory
             _REMOTE_TYPES[name] = cls
     exc = cls(message)
@@ -200,7 +200,7 @@ def _decode_value(value: Any) -> Any:
     if kind is list and len(value) == 2:
         tile, victim = _decode_scalar(value[0]), _decode_scalar(value[1])
         if type(tile) is int and (victim is None or type(victim) is int):
-            from harness.view import Claim
+            from harness.game.view import Claim
 
             return Claim(tile, victim)
         raise SeatProtocolError("a claim that is not two plain ints")
@@ -319,7 +319,7 @@ class SeatProcess:
         main = threading.current_thread() is threading.main_thread()
         code = (
             "import sys, json; sys.path[:] = json.loads(sys.argv[1]); "
-            "from harness.isolation import child_main; child_main()"
+            "from harness.seats.isolation import child_main; child_main()"
         )
         args = [
             sys.executable,
@@ -681,7 +681,7 @@ def _int_data(plain: int, value: Any) -> Any:
 
 def _scalar_data(value: Any) -> Any:
     """One value of an answer as protocol data (see the table at the top)."""
-    from harness.engine import plain_int  # the engine's own reading, for the same verdicts
+    from harness.game.engine import plain_int  # the engine's own reading, for the same verdicts
 
     kind = type(value)
     if kind is int:
@@ -702,7 +702,7 @@ def _answer_data(op: str, answer: Any) -> Any:
         return answer  # the usual pick
     if kind is bool and op == "stop":
         return answer  # the usual stop
-    from harness.view import Claim
+    from harness.game.view import Claim
 
     if op == "stop":
         numpy = sys.modules.get("numpy")
@@ -783,9 +783,9 @@ def _serve(
     out: _Prefixed,
     missing: list[str],
 ) -> None:
-    from harness._board import GRILL_CLAIMS, STEAL_CLAIMS, Claim
     from harness.errors import HarnessError
-    from harness.view import View
+    from harness.game.board import GRILL_CLAIMS, STEAL_CLAIMS, Claim
+    from harness.game.view import View
 
     try:
         factory = _builder(recipe)

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, VARIANTS
 from harness.plugins import MAX_REFERENCE_CHARS
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, VARIANTS
 from harness.tourney import config as c
 
 SCHEMA_ID = "urn:pickomino-harness:tourney-config"  # a name, not an address to fetch

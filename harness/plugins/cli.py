@@ -1,5 +1,5 @@
-"""What there is to use: ``harness strategies`` (every strategy with its parameters) and
-``harness config-schema`` (the JSON Schema of tournament configs, for editors).
+"""What strategies there are to use: ``harness strategies`` (every strategy with its
+parameters, its description and its bounds).
 
 A command module like the others: it imports :mod:`harness.cli_common` and lower modules,
 never :mod:`harness.cli`, which registers it. Plugins are loaded when the command runs.
@@ -95,18 +95,3 @@ def _range(words: str | None) -> str:
             words = words[len(lead) :]
             break
     return f" ({words.removeprefix('from ')})"
-
-
-@click.command("config-schema")
-@user_errors
-def config_schema_cmd() -> None:
-    """Print the JSON Schema (draft 2020-12) of tournament configs, for editors.
-
-    \b
-    Example (VS Code with the YAML extension, in .vscode/settings.json):
-      harness config-schema > harness-config.schema.json
-      "yaml.schemas": {"./harness-config.schema.json": "configs/*.yaml"}
-    """
-    from harness.config_schema import config_schema
-
-    click.echo(json.dumps(config_schema(), indent=2))

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ctypes
 import os
 
-from harness.sandbox.syscalls import syscall
+from harness.seats.sandbox.syscalls import syscall
 
 # linux/landlock.h
 CREATE_RULESET_VERSION = 1

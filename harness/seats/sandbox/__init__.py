@@ -1,6 +1,6 @@
 """The sandbox of an isolated seat (``isolation: process``), and the engine's own shield.
 
-An isolated seat's strategy runs in a process of its own (:mod:`harness.isolation`);
+An isolated seat's strategy runs in a process of its own (:mod:`harness.seats.isolation`);
 this room makes that process a sandbox before any plugin code runs in it, built from
 what the kernel gives an unprivileged process, so that it needs no root, no setuid
 helper and no package:
@@ -19,7 +19,7 @@ Landlock (5.13+)             no other process (ptrace, ``/proc/<pid>/mem``, sign
                              writes only beneath its scratch folder, no TCP
 seccomp filter               no ptrace or process_vm_*, no socket, no new process or
                              program, no raising its limits, no namespaces or mounts,
-                             no io_uring (:mod:`harness.sandbox.seccomp`)
+                             no io_uring (:mod:`harness.seats.sandbox.seccomp`)
 ==========================  ==========================================================
 
 And in the engine process (the one that asks the seats): ``PR_SET_DUMPABLE`` 0
@@ -45,8 +45,8 @@ import subprocess
 import sys
 import tempfile
 
-from harness.sandbox import syscalls
-from harness.sandbox.syscalls import LINUX
+from harness.seats.sandbox import syscalls
+from harness.seats.sandbox.syscalls import LINUX
 
 SEAT_MEMORY = 4 * 2**30
 """Bytes of address space a seat process may map (RLIMIT_AS): a 10 GB allocation fails."""
@@ -127,7 +127,7 @@ def confine_seat(scratch: str, cpu_seconds: int | None) -> list[str]:
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
     except OSError as exc:
         missing.append(f"no_new_privs ({exc.strerror})")
-    from harness.sandbox import landlock, seccomp
+    from harness.seats.sandbox import landlock, seccomp
 
     try:
         abi = landlock.restrict(scratch)
@@ -208,7 +208,7 @@ def probe() -> tuple[str, ...]:
     with tempfile.TemporaryDirectory(prefix="harness-probe-") as scratch:
         code = (
             "import json, sys; sys.path[:] = json.loads(sys.argv[1]); "
-            "from harness.sandbox import confine_seat; "
+            "from harness.seats.sandbox import confine_seat; "
             "print(json.dumps(confine_seat(sys.argv[2], 60)))"
         )
         path = json.dumps([p for p in sys.path if isinstance(p, str)])

@@ -1,10 +1,10 @@
 """Python seats at a native table: the plugin side of a game the C engine plays.
 
-At a mixed table (a plugin and built-ins) harness/_native/core.c plays the game, the
+At a mixed table (a plugin and built-ins) harness/native/c/core.c plays the game, the
 dice and the built-in seats; a seat with no native version is a *Python seat*, and
 every decision of it is a call back into the :class:`SeatHost` here. The host builds a
 fresh instance per game, as the Python engine's chunks do, and a *shadow*
-:class:`harness.engine.Game` that plays nothing: it holds the seats' views, their
+:class:`harness.game.engine.Game` that plays nothing: it holds the seats' views, their
 handed rules and names. The host asks the seat in the steps ``Game.play_turn`` takes,
 inline as there (``View.show_turn`` at the start of each of the seat's turns, the
 view's TURN_SLOTS as the turn goes: a call per roll would cost ~9%), and judges every
@@ -25,15 +25,15 @@ from collections.abc import Callable, Sequence
 from time import perf_counter_ns
 from typing import Any
 
-from harness._board import ALL_FACES, FACES_OF, KEPT_OF
-from harness.dice import ROLLS
-from harness.engine import Game, build_instances
 from harness.errors import GameError, safe_text
-from harness.rules import Rules
+from harness.game.board import ALL_FACES, FACES_OF, KEPT_OF
+from harness.game.dice import ROLLS
+from harness.game.engine import Game, build_instances
+from harness.game.rules import Rules
+from harness.game.seating import seats_of
+from harness.game.strategy import Strategy
 from harness.runfolder.schema import ERROR_KINDS
 from harness.runfolder.timing import ChunkTimes
-from harness.seating import seats_of
-from harness.strategy import Strategy
 
 _LEGAL = tuple(frozenset(faces) for faces in FACES_OF)  # the legal picks of a face mask
 _BIT = (1, 2, 4, 8, 16, 32, 64)

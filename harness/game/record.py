@@ -36,8 +36,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from harness.dice import Roll, encode_turn
-from harness.engine import BUST_REASONS, Game, GameObserver, GameResult, observing
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -47,9 +45,11 @@ from harness.errors import (
     StrategyFailed,
     safe_text,
 )
+from harness.game.dice import Roll, encode_turn
+from harness.game.engine import BUST_REASONS, Game, GameObserver, GameResult, observing
+from harness.game.rules import DICE, TILES, WORM, Rules, face_name
+from harness.game.strategy import Claim, Strategy, View
 from harness.plugins import shown
-from harness.rules import DICE, TILES, WORM, Rules, face_name
-from harness.strategy import Claim, Strategy, View
 
 RECORD_FORMAT = "pickomino-record/1"
 # A turn takes ~50-200 bytes, so a game at the largest turn cap (32,767) fits in ~7 MB.
@@ -349,7 +349,7 @@ class _Outcome(GameObserver):
 def replay(data: dict[str, Any], observer: GameObserver | None = None) -> GameResult:
     """Re-apply a checked record through the engine; RecordError names turn, seat and rule.
 
-    ``observer`` (e.g. a :class:`harness.narrate.Narrator`) hears the replayed game.
+    ``observer`` (e.g. a :class:`harness.play.narrate.Narrator`) hears the replayed game.
     """
     data = check_record(data)
     rules = record_rules(data)

@@ -5,7 +5,7 @@ kept in bit masks (bit t = tile t) and small lists; the dice come from an inject
 source; strategies are asked through their public methods with a read-only view that
 holds no path back to the game: the engine pushes plain values into it through the
 view's surface for engines (``View.show_turn``, the ``TURN_SLOTS``) and never reads
-it back. The board's encoding is harness._board, shared with the view. Every answer
+it back. The board's encoding is harness.game.board, shared with the view. Every answer
 is turned into a plain int, bool or Claim first and its legality checked on that plain
 value, so an answer cannot lie through its own ``__eq__`` or ``__hash__``; whatever a
 strategy call raises (SystemExit and a plugin's KeyboardInterrupt included, not the
@@ -13,7 +13,7 @@ user's Ctrl-C) is its seat's forfeit with a bounded one-line message. An observe
 when given, hears every event (records and readable logs are built that way).
 
 An engine that plays the board itself (the C engine, calling a Python seat back through
-harness.native_seats) judges that seat's answers through a Game that plays nothing, by
+harness.native.seats) judges that seat's answers through a Game that plays nothing, by
 its containment surface (``views``, ``fault``, ``check_pick``, ``check_stop``,
 ``ask_claim``): the same checks and forfeit messages as ``play_turn``, which uses them.
 """
@@ -26,18 +26,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from harness._board import (
-    ALL_FACES,
-    FACES_OF,
-    GRILL_CLAIMS,
-    KEPT_OF,
-    LE,
-    WORMS,
-    Claim,
-    legal_claims,
-    tiles_of,
-)
-from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -49,14 +37,26 @@ from harness.errors import (
     safe_text,
     type_name,
 )
+from harness.game.board import (
+    ALL_FACES,
+    FACES_OF,
+    GRILL_CLAIMS,
+    KEPT_OF,
+    LE,
+    WORMS,
+    Claim,
+    legal_claims,
+    tiles_of,
+)
+from harness.game.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE
+from harness.game.rules import TILES, VARIANTS, Rules, face_name
+from harness.game.strategy import Strategy
+from harness.game.view import View
 from harness.interrupts import is_user_interrupt, reraise_if_user
-from harness.rules import TILES, VARIANTS, Rules, face_name
-from harness.strategy import Strategy
-from harness.view import View
 
 if TYPE_CHECKING:
-    from harness.dice import DiceSource, Roll
-    from harness.strategy import Strategy
+    from harness.game.dice import DiceSource, Roll
+    from harness.game.strategy import Strategy
 
 DEFAULT_MAX_TURNS = 1000
 """Turn cap: a game still running after this many turns ends unfinished.
@@ -368,7 +368,7 @@ class Game:
                 return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
 
     # -- the containment surface, for an engine that plays the board itself -----------------
-    # harness.native_seats (the C engine's Python seats) asks a seat in the steps play_turn
+    # harness.native.seats (the C engine's Python seats) asks a seat in the steps play_turn
     # takes: View.show_turn, the TURN_SLOTS, the strategy's method. Those steps stay inline
     # in both, because a method call per roll is measurable (~5% of the greedy mirror here,
     # ~9% of the C engine's mixed table there); what judges an answer and words a forfeit
@@ -639,7 +639,7 @@ class Game:
 
 
 # How every answer is read, by the engine and by the seat wrappers that carry answers to
-# it (harness.seats, harness.isolation), so that all of them come to the same verdicts.
+# it (harness.seats, harness.seats.isolation), so that all of them come to the same verdicts.
 NOT_INT: Any = object()
 """The victim :func:`plain_pair` gives for a pair whose victim is not an int."""
 

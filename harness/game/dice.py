@@ -20,7 +20,7 @@ from itertools import combinations_with_replacement, product
 from operator import itemgetter
 from typing import Protocol
 
-from harness.rules import DICE, FACE_POINTS, FACES
+from harness.game.rules import DICE, FACE_POINTS, FACES
 
 # A roll of n dice is a number v below 6**n: die i shows face (v // 6**i) % 6 + 1.
 _POW6 = tuple(6**n for n in range(8 * DICE + 1))

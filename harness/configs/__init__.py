@@ -1,6 +1,6 @@
 """The configs that ship with harness, found by name: ``harness tourney round_robin``.
 
-The repository's ``configs/*.yaml`` install as package data in ``harness/configs/``
+The configs are ``harness/configs/*.yaml``, package data beside this module
 (pyproject.toml), so a regular install runs the quick start from any folder. A config
 argument that names an existing file is that file, always; only otherwise is a bare name
 (``round_robin``, or ``round_robin.yaml``) looked up among the shipped ones. Anything
@@ -19,19 +19,9 @@ _HERE = Path(__file__).resolve().parent
 
 
 def configs_dir() -> Path | None:
-    """Where the shipped configs are: ``harness/configs/`` of an install, else the
-    ``configs/`` of the source checkout harness runs from (an editable install), else
-    None."""
-    installed = _HERE / "configs"
-    if installed.is_dir():
-        return installed
-    # An editable install maps harness.configs to the checkout's configs/ folder: only a
-    # checkout of this project (its pyproject.toml beside), never any folder that happens
-    # to be named configs next to site-packages/harness.
-    checkout = _HERE.parent
-    if (checkout / "pyproject.toml").is_file() and (checkout / "configs").is_dir():
-        return checkout / "configs"
-    return None
+    """Where the shipped configs are: this package's folder (``harness/configs/``, in a
+    checkout and in an install alike), or None when it holds none."""
+    return _HERE if any(_HERE.glob("*.yaml")) else None
 
 
 def shipped_configs() -> dict[str, Path]:

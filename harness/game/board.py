@@ -1,14 +1,14 @@
 """The board as plain values, for engines: bit masks, interned tuples and claims (R7).
 
-Private to the engines (harness.engine, and the views they feed): the encoding the
+Private to the engines (harness.game.engine, and the views they feed): the encoding the
 engine keeps its board in (bit t = tile t, bit f = face f), the tables that decode it
 without allocating, and :func:`legal_claims`, the one definition of what a stop can
 claim, which the engine and :class:`harness.view.View` both use. Nothing here is part
 of the plugin API: strategies see the decoded values through their view.
 
-:class:`Claim` and :func:`swing` are public, and are exported by harness.view (and
-harness.strategy) under that module's name: code digests treat harness.view as the
-versioned API, so a plugin that names ``Claim`` does not hash this file.
+:class:`Claim` and :func:`swing` are public, and are exported by harness.game.view (imported
+as harness.view and harness.strategy) under that module's name: code digests treat the view
+as the versioned API, so a plugin that names ``Claim`` does not hash this file.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from harness.rules import LOWEST_TILE, TILES, worms
+from harness.game.rules import LOWEST_TILE, TILES, worms
 
 _TILE_TUPLES: dict[int, tuple[int, ...]] = {}
 
@@ -76,7 +76,7 @@ def swing(choice: Claim) -> tuple[int, int]:
 
 
 # Public names, shown where strategies import them (see the module docstring).
-Claim.__module__ = swing.__module__ = "harness.view"
+Claim.__module__ = swing.__module__ = "harness.game.view"
 
 # Interned claims, so the engine builds no objects when it offers them.
 GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}

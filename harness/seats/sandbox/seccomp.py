@@ -33,7 +33,14 @@ from __future__ import annotations
 import ctypes
 import struct
 
-from harness.sandbox.syscalls import ARCH, CLONE_THREAD, PR_SET_NO_NEW_PRIVS, Arch, prctl, syscall
+from harness.seats.sandbox.syscalls import (
+    ARCH,
+    CLONE_THREAD,
+    PR_SET_NO_NEW_PRIVS,
+    Arch,
+    prctl,
+    syscall,
+)
 
 DENIED = (
     "ptrace",

@@ -1,18 +1,18 @@
 """The native engine tier: built-in tables played in C, bit-identical to the Python engine.
 
-The C extension ``harness._native_core`` (harness/_native/core.c, built by setup.py when
+The C extension ``harness._native_core`` (harness/native/c/core.c, built by setup.py when
 a C compiler is there) plays whole batches of games: the engine (R1-R11 and every
-variant), the dice (the same draws as :mod:`harness.dice`: same seed, same dice) and
+variant), the dice (the same draws as :mod:`harness.game.dice`: same seed, same dice) and
 the built-in strategies that have a native version (:data:`NATIVE_STRATEGIES`). This
 module is its only door: it decides which seats can play natively, turns rules and
 seats into the plain values the C code takes, and hands back the columns a chunk
 stores (the same arrays and typecodes as :func:`harness.tourney.chunks.play_chunk`).
-It is a peer of the Python engine (:mod:`harness.engine`) and imports nothing of the
+It is a peer of the Python engine (:mod:`harness.game.engine`) and imports nothing of the
 tourney room: playing a ChunkSpec natively is the tourney's
 (:func:`harness.tourney.chunks.play_native`).
 
 A table is played in the seat orders of a seating design
-(:mod:`harness.seating`): order k puts table entrant ``orders[k][i]`` in seat i,
+(:mod:`harness.game.seating`): order k puts table entrant ``orders[k][i]`` in seat i,
 and the stored ``seating`` column holds k. The C code takes the design as bytes and
 checks it again (every order a permutation, 1 to 127 orders): a bad design is a
 ValueError, never a seat read out of bounds.
@@ -22,9 +22,9 @@ exactly the built-in class and the built-in's source is the source the C code wa
 transcribed from (:data:`_SOURCES`); anything else (a plugin, a subclass, an edited
 built-in, a parameter that is not a plain number) is :class:`NotNative` on its own. Such
 a seat can still sit at a native table as a *Python seat*: given a
-:class:`~harness.native_seats.SeatHost` (``host=``), the C code plays the game and the
+:class:`~harness.native.seats.SeatHost` (``host=``), the C code plays the game and the
 built-ins and calls back into the host for that seat's decisions, with the Python
-engine's containment (:mod:`harness.native_seats`). Without the extension,
+engine's containment (:mod:`harness.native.seats`). Without the extension,
 :func:`available` is False and nothing here plays.
 """
 
@@ -38,13 +38,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.engine import DEFAULT_MAX_TURNS
-from harness.native_seats import SeatHost
-from harness.ranking import Counts
-from harness.rules import Rules
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.ranking import Counts
+from harness.game.rules import Rules
+from harness.game.seating import design
+from harness.game.strategy import ParameterError, check_instance
+from harness.native.seats import SeatHost
 from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
-from harness.seating import design
-from harness.strategy import ParameterError, check_instance
 
 try:  # the optional extension; absent on a machine that had no C compiler
     import harness._native_core as _core
@@ -107,7 +107,7 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
     # the luck account's reference: account.c mirrors its Accountant, float for float
-    "harness.analysis.account": "e08613ed8c7be19f6a370d9c84dacdd9ce9b01cede998124bec023cdb197e832",
+    "harness.analysis.account": "70ef794df6f5ca4ff0d45adaedf9ccdadcd10779e5b32bf2a417b8da404c6d3d",
 }
 _ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
@@ -398,7 +398,7 @@ def seat_host(
 
     An entrant with no native version (:func:`native_seat` says NotNative) is a Python
     seat, built per game by ``factory(strategy)``; ``hooks`` are
-    :class:`~harness.native_seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
+    :class:`~harness.native.seats.SeatHost`'s keywords (``max_turns``, ``first``, ``mark``,
     ``playing``, ``forfeited``, ``times``, ``timed``).
     """
     factories: list[Any] = []
@@ -541,7 +541,7 @@ def play_deals(
     deal)``, game seed ``game_seed(deal seed, k, dice)``, dice from
     :func:`harness.tourney.chunks.dice_for`. Rows before ``start`` (a resumed chunk)
     are left out. The seeds are derived in C (BLAKE2b, as
-    :func:`harness.dice.derive_seed`). With ``host``, its Python seats play through it
+    :func:`harness.game.dice.derive_seed`). With ``host``, its Python seats play through it
     (built with ``first`` the same first deal). With ``account``, every seat's luck
     account is kept too (see :class:`NativeResult`). ``progress``: a writable buffer of a
     double (a slot of shared memory) that gets the chunk row of each game as it starts,
@@ -586,7 +586,7 @@ def chunk_stats(
     orders: Sequence[Sequence[int]] | None = None,
 ) -> list[Counts]:
     """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C: one
-    :class:`~harness.ranking.Counts` per table entrant.
+    :class:`~harness.game.ranking.Counts` per table entrant.
 
     Per table entrant: seat i of a row with seating k holds entrant ``orders[k][i]``
     (None: the cyclic design). ValueError for a bad design or a seating outside it.

@@ -43,7 +43,7 @@ from functools import cache
 from itertools import permutations
 from typing import TypeVar
 
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SEATINGS = ("balanced", "cyclic", "permutations")
 DEFAULT_SEATING = "balanced"

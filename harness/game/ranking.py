@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from harness.rules import MAX_PLAYERS
+from harness.game.rules import MAX_PLAYERS
 
 if TYPE_CHECKING:
     import numpy as np
