@@ -47,7 +47,7 @@ PARTS = {
     # Plan.__init__ builds the tables and their engines (tables, table_engine) itself.
     "planning": [("plan.py", "__init__"), ("plan.py", "specs")],
     "storing (Parquet + manifest)": [("storage.py", "write_chunk")],
-    "receiving results (pipe, unpickling, assembling)": [("backend.py", "_serve")],
+    "receiving results (pipe, unpickling, assembling)": [("process.py", "_serve")],
     "verification at the end": [("storage.py", "recheck")],
     "standings": [("standings.py", "standings"), ("ranking.py", "count_games")],
 }

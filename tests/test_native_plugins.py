@@ -226,9 +226,10 @@ def test_a_plugins_keyboard_interrupt_is_the_users_by_default():
     spec = spec_of([plugin, "greedy"], Rules(players=2), stop=4)
     with pytest.raises(KeyboardInterrupt):
         chunks.play_chunk(spec)
+    now = chunks.Playing()
     with pytest.raises(KeyboardInterrupt):
-        chunks.play_native(spec)
-    assert chunks.NOW.spec is None  # nothing left behind: the next chunk plays
+        chunks.play_native(spec, now=now)
+    assert now.spec is None  # nothing left behind: the next chunk plays
     assert_same(spec_of([h("engine_raisers.py:Throws"), "greedy"], Rules(players=2), stop=4))
 
 
@@ -306,9 +307,10 @@ def test_a_failing_host_leaves_the_c_code_with_its_exception(plugins):
     class Watch:
         game = staticmethod(mark)
 
+    now = chunks.Playing()
     with pytest.raises(Boom):
-        chunks.play_native(spec, watch=Watch())
-    assert calls == list(range(6)) and chunks.NOW.spec is None
+        chunks.play_native(spec, watch=Watch(), now=now)
+    assert calls == list(range(6)) and now.spec is None
     assert_same(spec)  # nothing left half-done: the same chunk plays again, whole
 
 

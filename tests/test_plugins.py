@@ -575,7 +575,8 @@ FILE_OR_MODULE = [
 @pytest.mark.parametrize(("where", "is_file"), FILE_OR_MODULE)
 def test_every_room_tells_a_file_reference_the_same_way(where, is_file, tmp_path):
     from harness.plugins import names_a_file
-    from harness.tourney import backend, dask_backend
+    from harness.tourney.backends import base as backend
+    from harness.tourney.backends import dask as dask_backend
     from harness.tourney.config import _Checker
     from harness.tourney.plan import EntrantRef
 

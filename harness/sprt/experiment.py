@@ -549,7 +549,7 @@ def run_sprt(
     sees the tally after every check; ``on_tick`` is called now and then while nothing
     finishes. Raises RunFailed if a chunk fails twice (the test cannot skip deals).
     """
-    from harness.tourney.backend import Done, Failed, local_backend
+    from harness.tourney.backends import Done, Failed, local_backend
 
     started = time.monotonic()
     tally = Tally(setup)

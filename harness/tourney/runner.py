@@ -2,7 +2,7 @@
 
 This room ties the others together and owns no mechanism of its own: the plan
 (:class:`.plan.Plan`, worked out once) says which chunks exist, the run folder
-(:mod:`.storage`) which are done, a backend (any :class:`.backend.Backend`) plays the
+(:mod:`.storage`) which are done, a backend (any :class:`.backends.Backend`) plays the
 rest, and every finished chunk is stored as soon as it lands, so a run stopped at any
 moment can be resumed. A run goes through its phases in order (:class:`_Run`): its
 status, resume, reuse, the backend, the play loop, the sum-up.
@@ -34,7 +34,7 @@ from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
 from harness.seats.sandbox import missing_note, probe
 from harness.tourney import plan
-from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
+from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.progress import Progress
 from harness.tourney.repro import reproduce_command
@@ -171,7 +171,7 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
     if backend != "dask" and (address or dashboard):
         raise HarnessError("--address and --dashboard are for the Dask backend (--backend dask)")
     if backend == "dask":
-        from harness.tourney.dask_backend import address_problem, require_distributed
+        from harness.tourney.backends.dask import address_problem, require_distributed
 
         require_distributed()
         why = address_problem(address) if address else None
@@ -770,7 +770,7 @@ def _backend(
     """The backend for ``chunks_left`` chunks: Dask when asked (and there is work), else
     ``wanted`` worker processes of our own (at most one per chunk), or this process."""
     if options.backend == "dask" and chunks_left:
-        from harness.tourney.dask_backend import DaskBackend
+        from harness.tourney.backends.dask import DaskBackend
 
         return DaskBackend(
             address=options.address,

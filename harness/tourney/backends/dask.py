@@ -1,7 +1,7 @@
 """The Dask backend: chunks played as Dask tasks, on a cluster or on a local one.
 
-:class:`DaskBackend` keeps the contract of :mod:`.backend`: ``results(specs)`` yields
-:class:`~.backend.Done`, :class:`~.backend.Failed` and ``None`` (a tick), and closing
+:class:`DaskBackend` keeps the contract of :mod:`harness.tourney.backends`: ``results(specs)``
+yields :class:`~.base.Done`, :class:`~.base.Failed` and ``None`` (a tick), and closing
 the generator cancels the tasks still queued. Each chunk is one task running
 :func:`~.dask_worker.play_task`, which wraps :func:`~.chunks.play_chunk` (a pure function
 of its spec): the games are the ones the local backend plays, bit for bit. Workers write
@@ -57,16 +57,15 @@ from typing import Any
 
 from harness.errors import PluginError, RunFailed, safe_text
 from harness.plugins import names_a_file, parse_reference, resolve
-from harness.tourney.backend import (
+from harness.tourney.backends.base import (
     POLL,
-    WORKER_LOGGER,
     BackendStats,
     Done,
     Failed,
     Outcome,
     Retries,
 )
-from harness.tourney.dask_worker import (
+from harness.tourney.backends.dask_worker import (
     PROGRESS_TOPIC,
     Reply,
     Shipped,
@@ -75,6 +74,7 @@ from harness.tourney.dask_worker import (
     mismatch,
     play_task,
 )
+from harness.tourney.chunks import WORKER_LOGGER
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
 log = logging.getLogger("harness.tourney")
@@ -292,7 +292,7 @@ class DaskBackend:
                     scheduler_kwargs={} if self.dashboard else {"dashboard_address": "127.0.0.1:0"},
                     local_directory=str(scratch),
                     silence_logs=logging.CRITICAL,
-                    preload=["harness.tourney.dask_worker"],  # workers leave Ctrl-C to us
+                    preload=["harness.tourney.backends.dask_worker"],  # workers leave Ctrl-C to us
                 )
         except Exception as exc:
             raise DaskError(

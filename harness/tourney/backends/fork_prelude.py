@@ -1,6 +1,6 @@
 """The fork server's first import: it keeps that process single-threaded.
 
-Workers are forked from a fork server (see :func:`.backend.context`), and a fork is only
+Workers are forked from a fork server (see :func:`.process.context`), and a fork is only
 safe from a process with one thread: Python 3.12+ warns "This process ... is
 multi-threaded, use of fork() may lead to deadlocks in the child" otherwise. The fork
 server preloads harness and the built-in strategies, and ``optimal`` imports numpy,

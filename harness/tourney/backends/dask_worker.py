@@ -10,7 +10,7 @@ Nothing is written anywhere: the parent stores results and log (run.log).
 A Dask worker process is long-lived and plays every table, so it never loads user code
 itself: a chunk with a user entrant (or with seat limits, which need the watchdog) is
 played in a clean child process of the Dask worker, by the local backend
-(:class:`~harness.tourney.backend.ProcessBackend` with one worker, forked from its fork
+(:class:`~harness.tourney.backends.process.ProcessBackend` with one worker, forked from its fork
 server): the shipped files are installed, the code checked and the chunk played there,
 with all the local backend contains (a plugin that kills its process, loops in C code
 or prints) and the same rows. Chunks of built-ins alone, without limits, are played in
@@ -41,15 +41,10 @@ from typing import Any
 from harness.errors import PluginError
 from harness.plugins import resolve
 from harness.seats import Beacon
-from harness.tourney.backend import (
-    WORKER_LOGGER,
-    Done,
-    Failed,
-    ProcessBackend,
-    Refused,
-    is_builtin_ref,
-)
-from harness.tourney.chunks import ChunkResult, play_chunk
+from harness.tourney.backends.base import Done, Failed, is_builtin_ref
+from harness.tourney.backends.process import ProcessBackend
+from harness.tourney.backends.worker import Refused
+from harness.tourney.chunks import WORKER_LOGGER, ChunkResult, play_chunk
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
 
