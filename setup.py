@@ -69,14 +69,15 @@ if not _flag("HARNESS_NO_NATIVE"):
         Extension(
             "harness._native_core",
             sources=["harness/native/c/core.c"],
-            # #included by core.c (one unit of compilation): a change rebuilds it
+            # #included by core.c (one unit of compilation), so named *.inc.c: templates,
+            # never compiled on their own; a change in one rebuilds the extension
             depends=[
-                "harness/native/c/turn_dp.c",
-                "harness/native/c/turn_rows.c",
-                "harness/native/c/turn_lanes.c",
-                "harness/native/c/optimal.c",
-                "harness/native/c/account.c",
-                "harness/native/c/vecenv.c",
+                "harness/native/c/turn_dp.inc.c",
+                "harness/native/c/turn_rows.inc.c",
+                "harness/native/c/turn_lanes.inc.c",
+                "harness/native/c/optimal.inc.c",
+                "harness/native/c/account.inc.c",
+                "harness/native/c/vecenv.inc.c",
             ],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )

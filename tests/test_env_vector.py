@@ -1,6 +1,6 @@
 """The vector environment (issue 22, item 3): N games a call, in C and in Python alike.
 
-* The C slots (harness/native/c/vecenv.c) and N Python games (harness.env.single) give
+* The C slots (harness/native/c/vecenv.inc.c) and N Python games (harness.env.single) give
   the same observations, masks, rewards, terminations, truncations and episodes bit for
   bit, step after step, with random masked actions and illegal ones, at 2-7 players,
   every preset and variant, both dice modes, every reward, a fixed seat and a turn cap.

@@ -1,4 +1,5 @@
-"""Native `optimal` (harness/native/c/turn_dp.c, turn_rows.c, optimal.c): turns bit for bit.
+"""Native `optimal` (harness/native/c/turn_dp.inc.c, turn_rows.inc.c, optimal.inc.c): turns
+bit for bit.
 
 The native solver walks a state's roll outcomes down a prefix tree (each row's best keep
 carried from its parent, not recomputed face by face) instead of solve_arrays' columns.

@@ -50,8 +50,8 @@ def test_the_engine_files_are_listed_and_all_there():
         "native/__init__.py",
         "native/seats.py",
         "c/core.c",
-        "c/account.c",  # the luck account, kept during play: it stores what it books
-        "c/vecenv.c",
+        "c/account.inc.c",  # the luck account, kept during play: it stores what it books
+        "c/vecenv.inc.c",
     ):
         assert must in names, must
     assert "harness/turnstate.py" not in names  # the dead name the issue found

@@ -37,7 +37,7 @@ sqrt(2.5 * worms face up on the grill), and k its derivative in the player's own
 (phi(lead / sigma) / sigma with two players).
 
 Both engines compute this account during play, with the same floats in the same order
-(harness/native/c/account.c mirrors :class:`Accountant`), so the stored sums agree bit
+(harness/native/c/account.inc.c mirrors :class:`Accountant`), so the stored sums agree bit
 for bit. Pure computation plus a game observer; no I/O.
 """
 
@@ -305,8 +305,8 @@ class Accountant(GameObserver):
     a person's game. ``ledgers[seat]`` holds each seat's sums; with ``detail=True`` (or a
     ``listener``), ``turns`` holds every turn's :class:`TurnAccount` too.
 
-    The order of the float operations is the native engine's (account.c): change one, change
-    both.
+    The order of the float operations is the native engine's (account.inc.c): change one,
+    change both.
     """
 
     def __init__(

@@ -20,7 +20,7 @@ ended, the observation to the one that begins (``info["episode"]`` says which).
 The arrays returned are the environment's own buffers, overwritten by the next call:
 copy what you keep. With the extension built and every opponent a native built-in
 (:data:`harness.native.NATIVE_STRATEGIES`) the games are stepped in C
-(harness/native/c/vecenv.c); otherwise, or with ``engine="python"``, by N Python
+(harness/native/c/vecenv.inc.c); otherwise, or with ``engine="python"``, by N Python
 games (:class:`~harness.env.single.SingleAgent`): slower, the same games, observations
 and rewards bit for bit.
 """
@@ -63,7 +63,7 @@ def native_problem(opponents: Sequence[Any] | str) -> str | None:
 
 
 class _Native:
-    """The C slots (harness/native/c/vecenv.c) behind one capsule."""
+    """The C slots (harness/native/c/vecenv.inc.c) behind one capsule."""
 
     def __init__(
         self,

@@ -61,7 +61,7 @@ _C_GAME_COLUMNS = (
     "deal", SEATING, "seed", "game_seed", "turns", "status", "winner", "error_seat", "error_kind"
 )  # fmt: skip
 _C_SEAT_COLUMNS = ("worms", "rank", "busts", "steals", "stolen")
-# The luck account's columns per seat (harness.analysis.account, kept by account.c), in the
+# The luck account's columns per seat (harness.analysis.account, kept by account.inc.c), in the
 # order core.c's get_account takes them: its float64 sums, then its int16 counts.
 ACCOUNT_COLUMNS: dict[str, str] = ACCOUNT_ARRAYS
 _C_ACCOUNT_COLUMNS = (
@@ -106,8 +106,8 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
     f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
-    # the luck account's reference: account.c mirrors its Accountant, float for float
-    "harness.analysis.account": "70ef794df6f5ca4ff0d45adaedf9ccdadcd10779e5b32bf2a417b8da404c6d3d",
+    # the luck account's reference: account.inc.c mirrors its Accountant, float for float
+    "harness.analysis.account": "810e0711074d4d430b0c49c88535dd5cb78613cac39a5d9f4f6cccbd018a5959",
 }
 _ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
@@ -160,7 +160,7 @@ def _stale(name: str) -> bool:
 
 
 def _account_stale() -> bool:
-    """Whether the luck account's reference is not the source account.c mirrors (cached)."""
+    """Whether the luck account's reference is not the source account.inc.c mirrors (cached)."""
     found = _STALE.get(" account")  # not a strategy's name
     if found is None:
         found = _STALE[" account"] = any(source_digest(m) != _SOURCES[m] for m in _ACCOUNT_SOURCES)

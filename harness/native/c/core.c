@@ -21,7 +21,7 @@
  *   dp_states(), dp_solve(stop, bust), dp_cache_stats(), dp_lanes(n)  optimal's turn
  *                      programme (for tests)
  *   account_stats(), dp_cache_size(sets)  the luck account's cache and checks (tests,
- *                      benchmarks); play_deals and play_games keep the account (account.c)
+ *                      benchmarks); play_deals and play_games keep the account (account.inc.c)
  *                      when given its columns
  *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
  *
@@ -45,10 +45,10 @@ typedef ptrdiff_t Py_ssize_t;
 #include <math.h>
 #include <stdint.h>
 #if defined(__linux__)
-#include <sys/mman.h> /* madvise: huge pages for the solved turns (turn_dp.c) */
+#include <sys/mman.h> /* madvise: huge pages for the solved turns (turn_dp.inc.c) */
 #endif
 #if defined(__unix__) || defined(__APPLE__)
-#include <pthread.h> /* a thread's solved turns freed when it ends (turn_dp.c) */
+#include <pthread.h> /* a thread's solved turns freed when it ends (turn_dp.inc.c) */
 #define DP_THREAD_KEY 1
 #endif
 #include <stdlib.h>
@@ -760,11 +760,11 @@ typedef struct {
     int tile, victim; /* victim -1: from the grill */
 } Claim;
 
-#include "turn_dp.c" /* optimal's turn programme */
+#include "turn_dp.inc.c" /* optimal's turn programme */
 
 
 /* ==== the engine (harness/engine.py, Game) ============================================ */
-typedef struct Account Account; /* the luck account (account.c) */
+typedef struct Account Account; /* the luck account (account.inc.c) */
 #define POOL LANES /* dice streams seeded together: games, or the seats of deals */
 typedef struct {
     /* rules */
@@ -893,7 +893,7 @@ static int legal_claims(const Game *g, int seat, int total, Claim *out) {
     return n;
 }
 
-#include "optimal.c" /* the native optimal strategy */
+#include "optimal.inc.c" /* the native optimal strategy */
 
 /* ==== Python seats (harness/native_seats.py) =========================================
  * A seat of kind S_PYTHON asks the host at the moments the Python engine asks its
@@ -1134,7 +1134,7 @@ static Claim strat_claim(Game *g, int seat, int total, const Claim *choices, int
     return choices[0]; /* Strategy.claim: max(choices, key=swing), the first */
 }
 
-#include "account.c" /* the luck account */
+#include "account.inc.c" /* the luck account */
 
 /* Game._bust (R9); returns 1 when the game is over (R10). */
 static int bust(Game *g, int seat) {
@@ -1218,7 +1218,7 @@ static int play_turn(Game *g) {
     }
     /* the account after optimal's plan (the same programme, when it is the worm swing's:
      * completed, not solved again) and before anything a Python seat does (a forfeit) */
-    Account *acc = g->acc; /* the luck account (account.c), NULL: none */
+    Account *acc = g->acc; /* the luck account (account.inc.c), NULL: none */
     if (ACCOUNTED(acc) && acc_turn(g, seat) < 0) {
         g->failed = 1;
         return 1;
@@ -2297,7 +2297,7 @@ static PyObject *py_dp_cache_size(PyObject *self, PyObject *arg) {
     dp_cache_sets = (int)sets;
     return PyLong_FromLong(before);
 }
-#include "vecenv.c" /* the vector environment (harness.env.vector) */
+#include "vecenv.inc.c" /* the vector environment (harness.env.vector) */
 
 static PyMethodDef methods[] = {
     {"play_deals", py_play_deals, METH_VARARGS, "Play a range of deals in every seat order."},

@@ -1,5 +1,5 @@
 /* States of one template (the same dice left and free faces) solved side by side, DPL_N
- * at a time in vector lanes: a part of turn_dp.c, #included there once per lane width.
+ * at a time in vector lanes: a part of turn_dp.inc.c, #included there once per lane width.
  * Each lane does dp_state's operations on its own state, in the same order, and a
  * vector add, multiply or select rounds each lane as the scalar operation does, so a
  * lane's value is dp_state's, bit for bit (the tests compare every width with
@@ -10,7 +10,7 @@
  *   DPL_GATHER(v, k)  the initializer of a vector of v[*k[0]], ... v[*k[DPL_N - 1]]
  *   DPL_FINS(w, k)    the same of dp_fin(w, *k[0]), ... (values of no dice left)
  * States with as many dice left never need each other, and a turn's first rolls need
- * many of a template at once (dp_need_all): see turn_dp.c for what it saves. */
+ * many of a template at once (dp_need_all): see turn_dp.inc.c for what it saves. */
 
 /* aligned(8): unaligned loads (as fast on aligned data), so malloc'd scratch will do */
 typedef double DP_FN(DpLanes) __attribute__((vector_size(DPL_N * sizeof(double)), aligned(8)));
@@ -40,7 +40,7 @@ DPL_ATTR static inline DP_FN(DpLanes) DP_FN(dp_max_lanes)(DP_FN(DpLanes) m, DP_F
 #define DP_OF(x) DP_FN(dp_lanes_of)(x)
 #define DP_MAX(m, x) DP_FN(dp_max_lanes)(m, x)
 #define DP_ATTR DPL_ATTR
-#include "turn_rows.c"
+#include "turn_rows.inc.c"
 #undef DP_T
 #undef DP_OF
 #undef DP_MAX

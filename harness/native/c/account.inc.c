@@ -1,9 +1,9 @@
 /* The luck and skill account, kept during play: a part of core.c (#included after the
- * strategies, optimal.c's worm-swing payoff among them, before the turn's code).
+ * strategies, optimal.inc.c's worm-swing payoff among them, before the turn's code).
  *
  * harness/analysis/account.py's Accountant, transcribed: for the seat whose turn it is,
  * the worm-swing payoff of the turn (swing_values and stop_values, optimal's own), the
- * turn's programme solved (the per-thread cache of turn_dp.c, optimal's: an optimal seat's
+ * turn's programme solved (the per-thread cache of turn_dp.inc.c, optimal's: an optimal seat's
  * turn is the same payoff, solved once), and per seat the sums of par (roll[START] at each
  * turn's start), luck (V* - roll[state] of each roll; V* the best keep's value, or the
  * bust's for a roll with no new face), win-weighted luck (k * luck, k the win model's

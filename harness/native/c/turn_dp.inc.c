@@ -233,14 +233,14 @@ static int dp_init(void) {
     return 0;
 }
 
-/* dp_roll(tpl, nfree, keep, bust, terms, best): a state's roll value (turn_rows.c) */
+/* dp_roll(tpl, nfree, keep, bust, terms, best): a state's roll value (turn_rows.inc.c) */
 static inline double dp_max(double m, double x) { return x > m ? x : m; }
 #define DP_T double
 #define DP_OF(x) (x)
 #define DP_MAX(m, x) dp_max(m, x)
 #define DP_FN(name) name
 #define DP_ATTR
-#include "turn_rows.c"
+#include "turn_rows.inc.c"
 #undef DP_T
 #undef DP_OF
 #undef DP_MAX
@@ -263,7 +263,7 @@ typedef struct {
     double *roll;  /* roll[DP_RSLOT[i]]: rolling on from state i, where it can differ */
     uint64_t *done; /* DP_WORDS words, bit i: state i solved */
     double *terms;  /* scratch: one state's rows, and two levels of its tree after them */
-    double par;     /* the start's value, copied here once it is solved (account.c) */
+    double par;     /* the start's value, copied here once it is solved (account.inc.c) */
 } DpTurn;
 
 /* What stopping in state i is worth: a claim where a worm is kept (R7), -inf for none */
@@ -322,7 +322,7 @@ static void dp_state(const DpTurn *w, int i) {
     dp_settle(w, i, dp_roll(&DP_TPL[n][nfree], nfree, keep, w->bust, terms, terms + DP_MAX_ROWS));
 }
 
-/* States of one template solved side by side in vector lanes (turn_lanes.c): four at
+/* States of one template solved side by side in vector lanes (turn_lanes.inc.c): four at
  * a time with AVX2 where the processor has it, else two (SSE2 on x86-64, NEON on ARM64:
  * every such processor has them). Against state by state, optimal plays 1.7-2.0x the
  * games per CPU-second with AVX2, 1.3x with two lanes (benchmarks/optimal_speed.py
@@ -334,7 +334,7 @@ static void dp_state(const DpTurn *w, int i) {
 #define DPL_ATTR
 #define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]]}
 #define DPL_FINS(w, k) {dp_fin(w, *k[0]), dp_fin(w, *k[1])}
-#include "turn_lanes.c"
+#include "turn_lanes.inc.c"
 #undef DPL_N
 #undef DP_FN
 #undef DPL_ATTR
@@ -347,7 +347,7 @@ static void dp_state(const DpTurn *w, int i) {
 #define DPL_ATTR __attribute__((target("avx2")))
 #define DPL_GATHER(v, k) {v[*k[0]], v[*k[1]], v[*k[2]], v[*k[3]]}
 #define DPL_FINS(w, k) {dp_fin(w, *k[0]), dp_fin(w, *k[1]), dp_fin(w, *k[2]), dp_fin(w, *k[3])}
-#include "turn_lanes.c"
+#include "turn_lanes.inc.c"
 #undef DPL_N
 #undef DP_FN
 #undef DPL_ATTR
@@ -447,7 +447,7 @@ static int dp_solve(const double key[DP_MAX_TOTAL + 2], double *value, double *r
  * kept per thread for the life of the process (a thread's freed when it ends), like
  * strategies/optimal.py's _SOLVED (a cache never changes a decision, only its cost). An
  * entry is a payoff's lazily solved programme (DpTurn): a later turn with the same
- * payoff goes on from the states already solved. The luck account (account.c) shares
+ * payoff goes on from the states already solved. The luck account (account.inc.c) shares
  * it: its payoff of an optimal seat's turn is optimal's own (the worm swing, flip 0,
  * outside the end game), so such a turn is solved once.
  *

@@ -1,5 +1,5 @@
 /* The arithmetic of a state's roll value, written once for two number types: a part of
- * turn_dp.c, #included there twice, for a double (one state: dp_roll) and for DpLanes
+ * turn_dp.inc.c, #included there twice, for a double (one state: dp_roll) and for DpLanes
  * (DP_LANES states of one template side by side: dp_roll_lanes). The includer defines
  *   DP_T          the type
  *   DP_OF(x)      a DP_T with x in every lane
