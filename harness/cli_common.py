@@ -1,8 +1,8 @@
 """What every ``harness`` command shares: exit statuses, one-line errors, rules options.
 
-Every command module (play_cmd, catalog_cmd, init_cmd, report_cmd, tourney.cli,
-analysis.cli, sprt.cli) imports this and lower modules, never :mod:`harness.cli`, which
-imports them all to register them: the arrows run one way.
+Every command module (the ``cli.py`` of each room: play.cli, plugins.cli, configs.cli,
+report.cli, tourney.cli, analysis.cli, sprt.cli, coach.cli) imports this and lower modules,
+never :mod:`harness.cli`, which imports them all to register them: the arrows run one way.
 
 One rule for every command's exit status (:func:`exit_status`):
 

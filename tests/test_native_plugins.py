@@ -1,6 +1,6 @@
 """Mixed native tables (issue 12): a Python plugin at a table the C engine plays.
 
-A seat with no native version plays as a *Python seat* (harness/native_seats.py): the
+A seat with no native version plays as a *Python seat* (harness/native/seats.py): the
 C code plays the game, the dice and the built-ins, and calls back into Python for that
 seat's decisions, through the same view and the same containment as the Python engine.
 So every chunk here is played twice, natively and by ``chunks.play_chunk`` on the

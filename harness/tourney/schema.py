@@ -103,7 +103,11 @@ def _property(key: str) -> dict[str, Any]:
         positive = {"type": "number", "exclusiveMinimum": 0, "maximum": c.MAX_SECONDS}
         schema = {"anyOf": [positive, {"type": "null"}]}
     elif key == "name":
-        schema = {"type": "string", "pattern": c._NAME.pattern, "maxLength": c.MAX_NAME_CHARS}
+        schema = {
+            "type": "string",
+            "pattern": c.NAME_PATTERN.pattern,
+            "maxLength": c.MAX_NAME_CHARS,
+        }
     elif key == "players":
         schema = {"type": "integer", "minimum": MIN_PLAYERS, "maximum": MAX_PLAYERS}
     elif key == "rules":

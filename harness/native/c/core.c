@@ -748,7 +748,7 @@ enum {
     S_RANDOM = 6,     /* p[0] p_stop */
     S_OPTIMAL = 7,    /* p[0] endgame, p[1] spread, p[2] flip */
     S_KINDS = 8,
-    S_PYTHON = 64 /* a Python seat: its decisions are calls back into harness.native_seats */
+    S_PYTHON = 64 /* a Python seat: its decisions are calls back into harness.native.seats */
 };
 
 typedef struct {
@@ -895,7 +895,7 @@ static int legal_claims(const Game *g, int seat, int total, Claim *out) {
 
 #include "optimal.inc.c" /* the native optimal strategy */
 
-/* ==== Python seats (harness/native_seats.py) =========================================
+/* ==== Python seats (harness/native/seats.py) ==========================================
  * A seat of kind S_PYTHON asks the host at the moments the Python engine asks its
  * strategy: game(deal, k, game seed, row) at a game's start, turn(seat, turn, grill,
  * flipped, stacks) at each of the seat's turns, pick(seat, counts), stop(seat) and
