@@ -75,7 +75,7 @@ def test_the_constants():
 
 
 def test_exit_status_of_each_kind_of_error():
-    from harness.report.aggregate import ReportError
+    from harness.runfolder.reader import ReportError
     from harness.tourney.storage import StorageError
 
     for exc in (ConfigError("x"), PluginError("x"), RulesError("x"), RecordError("x")):

@@ -26,7 +26,7 @@ _EXPORTS = {
     "cached_summary": "harness.report.api",
     "summarise_run": "harness.report.api",
     "write_report": "harness.report.api",
-    "ReportError": "harness.report.aggregate",
+    "ReportError": "harness.runfolder.reader",
 }
 
 __all__ = ["Report", "ReportError", "cached_summary", "summarise_run", "write_report"]
@@ -45,5 +45,5 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from harness.report.aggregate import ReportError
     from harness.report.api import Report, cached_summary, summarise_run, write_report
+    from harness.runfolder.reader import ReportError

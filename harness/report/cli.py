@@ -236,7 +236,8 @@ def compare_cmd(
 def _runs_to_compare(runs: tuple[Path, ...], last: int | None) -> list[Path]:
     """The run folders to compare, oldest (the baseline) first: each argument's run (a
     config folder: its newest), or, for one config folder, its ``last`` newest runs."""
-    from harness.report.aggregate import RUN_JSON, find_run, runs_in
+    from harness.runfolder.layout import RUN_JSON
+    from harness.runfolder.reader import find_run, runs_in
 
     if len(runs) == 1:
         if (runs[0] / RUN_JSON).is_file():

@@ -27,18 +27,13 @@ from harness.errors import HarnessError
 from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
-from harness.report.aggregate import (
-    MAX_WORMS,
-    Aggregates,
-    RunInfo,
-    iter_batches,
-    moments_of,
-    read_columns,
-)
+from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
 from harness.report.luck import luck_summary
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
+from harness.runfolder.games import iter_batches, read_columns
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
+from harness.runfolder.reader import RunInfo
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 from harness.runfolder.timing import strategy_times
 
