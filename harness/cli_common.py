@@ -68,6 +68,11 @@ def _loaded(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ..
     return tuple(cls for cls in found if isinstance(cls, type))
 
 
+def echo_err(text: str) -> None:
+    """One line for people, on stderr (progress, notes), out of the way of --json."""
+    click.echo(text, err=True)
+
+
 def exit_status(exc: BaseException) -> int:
     """The exit status a command ends with when ``exc`` stops it (the table above)."""
     if isinstance(exc, (KeyboardInterrupt, *_loaded(_INTERRUPTS_ELSEWHERE))):

@@ -26,8 +26,7 @@ from harness.game.dice import SeededDice, derive_seed
 from harness.game.engine import Game, GameObserver
 from harness.game.rules import Rules
 from harness.game.strategy import Strategy, View
-
-Z95 = NormalDist().inv_cdf(0.975)
+from harness.stats import Z95
 
 
 class PolicyPlayer(Strategy):

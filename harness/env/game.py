@@ -29,7 +29,15 @@ from typing import Any
 from harness.env.encoding import CLAIM, FIRST_CLAIM, PHASES, PICK, ROLL_ON, STOP, STOP_OR_ROLL
 from harness.errors import GameError
 from harness.game.board import ALL_FACES, FACES_OF, KEPT_OF, WORMS, Claim, legal_claims
-from harness.game.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE, DuplicateDice, SeededDice
+from harness.game.dice import (
+    BLOCK_BASE,
+    DICE_MODES,
+    POW6,
+    ROLL_LIST,
+    TABLE,
+    DuplicateDice,
+    SeededDice,
+)
 from harness.game.engine import BIT, DEFAULT_MAX_TURNS, LEGAL, Game, GameObserver, GameResult
 from harness.game.rules import TILES, Rules, face_name
 from harness.game.seating import design
@@ -38,7 +46,6 @@ from harness.plugins import StrategySpec, resolve
 from harness.tourney.plan import deal_seed, game_seed
 
 REWARDS = ("margin", "win", "swing")
-DICE_MODES = ("duplicate", "independent")
 ILLEGAL = ("penalty", "raise")
 DONE = -1  # the phase of a game with no question pending (over, capped or forfeited)
 

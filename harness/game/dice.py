@@ -24,6 +24,11 @@ from harness.game.rules import DICE, FACE_POINTS, FACES
 
 # A roll of n dice is a number v below 6**n: die i shows face (v // 6**i) % 6 + 1.
 _POW6 = tuple(6**n for n in range(8 * DICE + 1))
+DICE_MODES = ("duplicate", "independent")
+"""How a deal's seat orders get their dice: the same dice seat by seat (duplicate), or
+each game its own (independent). The one list: configs, the native engine and the RL
+environments all read it here."""
+
 _MAX_ROLLS_PER_TURN = 7  # six keeps at most (one per face), then one roll that busts
 _BLOCK = _POW6[DICE * _MAX_ROLLS_PER_TURN]  # one draw covers every roll of a turn
 

@@ -65,7 +65,7 @@ An official game takes 20-60 turns; variants such as ``bust_flip: none`` can run
 longer, so the cap is generous and a capped game is reported, never scored.
 """
 
-FULL_GRILL = sum(1 << t for t in TILES)
+FULL_GRILL_MASK = sum(1 << t for t in TILES)
 ONE = tuple((t,) for t in range(37))  # ONE[tile]: (tile,), interned (no allocation per claim)
 _HIGHEST, _LOWEST = 1, 2
 # Rules variants as the engine's flags: (lower_any, flip_mode, flip_without_tile,
@@ -243,7 +243,7 @@ class Game:
                 rules.lower_tile, rules.bust_flip, rules.flip_without_tile, rules.returned_tile
             ]
         )
-        self._grill = FULL_GRILL
+        self._grill = FULL_GRILL_MASK
         self._flipped = 0
         self._stacks: list[tuple[int, ...]] = [()] * n  # immutable stacks: views share them
         self._tops = [0] * n  # top tile per seat, 0 for an empty stack
@@ -603,7 +603,7 @@ class Game:
                 raise IntegrityError(f"seat {seat}: score differs from the worms stacked (R11)")
             if self._tops[seat] != (stack[-1] if stack else 0):
                 raise IntegrityError(f"seat {seat}: top tile differs from its stack (R7)")
-        if seen != FULL_GRILL or count != len(TILES):
+        if seen != FULL_GRILL_MASK or count != len(TILES):
             raise IntegrityError("tiles lost or duplicated: 16 tiles must stay in play (R1)")
 
     def result(self, error: GameError | None = None) -> GameResult:

@@ -38,6 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.game.dice import DICE_MODES
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.ranking import Counts
 from harness.game.rules import Rules
@@ -69,7 +70,6 @@ _C_ACCOUNT_COLUMNS = (
     "rolls", "picks", "stops", "claims",
 )  # fmt: skip
 MAX_ORDERS = 127  # the seating column is an int8 (core.c's MAX_ORDERS; a test ties them)
-DICE_MODES = ("independent", "duplicate")
 _INT64 = 1 << 63
 _EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles in C
 

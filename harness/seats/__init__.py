@@ -64,7 +64,7 @@ from harness.seats.isolation import (
 from harness.seats.sandbox import cpu_budget
 
 ISOLATION_MODES = ("none", "process")
-MAX_SECONDS = 3600.0
+MAX_SECONDS = 3600.0  # move_time and game_time: at most an hour (configs read it here)
 ISOLATED_GAME_TIME = 600.0
 """Seconds of one isolated seat's decisions in one game when no ``game_time`` is given:
 an isolated seat is never without a deadline (a seat that loops forfeits with "time")."""

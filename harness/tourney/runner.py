@@ -29,7 +29,7 @@ from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
 from harness.results import Run
 from harness.runfolder import layout, schema
-from harness.runfolder.layout import describe_os_error
+from harness.runfolder.layout import DEFAULT_OUT, describe_os_error
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
 from harness.seats.sandbox import missing_note, probe
@@ -42,7 +42,6 @@ from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
-DEFAULT_OUT = "results"
 SLOW_DECISION = 1e-3  # seconds a decision: from here on the progress line names the slowest
 BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 

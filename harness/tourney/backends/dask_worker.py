@@ -43,7 +43,7 @@ from harness.plugins import resolve
 from harness.seats import Beacon
 from harness.tourney.backends.base import Done, Failed, is_builtin_ref
 from harness.tourney.backends.process import ProcessBackend
-from harness.tourney.backends.worker import Refused
+from harness.tourney.backends.worker import ChunkRefused
 from harness.tourney.chunks import WORKER_LOGGER, ChunkResult, play_chunk
 from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
 
@@ -245,7 +245,7 @@ class _Prepare:
             install(item)
         refusal = _other_code(spec, self.codes, self.worker)
         if refusal is not None:
-            raise Refused(refusal)
+            raise ChunkRefused(refusal)
         return spec
 
 

@@ -346,7 +346,7 @@ class ProcessBackend:
 
     ``log_to`` gets the workers' log records and their plugins' output (run.log's
     handler); ``setup`` (picklable) is run by a worker on each spec before playing it
-    (it may raise :class:`Refused`); ``report=False`` leaves out the one record per
+    (it may raise :class:`ChunkRefused`); ``report=False`` leaves out the one record per
     chunk; a chunk that raises is played ``attempts`` times in all.
     """
 

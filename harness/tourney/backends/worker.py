@@ -119,7 +119,7 @@ class Job:
     report: bool = True  # log one record per chunk
 
 
-class Refused(Exception):
+class ChunkRefused(Exception):
     """Raised by a job's setup: this worker must not play the chunk (other code)."""
 
 
@@ -287,7 +287,7 @@ def _play_job(
             times=times,
             now=output.now,
         )
-    except Refused as exc:
+    except ChunkRefused as exc:
         sender.send(("refused", safe_text(exc), waited))
         return
     except OSError:

@@ -12,6 +12,7 @@ from harness.game import seating as seating_design
 from harness.plugins import (
     shown,
 )
+from harness.seats import MAX_SECONDS  # move_time and game_time (seconds, > 0)
 
 # -- bounds -------------------------------------------------------------------------------
 # Every number a config or a command line gives, checked before anything is planned.
@@ -25,7 +26,6 @@ SEED_MIN, SEED_MAX = -(2**63), 2**63 - 1  # int64, as the stored seeds and recor
 MAX_TURNS = 32_767  # the turn cap: ``turns`` and the per-seat counters are int16
 MAX_ENTRANTS = 64  # listed entrants (all-builtins adds the built-ins to these)
 MAX_WORKERS = 1024  # worker processes
-MAX_SECONDS = 3600.0  # move_time and game_time (seconds, > 0)
 MAX_NAME_CHARS = 200  # a display name (entrant) and the config's name
 MAX_CONFIG_BYTES = 1_000_000  # the YAML document
 MAX_YAML_VALUES = 20_000  # values in the document once aliases are expanded

@@ -10,16 +10,17 @@ from typing import Any, TypeVar
 
 from harness.errors import ConfigError
 from harness.game import seating as seating_design
+from harness.game.dice import DICE_MODES
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import (
     StrategySpec,
     shown,
 )
+from harness.seats import ISOLATION_MODES
 from harness.tourney.config.bounds import check_bounds, plan_problem
 
 FORMATS = ("round_robin", "gauntlet")
-DICE_MODES = ("duplicate", "independent")
 ALL_BUILTINS = "all-builtins"
 KEYS = (
     "name",
@@ -43,7 +44,7 @@ KEYS = (
 )
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
-ISOLATIONS = ("none", "process")
+ISOLATIONS = ISOLATION_MODES  # the seats' own list (harness.seats)
 # auto: the native engine (issue 12) for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
