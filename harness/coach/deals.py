@@ -128,10 +128,8 @@ class Field:
             return "python"
         from harness import native
 
-        why = None
-        if not native.available():
-            why = "the native engine is not built in this installation"
-        else:
+        why = native.refusal()
+        if why is None:
             try:
                 for table in self.tables:
                     entrants = [_SUBJECT, *(self.opponents[j] for j in table)]

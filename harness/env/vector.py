@@ -52,8 +52,9 @@ ENGINES = ("auto", "native", "python")
 
 def native_problem(opponents: Sequence[Any] | str) -> str | None:
     """Why these opponents cannot be stepped in C (None: they can)."""
-    if not native.available():
-        return "the native engine is not built in this installation"
+    refused = native.refusal()
+    if refused is not None:
+        return refused
     for item in [opponents] if isinstance(opponents, str) else opponents:
         try:
             native.native_seat(item)

@@ -121,6 +121,23 @@ def available() -> bool:
     return _core is not None
 
 
+def refusal(
+    *, move_time: float | None = None, game_time: float | None = None, isolation: str = "none"
+) -> str | None:
+    """Why the native engine may not play under these seat settings, whatever the seats
+    (None: it may): the one answer to "may the native engine play this?" that a
+    tournament's table, a single game, a chunk and an RL environment all start from (each
+    then asks what only it knows: the seats, the seed, a record). Limits stay on the
+    Python engine: their verdicts are replayed turn by turn there."""
+    if not available():
+        return "the native engine is not built in this installation (no C compiler at install)"
+    if move_time is not None or game_time is not None:
+        return "seat limits (move_time, game_time) run on the Python engine"
+    if isolation != "none":
+        return "process isolation runs on the Python engine"
+    return None
+
+
 @dataclass(frozen=True)
 class NativeSeat:
     """A seat's native strategy: the C kind and its parameters (as doubles)."""

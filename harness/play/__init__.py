@@ -285,16 +285,15 @@ def native_problem(
     from harness import native
 
     limits = limits if limits is not None else SeatLimits()
-    if not native.available():
-        return "the native engine is not built in this installation"
+    refused = native.refusal(
+        move_time=limits.move_time, game_time=limits.game_time, isolation=limits.isolation
+    )
+    if refused is not None:
+        return refused
     if record:
         return "a game record is written by the Python engine"
     if observer is not None:
         return "an observer (narration) needs the Python engine"
-    if limits.move_time is not None or limits.game_time is not None:
-        return "seat time limits run on the Python engine"
-    if limits.isolation != "none":
-        return "process isolation runs on the Python engine"
     if type(seed) is not int or not -(2**63) <= seed < 2**63:
         return "the native engine needs an integer (int64) seed"
     if dice is not None and not (

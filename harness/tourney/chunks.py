@@ -644,10 +644,11 @@ def play_native(
     from harness import native
 
     started = time.process_time()
-    if spec.limited:
-        raise native.NotNative(
-            "seat limits (move_time, game_time, isolation) run on the Python engine"
-        )
+    refused = native.refusal(
+        move_time=spec.move_time, game_time=spec.game_time, isolation=spec.isolation
+    )
+    if refused is not None:
+        raise native.NotNative(refused)
 
     now = Playing() if now is None else now
 

@@ -240,13 +240,9 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
     """
     from harness import native
 
-    if not native.available():
-        return "the native engine is not built in this installation (no C compiler at install)"
-    limits = limits_of(config)
-    if limits["move_time"] is not None or limits["game_time"] is not None:
-        return "seat time limits (move_time, game_time) run on the Python engine"
-    if limits["isolation"] != "none":
-        return "process isolation runs on the Python engine"
+    refused = native.refusal(**limits_of(config))
+    if refused is not None:
+        return refused
     try:
         native.check_table(
             config.rules,
