@@ -132,7 +132,7 @@ def refusal(
     if not available():
         return "the native engine is not built in this installation (no C compiler at install)"
     if move_time is not None or game_time is not None:
-        return "seat limits (move_time, game_time) run on the Python engine"
+        return "seat limits (the time limits move_time, game_time) run on the Python engine"
     if isolation != "none":
         return "process isolation runs on the Python engine"
     return None
