@@ -104,13 +104,20 @@ from harness.tourney.config.yaml_safe import (
 # -- loading ----------------------------------------------------------------------------
 def _nearby(path: Path) -> str:
     """``; did you mean 'configs/round_robin.yaml'?`` for a config file of a close name in
-    the same folder (a typo), else nothing."""
+    the same folder (a typo); else, for a missing file named like a shipped config (the
+    repository's old ``configs/round_robin.yaml``), the shipped config's name; else nothing."""
     try:
         near = [p.name for p in path.parent.iterdir() if p.suffix in (".yaml", ".yml")]
     except OSError:
-        return ""
+        near = []
     close = difflib.get_close_matches(path.name, near, n=1)
-    return f"; did you mean {str(path.parent / close[0])!r}?" if close else ""
+    if close:
+        return f"; did you mean {str(path.parent / close[0])!r}?"
+    from harness.configs import SUFFIXES, shipped_configs
+
+    if path.suffix in SUFFIXES and path.stem in shipped_configs():
+        return f"; the shipped config of that name runs by its name: harness tourney {path.stem}"
+    return ""
 
 
 def load_config(source: str | os.PathLike[str] | dict[str, Any]) -> TourneyConfig:
