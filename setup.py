@@ -1,7 +1,7 @@
 """The optional native engine (issue 12): the only thing setup.py adds to pyproject.toml.
 
 The package's metadata lives in pyproject.toml; this file only declares the C extension
-``harness._native_core`` (harness/_native/core.c). It is optional in every sense:
+``harness._native_core`` (harness/native/c/core.c). It is optional in every sense:
 
 * ``optional=True``, and any failure to build it (no compiler, no Python headers, a
   compile error) is a warning, never a failed install: without it harness plays on the
@@ -68,15 +68,16 @@ if not _flag("HARNESS_NO_NATIVE"):
     extensions.append(
         Extension(
             "harness._native_core",
-            sources=["harness/_native/core.c"],
-            # #included by core.c (one unit of compilation): a change rebuilds it
+            sources=["harness/native/c/core.c"],
+            # #included by core.c (one unit of compilation), so named *.inc.c: templates,
+            # never compiled on their own; a change in one rebuilds the extension
             depends=[
-                "harness/_native/turn_dp.c",
-                "harness/_native/turn_rows.c",
-                "harness/_native/turn_lanes.c",
-                "harness/_native/optimal.c",
-                "harness/_native/account.c",
-                "harness/_native/vecenv.c",
+                "harness/native/c/turn_dp.inc.c",
+                "harness/native/c/turn_rows.inc.c",
+                "harness/native/c/turn_lanes.inc.c",
+                "harness/native/c/optimal.inc.c",
+                "harness/native/c/account.inc.c",
+                "harness/native/c/vecenv.inc.c",
             ],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )

@@ -36,8 +36,8 @@ HERE = Path(__file__).resolve().parent.parent
 WORKER = r"""
 import json, sys, time
 import harness
-from harness.dice import SeededDice
-from harness.engine import Game
+from harness.game.dice import SeededDice
+from harness.game.engine import Game
 from harness.rules import Rules
 from harness.strategies.greedy import Greedy
 
@@ -72,8 +72,8 @@ def start_worker(root: Path) -> subprocess.Popen[str]:
 
 CALLGRIND = r"""
 import sys
-from harness.dice import SeededDice
-from harness.engine import Game
+from harness.game.dice import SeededDice
+from harness.game.engine import Game
 from harness.rules import Rules
 from harness.strategies.greedy import Greedy
 

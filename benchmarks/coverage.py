@@ -53,7 +53,8 @@ import numpy as np
 import pandas as pd
 
 from harness import stats
-from harness.report.aggregate import Aggregates, RunInfo, aggregate_frames, moments_of
+from harness.report.aggregate import Aggregates, aggregate_frames, moments_of
+from harness.runfolder.reader import RunInfo
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk
 from harness.tourney.storage import to_arrow

@@ -14,8 +14,8 @@ import statistics
 import sys
 import time
 
-from harness.dice import SeededDice
-from harness.engine import Game
+from harness.game.dice import SeededDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import Rules
 

@@ -2,7 +2,7 @@
 
 Measured side by side, in interleaved rounds (medians of per-round rates, CPU time):
 
-(a) ``VectorEnv(1024, ["greedy"])`` stepped in C (harness/_native/vecenv.c), a uniformly
+(a) ``VectorEnv(1024, ["greedy"])`` stepped in C (harness/native/c/vecenv.inc.c), a uniformly
     random legal action per game drawn with numpy from the masks (that draw is counted);
 (b) the same with ``engine="python"`` (the fallback where the extension is missing), N = 64;
 (c) ``PickominoEnv(["greedy"])`` (Gymnasium, one game, stepped in C) and (d) the same on

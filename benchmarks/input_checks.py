@@ -23,9 +23,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import HarnessError
+from harness.game.record import load_record
 from harness.plugins import builtin_strategies
-from harness.record import load_record
-from harness.report.aggregate import load_run
+from harness.runfolder.reader import open_run as load_run
 from harness.tourney import run_tournament
 from harness.tourney.config import load_config
 

@@ -9,7 +9,7 @@ started once per mode (as a tournament worker keeps them for its games); what st
 one costs is printed apart. Decisions per game are counted, so the cost per question
 over the pipe can be read off too.
 
-The sandbox of isolated seats (harness.sandbox: limits, namespaces, Landlock, seccomp)
+The sandbox of isolated seats (harness.seats.sandbox: limits, namespaces, Landlock, seccomp)
 is measured against the same seat process without it (what ``isolation: process`` was
 before it), side by side: the modes are played in turn, in a new order each repeat, and
 so are the seat start-ups.
@@ -26,13 +26,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from harness.dice import SeededDice
-from harness.engine import Game
-from harness.isolation import SeatProcess
+from harness.game.dice import SeededDice
+from harness.game.engine import Game
 from harness.play import Seats, open_seats
 from harness.rules import Rules
-from harness.sandbox import cpu_used, probe
 from harness.seats import SeatLimits, _ProcessSeat, close_all
+from harness.seats.isolation import SeatProcess
+from harness.seats.sandbox import cpu_used, probe
 from harness.strategy import Strategy
 
 

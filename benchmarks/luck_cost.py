@@ -59,7 +59,7 @@ LABELS = {"greedy": "greedy mirror", "optimal": "optimal v simple",
 
 def plugin_file(where: Path) -> str:
     """Greedy's code as a file plugin, its class renamed: not a built-in."""
-    source = (ROOT / "strategies" / "greedy.py").read_text()
+    source = (ROOT / "harness" / "strategies" / "greedy.py").read_text()
     path = where / "copied_greedy.py"
     path.write_text(source.replace("class Greedy(", "class CopiedGreedy("))
     return f"{path}:CopiedGreedy"
@@ -74,7 +74,7 @@ class Player:
     """Plays deals of one table on one engine, with or without the account (in a worker)."""
 
     def __init__(self, engine: str, table: str, players: int, account: bool, plugin: str):
-        from harness import seating
+        from harness.game import seating
         from harness.plugins import resolve
         from harness.rules import Rules
 
@@ -124,8 +124,8 @@ class Player:
 
     def _python(self, first: int, deals: int) -> list:
         from harness.analysis.account import Accountant, ledger_row
-        from harness.dice import SeededDice
-        from harness.engine import Game
+        from harness.game.dice import SeededDice
+        from harness.game.engine import Game
         from harness.tourney.plan import deal_seed, game_seed
 
         rows = []

@@ -31,8 +31,8 @@ from typing import Any
 import numpy as np
 
 from harness.analysis.account import Accountant
-from harness.dice import DuplicateDice
-from harness.engine import Game
+from harness.game.dice import DuplicateDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import PRESETS, Rules
 from harness.tourney import load_config, plan

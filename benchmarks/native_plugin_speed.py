@@ -42,7 +42,7 @@ from harness.tourney.plan import ChunkSpec, EntrantRef  # noqa: E402
 
 def plugin_file(where: Path) -> str:
     """Greedy's code as a file plugin, its class renamed: not a built-in."""
-    source = (ROOT / "strategies" / "greedy.py").read_text()
+    source = (ROOT / "harness" / "strategies" / "greedy.py").read_text()
     path = where / "copied_greedy.py"
     path.write_text(source.replace("class Greedy(", "class CopiedGreedy("))
     return f"{path}:CopiedGreedy"

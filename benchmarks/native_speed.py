@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads count as CPU time
 
 from harness import native  # noqa: E402
-from harness.dice import SeededDice  # noqa: E402
-from harness.engine import Game  # noqa: E402
+from harness.game.dice import SeededDice  # noqa: E402
+from harness.game.engine import Game  # noqa: E402
 from harness.plugins import resolve  # noqa: E402
 from harness.rules import Rules  # noqa: E402
 from harness.tourney import chunks  # noqa: E402
@@ -171,7 +171,7 @@ def main() -> None:
 
 def design_rounds(games: int, repeats: int) -> None:
     """A 4-player greedy table in each seating design, the chunk path, interleaved."""
-    from harness.seating import SEATINGS
+    from harness.game.seating import SEATINGS
 
     rates: dict[str, list[float]] = {mode: [] for mode in SEATINGS}
     for r in range(repeats):

@@ -43,8 +43,8 @@ from harness.analysis.turn import (  # noqa: E402
     Payoff,
     solve_arrays,
 )
-from harness.dice import DuplicateDice, derive_seed  # noqa: E402
-from harness.engine import Game  # noqa: E402
+from harness.game.dice import DuplicateDice, derive_seed  # noqa: E402
+from harness.game.engine import Game  # noqa: E402
 from harness.plugins import resolve  # noqa: E402
 from harness.rules import Rules  # noqa: E402
 

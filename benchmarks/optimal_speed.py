@@ -35,8 +35,8 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # idle BLAS threads count as CPU time
 
 from harness.analysis.turn import Payoff, solve_arrays  # noqa: E402
-from harness.dice import DuplicateDice, derive_seed  # noqa: E402
-from harness.engine import Game  # noqa: E402
+from harness.game.dice import DuplicateDice, derive_seed  # noqa: E402
+from harness.game.engine import Game  # noqa: E402
 from harness.plugins import resolve  # noqa: E402
 from harness.rules import Rules  # noqa: E402
 

@@ -5,8 +5,8 @@
     python benchmarks/optimal_strength.py optimal 'optimal(endgame=0)' --deals 20000
 
 A sits in one seat and B in every other; each deal is played in every seat rotation
-with the same dice seat by seat (one `harness.dice.DuplicateDice` per deal), through
-`harness.engine.Game`. Prints A's win share (a shared first place split evenly), its
+with the same dice seat by seat (one `harness.game.dice.DuplicateDice` per deal), through
+`harness.game.engine.Game`. Prints A's win share (a shared first place split evenly), its
 outright wins, draws, mean worms, and a 95% interval computed over deals (the deal is
 the independent unit: its rotations share dice). Deals are spread over worker
 processes in chunks; every deal is seeded by its number, so the result does not depend
@@ -22,8 +22,8 @@ import statistics
 import time
 from multiprocessing import Pool
 
-from harness.dice import DuplicateDice, derive_seed
-from harness.engine import Game
+from harness.game.dice import DuplicateDice, derive_seed
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import Rules
 

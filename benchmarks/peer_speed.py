@@ -75,8 +75,8 @@ def load_ours() -> dict[str, Any]:
         import harness  # noqa: F401
     except ImportError:  # not installed in the peer venv and no PYTHONPATH: use this checkout
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from harness.dice import SeededDice
-    from harness.engine import Game
+    from harness.game.dice import SeededDice
+    from harness.game.engine import Game
     from harness.plugins import resolve
     from harness.rules import Rules
 

@@ -48,9 +48,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from harness import seating
-from harness.dice import DuplicateDice
-from harness.engine import Game
+from harness.game import seating
+from harness.game.dice import DuplicateDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.runfolder.layout import MANIFEST
 from harness.runfolder.manifest import read_manifest

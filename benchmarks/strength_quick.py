@@ -13,8 +13,8 @@ import argparse
 import math
 import statistics
 
-from harness.dice import DuplicateDice
-from harness.engine import Game
+from harness.game.dice import DuplicateDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import Rules
 

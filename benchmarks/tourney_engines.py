@@ -3,7 +3,7 @@
     python benchmarks/tourney_engines.py [CONFIG] [--engine native] [--games N]
         [--workers W] [--repeats R] [--profile] [--report]
 
-Plays CONFIG (default configs/million.yaml) with ``run_tournament`` into a temporary
+Plays CONFIG (default harness/configs/million.yaml) with ``run_tournament`` into a temporary
 folder (``fresh``: nothing resumed or reused), ``--repeats`` times, and prints the median
 of: wall seconds, games per wall second, the parent's CPU seconds (planning, receiving
 the chunks, Parquet, the manifest, the standings: everything the pipeline adds around the
@@ -47,7 +47,7 @@ PARTS = {
     # Plan.__init__ builds the tables and their engines (tables, table_engine) itself.
     "planning": [("plan.py", "__init__"), ("plan.py", "specs")],
     "storing (Parquet + manifest)": [("storage.py", "write_chunk")],
-    "receiving results (pipe, unpickling, assembling)": [("backend.py", "_serve")],
+    "receiving results (pipe, unpickling, assembling)": [("process.py", "_serve")],
     "verification at the end": [("storage.py", "recheck")],
     "standings": [("standings.py", "standings"), ("ranking.py", "count_games")],
 }
@@ -100,7 +100,9 @@ def one_run(args: argparse.Namespace, out: str, profile: cProfile.Profile | None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("config", nargs="?", default=str(ROOT / "configs" / "million.yaml"))
+    parser.add_argument(
+        "config", nargs="?", default=str(ROOT / "harness" / "configs" / "million.yaml")
+    )
     parser.add_argument("--engine", default="native", choices=["auto", "python", "native"])
     parser.add_argument("--games", type=int, default=None)
     parser.add_argument("--workers", type=int, default=None)

@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 
 from harness.tourney import run_tournament
-from harness.tourney.backend import GRACE, GRACE_SHARE, POLL
+from harness.tourney.backends.process import GRACE, GRACE_SHARE, POLL
 
 HANG = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "hostile" / "workers_hang.py"
 

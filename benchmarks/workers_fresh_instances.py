@@ -23,7 +23,7 @@ from multiprocessing import RawArray
 from typing import Any
 
 from harness.tourney import chunks, load_config, plan
-from harness.tourney.backend import WATCH_SLOTS, Watch
+from harness.tourney.backends.worker import WATCH_SLOTS, Watch
 
 
 def reused_factory(spec: Any) -> Any:

@@ -21,18 +21,18 @@ except PackageNotFoundError:  # running from a source tree that is not installed
     __version__ = "0.0.0+source"
 
 _EXPORTS = {
-    "Claim": "harness.strategy",
-    "Game": "harness.engine",
-    "GameResult": "harness.engine",
+    "Claim": "harness.game.strategy",
+    "Game": "harness.game.engine",
+    "GameResult": "harness.game.engine",
     "HarnessError": "harness.errors",
     "IllegalMove": "harness.errors",
-    "Rules": "harness.rules",
+    "Rules": "harness.game.rules",
     "Run": "harness.results",
-    "Strategy": "harness.strategy",
+    "Strategy": "harness.game.strategy",
     "StrategyFailed": "harness.errors",
     "load_run": "harness.results",
     "play_game": "harness.play",
-    "replay": "harness.record",
+    "replay": "harness.game.record",
 }
 
 __all__ = [
@@ -62,10 +62,10 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from harness.engine import Game, GameResult
     from harness.errors import HarnessError, IllegalMove, StrategyFailed
+    from harness.game.engine import Game, GameResult
+    from harness.game.record import replay
+    from harness.game.rules import Rules
+    from harness.game.strategy import Claim, Strategy
     from harness.play import play_game
-    from harness.record import replay
     from harness.results import Run, load_run
-    from harness.rules import Rules
-    from harness.strategy import Claim, Strategy

@@ -1,9 +1,12 @@
 """The ``harness`` command line: the top of the import graph.
 
-This module only builds the ``harness`` group and registers the commands; each command
-lives in a module of its own room (``harness/play_cmd.py``, ``harness/tourney/cli.py``,
-...), which imports :mod:`harness.cli_common` and lower modules, never this one. So the
-arrows run one way: this module -> command modules -> cli_common -> the library.
+This module only builds the ``harness`` group and registers the commands. **Where a command
+lives:** in the ``cli.py`` of the room whose work it runs (``harness/<room>/cli.py``): play
+and replay in :mod:`harness.play.cli`, strategies and config-schema in
+:mod:`harness.plugins.cli`, init in :mod:`harness.configs.cli`, report and compare in
+:mod:`harness.report.cli`, tourney, sprt, analyze, coach and diff in their rooms. A command
+module imports :mod:`harness.cli_common` and lower modules, never this one. So the arrows run
+one way: this module -> command modules -> cli_common -> the library.
 
 User mistakes surface as one line, never as a traceback; every command ends with the
 exit status of :mod:`harness.cli_common`'s rule (0 done, 1 cannot finish, 2 bad input,
@@ -19,14 +22,14 @@ import click
 
 from harness import __version__
 from harness.analysis.cli import analyze
-from harness.catalog_cmd import config_schema_cmd, list_strategies
 from harness.cli_common import HarnessGroup
 from harness.coach.cli import coach, diff
-from harness.init_cmd import init
-from harness.play_cmd import play, replay
-from harness.report_cmd import compare_cmd, report
+from harness.configs.cli import init
+from harness.play.cli import play, replay
+from harness.plugins.cli import list_strategies
+from harness.report.cli import compare_cmd, report
 from harness.sprt.cli import sprt
-from harness.tourney.cli import tourney
+from harness.tourney.cli import config_schema_cmd, tourney
 
 COMMANDS: tuple[click.Command, ...] = (
     play,

@@ -1,8 +1,8 @@
 """What every ``harness`` command shares: exit statuses, one-line errors, rules options.
 
-Every command module (play_cmd, catalog_cmd, init_cmd, report_cmd, tourney.cli,
-analysis.cli, sprt.cli) imports this and lower modules, never :mod:`harness.cli`, which
-imports them all to register them: the arrows run one way.
+Every command module (the ``cli.py`` of each room: play.cli, plugins.cli, configs.cli,
+report.cli, tourney.cli, analysis.cli, sprt.cli, coach.cli) imports this and lower modules,
+never :mod:`harness.cli`, which imports them all to register them: the arrows run one way.
 
 One rule for every command's exit status (:func:`exit_status`):
 
@@ -42,8 +42,8 @@ from harness.errors import (
     deprecated,
     safe_text,
 )
+from harness.game.rules import PRESETS, VARIANTS, Rules
 from harness.interrupts import user_interrupts
-from harness.rules import PRESETS, VARIANTS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -66,6 +66,11 @@ _SEVERAL = (("harness.tourney.config", "ConfigProblems"),)  # .problems: a line 
 def _loaded(names: tuple[tuple[str, str], ...]) -> tuple[type[BaseException], ...]:
     found = (getattr(sys.modules.get(module), name, None) for module, name in names)
     return tuple(cls for cls in found if isinstance(cls, type))
+
+
+def echo_err(text: str) -> None:
+    """One line for people, on stderr (progress, notes), out of the way of --json."""
+    click.echo(text, err=True)
 
 
 def exit_status(exc: BaseException) -> int:
@@ -330,7 +335,7 @@ def complete_config(
     ctx: click.Context, param: click.Parameter, incomplete: str
 ) -> list[click.shell_completion.CompletionItem]:
     """Config names for the shell: the shipped configs by name, then files."""
-    from harness.shipped import shipped_configs
+    from harness.configs import shipped_configs
 
     names = [n for n in shipped_configs() if n.startswith(incomplete)]
     items = [click.shell_completion.CompletionItem(n) for n in names]

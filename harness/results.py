@@ -1,8 +1,8 @@
 """A run's results from Python (a notebook): ``harness.load_run(path)`` -> :class:`Run`.
 
 This room is the reading side of a run for people at a prompt. It reads nothing itself:
-the games come through the report's verified reader (:func:`harness.report.aggregate.
-load_run` and :func:`~harness.report.aggregate.iter_games`: only chunks the manifest lists
+the games come through the run folder's verified reader (:func:`harness.runfolder.reader.
+open_run` and :func:`~harness.runfolder.games.iter_games`: only chunks the manifest lists
 and that verify), the numbers from the report's summary (:func:`harness.report.api.
 cached_summary`: the same figures as ``report.json``), the charts from
 :mod:`harness.report.plots`. :func:`harness.tourney.run_tournament` returns the same
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from harness.report.aggregate import RunInfo
+    from harness.runfolder.reader import RunInfo
 
 SEAT_COLUMNS = (
     "table",
@@ -179,11 +179,11 @@ class Run:
 
     @property
     def info(self) -> RunInfo:
-        """The verified folder (harness.report.aggregate.RunInfo): part files, notes.
+        """The verified folder (harness.runfolder.reader.RunInfo): part files, notes.
 
         Raises ReportError (DamagedRun) when a stored chunk does not verify.
         """
-        from harness.report.aggregate import load_run as open_run
+        from harness.runfolder.reader import open_run
 
         return self._once("info", lambda: open_run(self.run_dir))
 
@@ -208,7 +208,7 @@ class Run:
     def _read_games(self) -> pd.DataFrame:
         import pandas as pd
 
-        from harness.report.aggregate import iter_games
+        from harness.runfolder.games import iter_games
         from harness.runfolder.schema import columns
 
         info = self.info
@@ -437,7 +437,7 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
     afresh from the verified games (report.json's digest shows damage, not a deliberate
     edit sealed again by whoever can write the folder: README, "Trust").
     """
-    from harness.report.aggregate import load_run as open_run
+    from harness.runfolder.reader import open_run
 
     info = open_run(path)
     config = info.config

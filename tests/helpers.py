@@ -2,8 +2,8 @@
 
 * :class:`Script` writes game records turn by turn (``take``, ``steal``, ``bust``,
   ``turn``), so a rule test states the board it needs in a few lines and replays it
-  through :func:`harness.record.replay`.
-* :class:`ScriptedDice` and :class:`Scripted` drive :class:`harness.engine.Game`
+  through :func:`harness.game.record.replay`.
+* :class:`ScriptedDice` and :class:`Scripted` drive :class:`harness.game.engine.Game`
   directly with fixed dice and fixed decisions (for the strategy API itself).
 * :func:`referee` is a second, deliberately naive implementation of RULES.md
   (R1-R11 and every variant) written from the rules text, not from the engine: it
@@ -17,7 +17,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from harness.dice import encode_turn
+from harness.game.dice import encode_turn
 from harness.strategy import Strategy
 
 HANG_GUARD = 60.0

@@ -18,7 +18,11 @@ from test_report_support import play_run, row, write_run
 
 from harness.report import ReportError
 from harness.report import aggregate as aggregate_module
-from harness.report.aggregate import Games, aggregate, aggregate_frames, iter_games, load_run
+from harness.report.aggregate import aggregate, aggregate_frames
+from harness.runfolder import games as games_module
+from harness.runfolder import reader as reader_module
+from harness.runfolder.games import Games, iter_games
+from harness.runfolder.reader import open_run as load_run
 
 ARRAYS = ("win", "worms", "rank", "totals", "worm_hist", "seat", "seat_strategy", "pairs", "conv")
 
@@ -67,7 +71,7 @@ def test_no_second_read_when_kept(played):
 
 
 def test_frames_give_what_the_folder_gives(played, monkeypatch):
-    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 50)  # many batches
+    monkeypatch.setattr(games_module, "BATCH_ROWS", 50)  # many batches
     info = load_run(played)
     from_folder = aggregate(info)
     frames = {}
@@ -192,5 +196,5 @@ def test_a_verified_runs_layout_comes_from_verifying(tmp_path):
     assert info.verified and set(info.layouts) == set(info.parts) and len(info.parts) == 3
     for part in info.parts:
         deals = pq.read_table(part, columns=["deal"])["deal"].to_numpy()
-        assert info.layouts[part] == (len(deals),) + aggregate_module._layout_of(deals)
+        assert info.layouts[part] == (len(deals),) + reader_module._layout_of(deals)
     assert aggregate(info).rows == 60

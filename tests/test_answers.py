@@ -15,10 +15,10 @@ import pytest
 from helpers import Scripted, ScriptedDice, rolls_for
 
 from harness import play_game, replay
-from harness.engine import Game, GameResult
 from harness.errors import MESSAGE_LIMIT, GameError, IllegalMove, StrategyFailed
+from harness.game.engine import Game, GameResult
+from harness.game.record import RecordBuilder
 from harness.plugins import resolve
-from harness.record import RecordBuilder
 from harness.rules import Rules
 from harness.strategy import Claim, Strategy
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from harness import play_game, replay
-from harness.engine import GameObserver
-from harness.narrate import Narrator
+from harness.game.engine import GameObserver
+from harness.play.narrate import Narrator
 from harness.rules import Rules
 
 SEATS = ["greedy", "threshold(target=28)", "random"]

@@ -22,12 +22,12 @@ from harness.coach.coaching import CoachSubject, coach
 from harness.coach.deals import Field, play_field, tables_for
 from harness.coach.situations import BANDS, KINDS, band_of, check_bands
 from harness.coach.valuing import Moment
-from harness.dice import DuplicateDice
+from harness.game.dice import DuplicateDice
+from harness.game.record import replay
+from harness.game.seating import design, seats_of
 from harness.play import build_strategies, play_observed
 from harness.plugins import resolve
-from harness.record import replay
 from harness.rules import Rules
-from harness.seating import design, seats_of
 from harness.strategy import Strategy
 from harness.tourney.plan import deal_seed
 

@@ -17,9 +17,9 @@ import yaml
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.config_schema import config_schema
-from harness.shipped import shipped_configs
+from harness.configs import shipped_configs
 from harness.tourney import config as c
+from harness.tourney.schema import config_schema
 
 KNOWN = {
     "$schema", "$id", "$comment", "title", "description", "default", "deprecated",

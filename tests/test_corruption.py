@@ -24,7 +24,8 @@ import pandas as pd
 import pytest
 
 from harness.report import write_report
-from harness.report.aggregate import DamagedRun, load_run
+from harness.runfolder.reader import DamagedRun
+from harness.runfolder.reader import open_run as load_run
 from harness.tourney import run_tournament
 
 CONFIG = {"name": "c", "entrants": ["greedy", "random", "threshold"], "deals": 6, "chunk": 3}

@@ -19,7 +19,8 @@ import pytest
 from test_report_support import write_run
 
 from harness import stats
-from harness.report.aggregate import RunInfo, aggregate, aggregate_frames, moments_of
+from harness.report.aggregate import aggregate, aggregate_frames, moments_of
+from harness.runfolder.reader import RunInfo
 
 TABLES = {"ab": ("a", "b"), "ac": ("a", "c"), "bc": ("b", "c")}
 LUCKY, OTHERWISE = 0.5, 0.2  # a wins every game of a lucky deal, else each with 0.2

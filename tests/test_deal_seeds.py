@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from harness.dice import derive_seed
+from harness.game.dice import derive_seed
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk
 from harness.tourney.plan import SEED_MASK, deal_seed, game_seed

@@ -21,8 +21,8 @@ from harness.analysis.turn import START
 from harness.coach.differ import DiffTally, diff, named
 from harness.coach.shadow import OwnPlay, Shadowed
 from harness.coach.valuing import Board
-from harness.dice import SeededDice
-from harness.engine import Game
+from harness.game.dice import SeededDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import TILES, Rules
 from harness.strategies.optimal import Optimal
@@ -33,7 +33,7 @@ BOTS = "tests/fixtures/coach_bots.py"
 
 
 def _view(rules, grill=TILES, stacks=((), ()), seat=0, seed=1) -> View:
-    from harness._board import mask_of
+    from harness.game.board import mask_of
 
     view = View(seat, rules, seed)
     view.show_turn(1, mask_of(grill), 0, tuple(tuple(s) for s in stacks))
@@ -197,7 +197,7 @@ def test_examples_replay_with_their_gain():
     for e in d.examples:
         data = e.to_json()
         assert math.isclose(data["b_value"] - data["a_value"], e.gain, abs_tol=1e-12)
-        from harness.record import replay
+        from harness.game.record import replay
 
         replay(e.record)
 

@@ -6,8 +6,8 @@ import pytest
 from helpers import ALL_TILES, Script, referee
 
 from harness import replay
-from harness.engine import GameObserver
 from harness.errors import RecordError
+from harness.game.engine import GameObserver
 
 GRILL = ALL_TILES
 

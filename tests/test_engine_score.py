@@ -6,8 +6,8 @@ import pytest
 from helpers import ALL_TILES, WORMS, Script, referee, referee_ranks
 
 from harness import play_game, replay
-from harness.engine import rank_seats
-from harness.narrate import summary_lines
+from harness.game.engine import rank_seats
+from harness.play.narrate import summary_lines
 from harness.rules import Rules
 
 

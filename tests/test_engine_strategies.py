@@ -13,9 +13,9 @@ import pytest
 from helpers import Scripted, ScriptedDice, referee, rolls_for
 
 from harness import play_game, replay
-from harness.engine import Game, GameResult
 from harness.errors import GameError, HarnessError, IllegalMove, StrategyFailed
-from harness.record import RecordBuilder
+from harness.game.engine import Game, GameResult
+from harness.game.record import RecordBuilder
 from harness.rules import Rules
 from harness.strategies.greedy import Greedy
 from harness.strategy import Claim, Strategy

@@ -1,6 +1,6 @@
-"""One containment on both engines: harness.engine.Game's containment surface
+"""One containment on both engines: harness.game.engine.Game's containment surface
 (``views``, ``fault``, ``check_pick``, ``check_stop``, ``ask_claim``) as the C engine's
-Python seats use it (harness.native_seats.SeatHost), and ``play_observed``.
+Python seats use it (harness.native.seats.SeatHost), and ``play_observed``.
 
 ``Game.play_turn`` and ``SeatHost`` take the same steps inline, for speed, and judge
 answers by the same checks. Here a game is played by ``play_turn`` while every question
@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.dice import ROLLS, SeededDice
-from harness.engine import Game, GameObserver, observing
 from harness.errors import GameError
-from harness.native_seats import SeatHost
+from harness.game.dice import ROLLS, SeededDice
+from harness.game.engine import Game, GameObserver, observing
+from harness.game.record import RecordBuilder
+from harness.native.seats import SeatHost
 from harness.play import play_game, play_observed
 from harness.plugins import resolve
-from harness.record import RecordBuilder
 from harness.rules import Rules
 from harness.runfolder.schema import ERROR_KINDS
 from harness.strategy import Strategy

@@ -1,7 +1,7 @@
 """A turn, R4-R8: rolling, keeping, stopping, claiming and the forced end, on scripted dice.
 
 Board set-ups are game records replayed through the engine (``Script``); questions to
-strategies are checked by driving :class:`harness.engine.Game` with scripted dice.
+strategies are checked by driving :class:`harness.game.engine.Game` with scripted dice.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 from helpers import Script, Scripted, ScriptedDice, rolls_for
 
 from harness import replay
-from harness.engine import Game, GameObserver
 from harness.errors import RecordError
+from harness.game.engine import Game, GameObserver
 from harness.rules import Rules
 from harness.strategy import Claim
 

@@ -33,14 +33,14 @@ from pettingzoo.test import api_test  # noqa: E402
 
 from harness import native  # noqa: E402
 from harness.cli import main  # noqa: E402
-from harness.dice import DuplicateDice  # noqa: E402
-from harness.engine import Game, rank_seats  # noqa: E402
 from harness.env import encoding  # noqa: E402
 from harness.env.aec import PickominoAEC, env  # noqa: E402
 from harness.env.game import DONE, IllegalAction  # noqa: E402
 from harness.env.gym import ENV_ID, PickominoEnv  # noqa: E402
+from harness.game.dice import DuplicateDice  # noqa: E402
+from harness.game.engine import Game, rank_seats  # noqa: E402
+from harness.game.record import replay  # noqa: E402
 from harness.plugins import resolve  # noqa: E402
-from harness.record import replay  # noqa: E402
 from harness.rules import PRESETS, Rules  # noqa: E402
 from harness.tourney.plan import deal_seed  # noqa: E402
 

@@ -109,8 +109,8 @@ def test_the_policy_sees_what_the_environment_shows():
         if term or trunc:
             break
     ep = agent.schedule.episode(9, 0)
-    from harness.dice import DuplicateDice
-    from harness.engine import Game
+    from harness.game.dice import DuplicateDice
+    from harness.game.engine import Game
     from harness.plugins import resolve
     from harness.rules import Rules
 

@@ -1,6 +1,6 @@
 """The vector environment (issue 22, item 3): N games a call, in C and in Python alike.
 
-* The C slots (harness/_native/vecenv.c) and N Python games (harness.env.single) give
+* The C slots (harness/native/c/vecenv.inc.c) and N Python games (harness.env.single) give
   the same observations, masks, rewards, terminations, truncations and episodes bit for
   bit, step after step, with random masked actions and illegal ones, at 2-7 players,
   every preset and variant, both dice modes, every reward, a fixed seat and a turn cap.
@@ -20,12 +20,12 @@ import pytest
 from env_policies import greedy_policy, random_masked
 
 from harness import native
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Game
 from harness.env.encoding import ACTIONS, OBS_SIZE, STOP
 from harness.env.game import IllegalAction, Schedule
 from harness.env.single import SingleAgent
 from harness.env.vector import VectorEnv
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import Rules
 from harness.tourney.plan import deal_seed, game_seed

@@ -75,7 +75,7 @@ def test_the_constants():
 
 
 def test_exit_status_of_each_kind_of_error():
-    from harness.report.aggregate import ReportError
+    from harness.runfolder.reader import ReportError
     from harness.tourney.storage import StorageError
 
     for exc in (ConfigError("x"), PluginError("x"), RulesError("x"), RecordError("x")):
@@ -189,7 +189,7 @@ def test_storage_errors_exit_1(cli, monkeypatch, run_dir):
 
 
 def test_a_record_that_cannot_be_written_is_a_failure_not_bad_input(tmp_path):
-    from harness.record import save_record
+    from harness.game.record import save_record
 
     with pytest.raises(RunFailed, match="cannot write the record"):
         save_record({"format": "pickomino-record/1"}, tmp_path / "no" / "such" / "g.json")

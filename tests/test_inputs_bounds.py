@@ -16,8 +16,8 @@ import pytest
 from helpers import HANG_GUARD
 
 from harness.errors import ConfigError, PluginError, RecordError
+from harness.game.record import MAX_RECORD_BYTES, load_record
 from harness.plugins import builtin_strategies, resolve, shown
-from harness.record import MAX_RECORD_BYTES, load_record
 from harness.tourney.config import (
     MAX_GAMES,
     MAX_NAME_CHARS,

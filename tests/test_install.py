@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SOURCES = ["pyproject.toml", "setup.py", "README.md", "LICENSE", "harness", "strategies", "configs"]
+SOURCES = ["pyproject.toml", "setup.py", "README.md", "LICENSE", "harness"]
 TIMEOUT = 300
 
 
@@ -125,10 +125,11 @@ def test_the_wheel_holds_one_package_with_its_data(installed):
         for p in (ROOT / "harness").rglob("*.py")
         if "__pycache__" not in p.parts
     }
-    expected |= {f"harness/strategies/{p.name}" for p in (ROOT / "strategies").glob("*.py")}
-    expected |= {f"harness/configs/{p.name}" for p in (ROOT / "configs").glob("*.yaml")}
+    expected |= {f"harness/configs/{p.name}" for p in (ROOT / "harness" / "configs").glob("*.yaml")}
     expected |= {"harness/py.typed"}
-    expected |= {f"harness/_native/{p.name}" for p in (ROOT / "harness" / "_native").glob("*.c")}
+    expected |= {
+        f"harness/native/c/{p.name}" for p in (ROOT / "harness" / "native" / "c").glob("*.c")
+    }
     assert expected <= set(names), sorted(expected - set(names))
     info = "pickomino_harness-0.1.0.dist-info/"
     # setuptools >= 77 (PEP 639) puts it under licenses/, older ones beside METADATA
@@ -151,7 +152,7 @@ def test_the_wheel_holds_one_package_with_its_data(installed):
 
 def test_harness_comes_from_the_wheel(installed):
     code = (
-        "import json, harness, harness.shipped as s, harness.plugins as p\n"
+        "import json, harness, harness.configs as s, harness.plugins as p\n"
         "print(json.dumps([harness.__file__, str(s.configs_dir()), sorted(p.builtin_strategies()),"
         " p.broken_builtins()]))\n"
     )

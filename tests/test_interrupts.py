@@ -20,7 +20,6 @@ import pytest
 from helpers import Scripted, ScriptedDice, rolls_for
 
 from harness import interrupts, play_game
-from harness.engine import Game
 from harness.errors import (
     MESSAGE_LIMIT,
     GameError,
@@ -32,6 +31,7 @@ from harness.errors import (
     safe_text,
     type_name,
 )
+from harness.game.engine import Game
 from harness.rules import Rules
 
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"

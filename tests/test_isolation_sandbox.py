@@ -23,10 +23,10 @@ import pandas as pd
 import pytest
 
 from harness import play_game
-from harness.isolation import SeatProcess, _reap
 from harness.play import open_seats
-from harness.sandbox import missing_note, probe
 from harness.seats import SeatLimits
+from harness.seats.isolation import SeatProcess, _reap
+from harness.seats.sandbox import missing_note, probe
 from harness.tourney import run_tournament
 
 pytestmark = [
@@ -219,7 +219,7 @@ def test_a_seat_process_is_replaced_before_its_cpu_budget_runs_out(monkeypatch):
     try:
         first = seats.strategies[0].process.pid
         plain = play_game(seats.strategies, seed=4, names=seats.names)
-        monkeypatch.setattr("harness.isolation.sandbox.cpu_used", lambda pid: 10**6)
+        monkeypatch.setattr("harness.seats.isolation.sandbox.cpu_used", lambda pid: 10**6)
         again = play_game(seats.strategies, seed=4, names=seats.names)
         assert seats.strategies[0].process.pid != first  # a fresh process, the same game
         assert again == plain

@@ -21,8 +21,8 @@ from helpers import Scripted, ScriptedDice
 from harness.analysis import account as acc
 from harness.analysis.account import Accountant, swing_payoff, win_slope
 from harness.analysis.turn import CHILD, START, STATES, Payoff, solve_exact
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Game
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import PRESETS, TILES, Rules
 

@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from harness.analysis.account import Accountant
 from harness.cli import main
-from harness.seating import by_entrant
+from harness.game.seating import by_entrant
 from harness.sprt.experiment import Tally, check_specs, chunk_scores, make_setup, run_sprt
 from harness.tourney.chunks import play_chunk, replay_game
 

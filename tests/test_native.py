@@ -32,9 +32,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import native, seating
-from harness.dice import DuplicateDice, SeededDice, derive_seed
-from harness.engine import Game
+from harness import native
+from harness.game import seating
+from harness.game.dice import DuplicateDice, SeededDice, derive_seed
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import PRESETS, VARIANTS, Rules
 from harness.strategy import ParameterError
@@ -335,7 +336,7 @@ def test_optimal_decides_the_same_with_cold_and_warm_caches():
     warm = native.play_deals(rules, ["optimal", "simple"], 5, 30, 90, orders=CYCLIC[2])
     code = (
         "from harness import native\n"
-        "from harness import seating\n"
+        "from harness.game import seating\n"
         "res = native.play_deals('official', ['optimal', 'simple'], 5, 30, 90,\n"
         "                        orders=seating.design(2, 'cyclic'))\n"
         "print(repr((dict(res.games), res.seats)))\n"
@@ -560,7 +561,7 @@ def test_column_typecodes_are_the_chunks():
 
 
 def test_sources_are_the_ones_the_c_code_mirrors():
-    # fails when a built-in's source changes: update harness/_native/core.c to match,
+    # fails when a built-in's source changes: update harness/native/c/core.c to match,
     # then native._SOURCES (the SHA-256 of each strategies module)
     for module in native._SOURCES:
         assert native.source_digest(module) == native._SOURCES[module], module
@@ -760,7 +761,7 @@ def test_a_design_is_read_once():
 C_ATTACKS = r"""
 from array import array
 from harness import native
-from harness import seating
+from harness.game import seating
 core = native._core
 def cols(rows, n):
     codes = [native.GAME_COLUMNS[k] for k in native._C_GAME_COLUMNS]
@@ -837,7 +838,8 @@ if core:  # the extension built elsewhere, in place of the installed one
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     sys.modules["harness._native_core"] = module
-from harness import native, seating
+from harness import native
+from harness.game import seating
 from harness.rules import Rules
 assert native.available()
 assert lanes < 0 or native._core.dp_lanes(lanes) == lanes

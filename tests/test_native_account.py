@@ -1,4 +1,4 @@
-"""The luck account kept by the native engine (harness/_native/account.c): the Accountant's.
+"""The luck account kept by the native engine (harness/native/c/account.inc.c): the Accountant's.
 
 Every game here is played twice: natively with ``account=True``, and on the Python engine
 with :class:`harness.analysis.account.Accountant` as its observer (the reference). Every
@@ -30,11 +30,12 @@ from pathlib import Path
 import pytest
 from test_native import SPECS as BUILTINS
 
-from harness import native, seating
+from harness import native
 from harness.analysis.account import Accountant, ledger_row
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Game, build_instances
 from harness.errors import GameError
+from harness.game import seating
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import Game, build_instances
 from harness.plugins import resolve
 from harness.rules import PRESETS, Rules
 from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
@@ -229,7 +230,7 @@ def test_every_width_of_lanes_keeps_the_same_account():
 
 # -- the identity, checked in C on every turn --------------------------------------------
 def test_every_turn_sums_swing_equals_par_plus_luck_minus_regret():
-    """account.c checks every turn it closes (a claim or a bust): the realised swing against
+    """account.inc.c checks every turn it closes (a claim or a bust): the realised swing against
     par + luck - regret of the turn; the largest residual over thousands of games."""
     before = native._core.account_stats()
     games = 0

@@ -23,10 +23,10 @@ import pandas as pd
 import pytest
 
 from harness import native
-from harness.dice import DuplicateDice
 from harness.errors import ConfigError, HarnessError
+from harness.game.dice import DuplicateDice
+from harness.game.seating import design
 from harness.play import play_game
-from harness.seating import design
 from harness.sprt import make_setup, run_sprt
 from harness.tourney import chunks, load_config, plan, run_tournament
 
@@ -62,7 +62,7 @@ def no_python_engine(monkeypatch) -> None:
 def plugin_file(tmp_path: Path) -> Path:
     """Greedy's code as a file plugin: a strategy that cannot play natively."""
     path = tmp_path / "mybot.py"
-    shutil.copy(ROOT / "strategies" / "greedy.py", path)
+    shutil.copy(ROOT / "harness" / "strategies" / "greedy.py", path)
     return path
 
 
@@ -286,7 +286,7 @@ def assert_play_alike(cli, monkeypatch, args):
     """`harness play ARGS` prints the same on the Python engine, the native one and auto,
     and native and auto never touch the Python engine's game loop."""
     py = cli(*args, "--engine", "python")
-    from harness import engine as engine_module
+    from harness.game import engine as engine_module
 
     with monkeypatch.context() as m:
         m.setattr(engine_module.Game, "play", lambda self: pytest.fail("Python engine used"))

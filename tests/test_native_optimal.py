@@ -1,4 +1,5 @@
-"""Native `optimal` (harness/_native/turn_dp.c, turn_rows.c, optimal.c): turns bit for bit.
+"""Native `optimal` (harness/native/c/turn_dp.inc.c, turn_rows.inc.c, optimal.inc.c): turns
+bit for bit.
 
 The native solver walks a state's roll outcomes down a prefix tree (each row's best keep
 carried from its parent, not recomputed face by face) instead of solve_arrays' columns.
@@ -27,8 +28,9 @@ import sys
 import pytest
 from test_native import check_deals, rows_in_a_fresh_process
 
-from harness import native, seating
+from harness import native
 from harness.analysis import turn
+from harness.game import seating
 from harness.rules import PRESETS, Rules
 
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
@@ -121,7 +123,7 @@ def test_a_cold_process_plays_the_warm_rows():
     warm = native.play_deals(rules, ["optimal", "simple"], 8, 0, 30, orders=orders)
     code = (
         "from harness import native\n"
-        "from harness import seating\n"
+        "from harness.game import seating\n"
         "res = native.play_deals('official', ['optimal', 'simple'], 8, 0, 30,\n"
         "                        orders=seating.design(2, 'cyclic'))\n"
         "print(repr((dict(res.games), res.seats)))\n"

@@ -1,6 +1,6 @@
 """Mixed native tables (issue 12): a Python plugin at a table the C engine plays.
 
-A seat with no native version plays as a *Python seat* (harness/native_seats.py): the
+A seat with no native version plays as a *Python seat* (harness/native/seats.py): the
 C code plays the game, the dice and the built-ins, and calls back into Python for that
 seat's decisions, through the same view and the same containment as the Python engine.
 So every chunk here is played twice, natively and by ``chunks.play_chunk`` on the
@@ -71,7 +71,7 @@ def plugins(tmp_path_factory) -> dict[str, str]:
     and the nosy one."""
     where = tmp_path_factory.mktemp("plugins")
     for name in ("greedy", "random_play", "tactician"):
-        shutil.copy(ROOT / "strategies" / f"{name}.py", where / f"my_{name}.py")
+        shutil.copy(ROOT / "harness" / "strategies" / f"{name}.py", where / f"my_{name}.py")
     (where / "nosy.py").write_text(NOSY)
     return {
         "greedy": f"{where / 'my_greedy.py'}:Greedy",
@@ -226,9 +226,10 @@ def test_a_plugins_keyboard_interrupt_is_the_users_by_default():
     spec = spec_of([plugin, "greedy"], Rules(players=2), stop=4)
     with pytest.raises(KeyboardInterrupt):
         chunks.play_chunk(spec)
+    now = chunks.Playing()
     with pytest.raises(KeyboardInterrupt):
-        chunks.play_native(spec)
-    assert chunks.NOW.spec is None  # nothing left behind: the next chunk plays
+        chunks.play_native(spec, now=now)
+    assert now.spec is None  # nothing left behind: the next chunk plays
     assert_same(spec_of([h("engine_raisers.py:Throws"), "greedy"], Rules(players=2), stop=4))
 
 
@@ -265,7 +266,7 @@ CTRL_C = textwrap.dedent(
     from test_native_plugins import spec_of
 
     play = chunks.play_native if sys.argv[1] == "native" else chunks.play_chunk
-    spec = spec_of(["strategies/greedy.py:Greedy", "greedy"], Rules(players=2), stop=10**6)
+    spec = spec_of(["harness/strategies/greedy.py:Greedy", "greedy"], Rules(players=2), stop=10**6)
     print("ready", flush=True)
     try:
         with interrupts.user_interrupts():
@@ -306,9 +307,10 @@ def test_a_failing_host_leaves_the_c_code_with_its_exception(plugins):
     class Watch:
         game = staticmethod(mark)
 
+    now = chunks.Playing()
     with pytest.raises(Boom):
-        chunks.play_native(spec, watch=Watch())
-    assert calls == list(range(6)) and chunks.NOW.spec is None
+        chunks.play_native(spec, watch=Watch(), now=now)
+    assert calls == list(range(6)) and now.spec is None
     assert_same(spec)  # nothing left half-done: the same chunk plays again, whole
 
 
@@ -371,7 +373,7 @@ def test_a_run_with_a_plugin_plays_natively_and_stores_the_python_engines_games(
 
 # -- the C door: refcounts, bad callbacks, never a crash -------------------------------------------
 def test_callbacks_and_their_arguments_are_not_leaked(plugins):
-    from harness.native_seats import SeatHost
+    from harness.native.seats import SeatHost
 
     host = SeatHost(Rules(players=2), [chunks._factory(resolve(plugins["greedy"])), None],
                     ["a", "b"], [(0, 1), (1, 0)], max_turns=1000)  # fmt: skip
@@ -483,8 +485,8 @@ def test_bad_callbacks_are_exceptions_never_a_crash():
 
 
 def test_play_games_takes_a_host_too(plugins):
-    from harness.dice import SeededDice
-    from harness.engine import Game
+    from harness.game.dice import SeededDice
+    from harness.game.engine import Game
 
     rules, orders = Rules(players=2), [(0, 1), (1, 0)]
     specs = [resolve(plugins["nosy"]), resolve("tactician")]

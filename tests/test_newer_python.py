@@ -97,11 +97,13 @@ def test_the_fork_server_is_single_threaded_before_its_first_fork(tmp_path):
     """numpy's OpenBLAS starts threads as it loads; OpenBLAS stops them before each fork,
     but not always in time to escape the count (a warning one run in six on 3.13). The
     prelude loads numpy with one-thread pools, and gives the user's settings back."""
-    from harness.tourney import backend
+    from harness.tourney.backends import process as backend
 
     preload = backend.fork_server_preload()
-    assert preload[0] == "harness.tourney.fork_prelude"
-    without = preload_state([m for m in preload if m != "harness.tourney.fork_prelude"], tmp_path)
+    assert preload[0] == "harness.tourney.backends.fork_prelude"
+    without = preload_state(
+        [m for m in preload if m != "harness.tourney.backends.fork_prelude"], tmp_path
+    )
     if without["threads"] == 1:
         pytest.skip("this numpy's BLAS starts no threads: nothing to keep out")
     state = preload_state(preload, tmp_path)

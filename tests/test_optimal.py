@@ -12,8 +12,8 @@ from harness import play_game
 from harness.analysis.board import TurnBoard
 from harness.analysis.simulate import PolicyPlayer
 from harness.analysis.turn import solve
-from harness.dice import SeededDice
-from harness.engine import Game, GameObserver
+from harness.game.dice import SeededDice
+from harness.game.engine import Game, GameObserver
 from harness.rules import PRESETS, Rules
 from harness.strategies.optimal import Optimal
 from harness.strategy import Claim

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from harness.analysis.game import account_record
+from harness.game.record import load_record, replay
 from harness.people import Person
 from harness.people.console import Console
-from harness.record import load_record, replay
 
 pexpect = pytest.importorskip("pexpect")
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@
   changes it, a listed file that is missing is an error (never a digest of less code).
 * The native engine is a peer of the Python engine below the tourney room: it imports
   nothing of ``harness.tourney`` (not even lazily), and the seating designs it plays live
-  on the ground floor (``harness.seating``; the old module name re-exports them).
+  on the ground floor (``harness.game.seating``; the old module name re-exports them).
 """
 
 from __future__ import annotations
@@ -36,22 +36,22 @@ def test_the_engine_files_are_listed_and_all_there():
     files = plan.engine_files()
     names = {f"{f.parent.name}/{f.name}" for f in files}  # the built-ins may live apart
     for must in (
-        "harness/engine.py",
-        "harness/dice.py",
-        "harness/rules.py",
-        "harness/view.py",
-        "harness/_board.py",
-        "harness/strategy.py",
-        "harness/seats.py",
-        "harness/isolation.py",
+        "game/engine.py",
+        "game/dice.py",
+        "game/rules.py",
+        "game/view.py",
+        "game/board.py",
+        "game/strategy.py",
+        "seats/__init__.py",
+        "seats/isolation.py",
         "tourney/chunks.py",
         "tourney/plan.py",
         "strategies/_common.py",
-        "harness/native.py",
-        "harness/native_seats.py",
-        "_native/core.c",
-        "_native/account.c",  # the luck account, kept during play: it stores what it books
-        "_native/vecenv.c",
+        "native/__init__.py",
+        "native/seats.py",
+        "c/core.c",
+        "c/account.inc.c",  # the luck account, kept during play: it stores what it books
+        "c/vecenv.inc.c",
     ):
         assert must in names, must
     assert "harness/turnstate.py" not in names  # the dead name the issue found
@@ -109,7 +109,14 @@ def _imports(path: Path) -> set[str]:
 
 
 @pytest.mark.parametrize(
-    "module", ["native.py", "native_seats.py", "seating.py", "ranking.py", "plugins.py"]
+    "module",
+    [
+        "native/__init__.py",
+        "native/seats.py",
+        "game/seating.py",
+        "game/ranking.py",
+        "plugins/__init__.py",
+    ],
 )
 def test_the_ground_and_engine_rooms_import_nothing_above_them(module):
     above = ("harness.tourney", "harness.report", "harness.sprt", "harness.cli", "harness.results")

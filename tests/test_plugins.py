@@ -575,8 +575,9 @@ FILE_OR_MODULE = [
 @pytest.mark.parametrize(("where", "is_file"), FILE_OR_MODULE)
 def test_every_room_tells_a_file_reference_the_same_way(where, is_file, tmp_path):
     from harness.plugins import names_a_file
-    from harness.tourney import backend, dask_backend
-    from harness.tourney.config import _Checker
+    from harness.tourney.backends import base as backend
+    from harness.tourney.backends import dask as dask_backend
+    from harness.tourney.config import Checker
     from harness.tourney.plan import EntrantRef
 
     assert names_a_file(where) is is_file
@@ -586,7 +587,7 @@ def test_every_room_tells_a_file_reference_the_same_way(where, is_file, tmp_path
         assert not backend.is_builtin_ref(EntrantRef("x", ref, (), "c"))
         with pytest.raises(PluginError, match="cannot|no such|not found|does not exist"):
             resolve(ref)  # loaded as a file (none there): never imported as a module
-    located = _Checker("config", tmp_path).locate(ref)
+    located = Checker("config", tmp_path).locate(ref)
     if not is_file:
         assert located == ref  # a module reference is never taken for a path
     elif ":" not in where and "\\" not in where:  # a plain relative or absolute path

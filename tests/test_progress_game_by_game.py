@@ -21,7 +21,7 @@ from harness import native
 from harness.runfolder import timing
 from harness.runfolder.timing import ChunkTimes, bucket, bucket_seconds, quantile
 from harness.tourney import plan
-from harness.tourney.backend import Done, ProcessBackend, SerialBackend
+from harness.tourney.backends import Done, ProcessBackend, SerialBackend
 from harness.tourney.chunks import play_chunk
 from harness.tourney.config import load_config
 from harness.tourney.runner import run_tournament
@@ -131,7 +131,7 @@ def test_the_terminal_names_the_slow_bot_before_its_first_chunk_lands(slow, tmp_
 
 def test_the_dask_backend_reports_games_in_play(slow, tmp_path):
     pytest.importorskip("distributed")
-    from harness.tourney.dask_backend import DaskBackend
+    from harness.tourney.backends.dask import DaskBackend
 
     specs = _specs([f"{slow}:Slow", "greedy"], 12)
     backend = DaskBackend(workers=1, scratch=tmp_path / "dask")

@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from harness import play_game, replay
-from harness.engine import GameObserver
+from harness.game.engine import GameObserver
 from harness.plugins import resolve
 from harness.rules import PRESETS, VARIANTS, Rules
 from harness.strategy import Strategy

@@ -1,4 +1,5 @@
-"""The one ranking (harness.ranking): its counts are exact and the terminal agrees with the report.
+"""The one ranking (harness.game.ranking): its counts are exact and the terminal agrees with the
+report.
 
 Attacks: ties the old two orders broke differently (mean rank in the terminal, mean
 worms in the report), exact ties float sums would split, shared firsts at every table
@@ -17,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 from test_report_support import row, write_run
 
-from harness.ranking import POINT, Counts, add_counts, count_games, order, zero_counts
+from harness.game.ranking import POINT, Counts, add_counts, count_games, order, zero_counts
 from harness.report.api import summarise_run
 from harness.tourney.standings import standings
 from harness.tourney.storage import part_summary

@@ -14,7 +14,7 @@ from helpers import Script, referee
 
 from harness import play_game, replay
 from harness.errors import HarnessError, RecordError
-from harness.record import RECORD_FORMAT, check_record, load_record, save_record
+from harness.game.record import RECORD_FORMAT, check_record, load_record, save_record
 from harness.rules import Rules
 
 

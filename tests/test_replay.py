@@ -15,7 +15,7 @@ from helpers import Script, referee, rolls_for, turn
 
 from harness import play_game, replay
 from harness.errors import RecordError
-from harness.narrate import Narrator
+from harness.play.narrate import Narrator
 
 W = 6
 PLAYTHROUGHS = Path(__file__).resolve().parent / "playthroughs"

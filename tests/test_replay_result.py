@@ -15,7 +15,7 @@ import pytest
 
 from harness import play_game
 from harness.errors import RecordError
-from harness.record import replay
+from harness.game.record import replay
 from harness.strategy import Strategy
 
 

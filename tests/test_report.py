@@ -12,8 +12,10 @@ from test_report_support import play_run, row, write_run
 from harness import stats
 from harness.cli import main
 from harness.report import ReportError, summarise_run, write_report
-from harness.report import aggregate as aggregate_module
-from harness.report.aggregate import aggregate, find_run
+from harness.report.aggregate import aggregate
+from harness.runfolder import games as games_module
+from harness.runfolder import reader as reader_module
+from harness.runfolder.reader import find_run
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -104,7 +106,7 @@ def test_results_do_not_depend_on_parts_or_batches(tmp_path, monkeypatch):
     one = play_run(tmp_path / "one", ["greedy", "random", "worm-first"], deals=6, parts=1)
     many = play_run(tmp_path / "many", ["greedy", "random", "worm-first"], deals=6, parts=5)
     expected = summarise_run(one)
-    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 5)  # deals split across batches
+    monkeypatch.setattr(games_module, "BATCH_ROWS", 5)  # deals split across batches
     got = summarise_run(many)
     for key in ("standings", "head_to_head", "seats", "worm_histogram", "games", "ratings"):
         assert _same(got[key], expected[key]), key
@@ -367,10 +369,10 @@ THREE = ["greedy", "random", "worm-first"]
 def test_batches_hold_whole_deals_of_every_table(tmp_path):
     run = play_run(tmp_path / "r", THREE, deals=9, parts=3)
     assert len(list((run / "games").glob("*-000000003.parquet"))) == 3  # one per table
-    info = aggregate_module.load_run(run)
+    info = reader_module.open_run(run)
     seen: set[int] = set()
-    cols = aggregate_module.read_columns(2, "main")
-    frames = list(aggregate_module.iter_games(info, cols, batch_rows=5))
+    cols = games_module.read_columns(2, "main")
+    frames = list(games_module.iter_games(info, cols, batch_rows=5))
     assert len(frames) > 3  # several batches per group of parts
     for f in frames:
         sizes = f.groupby("deal").size()
@@ -388,7 +390,7 @@ def test_a_missing_part_leaves_its_deals_incomplete_not_wrong(tmp_path, monkeypa
 
     rest = pd.concat([pd.read_parquet(p) for p in sorted((run / "games").glob("*.parquet"))])
     whole = write_run(tmp_path / "one", rest.to_dict("records"), entrants=THREE)
-    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 4)
+    monkeypatch.setattr(games_module, "BATCH_ROWS", 4)
     got, expected = summarise_run(run), summarise_run(whole)
     for key in ("standings", "head_to_head", "seats", "ratings"):
         assert _same(got[key], expected[key]), key
@@ -402,7 +404,7 @@ def test_rows_out_of_deal_order_and_odd_chunks_give_the_same_results(tmp_path, m
     expected = summarise_run(run)
     rows = pd.read_parquet(run / "games").sample(frac=1.0, random_state=1)  # shuffled
     odd = write_run(tmp_path / "odd", rows.to_dict("records"), parts=7, entrants=THREE)
-    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 3)
+    monkeypatch.setattr(games_module, "BATCH_ROWS", 3)
     got = summarise_run(odd)
     for key in ("standings", "head_to_head", "seats", "ratings"):
         assert _same(got[key], expected[key]), key

@@ -14,9 +14,9 @@ import pytest
 from test_report_support import row, write_run
 
 from harness import stats
-from harness.report import aggregate as aggregate_module
 from harness.report import summarise_run, write_report
 from harness.report.summary import diff_of_shares, mirror_pairs
+from harness.runfolder import games as games_module
 from harness.tourney import run_tournament
 
 
@@ -154,7 +154,7 @@ def test_results_do_not_depend_on_parts_or_batches(tmp_path, monkeypatch):
         tmp_path / "many", rows, entrants=["a", "a2", "x"], extra=ENTRANTS, parts=4, by_table=True
     )
     expected = summarise_run(one)["mirrors"]
-    monkeypatch.setattr(aggregate_module, "BATCH_ROWS", 5)
+    monkeypatch.setattr(games_module, "BATCH_ROWS", 5)
     assert summarise_run(many)["mirrors"] == expected
 
 

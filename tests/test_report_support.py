@@ -19,10 +19,10 @@ from typing import Any
 
 import pandas as pd
 
-from harness import seating as seating_design
-from harness.dice import DuplicateDice, SeededDice, derive_seed
-from harness.engine import Game
 from harness.errors import GameError
+from harness.game import seating as seating_design
+from harness.game.dice import DuplicateDice, SeededDice, derive_seed
+from harness.game.engine import Game
 from harness.plugins import resolve
 from harness.rules import Rules
 from harness.runfolder.schema import column_type, columns, is_optional, seat_column

@@ -257,12 +257,12 @@ def test_writer_and_reader_share_one_rule():
     """The writer and the report read the manifest through the same function."""
     import inspect
 
-    from harness.report import aggregate
+    from harness.runfolder import reader
     from harness.tourney import storage
 
     assert storage.read_manifest is manifest.read_manifest
-    assert storage.read_part is parts.read_part and aggregate.read_part is parts.read_part
-    source = inspect.getsource(aggregate)
+    assert storage.read_part is parts.read_part and reader.read_part is parts.read_part
+    source = inspect.getsource(reader)
     assert "splitlines" not in source and "json.loads(line" not in source
 
 

@@ -20,9 +20,8 @@ from pathlib import Path
 import pytest
 
 from harness.runfolder import schema
-from harness.tourney import backend as backends
 from harness.tourney import load_config, plan, run_tournament, runner
-from harness.tourney.backend import (
+from harness.tourney.backends import (
     Backend,
     BackendStats,
     Done,
@@ -30,7 +29,9 @@ from harness.tourney.backend import (
     ProcessBackend,
     Retries,
     SerialBackend,
+    base,
     local_backend,
+    serial,
 )
 from harness.tourney.chunks import play_chunk
 
@@ -129,7 +130,7 @@ def test_spec_of_a_planned_key_and_of_another():
 
 
 def test_a_refused_native_table_stops_planning_before_any_folder(tmp_path):
-    pytest.importorskip("harness._native")
+    pytest.importorskip("harness._native_core")
     config = {**SMALL, "entrants": ["greedy", "random"], "engine": "native", "move_time": 1.0}
     with pytest.raises(Exception, match="engine: native"):
         run_tournament(config, out=tmp_path, workers=0)
@@ -138,7 +139,7 @@ def test_a_refused_native_table_stops_planning_before_any_folder(tmp_path):
 
 # -- one face for every backend --------------------------------------------------------------
 def test_every_backend_shows_the_same_face():
-    dask_backend = pytest.importorskip("harness.tourney.dask_backend")
+    dask_backend = pytest.importorskip("harness.tourney.backends.dask")
     dask = dask_backend.DaskBackend(address="tcp://127.0.0.1:1")
     for made in (SerialBackend(), ProcessBackend(2), dask):
         assert isinstance(made, Backend)
@@ -252,7 +253,7 @@ def test_serial_play_retries_a_chunk_that_raises_once(monkeypatch):
             raise RuntimeError("a plugin file edited mid-run")
         return play_chunk(spec, **kwargs)
 
-    monkeypatch.setattr(backends, "play_chunk", flaky)
+    monkeypatch.setattr(serial, "play_chunk", flaky)
     (outcome,) = list(SerialBackend().results([spec]))
     assert isinstance(outcome, Done) and outcome.result.rows == spec.games
 
@@ -265,10 +266,10 @@ def test_serial_play_fails_a_chunk_that_always_raises(monkeypatch):
         tries.append(1)
         raise RuntimeError("always")
 
-    monkeypatch.setattr(backends, "play_chunk", broken)
+    monkeypatch.setattr(serial, "play_chunk", broken)
     (outcome,) = list(SerialBackend().results([spec]))
     assert isinstance(outcome, Failed) and outcome.reason == "RuntimeError: always"
-    assert len(tries) == backends.ATTEMPTS
+    assert len(tries) == base.ATTEMPTS
 
 
 # -- the runner's shape ----------------------------------------------------------------------

@@ -18,8 +18,8 @@ import pandas as pd
 import pytest
 
 from harness.errors import ConfigError
-from harness.ranking import POINT
-from harness.seating import (
+from harness.game.ranking import POINT
+from harness.game.seating import (
     MAX_PERMUTATION_PLAYERS,
     SEATINGS,
     adjacency,

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from harness import play_game
+from harness.configs import config_path, configs_dir, shipped_configs
+from harness.configs.cli import BOT_FILE, CONFIG_FILE, write_starter
 from harness.errors import ConfigError
-from harness.init_cmd import BOT_FILE, CONFIG_FILE, write_starter
-from harness.shipped import config_path, configs_dir, shipped_configs
 from harness.tourney.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ def deals_option() -> str:
 # -- shipped configs ---------------------------------------------------------------------------
 def test_every_repository_config_is_shipped_and_valid():
     assert configs_dir() is not None
-    assert set(shipped_configs()) == {p.stem for p in (ROOT / "configs").glob("*.yaml")}
+    assert set(shipped_configs()) == {p.stem for p in (ROOT / "harness" / "configs").glob("*.yaml")}
     for name, path in shipped_configs().items():
         assert load_config(path).name == name  # each loads, and runs under its own name
 
@@ -90,7 +90,7 @@ def test_the_tourney_command_takes_a_name(cli, tmp_path, monkeypatch):
 
 def test_a_checkout_without_configs_has_none(tmp_path, monkeypatch):
     """Only a configs/ folder of this package or of its own checkout counts."""
-    import harness.shipped as shipped
+    import harness.configs as shipped
 
     fake = tmp_path / "site-packages" / "harness"
     fake.mkdir(parents=True)
@@ -122,8 +122,8 @@ def test_init_writes_a_bot_and_a_config_that_run(tmp_path, cli):
 
 
 def test_the_starter_bot_uses_only_the_public_api():
-    source = (ROOT / "harness" / "init_cmd.py").read_text()
-    from harness.init_cmd import BOT
+    source = (ROOT / "harness" / "configs" / "cli.py").read_text()
+    from harness.configs.cli import BOT
 
     assert BOT in source
     imports = [n for n in ast.walk(ast.parse(BOT)) if isinstance(n, (ast.Import, ast.ImportFrom))]

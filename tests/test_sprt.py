@@ -16,7 +16,7 @@ import pytest
 from harness.errors import HarnessError, RunFailed
 from harness.sprt.experiment import check_specs, make_setup, run_sprt
 from harness.tourney import run_tournament
-from harness.tourney.backend import Done, Failed, SerialBackend
+from harness.tourney.backends import Done, Failed, SerialBackend
 from harness.tourney.chunks import play_chunk, replay_game
 
 DETERMINISTIC = ("verdict", "llr", "games", "blocks", "blocks_capped", "counts", "elo", "elo_low")

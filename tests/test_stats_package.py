@@ -151,7 +151,7 @@ def test_summary_is_the_test_itself():
 
 # -- one word: deal -----------------------------------------------------------------------
 def test_the_old_names_of_a_deal_are_gone():
-    """A deal is called a deal (harness.seating): the old names (block, units) are gone."""
+    """A deal is called a deal (harness.game.seating): the old names (block, units) are gone."""
     for old in ("block_elo", "block_outcomes"):
         assert not hasattr(stats, old), old
     assert [f.name for f in dataclasses.fields(stats.Sprt)][4] == "games_per_deal"

@@ -28,9 +28,10 @@ import pandas as pd
 import pytest
 from test_report_support import row, write_run
 
-from harness.ranking import add_counts
+from harness.game.ranking import add_counts
 from harness.report import ReportError, write_report
-from harness.report.aggregate import aggregate, load_run
+from harness.report.aggregate import aggregate
+from harness.runfolder.reader import open_run as load_run
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk
 from harness.tourney.storage import (

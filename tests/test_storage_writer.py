@@ -22,7 +22,7 @@ import pytest
 from test_storage_verify import FUMBLER
 
 from harness import native
-from harness.ranking import POINT
+from harness.game.ranking import POINT
 from harness.runfolder import schema
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import finish, play_chunk, play_native

@@ -119,13 +119,13 @@ def test_cli_reports_config_error_without_traceback(tmp_path, cli):
 def test_shipped_configs_load_and_round_robin_has_every_builtin():
     from harness.plugins import builtin_strategies
 
-    rr = load_config(ROOT / "configs" / "round_robin.yaml")
+    rr = load_config(ROOT / "harness" / "configs" / "round_robin.yaml")
     assert rr.players == 2 and rr.format == "round_robin"
     refs = {e.spec.ref for e in rr.entrants if not e.spec.params}
     assert set(builtin_strategies()) <= refs
-    four = load_config(ROOT / "configs" / "four_player.yaml")
+    four = load_config(ROOT / "harness" / "configs" / "four_player.yaml")
     assert four.players == 4
-    gauntlet = load_config(ROOT / "configs" / "gauntlet.yaml")
+    gauntlet = load_config(ROOT / "harness" / "configs" / "gauntlet.yaml")
     assert gauntlet.format == "gauntlet" and gauntlet.challenger is not None
     assert gauntlet.challenger.key not in {e.key for e in gauntlet.entrants}
 

@@ -29,9 +29,9 @@ distributed = pytest.importorskip("distributed")
 from harness import __version__  # noqa: E402
 from harness.errors import HarnessError, PluginError  # noqa: E402
 from harness.tourney import load_config, plan, run_tournament  # noqa: E402
+from harness.tourney.backends.dask import DaskBackend, DaskError, WorkerMismatch  # noqa: E402
+from harness.tourney.backends.dask_worker import Task, play_task  # noqa: E402
 from harness.tourney.chunks import play_chunk  # noqa: E402
-from harness.tourney.dask_backend import DaskBackend, DaskError, WorkerMismatch  # noqa: E402
-from harness.tourney.dask_worker import Task, play_task  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {

@@ -93,7 +93,7 @@ def test_bad_limits_on_the_command_line_are_one_line_exit_2(tmp_path, cli):
 
 
 def test_no_limits_a_game_without_progress_gets_one_warning(tmp_path, monkeypatch):
-    from harness.tourney import backend
+    from harness.tourney.backends import process as backend
 
     monkeypatch.setattr(backend, "STUCK_AFTER", 1.0)
     config = {**hanging(tmp_path, "Dawdles"), "deals": 1, "chunk": 1}

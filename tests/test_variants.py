@@ -10,8 +10,8 @@ import pytest
 from helpers import ALL_TILES, Script, Scripted, ScriptedDice, referee, rolls_for
 
 from harness import play_game, replay
-from harness.engine import Game
 from harness.errors import RecordError
+from harness.game.engine import Game
 from harness.rules import Rules
 from harness.strategy import Claim
 

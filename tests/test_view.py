@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import VIEW_FIELDS, Scripted, ScriptedDice, rolls_for
 
 from harness import play_game, replay
-from harness.engine import Game
+from harness.game.engine import Game
 from harness.rules import Rules
 from harness.strategy import Claim, Strategy
 

@@ -23,9 +23,9 @@ import pytest
 from helpers import HOSTILE, VIEW_FIELDS, Scripted
 
 from harness import play_game
-from harness.dice import SeededDice, derive_seed
-from harness.engine import Game
 from harness.errors import IntegrityError
+from harness.game.dice import SeededDice, derive_seed
+from harness.game.engine import Game
 from harness.rules import PRESETS, Rules
 from harness.strategies.greedy import Greedy
 from harness.strategies.random_play import RandomPlay

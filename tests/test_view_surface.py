@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 from helpers import VIEW_FIELDS
 
-import harness.engine
+import harness.game.engine
 import harness.view
-from harness import _board
-from harness._board import KEPT_OF, mask_of
-from harness.dice import ROLLS, SeededDice
-from harness.engine import Game
+from harness.game import board as _board
+from harness.game.board import KEPT_OF, mask_of
+from harness.game.dice import ROLLS, SeededDice
+from harness.game.engine import Game
 from harness.plugins import _project_modules
 from harness.rules import PRESETS, Rules
 from harness.strategies.greedy import Greedy
@@ -33,18 +33,18 @@ ROOT = Path(harness.view.__file__).parent
 
 
 class Recording(View):
-    """A view that logs which attributes harness.engine sets and reads on it."""
+    """A view that logs which attributes harness.game.engine sets and reads on it."""
 
     __slots__ = ()
     log: list[tuple[str, str]] = []
 
     def __setattr__(self, name: str, value: object) -> None:
-        if sys._getframe(1).f_globals.get("__name__") == "harness.engine":
+        if sys._getframe(1).f_globals.get("__name__") == "harness.game.engine":
             Recording.log.append(("set", name))
         object.__setattr__(self, name, value)
 
     def __getattribute__(self, name: str) -> object:
-        if sys._getframe(1).f_globals.get("__name__") == "harness.engine":
+        if sys._getframe(1).f_globals.get("__name__") == "harness.game.engine":
             Recording.log.append(("get", name))
         return object.__getattribute__(self, name)
 
@@ -68,7 +68,7 @@ class Counting(Strategy):
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_the_engine_only_calls_show_turn_and_writes_the_turn_slots(preset, monkeypatch):
-    monkeypatch.setattr(harness.engine, "View", Recording)
+    monkeypatch.setattr(harness.game.engine, "View", Recording)
     Recording.log = []
     rules = Rules.preset(preset, 3)
     seats = [Counting(RandomPlay()), Counting(Greedy()), Counting(RandomPlay())]
@@ -177,15 +177,15 @@ def test_a_fresh_view_is_a_blank_turn():
 
 
 def test_claim_and_swing_are_public_and_keep_the_board_out_of_plugin_digests():
-    """Claim and swing are defined in harness._board but named as harness.view, the
+    """Claim and swing are defined in harness.game.board but named as harness.game.view, the
     versioned API: a strategy that uses them must not hash the private module."""
     import harness.strategies.optimal as optimal
     import harness.strategies.random_play as random_play
 
     assert harness.view.Claim is _board.Claim and harness.view.swing is _board.swing
-    assert _board.Claim.__module__ == _board.swing.__module__ == "harness.view"
+    assert _board.Claim.__module__ == _board.swing.__module__ == "harness.game.view"
     for module in (optimal, random_play):  # both name Claim, optimal swing too
-        assert "harness._board" not in _project_modules(module)
+        assert "harness.game.board" not in _project_modules(module)
 
 
 def _imports(path: Path) -> set[str]:
@@ -199,10 +199,14 @@ def _imports(path: Path) -> set[str]:
 
 
 def test_the_arrows_run_one_way():
-    """_board is ground floor (rules only); the view never imports the engine."""
-    assert _imports(ROOT / "_board.py") == {"harness.rules"}
-    assert "harness.engine" not in _imports(ROOT / "view.py")
-    assert _imports(ROOT / "view.py") <= {"harness._board", "harness.dice", "harness.rules"}
+    """the board is ground floor (rules only); the view never imports the engine."""
+    assert _imports(ROOT / "board.py") == {"harness.game.rules"}
+    assert "harness.game.engine" not in _imports(ROOT / "view.py")
+    assert _imports(ROOT / "view.py") <= {
+        "harness.game.board",
+        "harness.game.dice",
+        "harness.game.rules",
+    }
 
 
 def test_view_py_holds_no_engine_only_tables_any_more():

@@ -37,7 +37,7 @@ sqrt(2.5 * worms face up on the grill), and k its derivative in the player's own
 (phi(lead / sigma) / sigma with two players).
 
 Both engines compute this account during play, with the same floats in the same order
-(harness/_native/account.c mirrors :class:`Accountant`), so the stored sums agree bit
+(harness/native/c/account.inc.c mirrors :class:`Accountant`), so the stored sums agree bit
 for bit. Pure computation plus a game observer; no I/O.
 """
 
@@ -58,8 +58,8 @@ from harness.analysis.turn import (
     Payoff,
     solve_arrays,
 )
-from harness.engine import GameObserver
-from harness.rules import LOWEST_TILE, TILES, Rules, worms
+from harness.game.engine import GameObserver
+from harness.game.rules import LOWEST_TILE, TILES, Rules, worms
 from harness.runfolder.schema import ACCOUNT_FIELDS
 
 _WORMS = [0] * LOWEST_TILE + [worms(t) for t in TILES] + [0] * (MAX_TOTAL - TILES[-1])
@@ -305,8 +305,8 @@ class Accountant(GameObserver):
     a person's game. ``ledgers[seat]`` holds each seat's sums; with ``detail=True`` (or a
     ``listener``), ``turns`` holds every turn's :class:`TurnAccount` too.
 
-    The order of the float operations is the native engine's (account.c): change one, change
-    both.
+    The order of the float operations is the native engine's (account.inc.c): change one,
+    change both.
     """
 
     def __init__(

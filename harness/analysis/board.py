@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from harness.analysis.turn import Payoff
 from harness.errors import HarnessError
-from harness.rules import TILES, worms
+from harness.game.rules import TILES, worms
 
 FULL_GRILL = TILES
 

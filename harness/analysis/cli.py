@@ -111,7 +111,7 @@ def _turn(
 ) -> None:
     from harness.analysis.board import TurnBoard, parse_tiles
     from harness.analysis.report import POLICIES, analyze_turn, lines, parse_kept, to_json
-    from harness.rules import TILES
+    from harness.game.rules import TILES
 
     _check_options(turns, seed, held, grill=grill, tops=tops, targets=targets, kept=kept)
     top_tiles = parse_tiles(tops, "--tops")
@@ -144,7 +144,7 @@ def _turn(
         payload["simulation"] = {
             "turns_per_policy": turns,
             "seed": seed,
-            "engine": "harness.engine.Game",
+            "engine": "harness.game.engine.Game",
             "checks": [c.to_json() for c in checks],
             **summary,
             "cpu_seconds": time.process_time() - started,
@@ -247,7 +247,7 @@ def game(record_file: str, seats_only: bool, as_json: bool) -> None:
 
 def _game(record_file: str, seats_only: bool, as_json: bool) -> None:
     from harness.analysis.game import account_json, account_lines, account_record
-    from harness.record import load_record
+    from harness.game.record import load_record
 
     account = account_record(load_record(record_file))
     if as_json:
@@ -319,7 +319,7 @@ def _roll(
     from harness.analysis.report import parse_kept
     from harness.analysis.roll import option_lines, position_of, roll_options
     from harness.errors import HarnessError
-    from harness.rules import TILES, face_name
+    from harness.game.rules import TILES, face_name
 
     _check_options(None, None, held, roll=roll, kept=kept, grill=grill, tops=tops)
     rolled = parse_kept(roll.replace("ROLL", ""))  # the same faces as --kept: W or 6 a worm

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.analysis.account import Accountant, Decision, Ledger, TurnAccount
-from harness.engine import GameResult
-from harness.rules import Rules, face_name
+from harness.game.engine import GameResult
+from harness.game.rules import Rules, face_name
 
 #: The largest residual |swing - (par + luck - regret)| of a turn that still counts as
 #: summing: float rounding is about 1e-15 a term, a turn has a few dozen terms.
@@ -74,7 +74,7 @@ def account_record(data: dict[str, Any]) -> GameAccount:
     with the one its moves give (to :data:`TOLERANCE`): a record that says otherwise
     contradicts itself, RecordError naming the turn.
     """
-    from harness.record import record_rules, replay
+    from harness.game.record import record_rules, replay
 
     rules = record_rules(data)
     accountant = Accountant(rules, detail=True)

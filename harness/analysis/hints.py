@@ -31,8 +31,8 @@ from harness.analysis.account import claim_options, solved, swing_payoff
 from harness.analysis.roll import RollAnalysis, TurnPosition, roll_options
 from harness.analysis.turn import STATES, WORM_BIT
 from harness.errors import HarnessError
-from harness.rules import worms
-from harness.view import View
+from harness.game.rules import worms
+from harness.game.view import View
 
 
 @dataclass(frozen=True)

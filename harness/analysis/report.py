@@ -23,9 +23,9 @@ from typing import Any
 from harness.analysis.board import TurnBoard, tile_ranges
 from harness.analysis.turn import START, Solution, solve, solve_exact, state_index
 from harness.errors import HarnessError
+from harness.game.rules import DICE, FACE_POINTS, WORM, face_name, worms
 from harness.jsonsafe import json_safe
 from harness.report.render import text_table
-from harness.rules import DICE, FACE_POINTS, WORM, face_name, worms
 
 POLICIES = ("max-success", "expected-worms")
 TARGETS = tuple(range(21, 37))

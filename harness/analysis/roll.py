@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from harness.analysis.account import claim_options, solved, swing_payoff
 from harness.analysis.turn import CHILD, STATES, WORM_BIT, state_index
 from harness.errors import HarnessError
-from harness.rules import DICE, FACE_POINTS, face_name
+from harness.game.rules import DICE, FACE_POINTS, face_name
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 Each policy of an analysis is played for N turns by a strategy that follows it
 (:class:`PolicyPlayer`, public strategy API only), each turn the first of a fresh
-:class:`harness.engine.Game`, so the engine rolls the dice, applies the keeps and ends
+:class:`harness.game.engine.Game`, so the engine rolls the dice, applies the keeps and ends
 the turn (R4-R8) exactly as in a tournament. The opening board (full grill, no tops)
 offers a stop at every total a board's claims allow and more, so the policy stops only
 where the analysed board allows it; the engine's outcome (the total claimed at, or a
@@ -22,12 +22,11 @@ from typing import Any
 from harness.analysis.board import TurnBoard
 from harness.analysis.report import TurnAnalysis
 from harness.analysis.turn import LOOKUP, Solution
-from harness.dice import SeededDice, derive_seed
-from harness.engine import Game, GameObserver
-from harness.rules import Rules
-from harness.strategy import Strategy, View
-
-Z95 = NormalDist().inv_cdf(0.975)
+from harness.game.dice import SeededDice, derive_seed
+from harness.game.engine import Game, GameObserver
+from harness.game.rules import Rules
+from harness.game.strategy import Strategy, View
+from harness.stats import Z95
 
 
 class PolicyPlayer(Strategy):

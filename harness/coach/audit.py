@@ -42,9 +42,9 @@ from harness.coach.valuing import (
     value_pick,
     value_stop,
 )
-from harness.rules import DICE, FACE_POINTS, WORM, Rules
-from harness.strategy import Strategy
-from harness.view import View
+from harness.game.rules import DICE, FACE_POINTS, WORM, Rules
+from harness.game.strategy import Strategy
+from harness.game.view import View
 
 Sink = Callable[[Moment, Decision], None]
 

@@ -26,9 +26,9 @@ from harness.cli_common import (
     rules_options,
     user_errors,
 )
+from harness.runfolder.layout import DEFAULT_OUT
 
 F = TypeVar("F", bound=Callable[..., Any])
-DEFAULT_OUT = Path("results")
 
 
 def _common(deals: int, noun: str) -> Callable[[F], F]:
@@ -114,7 +114,7 @@ def _folder(out: Path | None, noun: str, *names: str) -> Path:
     if out is not None:
         return out
     slug = re.sub(r"[^A-Za-z0-9_.=-]+", "_", "_vs_".join(names))[:120].strip("_.") or noun
-    return DEFAULT_OUT / noun / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
+    return Path(DEFAULT_OUT) / noun / f"{time.strftime('%Y%m%d-%H%M%S')}-{slug}"
 
 
 class _Progress:

@@ -40,10 +40,10 @@ from harness.coach.situations import (
     check_bands,
 )
 from harness.coach.valuing import Moment
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import HarnessError
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import Rules
 from harness.plugins import StrategySpec
-from harness.rules import Rules
 from harness.stats import Moments
 
 if TYPE_CHECKING:

@@ -2,7 +2,7 @@
 
 The bot under study (the *subject*) sits at one table per group of opponents
 (:func:`tables_for`) and plays every deal of the run in every seat order of the balanced
-design (:mod:`harness.seating`) on duplicate dice: deal d's dice are a tournament's deal
+design (:mod:`harness.game.seating`) on duplicate dice: deal d's dice are a tournament's deal
 d with the same seed (:func:`harness.tourney.plan.deal_seed`), so the coach's games are
 the games ``harness tourney`` plays for those entrants and that seed, and each one replays
 with ``harness play ... --seed SEED --dice duplicate`` in its seat order.
@@ -10,7 +10,7 @@ with ``harness play ... --seed SEED --dice duplicate`` in its seat order.
 The subject's seat is a wrapper that sees every question (:class:`~harness.coach.audit.
 Audited` for the coach, :class:`~harness.coach.shadow.Shadowed` for the diff). On the
 native engine (``engine: auto`` where it can, as everywhere) that seat is a Python seat
-called back from C (:mod:`harness.native_seats`) and the opponents play natively; on the
+called back from C (:mod:`harness.native.seats`) and the opponents play natively; on the
 Python engine every seat plays there. The games are the same either way.
 
 Deals are cut into blocks of a fixed size, whatever the worker count; each block is
@@ -30,15 +30,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any, Protocol
 
-from harness.dice import DuplicateDice
-from harness.engine import DEFAULT_MAX_TURNS, GameError, GameResult, build_instances
 from harness.errors import HarnessError, safe_text
+from harness.game.dice import DuplicateDice
+from harness.game.engine import DEFAULT_MAX_TURNS, GameError, GameResult, build_instances
+from harness.game.rules import Rules
+from harness.game.seating import Design, design, seats_of
+from harness.game.strategy import Strategy
 from harness.interrupts import plugin_interrupts_only
 from harness.plugins import StrategySpec, resolve
-from harness.rules import Rules
 from harness.runfolder.schema import FORFEIT, TURN_CAP
-from harness.seating import Design, design, seats_of
-from harness.strategy import Strategy
 from harness.tourney.plan import deal_seed
 
 #: Games a block holds, about: blocks are the unit of work and of merging.
@@ -128,10 +128,8 @@ class Field:
             return "python"
         from harness import native
 
-        why = None
-        if not native.available():
-            why = "the native engine is not built in this installation"
-        else:
+        why = native.refusal()
+        if why is None:
             try:
                 for table in self.tables:
                     entrants = [_SUBJECT, *(self.opponents[j] for j in table)]

@@ -32,9 +32,9 @@ from harness.coach.shadow import Parting, Shadowed
 from harness.coach.situations import KINDS, Situation, move_text
 from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import Moment
-from harness.engine import DEFAULT_MAX_TURNS
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import Rules
 from harness.plugins import StrategySpec
-from harness.rules import Rules
 from harness.stats import Moments
 
 if TYPE_CHECKING:

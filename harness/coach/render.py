@@ -413,7 +413,7 @@ def write_answer(
 
 def write_records(folder: Path, records: list[dict[str, Any]]) -> list[str]:
     """The examples' game records, ``folder/examples/example-N.json``; their paths."""
-    from harness.record import save_record
+    from harness.game.record import save_record
 
     paths = []
     for n, record in enumerate(records, 1):

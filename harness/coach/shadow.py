@@ -41,15 +41,15 @@ from dataclasses import dataclass
 from math import factorial
 from typing import Any, Protocol
 
-from harness._board import FACES_OF, mask_of
 from harness.analysis.turn import CHILD, STATES, WORM_BIT
 from harness.coach.valuing import Board, Moment, read_answer, state_of
-from harness.dice import ROLLS, Roll
 from harness.errors import safe_text
+from harness.game.board import FACES_OF, mask_of
+from harness.game.dice import ROLLS, Roll
+from harness.game.rules import Rules, worms
+from harness.game.strategy import Strategy
+from harness.game.view import View
 from harness.interrupts import reraise_if_user
-from harness.rules import Rules, worms
-from harness.strategy import Strategy
-from harness.view import View
 
 ALL_FACES = 0b1111110
 # The rolls of n dice with their exact probabilities (multinomial / 6**n).

@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.rules import face_name
+from harness.game.rules import face_name
 
 #: Regret thresholds in worms of swing: inaccuracy, mistake, blunder (see above).
 BANDS: tuple[float, float, float] = (0.25, 0.5, 1.0)

@@ -14,7 +14,7 @@ dice set aside before the last keep and the roll it came from (``harness analyze
 takes them), the turn's number.
 
 An answer is read by its plain value, with the engine's own readers
-(:func:`harness.engine.plain_int`, :func:`~harness.engine.plain_pair`); an answer that is
+(:func:`harness.game.engine.plain_int`, :func:`~harness.game.engine.plain_pair`); an answer that is
 not legal is not valued (the engine makes it the seat's forfeit).
 """
 
@@ -30,10 +30,10 @@ from harness.analysis.account import Decision, Option, claim_options, solved, sw
 from harness.analysis.board import tile_ranges
 from harness.analysis.roll import TurnPosition
 from harness.analysis.turn import CHILD, LOOKUP, STATES, WORM_BIT
-from harness.engine import plain_int, plain_pair
+from harness.game.engine import plain_int, plain_pair
+from harness.game.rules import DICE, face_name
+from harness.game.view import View
 from harness.interrupts import reraise_if_user
-from harness.rules import DICE, face_name
-from harness.view import View
 
 
 @dataclass(frozen=True)

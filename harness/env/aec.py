@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.env import encoding
 from harness.env._extra import pettingzoo_env, spaces
 from harness.env.game import (
@@ -43,8 +42,9 @@ from harness.env.game import (
 )
 from harness.env.gym import observation_space
 from harness.env.single import as_action, board_view
-from harness.record import RecordBuilder
-from harness.rules import Rules
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.record import RecordBuilder
+from harness.game.rules import Rules
 
 
 class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]

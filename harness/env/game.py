@@ -1,6 +1,6 @@
 """A game stepped decision by decision: the Python engine with the control turned round.
 
-The engine (:class:`harness.engine.Game`) asks strategies; an environment is asked by
+The engine (:class:`harness.game.engine.Game`) asks strategies; an environment is asked by
 its agent. :class:`SteppedGame` is a Game whose *agent seats* have no strategy: their
 turns stop at each question (pick, stop, claim) until :meth:`SteppedGame.act` answers
 it, while every other seat plays its strategy through the engine's own
@@ -26,19 +26,26 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness._board import ALL_FACES, FACES_OF, KEPT_OF, WORMS, Claim, legal_claims
-from harness.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE, DuplicateDice, SeededDice
-from harness.engine import BIT, DEFAULT_MAX_TURNS, LEGAL, Game, GameObserver, GameResult
 from harness.env.encoding import CLAIM, FIRST_CLAIM, PHASES, PICK, ROLL_ON, STOP, STOP_OR_ROLL
 from harness.errors import GameError
+from harness.game.board import ALL_FACES, FACES_OF, KEPT_OF, WORMS, Claim, legal_claims
+from harness.game.dice import (
+    BLOCK_BASE,
+    DICE_MODES,
+    POW6,
+    ROLL_LIST,
+    TABLE,
+    DuplicateDice,
+    SeededDice,
+)
+from harness.game.engine import BIT, DEFAULT_MAX_TURNS, LEGAL, Game, GameObserver, GameResult
+from harness.game.rules import TILES, Rules, face_name
+from harness.game.seating import design
+from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, resolve
-from harness.rules import TILES, Rules, face_name
-from harness.seating import design
-from harness.strategy import Strategy
 from harness.tourney.plan import deal_seed, game_seed
 
 REWARDS = ("margin", "win", "swing")
-DICE_MODES = ("duplicate", "independent")
 ILLEGAL = ("penalty", "raise")
 DONE = -1  # the phase of a game with no question pending (over, capped or forfeited)
 
@@ -62,7 +69,7 @@ class _AgentSeat(Strategy):
 
 
 class SteppedGame(Game):
-    """A :class:`~harness.engine.Game` whose agent seats (``None`` in ``strategies``)
+    """A :class:`~harness.game.engine.Game` whose agent seats (``None`` in ``strategies``)
     are asked through :meth:`act`.
 
     :meth:`advance` plays on (other seats' turns, dice, busts) until an agent seat has a

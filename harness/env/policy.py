@@ -39,8 +39,8 @@ import numpy as np
 from harness.env import encoding
 from harness.env.encoding import CLAIM, FIRST_CLAIM, PICK, STOP, STOP_OR_ROLL, action_name
 from harness.env.single import as_action
-from harness.rules import TILES
-from harness.strategy import Claim, Strategy, View
+from harness.game.rules import TILES
+from harness.game.strategy import Claim, Strategy, View
 
 Policy = Callable[[np.ndarray, np.ndarray], Any]
 

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.env import encoding
 from harness.env.game import (
     DONE,
@@ -31,8 +30,9 @@ from harness.env.game import (
     seat_makers,
 )
 from harness.errors import HarnessError
-from harness.record import RecordBuilder
-from harness.rules import Rules
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.record import RecordBuilder
+from harness.game.rules import Rules
 
 MAX_SKIPPED = 100  # episodes in a row that may end before the agent's first question
 
@@ -200,7 +200,7 @@ def as_action(action: Any) -> int | None:
 
 def board_view(game: SteppedGame, seat: int) -> Any:
     """A view of ``seat`` showing the board now and no turn in progress."""
-    from harness.view import View
+    from harness.game.view import View
 
     view = View(seat, game.views[seat].rules)
     res = game.result(game.error)

@@ -20,7 +20,7 @@ ended, the observation to the one that begins (``info["episode"]`` says which).
 The arrays returned are the environment's own buffers, overwritten by the next call:
 copy what you keep. With the extension built and every opponent a native built-in
 (:data:`harness.native.NATIVE_STRATEGIES`) the games are stepped in C
-(harness/_native/vecenv.c); otherwise, or with ``engine="python"``, by N Python
+(harness/native/c/vecenv.inc.c); otherwise, or with ``engine="python"``, by N Python
 games (:class:`~harness.env.single.SingleAgent`): slower, the same games, observations
 and rewards bit for bit.
 """
@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from harness import native
-from harness.engine import DEFAULT_MAX_TURNS, rank_seats
 from harness.env.encoding import ACTIONS, OBS_SIZE
 from harness.env.game import (
     DONE,
@@ -45,15 +44,17 @@ from harness.env.game import (
     draw,
 )
 from harness.env.single import SingleAgent, as_action
-from harness.rules import Rules
+from harness.game.engine import DEFAULT_MAX_TURNS, rank_seats
+from harness.game.rules import Rules
 
 ENGINES = ("auto", "native", "python")
 
 
 def native_problem(opponents: Sequence[Any] | str) -> str | None:
     """Why these opponents cannot be stepped in C (None: they can)."""
-    if not native.available():
-        return "the native engine is not built in this installation"
+    refused = native.refusal()
+    if refused is not None:
+        return refused
     for item in [opponents] if isinstance(opponents, str) else opponents:
         try:
             native.native_seat(item)
@@ -63,7 +64,7 @@ def native_problem(opponents: Sequence[Any] | str) -> str | None:
 
 
 class _Native:
-    """The C slots (harness/_native/vecenv.c) behind one capsule."""
+    """The C slots (harness/native/c/vecenv.inc.c) behind one capsule."""
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 import click
 
-from harness.rules import DICE, FACE_POINTS, TILES, face_name, worms
+from harness.game.rules import DICE, FACE_POINTS, TILES, face_name, worms
 
 WIDTH = 80
 RULE = "=" * WIDTH

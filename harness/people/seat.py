@@ -22,6 +22,9 @@ from typing import Any, NoReturn
 
 from harness.analysis.hints import Hint, claim_hints, roll_hints, stop_hints
 from harness.analysis.roll import option_lines, option_table
+from harness.game.rules import Rules, face_name
+from harness.game.strategy import Claim, Strategy
+from harness.game.view import View
 from harness.interrupts import interrupt_as_user
 from harness.people.console import (
     COMMANDS,
@@ -36,9 +39,6 @@ from harness.people.console import (
     roll_lines,
     stack_lines,
 )
-from harness.rules import Rules, face_name
-from harness.strategy import Claim, Strategy
-from harness.view import View
 
 #: The word a command line uses for a person's seat (``harness play you greedy``).
 SEAT_NAME = "you"

@@ -2,15 +2,15 @@
 
 One seat is the person's (:class:`~harness.people.seat.Person`), the others are bots. The
 game is played on the Python engine (the person's seat is asked in this process), told
-turn by turn (:class:`harness.narrate.Narrator`), recorded move by move with each turn's
-luck and skill account (:class:`harness.record.RecordBuilder`,
+turn by turn (:class:`harness.play.narrate.Narrator`), recorded move by move with each turn's
+luck and skill account (:class:`harness.game.record.RecordBuilder`,
 :class:`~harness.analysis.account.Accountant`), and summed up at the end per seat: par,
 luck, skill and the three costliest decisions with the better move (docs/luck.md).
 
 The record is written whatever happens: at the end of the game, or when the person stops
 it (Ctrl-C, ``q``, the end of the input), then with the turns finished so far: a record
 may end before the game is over, and replays and analyses like any other. A seed replays
-the same dice: the engine draws each turn's dice whatever is decided (``harness.dice``).
+the same dice: the engine draws each turn's dice whatever is decided (``harness.game.dice``).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from typing import Any
 
 from harness.analysis.account import Accountant, TurnAccount
 from harness.analysis.game import GameAccount, account_of, costliest, decision_line, turn_summary
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import DEFAULT_MAX_TURNS, GameResult, observing
 from harness.errors import HarnessError
-from harness.narrate import Narrator, summary_lines
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import DEFAULT_MAX_TURNS, GameResult, observing
+from harness.game.record import RecordBuilder, save_record
+from harness.game.rules import Rules
 from harness.people.console import Console
 from harness.people.seat import SEAT_NAME, Person
 from harness.play import build_strategies, play_observed
-from harness.record import RecordBuilder, save_record
-from harness.rules import Rules
+from harness.play.narrate import Narrator, summary_lines
 
 DEFAULT_RECORDS = Path("results") / "play"
 

@@ -12,7 +12,7 @@ Rooms: :mod:`~.aggregate` (reading games into fixed-size sums), :mod:`~.summary`
 numbers), :mod:`~.paired` (paired differences), :mod:`~.plots` (with :mod:`~.colours`, the
 strategies' colours, and :mod:`~.order`, the one order of charts and comparisons),
 :mod:`~.render` (markdown and HTML), :mod:`~.compare` (several runs). The commands are
-:mod:`harness.report_cmd`. The statistics
+:mod:`harness.report.cli`. The statistics
 themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 
@@ -26,7 +26,7 @@ _EXPORTS = {
     "cached_summary": "harness.report.api",
     "summarise_run": "harness.report.api",
     "write_report": "harness.report.api",
-    "ReportError": "harness.report.aggregate",
+    "ReportError": "harness.runfolder.reader",
 }
 
 __all__ = ["Report", "ReportError", "cached_summary", "summarise_run", "write_report"]
@@ -45,5 +45,5 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:
-    from harness.report.aggregate import ReportError
     from harness.report.api import Report, cached_summary, summarise_run, write_report
+    from harness.runfolder.reader import ReportError

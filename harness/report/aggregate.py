@@ -1,4 +1,5 @@
-"""Reading a run folder and reducing its games to the aggregates reports need.
+"""Reducing a run's games to the aggregates reports need (the run folder is opened and read
+by :mod:`harness.runfolder.reader` and :mod:`harness.runfolder.games`).
 
 The games are read part by part and batch by batch with only the columns needed, and
 every batch is folded into fixed-size sums (:class:`Aggregates`): memory depends on the
@@ -15,19 +16,10 @@ one conversion per column and batch. The rating intervals need a second pass (th
 comes first); what it reads is kept from the first pass while that stays small
 (``KEPT_BYTES``), so a run of a few million games is read once. Batches, the order of
 every sum and therefore every number are those of the frames this module read before.
-
-Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
-``run_format``): every part the manifest lists is checked against its line first, with
-the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, and rows
-that are exactly the deals the line claims), and the lines must not overlap (nor, for a
-complete run, leave a deal out). A chunk that fails makes the report fail with one line
-naming it (:class:`DamagedRun`); ``harness report RUN --repair`` plays it again. Folders
-assembled by hand (no ``run_format``) are read as they are.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -36,33 +28,27 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from harness import stats
-from harness.errors import HarnessError, safe_text
-from harness.jsonsafe import TooDeep, loads_bounded
-from harness.ranking import POINT, Counts
-from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
-from harness.runfolder.manifest import covered, read_manifest, safe_part_name
-from harness.runfolder.parts import (
-    ChunkDamaged,
-    complete_parts,
-    first_line,
-    read_part,
-    unlisted_note,
+from harness.errors import safe_text
+from harness.game.ranking import POINT, Counts
+from harness.runfolder.games import (
+    Games,
+    deal_clusters,
+    iter_batches,
+    read_columns,
+)
+from harness.runfolder.reader import (
+    ProgressCallback,
+    RunInfo,
+    open_run,
 )
 from harness.runfolder.schema import (
     ACCOUNT_FIELDS,
     ERROR_KINDS,
     FORFEIT,
-    RENAMED_COLUMNS,
-    SEAT_FIELDS,
     STATUSES,
     TURN_CAP,
-    column_type,
-    is_optional,
     seat_column,
 )
 
@@ -70,7 +56,6 @@ UNKNOWN_KIND = "unknown"  # a forfeit stored before error_kind existed
 
 MAX_WORMS = 40  # every tile's worms together (R1): no score can be higher
 CONVERGENCE_BUCKETS = 256  # resolution of the win-share-vs-games curve
-BATCH_ROWS = 1 << 17
 DENSE_CELLS = 1 << 21  # up to this many (cluster, key) cells are counted densely
 FORFEIT_GROUPS = 200  # distinct (strategy, kind, error) forfeit groups kept with an example
 FORFEIT_MESSAGES = 100  # distinct messages counted per group (then "100 or more")
@@ -95,267 +80,6 @@ def forfeit_pattern(detail: str) -> str:
 
 
 KEPT_BYTES = 1 << 26  # the rating pass's inputs kept from the first pass up to this size
-
-ProgressCallback = Callable[[str, int, int], None]
-"""progress(phase, rows done, rows in all): called after every batch."""
-
-
-class ReportError(HarnessError):
-    """A run folder that cannot be reported on: missing, malformed or unreadable."""
-
-
-class DamagedRun(ReportError):
-    """Stored results that do not verify: a chunk changed, missing, unreadable or holding
-    other games than its manifest line says. ``problems`` lists them all (one line each);
-    the message names the first and says how to play them again."""
-
-    def __init__(self, folder: Path, problems: list[str]) -> None:
-        self.folder = folder
-        self.problems = problems
-        more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
-        super().__init__(
-            f"{folder}: {problems[0]}{more}; the results are not reported: "
-            f"`harness report {folder} --repair` plays the damaged chunks again"
-        )
-
-
-# -- the run folder ----------------------------------------------------------------------
-@dataclass
-class RunInfo:
-    """A run folder: its resolved config (``run.json``) and its game part files."""
-
-    path: Path
-    config: dict[str, Any]
-    parts: list[Path]
-    notes: list[str] = field(default_factory=list)  # parts left out, and why
-    problems: list[str] = field(default_factory=list)  # what failed verification
-    # Each verified part's (rows, lowest deal, highest deal, rows go by deal), found while
-    # verifying it: reading the games then need not read its deal column again.
-    layouts: dict[Path, tuple[int, int, int, bool]] = field(default_factory=dict)
-    # The manifest lines of the verified parts: what playing each chunk cost (cpu, the
-    # decision times, the plugins' output), for the report.
-    entries: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def verified(self) -> bool:
-        """Whether the runner wrote this folder (then every part was verified)."""
-        return isinstance(self.config.get("run_format"), str)
-
-    @property
-    def name(self) -> str:
-        return str(self.config.get("name") or self.path.parent.name)
-
-    @property
-    def run_id(self) -> str:
-        return self.path.name
-
-    @property
-    def players(self) -> int:
-        return int(self.config["players"])
-
-    @property
-    def dice(self) -> str:
-        return str(self.config.get("dice", "duplicate"))
-
-    @property
-    def by_deal(self) -> bool:
-        """Whether intervals go by deal clusters: always, since every table plays a deal on
-        the same dice in either dice mode (see :mod:`harness.stats`). Kept so that
-        callers that choose the interval by it get the clustered one."""
-        return True
-
-    @property
-    def design(self) -> tuple[tuple[int, ...], ...]:
-        """The run's seat orders: order k puts table entrant ``design[k][i]`` in seat i.
-
-        From run.json's ``design`` (schema 3), else its ``seating`` mode, else the cyclic
-        rotations every run before seating modes played.
-        """
-        from harness import seating
-
-        n = self.players
-        raw = self.config.get("design")
-        if isinstance(raw, list) and raw:
-            try:
-                orders = tuple(tuple(int(e) for e in order) for order in raw)
-            except (TypeError, ValueError):
-                orders = ()
-            if orders and all(sorted(o) == list(range(n)) for o in orders):
-                return orders
-            raise ReportError(
-                f"{self.path / RUN_JSON}: 'design' must be a list of seat orders of "
-                f"0..{n - 1}, got {safe_text(raw, 200)}"
-            )
-        mode = self.config.get("seating", "cyclic")
-        try:
-            return seating.design(n, mode if isinstance(mode, str) else "cyclic")
-        except ValueError as exc:
-            raise ReportError(f"{self.path / RUN_JSON}: {exc}") from None
-
-    @property
-    def rules(self) -> dict[str, Any]:
-        rules = self.config.get("rules") or {}
-        return dict(rules) if isinstance(rules, dict) else {"preset": rules}
-
-    @property
-    def entrants(self) -> list[dict[str, Any]]:
-        return [e for e in self.config.get("entrants") or [] if isinstance(e, dict)]
-
-    def fingerprint(self) -> list[list[Any]]:
-        """What the aggregates depend on: each part's name, size and modification time."""
-        extra = [f for f in (self.path / RUN_JSON, self.path / MANIFEST) if f.exists()]
-        return [[p.name, p.stat().st_size, p.stat().st_mtime_ns] for p in self.parts] + [
-            [f.name, f.stat().st_size, f.stat().st_mtime_ns] for f in extra
-        ]
-
-
-def find_run(path: str | Path) -> Path:
-    """The run folder ``path`` names: itself, or the newest run inside a config folder."""
-    folder = Path(path)
-    if _is_run(folder):
-        return folder
-    return runs_in(folder)[-1]
-
-
-def _is_run(folder: Path) -> bool:
-    if not folder.exists():
-        raise ReportError(f"{folder}: no such folder")
-    if not folder.is_dir():
-        raise ReportError(f"{folder}: not a folder; give a run folder results/<config>/<run id>")
-    return (folder / RUN_JSON).is_file()
-
-
-def runs_in(path: str | Path) -> list[Path]:
-    """The run folders of a config folder (``results/<config>``), oldest first: by when
-    their run.json was last written (a run's last play), then by name."""
-    folder = Path(path)
-    if _is_run(folder):
-        raise ReportError(
-            f"{folder}: a run folder, not a config folder; give results/<config> for its runs"
-        )
-    runs = [d for d in folder.iterdir() if d.is_dir() and (d / RUN_JSON).is_file()]
-    if not runs:
-        raise ReportError(
-            f"{folder}: not a run folder (no run.json); give results/<config>/<run id>"
-        )
-    return sorted(runs, key=lambda d: ((d / RUN_JSON).stat().st_mtime_ns, d.name))
-
-
-def load_run(path: str | Path, *, check: bool = True) -> RunInfo:
-    """Open a run folder and check its ``run.json`` and its stored chunks.
-
-    One-line errors for what is wrong; a chunk that does not verify raises
-    :class:`DamagedRun` (with ``check=False`` the problems are left in ``info.problems``
-    and the damaged parts out of ``info.parts``, for ``--repair``).
-    """
-    folder = find_run(path)
-    config_path = folder / RUN_JSON
-    try:
-        config = loads_bounded(config_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ReportError(f"{config_path}: cannot read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise ReportError(f"{config_path}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    except TooDeep as exc:
-        raise ReportError(f"{config_path}: not a run.json of harness: {exc}") from None
-    if not isinstance(config, dict):
-        raise ReportError(f"{config_path}: expected a JSON object")
-    players = config.get("players")
-    if type(players) is not int or not 2 <= players <= 7:
-        raise ReportError(f"{config_path}: 'players' must be a whole number 2..7, got {players!r}")
-    dice = config.get("dice", "duplicate")
-    if dice not in ("duplicate", "independent"):
-        raise ReportError(
-            f"{config_path}: 'dice' must be 'duplicate' or 'independent', got {dice!r}"
-        )
-    if isinstance(config.get("run_format"), str):
-        info = _verified_run(folder, config)
-        if check and info.problems:
-            raise DamagedRun(folder, info.problems)
-        return info
-    manifest = folder / MANIFEST
-    entries = _manifest_lines(manifest) if manifest.is_file() else None
-    parts, notes = complete_parts(folder / GAMES, entries)
-    return RunInfo(folder, config, parts, notes)
-
-
-def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
-    """A runner's folder: only the parts its manifest lists, each verified against its line.
-
-    A part on disk the manifest does not list is a chunk in progress (or left by a kill):
-    not a result, left out with a note. Everything else that is not as listed is a problem.
-    """
-    games_dir = folder / GAMES
-    manifest = folder / MANIFEST
-    entries = _manifest_lines(manifest) if manifest.is_file() else []
-    parts: list[Path] = []
-    listed: set[str] = set()
-    problems: list[str] = []
-    spans: dict[str, list[tuple[int, int, str]]] = {}
-    layouts: dict[Path, tuple[int, int, int, bool]] = {}
-    good: list[dict[str, Any]] = []
-    for entry in entries:
-        name = entry["file"]
-        claim = covered(entry)
-        if not safe_part_name(name) or name in listed or claim is None:
-            problems.append(f"manifest line for {str(name)[:200]!r} is malformed or repeated")
-            continue
-        # What the line claims counts for coverage even if its chunk is damaged: that is
-        # one problem (the chunk), not two (the chunk and a gap).
-        spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
-        listed.add(name)
-        try:
-            rows = read_part(games_dir / name, entry, columns=["deal"])
-        except ChunkDamaged as exc:
-            problems.append(f"games/{exc}")
-            continue
-        parts.append(games_dir / name)
-        good.append(entry)
-        deals = rows.column("deal").to_numpy().astype(np.int64)
-        layouts[games_dir / name] = (len(deals), *_layout_of(deals))
-    problems += _coverage(config, spans)
-    on_disk = {p.name for p in part_files(games_dir)}
-    notes = []
-    unlisted = len(on_disk - {e["file"] for e in entries})
-    if unlisted:
-        notes.append(unlisted_note(unlisted))
-    parts.sort()
-    return RunInfo(folder, config, parts, notes, problems, layouts, good)
-
-
-def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:
-    """The manifest's complete lines (the torn-line rule: a line torn by a kill ends it)."""
-    try:
-        return read_manifest(manifest, keyed=False)[0]
-    except OSError as exc:
-        raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
-
-
-def _coverage(config: dict[str, Any], spans: dict[str, list[tuple[int, int, str]]]) -> list[str]:
-    """Chunks of a table must not overlap; a complete run's must cover every deal."""
-    problems = []
-    for found in spans.values():
-        found.sort()
-        for (_, stop, a), (first, _, b) in zip(found, found[1:], strict=False):
-            if first < stop:
-                problems.append(f"games/{b}: its deals overlap those of games/{a}")
-    if config.get("status") != "complete":
-        return problems
-    deals = config.get("games")
-    tables = [t.get("id") for t in config.get("tables") or [] if isinstance(t, dict)]
-    for table in tables:
-        at = 0
-        for first, stop, _ in spans.get(str(table), []):
-            if first > at:
-                break
-            at = max(at, stop)
-        if at != deals:
-            problems.append(
-                f"run.json says complete but no stored chunk holds deal {at} of table {table}"
-            )
-    for table in set(spans) - {str(t) for t in tables}:
-        problems.append(f"games of table {table}, which is not a table of this run")
-    return problems
 
 
 # -- aggregates --------------------------------------------------------------------------
@@ -444,7 +168,7 @@ class Aggregates:
     luck_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, len(LUCK_BINS) + 1)))
 
     def entrant_counts(self) -> dict[str, Counts]:
-        """Each strategy's :class:`~harness.ranking.Counts`, exact (counted as integers)."""
+        """Each strategy's :class:`~harness.game.ranking.Counts`, exact (counted as integers)."""
         out = {}
         for s, name in enumerate(self.strategies):
             games, points, worms, rank = (int(v) for v in self.counts[s])
@@ -468,452 +192,7 @@ def _control_zeros(*shape: int) -> np.ndarray:
 COUNTS = ("games", "points", "worms", "rank")  # Aggregates.counts: points in 1/POINT units
 
 
-READ_COLUMNS = (
-    "table",
-    "deal",
-    "seating",
-    "seed",
-    "players",
-    "turns",
-    "status",
-    "error",
-    "error_seat",
-    "error_kind",
-)  # what reports use; other columns (game_seed, winner: ranks say it) are never read
-# Columns a part may lack (OPTIONAL_COLUMNS: read as nulls) and columns renamed since
-# (RENAMED_COLUMNS: an old part's ``rotation`` is read as ``seating``) are the schema's.
-
-
-def read_columns(players: int, pass_: str) -> list[str]:
-    """The columns a pass reads: ``"main"`` (every aggregate) or ``"ratings"`` (the rating
-    fit's second pass, and any pass that needs only strategies and ranks of scored games)."""
-    if pass_ == "ratings":
-        return ["table", "deal", "seating", "status"] + [
-            seat_column(i, f) for i in range(players) for f in ("strategy", "rank")
-        ]
-    return list(READ_COLUMNS) + [seat_column(i, f) for i in range(players) for f in SEAT_FIELDS]
-
-
-@dataclass
-class _Part:
-    """One part file opened for reading: the columns to read (stored names) and its deals."""
-
-    path: Path
-    pf: pq.ParquetFile
-    stored: list[str]  # the names to read, as stored (an old part's "rotation")
-    rename: dict[str, str]  # stored name -> the name reports use
-    rows: int
-    low: int  # its lowest and highest deal (low > high: no rows)
-    high: int
-    ordered: bool  # its rows go by deal (the runner's order), so it can be streamed
-
-
-def _open_part(
-    part: Path, cols: list[str], players: int, layout: tuple[int, int, int, bool] | None = None
-) -> _Part:
-    """Open a part, map renamed columns, find its deal range; one-line errors."""
-    try:
-        pf = pq.ParquetFile(part)
-        names = pf.schema_arrow.names
-        rows = pf.metadata.num_rows
-    except Exception as exc:  # noqa: BLE001 - a damaged footer can raise anything from
-        # the C++ reader (OSError, ArrowInvalid, even UnicodeDecodeError): one line
-        raise ReportError(f"{part}: not a readable Parquet file ({first_line(exc)})") from None
-    rename = {old: new for new, old in RENAMED_COLUMNS if new in cols and new not in names}
-    rename = {old: new for old, new in rename.items() if old in names}
-    have = set(names) | set(rename.values())
-    missing = [c for c in cols if c not in have and not is_optional(c)]
-    if missing:
-        raise ReportError(
-            f"{part}: missing column(s) {', '.join(missing)} "
-            f"(harness/runfolder/schema.py, players={players})"
-        )
-    back = {new: old for old, new in rename.items()}
-    stored = [back.get(c, c) for c in cols if c in have]
-    if layout is not None and layout[0] == rows:  # found while verifying it
-        low, high, ordered = layout[1:]
-    else:
-        low, high, ordered = _deal_layout(part, pf)
-    return _Part(part, pf, stored, rename, rows, low, high, ordered)
-
-
-def _deal_layout(part: Path, pf: pq.ParquetFile) -> tuple[int, int, bool]:
-    """The part's lowest and highest deal, and whether its rows go by deal (as the runner
-    writes them), from its deal column alone; (0, -1, True) for a part without rows."""
-    if pf.metadata.num_rows == 0:
-        return 0, -1, True
-    try:
-        deals = pf.read(columns=["deal"])["deal"].to_numpy().astype(np.int64)
-    except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
-        raise ReportError(f"{part}: cannot read ({first_line(exc)})") from None
-    return _layout_of(deals)
-
-
-def _layout_of(deals: np.ndarray) -> tuple[int, int, bool]:
-    """A part's lowest and highest deal, and whether its rows go by deal."""
-    if not len(deals):
-        return 0, -1, True
-    return int(deals.min()), int(deals.max()), bool((np.diff(deals) >= 0).all())
-
-
-def _deal_groups(parts: list[_Part]) -> list[list[_Part]]:
-    """Parts in groups that share no deal with any other group, in deal order.
-
-    The runner's chunks have the same boundaries at every table, so a group is the
-    parts of every table with the same first deal (``{table}-{first:09d}.parquet``);
-    grouping by overlapping deal ranges gives exactly that, and stays right for folders
-    chunked otherwise (parts of different sizes, a table's part missing, parts that do
-    not follow the naming), because a deal is never split between two groups.
-    """
-    groups: list[list[_Part]] = []
-    high = None
-    for part in sorted((p for p in parts if p.rows), key=lambda p: (p.low, p.high, p.path.name)):
-        if high is None or part.low > high:
-            groups.append([])
-            high = part.high
-        groups[-1].append(part)
-        high = max(high, part.high)
-    return groups
-
-
-class Games:
-    """A batch of games as Arrow columns, turned into numpy one column at a time as used.
-
-    Numbers come out as numpy arrays (an integer column with nulls as floats with nan, as
-    pandas gives it); text columns as codes and names in order of first appearance (what
-    ``pd.factorize`` gives), so the aggregates come out exactly as they did from frames.
-    No pandas per part: a whole batch of deals is one conversion per column it uses.
-    """
-
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
-        self._numbers: dict[str, np.ndarray] = {}
-        self._labels: dict[str, tuple[np.ndarray, list[str]]] = {}
-
-    @classmethod
-    def of(cls, frame: Games | pd.DataFrame) -> Games:
-        """``frame`` as games: a frame handed to :func:`aggregate_frames` is converted."""
-        if isinstance(frame, Games):
-            return frame
-        return cls(pa.Table.from_pandas(frame, preserve_index=False))
-
-    def __len__(self) -> int:
-        return self.table.num_rows
-
-    def has(self, name: str) -> bool:
-        return name in self.table.column_names
-
-    def number(self, name: str) -> np.ndarray:
-        """A numeric column as numpy (read-only: it is cached)."""
-        out = self._numbers.get(name)
-        if out is None:
-            out = self._numbers[name] = self.table.column(name).to_numpy()
-        return out
-
-    def numbers(self, names: list[str], dtype: type) -> np.ndarray:
-        """Columns side by side: a (games, len(names)) array of ``dtype``."""
-        out = np.empty((len(self), len(names)), dtype=dtype)
-        for j, name in enumerate(names):
-            out[:, j] = self.number(name)
-        return out
-
-    def labels(self, name: str) -> tuple[np.ndarray, list[str]]:
-        """A column's codes and its values as text (a null is "None", as ``astype(str)``
-        says), in order of first appearance."""
-        found = self._labels.get(name)
-        if found is None:
-            column = self.table.column(name)
-            if pa.types.is_dictionary(column.type):  # categories are not in appearance order
-                column = column.cast(column.type.value_type)
-            encoded = pc.dictionary_encode(column.combine_chunks())
-            names = [str(v) for v in encoded.dictionary.to_pylist()]
-            codes = pc.fill_null(encoded.indices, len(names)).to_numpy().astype(np.int64)
-            if encoded.null_count:
-                names.append(str(None))
-            found = self._labels[name] = (codes, names)
-        return found
-
-    def matches(self, name: str, value: str) -> np.ndarray:
-        """Where a text column equals ``value``: a boolean array."""
-        codes, names = self.labels(name)
-        return codes == names.index(value) if value in names else np.zeros(len(codes), bool)
-
-    def text(self, name: str) -> np.ndarray:
-        """A column as text (``astype(str)``): an object array."""
-        codes, names = self.labels(name)
-        return np.array(names, dtype=object)[codes]
-
-    def values(self, name: str, rows: np.ndarray) -> list[Any]:
-        """The Python values of a column at ``rows`` (a few rows: forfeits)."""
-        return self.table.column(name).take(pa.array(rows, pa.int64())).to_pylist()
-
-    def select(self, keep: np.ndarray) -> Games:
-        """The games where ``keep`` is true."""
-        if keep.all():
-            return self
-        return Games(self.table.filter(pa.array(keep)))
-
-    def to_pandas(self) -> pd.DataFrame:
-        return self.table.to_pandas(ignore_metadata=True)
-
-
-def iter_games(
-    info: RunInfo,
-    cols: list[str],
-    progress: ProgressCallback | None = None,
-    phase: str = "reading",
-    batch_rows: int | None = None,
-) -> Iterator[pd.DataFrame]:
-    """The run's games in frames of whole deals of the run: :func:`iter_batches` as pandas."""
-    for games in iter_batches(info, cols, progress, phase, batch_rows):
-        yield games.to_pandas()
-
-
-def iter_batches(
-    info: RunInfo,
-    cols: list[str],
-    progress: ProgressCallback | None = None,
-    phase: str = "reading",
-    batch_rows: int | None = None,
-) -> Iterator[Games]:
-    """The run's games in batches of whole deals of the run (every table's games of them).
-
-    Only ``cols`` are read (an old part's ``rotation`` as ``seating``). The parts of a
-    deal group (:func:`_deal_groups`) are read side by side, a few rows of each at a time;
-    their rows go by deal (the runner writes them so), so a deal below every part's last
-    deal read is complete and is handed out. Memory: about ``batch_rows`` rows, whatever
-    the number of tables. A group with a part whose rows are not in deal order (a folder
-    assembled by hand) is handed out once read whole.
-    """
-    opened = [_open_part(p, cols, info.players, info.layouts.get(p)) for p in info.parts]
-    total = sum(p.rows for p in opened)
-    batch_rows = batch_rows or BATCH_ROWS
-    done = 0
-    for group in _deal_groups(opened):
-        per_part = max(1, batch_rows // len(group))
-        for games, read in _whole_deals(group, cols, per_part, batch_rows, info.players):
-            done += read
-            if games is not None and len(games):
-                _check_duplicates(games, group[0].path)
-                yield games
-            if progress is not None and read:
-                progress(phase, done, total)
-
-
-_Piece = tuple[pa.Table, np.ndarray, "_Part"]  # rows of one part, their deals, the part
 _Scored = tuple[np.ndarray, np.ndarray, np.ndarray]  # strategies, ranks, clusters of a batch
-
-
-def _whole_deals(
-    group: list[_Part], cols: list[str], per_part: int, batch_rows: int, players: int
-) -> Iterator[tuple[Games | None, int]]:
-    """(games of complete deals or None, rows just read), until the group is read whole."""
-    readers = [_batches(p, per_part) for p in group]
-    last: list[int | None] = [-1] * len(group)  # highest deal read from each; None: all read
-    stream = all(p.ordered for p in group)
-    pending: list[_Piece] = []
-    pending_rows = 0
-    while True:
-        open_ = [i for i, d in enumerate(last) if d is not None]
-        if not open_:
-            yield (_merge([(t, part) for t, _, part in pending], players) if pending else None), 0
-            return
-        i = min(open_, key=lambda j: last[j])  # the part furthest behind
-        batch = next(readers[i], None)
-        if batch is None:
-            last[i] = None
-            yield None, 0
-            continue
-        piece = _piece_of(batch, group[i], cols, players)
-        rows = piece.num_rows
-        if rows:
-            deals = piece.column("deal").to_numpy().astype(np.int64)
-            last[i] = int(deals[-1]) if stream else last[i]
-            pending.append((piece, deals, group[i]))
-            pending_rows += rows
-        if not stream or pending_rows < batch_rows:
-            yield None, rows
-            continue
-        # Rows go by deal in every part: a deal below each open part's last deal read is
-        # complete (a part read whole holds nothing more). Each piece's rows go by deal,
-        # so its complete deals are a prefix: the batch is the pieces' prefixes in order.
-        bound = min(d for d in last if d is not None)
-        whole, rest = [], []
-        for table, deals, part in pending:
-            cut = int(np.searchsorted(deals, bound, side="left"))
-            if cut:
-                whole.append((table.slice(0, cut), part))
-            if cut < len(deals):
-                rest.append((table.slice(cut), deals[cut:], part))
-        pending = rest
-        pending_rows = sum(len(d) for _, d, _ in rest)
-        yield (_merge(whole, players) if whole else None), rows
-
-
-def _merge(pieces: list[tuple[pa.Table, _Part]], players: int) -> Games:
-    """Pieces of parts as one checked batch (every row is checked once, in the batch it
-    goes out in). Parts of one writer share a schema; pieces that do not (a folder
-    assembled by hand) are joined as pandas joins them (types widened)."""
-    tables = [t for t, _ in pieces]
-    same = all(t.schema.equals(tables[0].schema) for t in tables[1:])
-    joined = pa.concat_tables(tables) if same else None
-    if joined is None or not _looks_valid(joined, players):
-        for table, part in pieces:  # find the part at fault, and name it
-            _check_piece(table, part, players)
-    if joined is not None:
-        return Games(joined)
-    frame = pd.concat([t.to_pandas(ignore_metadata=True) for t in tables], ignore_index=True)
-    return Games(pa.Table.from_pandas(frame, preserve_index=False))
-
-
-def _piece_of(batch: pa.Table, part: _Part, cols: list[str], players: int) -> pa.Table:
-    """Rows of a part as the columns reports use: renamed, absent columns null."""
-    table = batch.replace_schema_metadata(None)
-    if part.rename:  # an old part's names
-        table = table.rename_columns([part.rename.get(n, n) for n in table.column_names])
-    names = set(table.column_names)
-    for absent in cols:
-        if absent not in names:
-            kind = getattr(pa, column_type(absent))()  # typed: it joins stored parts
-            table = table.append_column(absent, pa.nulls(table.num_rows, type=kind))
-    return table
-
-
-def _check_piece(table: pa.Table, part: _Part, players: int) -> None:
-    """Rows of one part checked (:func:`_check_frame`); one line naming the part."""
-    if _looks_valid(table, players):
-        return
-    try:  # the frame check finds (and words) the problem
-        frame = table.to_pandas(ignore_metadata=True)
-    except Exception as exc:  # noqa: BLE001 - a damaged part: one line
-        raise ReportError(f"{part.path}: cannot read ({first_line(exc)})") from None
-    _check_frame(frame, part.path, players)
-
-
-def _looks_valid(table: pa.Table, players: int) -> bool:
-    """A quick pass over the Arrow columns: true when :func:`_check_frame` would pass.
-
-    False means "look closer" (the frame check decides and words the error), so this may
-    be stricter than the frame check but never looser.
-    """
-    names = table.column_names
-    if "status" not in names or any(
-        seat_column(i, "strategy") not in names for i in range(players)
-    ):
-        return False
-    if "players" in names:
-        same = pc.fill_null(pc.equal(table.column("players"), players), False)
-        if pc.all(same).as_py() is False:
-            return False
-    status = pc.fill_null(pc.is_in(table.column("status"), value_set=_STATUS_SET), False)
-    if pc.all(status).as_py() is False:
-        return False
-    if any(table.column(seat_column(i, "strategy")).null_count for i in range(players)):
-        return False
-    if "rank" in "".join(names):
-        for i in range(players):
-            name = seat_column(i, "rank")
-            if name not in names:
-                return False
-            column = table.column(name)
-            if column.null_count or not pa.types.is_integer(column.type):
-                return False
-            low, high = pc.min_max(column).values()
-            if low.as_py() is not None and (low.as_py() < 1 or high.as_py() > players):
-                return False
-    return True
-
-
-_STATUS_SET = pa.array(STATUSES, pa.string())
-
-
-def _batches(part: _Part, batch_rows: int) -> Iterator[pa.Table]:
-    """The part's rows, ``batch_rows`` at a time; a read error names the part.
-
-    A part of at most ``batch_rows`` rows is one batch (read whole, which costs less than
-    iterating: the same rows as the one batch iterating would give).
-    """
-    try:
-        if part.rows <= batch_rows:
-            # One thread: a part is small, and threads cost more than they save here.
-            yield part.pf.read(columns=part.stored, use_threads=False)
-            return
-        batches = part.pf.iter_batches(batch_size=batch_rows, columns=part.stored)
-        while True:
-            batch = next(batches, None)
-            if batch is None:
-                return
-            yield pa.Table.from_batches([batch])
-    except Exception as exc:  # noqa: BLE001 - as above: any reader error is one line
-        raise ReportError(f"{part.path}: cannot read ({first_line(exc)})") from None
-
-
-def _check_frame(frame: pd.DataFrame, part: Path, players: int) -> None:
-    bad_players = frame["players"] != players if "players" in frame else None
-    if bad_players is not None and bad_players.any():
-        value = frame.loc[bad_players, "players"].iloc[0]
-        raise ReportError(f"{part}: a game with players={value} in a run of {players} players")
-    status = frame["status"].astype(str)
-    unknown = ~status.isin(STATUSES)
-    if unknown.any():
-        raise ReportError(
-            f"{part}: unknown status {status[unknown].iloc[0]!r} "
-            f"(expected one of {', '.join(STATUSES)})"
-        )
-    for i in range(players):
-        col = seat_column(i, "strategy")
-        if frame[col].isna().any():
-            raise ReportError(f"{part}: empty {col} in a game")
-    if "rank" in "".join(frame.columns):
-        ranks = frame[[seat_column(i, "rank") for i in range(players)]].to_numpy()
-        if ranks.size and (ranks.min() < 1 or ranks.max() > players):
-            raise ReportError(f"{part}: a rank outside 1..{players}")
-
-
-def _check_duplicates(games: Games, where: Path) -> None:
-    """No game twice: a batch holds whole deals of every table, so this sees them all."""
-    if not _may_repeat(games):
-        return
-    frame = games.to_pandas()
-    dups = frame.duplicated(["table", "deal", "seating"])
-    if dups.any():
-        row = frame[dups].iloc[0]
-        raise ReportError(
-            f"{where}: table {row['table']} deal {row['deal']} seat order {row['seating']} "
-            "is stored twice; the run folder holds duplicate games"
-        )
-
-
-def _may_repeat(games: Games) -> bool:
-    """Whether two games might share (table, deal, seat order): false only when a count
-    over the three as one integer key shows none does (true: let pandas look)."""
-    if not all(games.has(c) for c in ("table", "deal", "seating")):
-        return True
-    table = games.labels("table")[0]
-    deal, order = games.number("deal"), games.number("seating")
-    if deal.dtype.kind not in "iu" or order.dtype.kind not in "iu":
-        return True  # nulls (or floats) in a folder assembled by hand
-    d0, s0 = int(deal.min()), int(order.min())
-    deals, orders = int(deal.max()) - d0 + 1, int(order.max()) - s0 + 1
-    cells = (int(table.max()) + 1) * deals * orders
-    if cells >= 2**62:
-        return True
-    key = (table * deals + (deal.astype(np.int64) - d0)) * orders + (order.astype(np.int64) - s0)
-    if cells <= 4 * len(key) + 1024:
-        return bool(np.bincount(key, minlength=cells).max() > 1)
-    key = np.sort(key)
-    return bool((key[1:] == key[:-1]).any())
-
-
-def deal_clusters(games: Games) -> np.ndarray:
-    """Each game's cluster: its deal, the same at every table and in every seat order.
-
-    Batches from :func:`iter_batches` hold whole deals, so a batch's clusters are complete
-    and their moments add up over batches (see :mod:`harness.stats` for why the
-    deal of the whole run is the unit with either dice mode). Numbered in order of first
-    appearance (the order the moments are summed in).
-    """
-    return pd.factorize(games.number("deal").astype(np.int64))[0]
 
 
 class _Aggregator:
@@ -1263,7 +542,7 @@ def aggregate(
     path: str | Path | RunInfo, progress: ProgressCallback | None = None, *, ratings: bool = True
 ) -> Aggregates:
     """Read a run folder's games and reduce them; a second pass adds rating intervals."""
-    info = path if isinstance(path, RunInfo) else load_run(path)
+    info = path if isinstance(path, RunInfo) else open_run(path)
     return aggregate_frames(
         info, lambda cols, phase: iter_batches(info, cols, progress, phase), ratings=ratings
     )

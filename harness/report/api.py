@@ -2,7 +2,7 @@
 
 Imported on first use through :mod:`harness.report`, so that commands which never
 report do not pay for pandas and scipy. A report is only ever made of verified chunks
-(:func:`harness.report.aggregate.load_run`). Repairing a run (``harness report
+(:func:`harness.runfolder.reader.open_run`). Repairing a run (``harness report
 --repair``) plays chunks, so it lives above the runner: :mod:`harness.tourney.repair`.
 """
 
@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.jsonsafe import loads_bounded
-from harness.report.aggregate import ProgressCallback, RunInfo, load_run
 from harness.report.aggregate import aggregate as aggregate_games
 from harness.report.files import write_text_atomic
 from harness.report.summary import SUMMARY_VERSION, summarise
+from harness.runfolder.reader import ProgressCallback, RunInfo, open_run
 
 PLOTS_DIR = "plots"
 #: report.json's own check: a sha256 of the rest of its content. A report.json is a cache
@@ -26,7 +26,7 @@ PLOTS_DIR = "plots"
 #: so a damaged one (a flipped bit in a win share, a file cut short, an edit by a program
 #: that does not know the digest) must never be served. The digest has no key: whoever
 #: can write the folder can edit a number and seal it again, and that is not what it
-#: guards against; ``recount`` (``harness compare --recount``, ``load_run(path,
+#: guards against; ``recount`` (``harness compare --recount``, ``open_run(path,
 #: recount=True)``) counts the numbers afresh from the verified games instead.
 DIGEST_KEY = "digest"
 
@@ -56,7 +56,7 @@ def summarise_run(
     path: str | Path | RunInfo, progress: ProgressCallback | None = None
 ) -> dict[str, Any]:
     """The summary of a run folder (read fresh from its verified games), with its fingerprint."""
-    info = path if isinstance(path, RunInfo) else load_run(path)
+    info = path if isinstance(path, RunInfo) else open_run(path)
     summary = summarise(aggregate_games(info, progress))
     summary["fingerprint"] = info.fingerprint()
     return summary
@@ -68,13 +68,13 @@ def cached_summary(
     """The run's ``report.json`` if it is current (same games, same format) and whole
     (its digest matches its content), else fresh; always fresh with ``recount``.
 
-    The chunks are verified either way (load_run): a cached report of a run whose chunks
+    The chunks are verified either way (open_run): a cached report of a run whose chunks
     were damaged since is never handed out as the run's numbers, nor one whose own
     content was damaged (:data:`DIGEST_KEY`: not a deliberate edit sealed again, which
     only ``recount`` rules out); a report.json written before it had a digest is not
     served either.
     """
-    info = load_run(path)
+    info = open_run(path)
     cached = info.path / "report.json"
     if cached.is_file() and not recount:
         try:
@@ -112,7 +112,7 @@ def write_report(
     keeps a report that says it is not complete).
     """
     for _ in range(REPORT_ATTEMPTS):
-        info = load_run(path)
+        info = open_run(path)
         seen = _state(info)
         report = _write_once(info, progress, plots)
         if seen is not None and _state(info) == seen:

@@ -43,9 +43,10 @@ import pandas as pd
 from harness import stats
 from harness.jsonsafe import json_safe
 from harness.plugins import FILE_MODULE
-from harness.report.aggregate import ReportError, RunInfo, iter_games, load_run
 from harness.report.order import config_order
 from harness.report.paired import paired_difference, t_pvalue
+from harness.runfolder.games import iter_games
+from harness.runfolder.reader import ReportError, RunInfo, open_run
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 
 ALPHA = 0.05
@@ -489,7 +490,7 @@ class _Twins:
     def _info(self, k: int) -> RunInfo:
         if self.infos is not None:
             return self.infos[k]
-        return load_run(self.summaries[k]["run"]["path"])
+        return open_run(self.summaries[k]["run"]["path"])
 
     def _frame(self, k: int) -> pd.DataFrame:
         if k not in self.frames:

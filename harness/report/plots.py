@@ -101,7 +101,7 @@ def _v(value: float | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def _err(rows: list[dict[str, Any]], key: str, low: str, high: str) -> np.ndarray:
+def _bars(rows: list[dict[str, Any]], key: str, low: str, high: str) -> np.ndarray:
     """Asymmetric error bars (2, n) from estimates and interval ends; nan drawn as none."""
     est = np.array([_v(r[key]) for r in rows])
     lo = np.array([_v(r[low]) for r in rows])
@@ -179,7 +179,13 @@ def _bars_with_ci(
     values = [_v(r[key]) for r in rows]
     ax.barh(y, values, color=colors, alpha=0.85, height=0.6)
     ax.errorbar(
-        values, y, xerr=_err(rows, key, low, high), fmt="none", ecolor="black", capsize=4, lw=1.2
+        values,
+        y,
+        xerr=_bars(rows, key, low, high),
+        fmt="none",
+        ecolor="black",
+        capsize=4,
+        lw=1.2,
     )
     for i, (yi, r) in enumerate(zip(y, rows, strict=True)):
         text = texts[i] if texts is not None else label.format(_v(r[key]))
@@ -414,7 +420,7 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
         ax1.errorbar(
             x,
             share,
-            yerr=_err(overall, "share", "low", "high"),
+            yerr=_bars(overall, "share", "low", "high"),
             fmt="none",
             ecolor="black",
             capsize=4,
@@ -443,7 +449,7 @@ def figure_seats(summary: dict[str, Any]) -> Figure | None:
             ax2.errorbar(
                 xs,
                 [_v(r["share"]) for r in got],
-                yerr=_err(got, "share", "low", "high"),
+                yerr=_bars(got, "share", "low", "high"),
                 fmt="none",
                 ecolor="black",
                 capsize=2,
@@ -472,7 +478,7 @@ def figure_ratings(summary: dict[str, Any]) -> Figure | None:
         fig = Chart(figsize=(8, 1.6 + 0.45 * len(rows)))
         ax = fig.subplots()
         for yi, r in zip(y, rows, strict=True):
-            err = _err([r], "elo", "elo_low", "elo_high")
+            err = _bars([r], "elo", "elo_low", "elo_high")
             ax.errorbar(
                 r["elo"],
                 yi,
@@ -621,7 +627,7 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
                 ax.errorbar(
                     [_v(v[key]) for v in vals],
                     ys,
-                    xerr=_err(vals, key, low, high),
+                    xerr=_bars(vals, key, low, high),
                     fmt="none",
                     ecolor="black",
                     capsize=2,

@@ -3,7 +3,7 @@
 Everything a report shows (tables, plots, ``--json``) and ``harness compare`` reads
 comes from this one dict, so the three never disagree. Undefined numbers are ``None``
 in it (nan while computing), shown as a dash. The standings are in the one ranking's
-order (:func:`harness.ranking.order`, on the same integer counts the terminal's table
+order (:func:`harness.game.ranking.order`, on the same integer counts the terminal's table
 ranks), so the report and ``harness tourney`` list tied entrants alike.
 
 Two kinds of run get more than standings: a gauntlet (``gauntlet``: the challenger
@@ -22,22 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from harness import ranking, stats
+from harness import stats
 from harness.errors import HarnessError
+from harness.game import ranking
+from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
-from harness.report.aggregate import (
-    MAX_WORMS,
-    Aggregates,
-    RunInfo,
-    iter_batches,
-    moments_of,
-    read_columns,
-)
+from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
 from harness.report.luck import luck_summary
 from harness.report.render import pct as _pct
 from harness.report.render import points as _points
-from harness.rules import Rules
+from harness.runfolder.games import iter_batches, read_columns
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
+from harness.runfolder.reader import RunInfo
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 from harness.runfolder.timing import strategy_times
 
@@ -387,7 +383,7 @@ def _convergence(
 
 
 # -- the ranking: by win share (everyone meets), or by rating (a gauntlet) -------------------
-# The order itself is harness.ranking.order, the terminal standings' order too.
+# The order itself is harness.game.ranking.order, the terminal standings' order too.
 def _challenger(agg: Aggregates) -> str | None:
     """A gauntlet's challenger (run.json's ``challenger``) if it played, else None."""
     if agg.info.config.get("format") != "gauntlet":

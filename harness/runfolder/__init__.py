@@ -1,7 +1,7 @@
 """The run folder: the one contract between the runner that writes it and every reader.
 
 A ground-floor room (it imports nothing above :mod:`harness.errors` and
-:mod:`harness.seating`): the tournament runner's writer (:mod:`harness.tourney.storage`:
+:mod:`harness.game.seating`): the tournament runner's writer (:mod:`harness.tourney.storage`:
 creating, resuming, reusing) and the readers (reports, compare, :mod:`harness.results`)
 all go through it, so the folder's shape is written down once.
 

@@ -28,6 +28,7 @@ from harness.jsonsafe import loads_bounded
 # harness-run/2: chunks are verified by sha256 and row range, standings are counted from
 # the rows (the manifest holds no counters), and each line records ``loaded``. Folders of
 # harness-run/1 are never resumed (one line: use --fresh) and never reused from.
+DEFAULT_OUT = "results"  # where runs (and coach and diff pages) go unless --out says
 RUN_FORMAT = "harness-run/2"
 RUN_JSON = "run.json"
 MANIFEST = "manifest.jsonl"

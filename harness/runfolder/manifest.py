@@ -23,9 +23,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.game.seating import MAX_PERMUTATION_PLAYERS
 from harness.jsonsafe import loads_bounded
 from harness.runfolder.layout import PART_SUFFIX
-from harness.seating import MAX_PERMUTATION_PLAYERS
 
 OUTPUT_KEY = "output"  # a line's characters of plugin output by strategy (or UNLABELLED)
 UNLABELLED = "(unattributed)"  # output no seat wrote: an import, C code, a thread

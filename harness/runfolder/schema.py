@@ -21,7 +21,7 @@ table                  string    table id: a digest of its entrants (names, refe
 deal                   int32     deal index (0-based): deal d has the same dice at every table
 seating                int8      index k of the game's seat order in the run's seating
                                  design (run.json ``design``): seat i holds table
-                                 entrant ``design[k][i]`` (harness.seating)
+                                 entrant ``design[k][i]`` (harness.game.seating)
 seed                   int64     the deal's dice seed: config seed and deal only, so
                                  every table and every run with that seed shares it
 game_seed              int64     the seed the game was played with (dice and view.rng):

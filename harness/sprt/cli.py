@@ -23,6 +23,7 @@ from harness.cli_common import (
     EXIT_INTERRUPTED,
     complete_strategy,
     console_log,
+    echo_err,
     engine_option,
     limits_options,
     luck_option,
@@ -33,14 +34,10 @@ from harness.cli_common import (
     user_errors,
     verbosity_options,
 )
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from harness.jsonsafe import json_safe
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SHOW_EVERY = 2.0  # seconds between check lines (the first and the last are always shown)
-
-
-def _err(text: str) -> None:
-    click.echo(text, err=True)
 
 
 # -- formatting -----------------------------------------------------------------------------
@@ -161,7 +158,7 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
     if setup.isolation == "process":
-        from harness.sandbox import missing_note, probe
+        from harness.seats.sandbox import missing_note, probe
 
         missing = missing_note(list(probe()))
         if missing is not None:
@@ -280,7 +277,7 @@ def sprt(
       harness sprt optimal simple --elo0 0 --elo1 50
       harness sprt greedy simple --players 4 --filler tactician --max-games 20000 --json
     """
-    from harness.engine import DEFAULT_MAX_TURNS
+    from harness.game.engine import DEFAULT_MAX_TURNS
     from harness.sprt.experiment import make_setup, run_sprt
     from harness.tourney.runner import default_workers
 
@@ -313,17 +310,17 @@ def sprt(
     talk = not quiet and (not as_json or sys.stderr.isatty())
     if talk:
         for line in header_lines(setup, workers):
-            _err(line)
+            echo_err(line)
     shown = {"at": -math.inf, "warned": False}
 
     def on_check(tally: Any) -> None:
         now = time.monotonic()
         if now - shown["at"] >= SHOW_EVERY or tally.status != "continue":
             shown["at"] = now
-            _err(check_line(tally))
+            echo_err(check_line(tally))
         if not shown["warned"] and tally.checks >= 5 and 2 * tally.capped > tally.deals:
             shown["warned"] = True  # such a test may never decide: say so, once
-            _err(
+            echo_err(
                 f"Warning: {tally.capped:,} of {tally.deals:,} deals left out for a game that "
                 "hit the turn cap; raise --max-turns or change the rules (bust_flip)"
             )
@@ -336,9 +333,9 @@ def sprt(
             click.echo(line)
     if result.verdict == "interrupted":
         if talk:
-            _err("Interrupted (Ctrl-C): the test stopped without a verdict.")
+            echo_err("Interrupted (Ctrl-C): the test stopped without a verdict.")
         sys.exit(EXIT_INTERRUPTED)
     forfeits = sum(result.tally.forfeits.values())
     if strict and forfeits:
-        _err(f"--strict: {forfeits:,} forfeits in a finished test; exit status 3.")
+        echo_err(f"--strict: {forfeits:,} forfeits in a finished test; exit status 3.")
         sys.exit(EXIT_FORFEITS)

@@ -4,7 +4,7 @@ Pure parts first, then the one loop that drives a backend:
 
 * :func:`make_setup` resolves and checks everything (entrants as tourney configs name
   them, rules, bounds) before a game is played: :class:`SprtSetup`.
-* A **deal** (the word of :mod:`harness.seating`) is one set of duplicate dice, seeded
+* A **deal** (the word of :mod:`harness.game.seating`) is one set of duplicate dice, seeded
   like a tourney's deal from (seed, deal) only, played in every cyclic seat rotation
   (``seating: cyclic``). With 2 players that is the pentanomial game pair. With N > 2
   it is played in every rotation of two seat orders, (A, B, fillers...) and (B, A,
@@ -38,10 +38,10 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import HarnessError, RunFailed
-from harness.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
-from harness.seating import by_entrant
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+from harness.game.seating import by_entrant
 from harness.stats import AdjustedSprt, Sprt
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
@@ -549,7 +549,7 @@ def run_sprt(
     sees the tally after every check; ``on_tick`` is called now and then while nothing
     finishes. Raises RunFailed if a chunk fails twice (the test cannot skip deals).
     """
-    from harness.tourney.backend import Done, Failed, local_backend
+    from harness.tourney.backends import Done, Failed, local_backend
 
     started = time.monotonic()
     tally = Tally(setup)

@@ -7,7 +7,7 @@ number; callers show them as a dash.
 
 Every interval that aggregates games (standings, ratings, head-to-head, seat advantage,
 the convergence curve) is clustered by deal (the word is defined in
-:mod:`harness.seating`), a deal of the whole run: all the games of deal d, at every table
+:mod:`harness.game.seating`), a deal of the whole run: all the games of deal d, at every table
 and in every seat order, are one cluster. Why, for either dice mode:
 
 * duplicate dice: every seat order of deal d sees the same dice, and since issue 10 so

@@ -119,7 +119,7 @@ def control_rows(
     never a batch's own cluster numbering: the folds would change with the batches).
     ``m`` is each game's weight (1 if not given); ``c`` nan means the game has no
     account: it counts as 0, and its weight is not in ``sa``. The games of one deal
-    must come in one batch (as :func:`harness.report.aggregate.iter_games` gives them).
+    must come in one batch (as :func:`harness.runfolder.games.iter_games` gives them).
     """
     deal = np.asarray(deal, dtype=np.int64)
     key = np.asarray(key, dtype=np.int64)

@@ -1,6 +1,6 @@
 """Sequential tests on deals: Wald's SPRT, generalised to the outcomes of a deal.
 
-A deal is one set of dice played in every seat order (:mod:`harness.seating` defines
+A deal is one set of dice played in every seat order (:mod:`harness.game.seating` defines
 it); its score, A's share of its games where A finished ahead of B (ties half), is a
 multiple of 1/(2 g) for g games a deal. The test counts deals, never games: the games of
 a deal share their dice, so they are not independent. :class:`Sprt` is the running test,

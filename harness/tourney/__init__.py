@@ -5,18 +5,19 @@ The rooms, in the order a run goes through them::
     config    read and check the YAML, resolve the entrants
     plan      tables, seeds, chunks and their content keys (pure)
     chunks    play one chunk -> compact columnar result (pure; what a worker runs)
-    backend   where chunks are played: worker processes, or in-process
-    dask_backend, dask_worker   the same chunks as tasks on a Dask cluster
+    backends/ where chunks are played: worker processes, in-process, or as tasks on a
+              Dask cluster (one interface, one account of retries)
     storage   the run folder: run.json, Parquet part files, manifest, summary.csv
     progress  the bar on a terminal, log lines otherwise
     standings the table at the end
     repro     playing one stored game again (forfeits: the command to reproduce)
     runner    ties them together in phases: run_tournament()
     repair    play a run's damaged or missing chunks again (``harness report --repair``)
-    cli       the ``harness tourney`` command
+    schema    the JSON Schema of configs (``harness config-schema``)
+    cli       the ``harness tourney`` and ``harness config-schema`` commands
 
-Below this room: the seat orders of a deal (:mod:`harness.seating`), the engines
-(:mod:`harness.engine`, :mod:`harness.native`), the ranking (:mod:`harness.ranking`).
+Below this room: the seat orders of a deal (:mod:`harness.game.seating`), the engines
+(:mod:`harness.game.engine`, :mod:`harness.native`), the ranking (:mod:`harness.game.ranking`).
 ``harness sprt`` (:mod:`harness.sprt`, a room beside this one) plays its deals on the
 same chunks and backends; nothing here imports it.
 

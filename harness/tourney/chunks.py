@@ -14,14 +14,15 @@ Both engines play chunks from here: :func:`play_chunk` hands a spec that may go 
 to :func:`play_native`, the one place a ChunkSpec meets :mod:`harness.native` (the native
 engine sits below this room and knows nothing of specs or results). The standings
 counters of a chunk (:func:`chunk_stats`, or the same in C) are
-:class:`harness.ranking.Counts`, the one counter type.
+:class:`harness.game.ranking.Counts`, the one counter type.
 
 What a backend needs to contain a plugin is here too, at no cost to a chunk that does
 not use it: ``start`` and ``decided`` resume a chunk whose worker died (the game it died
 in is given as a forfeit, played up to the start of that turn), ``watch`` is told the
 row of every game (and, for traced rows, every decision), ``sink`` gets the rows played
-so far now and then, and :data:`NOW` says which game is being played (plugin output is
-labelled from it). ``ChunkResult.loaded`` tells which user code the process had loaded.
+so far now and then, and ``now`` (a :class:`Playing`, the caller's) is kept up to date
+with the game being played (the backend labels plugin output from it).
+``ChunkResult.loaded`` tells which user code the process had loaded.
 """
 
 from __future__ import annotations
@@ -38,8 +39,6 @@ from time import perf_counter_ns
 from typing import Any
 
 from harness.analysis.account import Accountant
-from harness.dice import DuplicateDice, SeededDice
-from harness.engine import Absent, Game, GameObserver, GameResult, build_instances
 from harness.errors import (
     GameError,
     IllegalMove,
@@ -47,9 +46,13 @@ from harness.errors import (
     safe_text,
     type_name,
 )
+from harness.game.dice import DuplicateDice, SeededDice
+from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances
+from harness.game.ranking import Counts
+from harness.game.rules import Rules
+from harness.game.seating import Design, design, seats_of
+from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
-from harness.ranking import Counts
-from harness.rules import Rules
 from harness.runfolder.schema import (
     ACCOUNT_ARRAYS,
     ACCOUNT_FIELDS,
@@ -62,8 +65,6 @@ from harness.runfolder.schema import (
     TURN_CAP,
 )
 from harness.runfolder.timing import ChunkTimes
-from harness.seating import Design, design, seats_of
-from harness.strategy import Strategy
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
 
 # The columns a chunk fills, their array typecodes (the seat columns are per seat) and the
@@ -264,9 +265,11 @@ def loaded_code(entrants: tuple[EntrantRef, ...] = ()) -> list[str]:
 
 # -- the game being played (for labels of plugin output and forfeits) ---------------------
 class Playing:
-    """The game this process plays now: what labels a plugin's output in run.log.
+    """The game a chunk plays now: what labels a plugin's output in run.log.
 
-    Five attribute stores per game; read only when a plugin writes something.
+    The backend that plays a chunk makes one and hands it to both sides: to
+    :func:`play_chunk` (``now=``), which writes it (five attribute stores per game), and to
+    its plugin output, which reads it only when a plugin writes something.
     """
 
     __slots__ = ("spec", "deal", "order", "row", "names", "seats")
@@ -282,9 +285,6 @@ class Playing:
     def clear(self) -> None:
         self.spec, self.deal, self.order, self.row = None, -1, -1, -1
         self.names, self.seats = [], []
-
-
-NOW = Playing()
 
 
 # -- tracing: which seat, turn and method a worker died in ---------------------------------
@@ -407,6 +407,7 @@ def play_chunk(
     trace_from: int | None = None,
     sink: Callable[[ChunkResult, int], None] | None = None,
     times: ChunkTimes | None = None,
+    now: Playing | None = None,
 ) -> ChunkResult:
     """Play every seat order of deals ``spec.first``..``spec.stop - 1`` of the table
     (rows: deal, then the order's index in ``spec.orders``).
@@ -421,7 +422,8 @@ def play_chunk(
     :data:`FLUSH_EVERY` seconds. ``loaded`` and ``times`` are filled (the decisions of
     user strategies in one game of 16, into ``times`` when given: a backend that shows
     them while the chunk plays); ``stats`` only for a whole chunk played without a sink
-    (with one, the rows are counted where they are assembled).
+    (with one, the rows are counted where they are assembled). ``now`` is kept up to
+    date with the game in play (cleared at the end), for the backend's output labels.
 
     A spec whose ``engine`` is not "python" is played by the native engine when nothing
     of the above asks for game-by-game control (``decided``, ``trace_from``, limits):
@@ -430,8 +432,9 @@ def play_chunk(
     """
     if times is None:
         times = ChunkTimes(len(spec.entrants))
+    now = Playing() if now is None else now
     if spec.engine != "python" and not decided and trace_from is None and not spec.limited:
-        native_result = _play_native(spec, start, watch, times)
+        native_result = _play_native(spec, start, watch, times, now)
         if native_result is not None:
             if sink is not None:
                 sink(native_result, start + native_result.rows)
@@ -441,14 +444,14 @@ def play_chunk(
     k_orders = len(orders)
     decided = decided or {}
     names = [e.name for e in spec.entrants]
-    NOW.spec = spec
+    now.spec = spec
     isolated = spec.isolation != "none"
     try:
         # Isolated seats build their strategies in their own processes: none here.
         factories = [] if isolated else [_factory(_spec(ref)) for ref in spec.entrants]
         timing = _Timing(spec, times) if factories else None
     except BaseException:
-        NOW.clear()
+        now.clear()
         raise
     seat_names = [seats_of(names, order) for order in orders]
     result = empty_result(spec)
@@ -515,6 +518,7 @@ def play_chunk(
                     tracer if tracer is not None and row >= trace_from else None,  # type: ignore[operator]
                     deal,
                     row,
+                    now,
                     accountant,
                     timing,
                 )
@@ -558,7 +562,7 @@ def play_chunk(
                     sink(result, row)  # type: ignore[misc]
                     flush_at = time.monotonic() + FLUSH_EVERY
     finally:
-        NOW.clear()
+        now.clear()
         if seats_for is not None:
             seats_for.close()
     result.loaded = loaded_code(spec.entrants)
@@ -593,7 +597,7 @@ class _Timing:
 
 
 def _play_native(
-    spec: ChunkSpec, start: int, watch: Any, times: ChunkTimes | None = None
+    spec: ChunkSpec, start: int, watch: Any, times: ChunkTimes | None, now: Playing
 ) -> ChunkResult | None:
     """The chunk played by the native engine, or None (auto: the Python engine plays it).
 
@@ -605,7 +609,7 @@ def _play_native(
     from harness import native
 
     try:
-        return play_native(spec, start=start, watch=watch, times=times)
+        return play_native(spec, start=start, watch=watch, times=times, now=now)
     except native.NotNative as exc:
         if spec.engine == "native":
             raise PluginError(
@@ -615,13 +619,18 @@ def _play_native(
 
 
 def play_native(
-    spec: ChunkSpec, *, start: int = 0, watch: Any = None, times: ChunkTimes | None = None
+    spec: ChunkSpec,
+    *,
+    start: int = 0,
+    watch: Any = None,
+    times: ChunkTimes | None = None,
+    now: Playing | None = None,
 ) -> ChunkResult:
     """The chunk played by the native engine (:mod:`harness.native`): the ChunkResult
     ``play_chunk(spec, start=start)`` returns on the Python engine, row for row, with
     ``engine == "native"``.
 
-    A seat with no native version plays as a Python seat (:mod:`harness.native_seats`):
+    A seat with no native version plays as a Python seat (:mod:`harness.native.seats`):
     fresh instances per game, as :func:`play_chunk` builds them, its output labelled and
     its forfeits logged as there, ``watch.game(row)`` told every game's row, its
     decisions timed as there (``times``). The native engine writes the row of each game
@@ -635,13 +644,16 @@ def play_native(
     from harness import native
 
     started = time.process_time()
-    if spec.limited:
-        raise native.NotNative(
-            "seat limits (move_time, game_time, isolation) run on the Python engine"
-        )
+    refused = native.refusal(
+        move_time=spec.move_time, game_time=spec.game_time, isolation=spec.isolation
+    )
+    if refused is not None:
+        raise native.NotNative(refused)
+
+    now = Playing() if now is None else now
 
     def playing(deal: int, k: int, row: int, names: list, instances: list) -> None:
-        NOW.deal, NOW.order, NOW.row, NOW.names, NOW.seats = deal, k, row, names, instances
+        now.deal, now.order, now.row, now.names, now.seats = deal, k, row, names, instances
 
     def forfeited(error: Any, deal: int, k: int) -> None:
         _log_first(error, spec, deal, k)
@@ -649,7 +661,7 @@ def play_native(
     mark = getattr(watch, "game", None)
     if times is None:
         times = ChunkTimes(len(spec.entrants))
-    NOW.spec = spec
+    now.spec = spec
     try:
         specs = [_spec(ref) for ref in spec.entrants]
         orders = spec.orders
@@ -684,7 +696,7 @@ def play_native(
             progress=getattr(watch, "progress", None),
         )
     finally:
-        NOW.clear()
+        now.clear()
     result = ChunkResult(spec.key, played.games, played.seats, engine="native")
     if host is not None:
         result.errors = host.errors
@@ -709,6 +721,7 @@ def _play_one(
     tracer: Any,
     deal: int,
     row: int,
+    now: Playing,
     observer: GameObserver | None = None,
     timing: _Timing | None = None,
 ) -> tuple[GameResult, GameError | None]:
@@ -720,13 +733,13 @@ def _play_one(
         game = Game([Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
         return game.result(error=decided), decided
     if not factories:  # isolated seats: their processes build the instances
-        NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
+        now.deal, now.order, now.row, now.names = deal, k, row, names
         assert seats_for is not None
         playing = seats_for.guard(None, names, k)
     else:
         instances, failed = build_instances(seats_of(factories, order), names, watch=tracer)
-        NOW.deal, NOW.order, NOW.row, NOW.names = deal, k, row, names
-        NOW.seats = instances
+        now.deal, now.order, now.row, now.names = deal, k, row, names
+        now.seats = instances
         if failed is not None:
             game = Game([Absent() for _ in range(n)], spec.rules, dice, names=names, seed=gseed)
             return game.result(error=failed), failed
@@ -816,7 +829,7 @@ class _Seats:
 
 def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[Counts]:
     """Per table entrant (``orders[k][seat]`` of a row in order k), its
-    :class:`~harness.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
+    :class:`~harness.game.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
     (None: the cyclic one). The native engine counts the same in C
     (:func:`harness.native.chunk_stats`); tests hold the two to the same integers."""
     orders = orders if orders is not None else design(n, "cyclic")

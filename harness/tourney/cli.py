@@ -15,6 +15,7 @@ from harness.cli_common import (
     complete_config,
     console_log,
     deals_option,
+    echo_err,
     engine_option,
     limits_options,
     luck_option,
@@ -23,15 +24,11 @@ from harness.cli_common import (
     verbosity_options,
 )
 from harness.errors import plural
-from harness.seating import SEATINGS
+from harness.game.seating import SEATINGS
+from harness.runfolder.layout import DEFAULT_OUT
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.
-DEFAULT_OUT = "results"
-
-
-def _err(text: str) -> None:
-    click.echo(text, err=True)
 
 
 @click.command("tourney")
@@ -162,7 +159,7 @@ def tourney(
       harness tourney configs/four_player.yaml --deals 500 --workers 2 --json
       harness tourney configs/million.yaml --address tcp://scheduler:8786
     """
-    from harness.shipped import config_path
+    from harness.configs import config_path
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
     config = config_path(config)  # a file, or the name of a shipped config
@@ -182,7 +179,7 @@ def tourney(
             out=out,
             fresh=fresh,
             fail_fast=fail_fast,
-            echo=None if as_json or quiet else _err,
+            echo=None if as_json or quiet else echo_err,
             progress=False if quiet else None,
             backend=backend,
             address=address,
@@ -196,11 +193,11 @@ def tourney(
         if as_json:
             click.echo(json.dumps(exc.run.summary()))
         run = exc.run
-        _err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
-        _err("Run the same command again to resume.")
+        echo_err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
+        echo_err("Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
-        _err("Interrupted. Run the same command again to resume.")
+        echo_err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
     report, reported = (
         _write_report(run, as_json, write=not no_report) if run.stored else (None, None)
@@ -216,7 +213,7 @@ def tourney(
     if run.status != "complete":
         sys.exit(EXIT_FAILED)
     if strict and run.forfeits:
-        _err(f"--strict: {run.forfeits:,} forfeits in a finished run; exit status 3.")
+        echo_err(f"--strict: {run.forfeits:,} forfeits in a finished run; exit status 3.")
         sys.exit(EXIT_FORFEITS)
 
 
@@ -236,14 +233,18 @@ def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, di
     from harness.tourney.runner import report_run
 
     if not quiet and write:
-        _err("Writing the report...")
+        echo_err("Writing the report...")
     try:
         summary = report_run(run, write=write)
     except (HarnessError, OSError, ValueError) as exc:
         if write:
-            _err(f"Report not written ({exc}); the games are stored: harness report {run.run_dir}")
+            echo_err(
+                f"Report not written ({exc}); the games are stored: harness report {run.run_dir}"
+            )
         else:
-            _err(f"No intervals in the standings ({exc}); harness report {run.run_dir} shows them")
+            echo_err(
+                f"No intervals in the standings ({exc}); harness report {run.run_dir} shows them"
+            )
         return None, None
     return run.report_file if write else None, summary
 
@@ -337,7 +338,7 @@ def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
 def _replay_one(
     config_path: str, game: str, seed: int | None, show_traceback: bool, limits: dict[str, Any]
 ) -> None:
-    from harness.narrate import Narrator, summary_lines
+    from harness.play.narrate import Narrator, summary_lines
     from harness.seats import plugin_traceback
     from harness.tourney.chunks import replay_game
     from harness.tourney.config import load_config
@@ -358,5 +359,20 @@ def _replay_one(
     if result.error is not None:
         if show_traceback:
             trace = plugin_traceback(result.error)
-            _err(trace.rstrip("\n") if trace else "(no traceback: the seat raised nothing)")
+            echo_err(trace.rstrip("\n") if trace else "(no traceback: the seat raised nothing)")
         sys.exit(EXIT_FAILED)
+
+
+@click.command("config-schema")
+@user_errors
+def config_schema_cmd() -> None:
+    """Print the JSON Schema (draft 2020-12) of tournament configs, for editors.
+
+    \b
+    Example (VS Code with the YAML extension, in .vscode/settings.json):
+      harness config-schema > harness-config.schema.json
+      "yaml.schemas": {"./harness-config.schema.json": "configs/*.yaml"}
+    """
+    from harness.tourney.schema import config_schema
+
+    click.echo(json.dumps(config_schema(), indent=2))

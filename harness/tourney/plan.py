@@ -9,7 +9,7 @@ Everything here is a pure function of the config (and of the code that will play
 * A deal's seed derives from (config seed, deal index) only: every table of a run, and
   every run with that seed, plays deal d on the same dice (duplicate bridge's boards).
   Each deal is played once in every seat order of the run's seating design
-  (:mod:`harness.seating`, where "deal" is defined).
+  (:mod:`harness.game.seating`, where "deal" is defined).
 * A chunk is a run of whole deals of one table (every order of a deal shares its
   duplicate dice). Its content key covers all that decides its rows: rules, dice mode,
   turn cap, seeds, the seating design, the entrants with their code identity,
@@ -30,11 +30,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from harness import seating as seating_design
-from harness.dice import derive_seed
 from harness.errors import ConfigError
+from harness.game import seating as seating_design
+from harness.game.dice import derive_seed
+from harness.game.rules import Rules
 from harness.plugins import files_digest, is_own_module
-from harness.rules import Rules
 from harness.runfolder import layout, schema
 from harness.tourney.config import Entrant, TourneyConfig
 
@@ -93,7 +93,7 @@ class ChunkSpec:
     # "python"; "auto", the native engine, or Python where it cannot (planning found it
     # can); "native", the native engine or a failed chunk (the user asked for it).
     engine: str = "python"
-    # The seating mode (harness.seating.SEATINGS); its design is ``orders``.
+    # The seating mode (harness.game.seating.SEATINGS); its design is ``orders``.
     seating: str = seating_design.DEFAULT_SEATING
     # Keep the luck and skill account of every game (harness.analysis.account): part of
     # the key, since the rows then hold it (:func:`table_luck` decides it per table).
@@ -190,20 +190,21 @@ def engine_files() -> list[Path]:
     import harness.strategies
 
     root, strategies = Path(harness.__file__).parent, Path(harness.strategies.__file__).parent
+    game = root / "game"
     files = [
-        root / name
-        for name in ("engine.py", "dice.py", "rules.py", "view.py", "_board.py", "strategy.py")
+        game / name
+        for name in ("engine.py", "dice.py", "rules.py", "view.py", "board.py", "strategy.py")
     ]
     # The seat wrappers (time limits, process isolation) decide games that use them.
-    files += [root / "seats.py", root / "isolation.py"]
+    files += [root / "seats" / "__init__.py", root / "seats" / "isolation.py"]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
     files += [root / "tourney" / "chunks.py", root / "tourney" / "plan.py"]
     files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [root / "native.py", root / "native_seats.py"]
-    files += sorted((root / "_native").glob("*.c"))  # core.c and the parts it #includes
+    files += [root / "native" / "__init__.py", root / "native" / "seats.py"]
+    files += sorted((root / "native" / "c").glob("*.c"))  # core.c and the parts it #includes
     return files
 
 
@@ -232,20 +233,16 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
     """Why the native engine cannot play a table (None: it can).
 
     A plugin (or any entrant with no native version) plays there as a Python seat
-    (:mod:`harness.native_seats`): a mixed table, and a table of plugins only too (the
+    (:mod:`harness.native.seats`): a mixed table, and a table of plugins only too (the
     C loop with callbacks played two file plugins 1.2x faster than the Python engine,
     the same rows: benchmarks/native_plugin_speed.py --plugins-only). Seat limits stay on
     the Python engine: their verdicts are replayed turn by turn there (``decided``).
     """
     from harness import native
 
-    if not native.available():
-        return "the native engine is not built in this installation (no C compiler at install)"
-    limits = limits_of(config)
-    if limits["move_time"] is not None or limits["game_time"] is not None:
-        return "seat time limits (move_time, game_time) run on the Python engine"
-    if limits["isolation"] != "none":
-        return "process isolation runs on the Python engine"
+    refused = native.refusal(**limits_of(config))
+    if refused is not None:
+        return refused
     try:
         native.check_table(
             config.rules,

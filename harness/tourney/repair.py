@@ -1,7 +1,7 @@
 """Repairing a run: ``harness report RUN --repair`` plays its damaged chunks again.
 
 It sits above both rooms it joins: it reads the run as the report does
-(:func:`harness.report.aggregate.load_run`, which verifies every chunk) and plays what
+(:func:`harness.runfolder.reader.open_run`, which verifies every chunk) and plays what
 failed through the runner (:func:`harness.tourney.runner.run_tournament`), with the run's
 own config rebuilt from its ``run.json``. The report itself never imports the runner.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError, RunFailed, safe_text
-from harness.report.aggregate import ReportError, RunInfo, load_run
 from harness.results import Run
+from harness.runfolder.reader import ReportError, RunInfo, open_run
 from harness.tourney import plan
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.runner import run_tournament
@@ -42,7 +42,7 @@ def repair_run(path: str | Path, *, echo: Any = None, workers: int | None = None
     or harness's code changed since), RunFailed when the resumed run does not complete.
     """
     say = echo or (lambda text: None)
-    info = load_run(path, check=False)
+    info = open_run(path, check=False)
     if not info.verified:
         raise ReportError(
             f"{info.path}: not a folder harness tourney wrote (run.json has no run_format): "

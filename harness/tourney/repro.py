@@ -12,9 +12,9 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from harness.engine import DEFAULT_MAX_TURNS
 from harness.errors import ConfigError
-from harness.rules import VARIANTS, Rules
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import VARIANTS, Rules
 from harness.tourney import plan
 from harness.tourney.config import TourneyConfig
 from harness.tourney.plan import ChunkSpec, EntrantRef
@@ -27,7 +27,7 @@ def _reference(ref: EntrantRef) -> str:
     return f"{ref.load}({', '.join(f'{k}={v!r}' for k, v in ref.params)})"
 
 
-def rules_options(rules: Rules) -> list[str]:
+def rules_arguments(rules: Rules) -> list[str]:
     """``harness play`` options that give these rules (a preset, else --set keys)."""
     preset = rules.preset_name
     if preset is not None:
@@ -49,7 +49,7 @@ def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[st
     spec = plan.spec_for(config, table, 0, 0, engine="python")
     k = example["seating"]
     seats = [_reference(spec.entrant_in(i, k)) for i in range(config.players)]
-    args = ["harness", "play", *seats, *rules_options(config.rules)]
+    args = ["harness", "play", *seats, *rules_arguments(config.rules)]
     # Independent dice: the game's own seed. Duplicate dice: the deal's seed, which
     # `harness play --dice duplicate` turns into the deal's shared dice.
     args += ["--seed", str(example["game_seed"])]

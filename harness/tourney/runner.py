@@ -2,7 +2,7 @@
 
 This room ties the others together and owns no mechanism of its own: the plan
 (:class:`.plan.Plan`, worked out once) says which chunks exist, the run folder
-(:mod:`.storage`) which are done, a backend (any :class:`.backend.Backend`) plays the
+(:mod:`.storage`) which are done, a backend (any :class:`.backends.Backend`) plays the
 rest, and every finished chunk is stored as soon as it lands, so a run stopped at any
 moment can be resumed. A run goes through its phases in order (:class:`_Run`): its
 status, resume, reuse, the backend, the play loop, the sum-up.
@@ -24,17 +24,17 @@ from typing import Any, TextIO
 
 from harness import __version__
 from harness.errors import HarnessError, RunFailed, plural, safe_text
+from harness.game.ranking import zero_counts
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
-from harness.ranking import zero_counts
 from harness.results import Run
 from harness.runfolder import layout, schema
-from harness.runfolder.layout import describe_os_error
+from harness.runfolder.layout import DEFAULT_OUT, describe_os_error
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
-from harness.sandbox import missing_note, probe
+from harness.seats.sandbox import missing_note, probe
 from harness.tourney import plan
-from harness.tourney.backend import Backend, Done, Failed, WorkersCannotStart, local_backend
+from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.progress import Progress
 from harness.tourney.repro import reproduce_command
@@ -42,7 +42,6 @@ from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
 
 log = logging.getLogger("harness.tourney")
-DEFAULT_OUT = "results"
 SLOW_DECISION = 1e-3  # seconds a decision: from here on the progress line names the slowest
 BACKENDS = ("local", "dask")  # local: worker processes of our own; dask: Dask distributed
 
@@ -171,7 +170,7 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
     if backend != "dask" and (address or dashboard):
         raise HarnessError("--address and --dashboard are for the Dask backend (--backend dask)")
     if backend == "dask":
-        from harness.tourney.dask_backend import address_problem, require_distributed
+        from harness.tourney.backends.dask import address_problem, require_distributed
 
         require_distributed()
         why = address_problem(address) if address else None
@@ -770,7 +769,7 @@ def _backend(
     """The backend for ``chunks_left`` chunks: Dask when asked (and there is work), else
     ``wanted`` worker processes of our own (at most one per chunk), or this process."""
     if options.backend == "dask" and chunks_left:
-        from harness.tourney.dask_backend import DaskBackend
+        from harness.tourney.backends.dask import DaskBackend
 
         return DaskBackend(
             address=options.address,

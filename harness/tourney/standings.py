@@ -1,10 +1,10 @@
 """Standings: the terminal's table and ``summary.csv``, from per-entrant counts of stored games.
 
-The counts (:class:`harness.ranking.Counts`: games, win points, worms, rank sum, forfeits,
-capped games) are counted by :func:`harness.ranking.count_games` from a chunk's rows as
+The counts (:class:`harness.game.ranking.Counts`: games, win points, worms, rank sum, forfeits,
+capped games) are counted by :func:`harness.game.ranking.count_games` from a chunk's rows as
 they are stored in its Parquet part, after the part has been checked against its manifest
 line (:mod:`harness.tourney.storage`). Nothing is taken from counters written in the
-manifest. The rows are in the one ranking's order (:func:`harness.ranking.order`), the
+manifest. The rows are in the one ranking's order (:func:`harness.game.ranking.order`), the
 order the report uses too, so the terminal standings, ``summary.csv`` and the report list
 tied entrants alike. Win share splits ties: a first place shared by k players counts 1/k
 to each. Turn-capped games are never scored.
@@ -23,7 +23,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from harness.ranking import Counts, order
+from harness.game.ranking import Counts, order
 
 __all__ = [
     "COLUMNS",
@@ -47,7 +47,7 @@ COLUMNS = (
 
 
 def standings(totals: Mapping[str, Counts | Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Rows in the one ranking's order (:func:`harness.ranking.order`), with ranks 1..n."""
+    """Rows in the one ranking's order (:func:`harness.game.ranking.order`), with ranks 1..n."""
     counts = {name: Counts.of(c) for name, c in totals.items()}
     rows = []
     for place, name in enumerate(order(counts), 1):

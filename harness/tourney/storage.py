@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import safe_text
-from harness.ranking import Counts, add_counts, count_games
+from harness.game.ranking import Counts, add_counts, count_games
 from harness.runfolder import schema
 from harness.runfolder.layout import (
     GAMES,

@@ -7,7 +7,7 @@ Each playthrough is a game played by ``harness play ... --record`` at a fixed se
 
 * ``NAME.json``: the record exactly as ``harness play --record`` wrote it;
 * ``NAME.state.json``: its final state, as ``harness replay NAME.json --json`` prints it;
-* ``NAME.log``: the turn-by-turn story of the replayed record (harness.narrate).
+* ``NAME.log``: the turn-by-turn story of the replayed record (harness.play.narrate).
 
 ``tests/test_replay.py`` replays every record and compares state and story with these
 files, so a change in how the rules are applied shows up as a readable diff. Only
@@ -51,8 +51,8 @@ GAMES: dict[str, tuple[list[str], list[str]]] = {
 
 
 def story(record: dict) -> list[str]:
-    from harness.narrate import Narrator
-    from harness.record import replay
+    from harness.game.record import replay
+    from harness.play.narrate import Narrator
 
     lines: list[str] = []
     replay(record, observer=Narrator(record["seats"], lines.append))

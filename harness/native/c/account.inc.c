@@ -1,0 +1,257 @@
+/* The luck and skill account, kept during play: a part of core.c (#included after the
+ * strategies, optimal.inc.c's worm-swing payoff among them, before the turn's code).
+ *
+ * harness/analysis/account.py's Accountant, transcribed: for the seat whose turn it is,
+ * the worm-swing payoff of the turn (swing_values and stop_values, optimal's own), the
+ * turn's programme solved (the per-thread cache of turn_dp.inc.c, optimal's: an optimal seat's
+ * turn is the same payoff, solved once), and per seat the sums of par (roll[START] at each
+ * turn's start), luck (V* - roll[state] of each roll; V* the best keep's value, or the
+ * bust's for a roll with no new face), win-weighted luck (k * luck, k the win model's
+ * slope at the turn's start), the regret of picks (V* - value[child]), of stop-or-roll-on
+ * decisions (value[state] - the stop's value or roll[state], where a stop is offered
+ * with dice left) and of claims (the best claim's value, stop[total], - the chosen one's),
+ * and the counts: rolls, picks (two faces or more), stops (offered with dice left),
+ * claims (two legal claims or more). Every float operation is the Accountant's, in the
+ * same order, on the same values (the native turn solver's are numpy's, bit for bit), so
+ * the sums are the same bits. A seat is accounted whoever decides for it: a built-in, an
+ * optimal, a Python seat (its host decides; the account is here).
+ *
+ * When it books: as the Accountant hears the Python engine's events. A roll is booked
+ * once its pick is made (the `kept` event) or when it busts (R5): a pick that forfeits
+ * books nothing of its roll; a stop-or-roll-on decision once it is known (rolling on: at
+ * the next roll's booking; stopping: at the claim); a claim once chosen. A turn still open
+ * when the game ends (a forfeit in it) is taken back (acc_finish): its seat's ledger holds
+ * what it held before that turn, as the game's rows count nothing of a forfeit's turn.
+ *
+ * The engine calls acc_turn, acc_fetch (before a pick), acc_kept (after it), acc_bust
+ * and acc_claim behind a test of g->acc (a local of play_turn) the processor predicts:
+ * with the account off, those tests are all it costs.
+ */
+
+/* The engine's hooks stay out of its loop (noinline), behind ACCOUNTED(acc), a test the
+ * processor predicts as false: with the account off they cost that test, nothing else. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ACC_HOOK static __attribute__((noinline))
+#define ACCOUNTED(acc) __builtin_expect((acc) != NULL, 0)
+#else
+#define ACC_HOOK static
+#define ACCOUNTED(acc) ((acc) != NULL)
+#endif
+
+#define ACC_SPREAD 2.5          /* account.WIN_SPREAD: sigma^2 per worm on the grill */
+#define ACC_PI 3.141592653589793 /* math.pi */
+
+/* A seat's stored account (schema.ACCOUNT_FIELDS): ACC_SUMS float64 sums, then
+ * ACC_COUNTS int16 counts, in this order. */
+#define ACC_SUMS 6
+#define ACC_COUNTS 4
+typedef struct {
+    double par, luck, wluck, regret_pick, regret_stop, regret_claim;
+    int rolls, picks, stops, claims;
+} AccLedger;
+
+struct Account {
+    AccLedger led[MAXP];
+    AccLedger *cur;   /* the turn-taker's */
+    AccLedger before; /* the turn-taker's ledger before this turn: a forfeit's turn undone */
+    const DpTurn *w;  /* the turn's programme, every state solved */
+    AccStats *stats;  /* this thread's (the cache's): what the account did */
+    double k;         /* the win model's slope at the turn's start */
+    int state;        /* the turn's state (a DP state index) */
+    int pending;      /* the state a stop-or-roll-on decision is pending in; -1: none */
+    int open;         /* a turn is open (not ended by a claim or a bust) */
+    double t_par, t_luck, t_regret; /* the open turn's own sums: the identity's check */
+};
+
+/* account.win_slope: d/dx of prod_{j != seat} Phi((score[seat] + x - score[j]) / sigma)
+ * at x = 0, sigma = sqrt(2.5 * worms on the grill); 0 with no worm on the grill. */
+static double acc_win_slope(const Game *g, int seat, int grill_worms) {
+    if (grill_worms <= 0) return 0.0;
+    double sigma = sqrt(ACC_SPREAD * (double)grill_worms);
+    double inv_sqrt_2pi = 1.0 / sqrt(2.0 * ACC_PI);
+    double dens[MAXP], cdfs[MAXP];
+    int m = 0;
+    for (int other = 0; other < g->n; other++)
+        if (other != seat) {
+            double z = (double)(g->score[seat] - g->score[other]) / sigma;
+            dens[m] = exp(-0.5 * z * z) * inv_sqrt_2pi / sigma;
+            cdfs[m++] = 0.5 * (1.0 + erf(z / sqrt(2.0)));
+        }
+    double slope = 0.0;
+    for (int j = 0; j < m; j++) {
+        double term = dens[j];
+        for (int c = 0; c < m; c++)
+            if (c != j) term *= cdfs[c];
+        slope += term;
+    }
+    return slope;
+}
+
+/* The game starts: nothing booked. */
+ACC_HOOK void acc_start(Game *g) {
+    memset(g->acc, 0, sizeof(*g->acc));
+    g->acc->pending = -1;
+}
+
+/* Accountant.turn_started: the payoff of `seat`'s turn solved, par booked, k taken.
+ * -1: no memory. */
+ACC_HOOK int acc_turn(Game *g, int seat) {
+    Account *a = g->acc;
+    const DpTurn *w;
+    int found = 1;
+    if (g->strat[seat]->kind == S_OPTIMAL && g->opt_swing[seat]) {
+        w = g->opt_turn[seat]; /* optimal's plan this turn: the same payoff, built alike */
+    } else {
+        double gv[41], sv[MAXP], stop[DP_MAX_TOTAL + 1];
+        double bust = swing_values(g, seat, gv, sv);
+        stop_values(g, seat, gv, sv, stop);
+        if (dp_solved(stop, bust, 0, &w, &found) < 0) return -1;
+    }
+    AccStats *st = &dp_cache->acc;
+    st->turns++;
+    int p = DP_PLACE[DP_START];
+    if (w->done[p >> 6] >> (p & 63) & 1) {
+        st->hits++;
+    } else { /* the whole programme: the start needs every state */
+        int before = 0;
+        for (int k = 0; k < DP_WORDS; k++) before += popcount64(w->done[k]);
+        dp_need(w, DP_START);
+        ((DpTurn *)w)->par = dp_value(w, DP_START); /* its roll value: no worm, no stop */
+        st->states += DP_N - before;
+        if (found) st->completed++;
+        else st->misses++;
+    }
+    a->stats = st;
+    a->w = w;
+    a->cur = &a->led[seat];
+    a->state = DP_START;
+    a->pending = -1;
+    double par = w->par;
+    a->before = *a->cur;
+    a->cur->par += par;
+    int worms = 0;
+    for (int t = 21; t <= 36; t++)
+        if (g->grill >> t & 1) worms += WORMS[t];
+    a->k = acc_win_slope(g, seat, worms);
+    a->open = 1;
+    a->t_par = par;
+    a->t_luck = a->t_regret = 0.0;
+    return 0;
+}
+
+/* Accountant.finish: a turn still open at the game's end (a forfeit in it) taken back. */
+ACC_HOOK void acc_finish(Game *g) {
+    Account *a = g->acc;
+    if (a->open) *a->cur = a->before;
+    a->open = 0;
+    a->pending = -1;
+}
+
+/* Accountant._settle_pending: the pending stop-or-roll-on decision, now known (R6). */
+static void acc_settle(Account *a, int stopped) {
+    int i = a->pending;
+    if (i < 0) return;
+    a->pending = -1;
+    if (!(DP_MASK[i] >> WORM & 1) || !DP_LEFT[i]) return; /* no stop offered */
+    double here = a->w->stop[DP_TOTAL[i]];
+    if (here == -INFINITY) return; /* R7: nothing to claim, rolling on is no decision */
+    double roll = dp_roll_of(a->w, i);
+    double regret = dp_value(a->w, i) - (stopped ? here : roll);
+    a->cur->regret_stop += regret;
+    a->cur->stops++;
+    a->t_regret += regret;
+}
+
+/* Accountant._rolled: a roll in the current state (`fresh`: the counts of the faces it
+ * shows not yet set aside, 0: none, a bust), its luck booked; returns V*. */
+static double acc_rolled(Account *a, uint32_t fresh) {
+    acc_settle(a, 0);
+    int i = a->state, base = i << 6;
+    double best = a->w->bust;
+    if (fresh) {
+        best = -1e300;
+        for (int f = 6; f >= 1; f--) {
+            int c = count_of(fresh, f);
+            if (c) {
+                double v = dp_value(a->w, DP_CHILD[base | f << 3 | (c - 1)]);
+                if (v > best) best = v;
+            }
+        }
+    }
+    double luck = best - dp_roll_of(a->w, i);
+    AccLedger *led = a->cur;
+    led->rolls++;
+    led->luck += luck;
+    led->wluck += a->k * luck;
+    a->t_luck += luck;
+    return best;
+}
+
+/* Accountant.kept: the roll (t->packed: its faces not yet set aside) booked and the pick
+ * of `face` from it. */
+ACC_HOOK void acc_kept(Game *g, const Turn *t, int face) {
+    Account *a = g->acc;
+    double best = acc_rolled(a, t->packed);
+    int child = DP_CHILD[a->state << 6 | face << 3 | (count_of(t->packed, face) - 1)];
+    double regret = best - dp_value(a->w, child);
+    a->cur->regret_pick += regret;
+    unsigned shown = choices_of(t->packed);
+    if (shown & (shown - 1)) a->cur->picks++; /* two faces or more */
+    a->t_regret += regret;
+    a->state = child;
+    a->pending = child;
+}
+
+/* Before the seat picks from the roll: the values acc_kept will read (the keeps' and the
+ * roll's, scattered over the programme: misses of the processor's caches) fetched while
+ * the seat decides. */
+ACC_HOOK void acc_fetch(Game *g, const Turn *t) {
+    const Account *a = g->acc;
+    const DpTurn *w = a->w;
+    int base = a->state << 6;
+    for (int f = 6; f >= 1; f--) {
+        int c = count_of(t->packed, f);
+        if (c) {
+            int child = DP_CHILD[base | f << 3 | (c - 1)];
+            if (child >= DP_V0) __builtin_prefetch(&w->value[child - DP_V0]);
+        }
+    }
+    if (DP_RSLOT[a->state] >= 0) { /* rolled on from a stop: its value, its roll value */
+        __builtin_prefetch(&w->value[a->state - DP_V0]);
+        __builtin_prefetch(&w->roll[DP_RSLOT[a->state]]);
+    }
+}
+
+/* Accountant._close: the turn ended with this swing (the identity checked). */
+static void acc_close(Account *a, double swing) {
+    a->pending = -1;
+    if (!a->open) return;
+    a->open = 0;
+    double residual = fabs(swing - (a->t_par + a->t_luck - a->t_regret));
+    AccStats *st = a->stats;
+    st->checked++;
+    if (st->residual == st->residual && !(residual <= st->residual)) /* a NaN sticks */
+        st->residual = residual;
+}
+
+/* Accountant.busted (R9), before bust() changes the board: a roll with no new face (R5,
+ * `rolled`: its luck is the bust's) or all dice kept and nothing to claim (R8); the turn
+ * ends with the bust's swing. */
+ACC_HOOK void acc_bust(Game *g, int rolled) {
+    if (rolled) acc_rolled(g->acc, 0);
+    acc_close(g->acc, g->acc->w->bust);
+}
+
+/* Accountant.claimed: the stop (if one was pending) and the claim of `tile` (victim -1:
+ * from the grill) among `choices` legal ones booked; the turn ends. */
+ACC_HOOK void acc_claim(Game *g, int total, int tile, int victim, int choices) {
+    Account *a = g->acc;
+    acc_settle(a, 1);
+    double share = 1.0 + 1.0 / (double)(g->n - 1); /* account.steal_share */
+    double chosen = victim < 0 ? (double)WORMS[tile] : (double)WORMS[tile] * share;
+    double regret = a->w->stop[total] - chosen;
+    a->cur->regret_claim += regret;
+    if (choices > 1) a->cur->claims++;
+    a->t_regret += regret;
+    acc_close(a, chosen);
+}

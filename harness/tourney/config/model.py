@@ -1,0 +1,236 @@
+"""What a config is once read: the keys, their choices and defaults, and the resolved
+value (:class:`TourneyConfig`, its :class:`Entrant` list).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+from harness.errors import ConfigError
+from harness.game import seating as seating_design
+from harness.game.dice import DICE_MODES
+from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.rules import Rules
+from harness.plugins import (
+    StrategySpec,
+    shown,
+)
+from harness.seats import ISOLATION_MODES
+from harness.tourney.config.bounds import check_bounds, plan_problem
+
+FORMATS = ("round_robin", "gauntlet")
+ALL_BUILTINS = "all-builtins"
+KEYS = (
+    "name",
+    "rules",
+    "players",
+    "format",
+    "entrants",
+    "challenger",
+    "deals",
+    "seed",
+    "dice",
+    "workers",
+    "max_turns",
+    "chunk",
+    "move_time",
+    "game_time",
+    "isolation",
+    "engine",
+    "seating",
+    "luck",
+)
+# Old spellings that still work: old key -> its new name (a deprecation line, once).
+RENAMED_KEYS = {"games": "deals"}
+ISOLATIONS = ISOLATION_MODES  # the seats' own list (harness.seats)
+# auto: the native engine (issue 12) for every table it can play, else the Python engine;
+# native: refuse, before anything is played, a table it cannot play; python: never native.
+ENGINES = ("auto", "python", "native")
+# The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
+# on at the tables where it costs little next to the games (a table with a plugin or
+# `optimal`), off at tables of the cheap built-ins alone (plan.table_luck says why).
+LUCK_MODES = ("auto", "on", "off")
+ENTRANT_KEYS = ("strategy", "name", "params", "sweep")
+SWEEP = "sweep"  # an entrant's parameter sweep: one entrant per value (per combination)
+# The keys that take one word of a list, and every default: the checker reads them here,
+# and so does the JSON Schema of the config (harness/tourney/schema.py).
+CHOICES: dict[str, tuple[str, ...]] = {
+    "format": FORMATS,
+    "dice": DICE_MODES,
+    "isolation": ISOLATIONS,
+    "engine": ENGINES,
+    "seating": seating_design.SEATINGS,
+    "luck": LUCK_MODES,
+}
+DEFAULTS: dict[str, Any] = {
+    "rules": "official",
+    "players": 2,
+    "format": "round_robin",
+    "deals": 1000,
+    "seed": 0,
+    "dice": "duplicate",
+    "max_turns": DEFAULT_MAX_TURNS,
+    "isolation": "none",
+    "engine": "auto",
+    "seating": seating_design.DEFAULT_SEATING,
+    "luck": "auto",
+}
+SECONDS_KEYS = ("move_time", "game_time")  # seconds above 0, at most MAX_SECONDS, or null
+# A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
+# 12,000 games a chunk: the parent's cost per chunk (a Parquet part, its fsync, a
+# manifest line, a chunk key: about 5 ms) is a small share at the native engine's
+# 250,000 games per CPU-second (at 1,200 it was the largest part of the run's CPU), and
+# the work a Ctrl-C can lose stays small: a chunk is about 3.5 s on the Python engine
+# (3,500 games/s), 60 s for `optimal` there (200 games/s), well under a second natively.
+# Chunk keys cover their deals, so folders written with another size (1,200 before) are
+# neither resumed nor reused from.
+CHUNK_GAMES = 12000
+_T = TypeVar("_T")
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+# -- the resolved config ----------------------------------------------------------------
+@dataclass(frozen=True)
+class Entrant:
+    """One entrant: a display name and a resolved strategy.
+
+    ``key`` is its strategy identity: the reference as written plus its parameters (not
+    the file's location). Two entrants may share a key (a mirror match), never a name: a
+    table orders its entrants by name (:func:`harness.tourney.plan.table_of`).
+    ``load`` is the reference a worker resolves (absolute for a file plugin).
+    """
+
+    name: str
+    spec: StrategySpec
+    key: str
+    load: str
+    code: str  # digest of the strategy's source (read once, when the config is checked)
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self.spec.params)
+
+    @property
+    def class_name(self) -> str:
+        return f"{self.spec.cls.__module__}:{self.spec.cls.__qualname__}"
+
+    def identity(self) -> dict[str, Any]:
+        """As run.json stores it: name, ref, params, code digest, class, seeding key."""
+        return {
+            "name": self.name,
+            "ref": self.spec.ref,
+            "params": self.params,
+            "code": self.code,
+            "class": self.class_name,
+            "key": self.key,
+        }
+
+
+@dataclass(frozen=True)
+class TourneyConfig:
+    """A checked config with every default filled in."""
+
+    name: str
+    rules: Rules
+    format: str
+    entrants: tuple[Entrant, ...]
+    games: int
+    seed: int
+    dice: str = "duplicate"
+    workers: int | None = None
+    max_turns: int = DEFAULT_MAX_TURNS
+    chunk: int = 0  # deals per chunk; 0 = the default for the player count
+    challenger: Entrant | None = None
+    source: str = "<dict>"
+    extra: dict[str, Any] = field(default_factory=dict)
+    move_time: float | None = None  # seconds per decision of a seat; None = no limit
+    game_time: float | None = None  # seconds of one seat's decisions in one game
+    isolation: str = "none"  # "process": each seat's strategy in a process of its own
+    engine: str = "auto"  # auto | python | native (the rows are the same with each)
+    # How a deal's seat orders are chosen (harness.game.seating): balanced | cyclic |
+    # permutations. Every deal is played once in each order of the design.
+    seating: str = seating_design.DEFAULT_SEATING
+    # The luck and skill account: auto | on | off (LUCK_MODES).
+    luck: str = "auto"
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def deals_per_chunk(self) -> int:
+        return self.chunk or max(1, -(-CHUNK_GAMES // self.players))
+
+    def all_entrants(self) -> tuple[Entrant, ...]:
+        """The challenger (gauntlet) first, then the field."""
+        return ((self.challenger,) if self.challenger else ()) + self.entrants
+
+    def override(
+        self,
+        *,
+        deals: int | None = None,
+        games: int | None = None,
+        seed: int | None = None,
+        workers: int | None = None,
+        max_turns: int | None = None,
+        chunk: int | None = None,
+        move_time: float | None = None,
+        game_time: float | None = None,
+        isolation: str | None = None,
+        engine: str | None = None,
+        seating: str | None = None,
+        luck: str | None = None,
+    ) -> TourneyConfig:
+        """This config with command-line values in place of its own (None: keep its own).
+
+        Each value is checked against the same bounds as the config key (ConfigError
+        naming the option), and so is the size of the plan they make. ``games`` is the old
+        name of ``deals`` (the caller says it is deprecated); not both.
+        """
+        if deals is not None and games is not None:
+            raise ConfigError("--deals and --games: give --deals only (--games is its old name)")
+        option = "games" if games is not None else "deals"
+        check_bounds(**{option: deals if games is None else games})
+        given = {
+            "games": deals if games is None else games,
+            "seed": seed,
+            "workers": workers,
+            "max_turns": max_turns,
+            "chunk": chunk,
+            "move_time": move_time,
+            "game_time": game_time,
+        }
+        check_bounds(**{k: v for k, v in given.items() if k != "games"})
+        changes = {k: v for k, v in given.items() if v is not None}
+        for key in ("move_time", "game_time"):
+            if key in changes:
+                changes[key] = float(changes[key])
+        if isolation is not None:
+            if isolation not in ISOLATIONS:
+                raise ConfigError(
+                    f"--isolation: {shown(isolation)} is not one of {', '.join(ISOLATIONS)}"
+                )
+            changes["isolation"] = isolation
+        if engine is not None:
+            if engine not in ENGINES:
+                raise ConfigError(f"--engine: {shown(engine)} is not one of {', '.join(ENGINES)}")
+            changes["engine"] = engine
+        if seating is not None:
+            problem = seating_design.seating_problem(seating, self.players)
+            if problem:
+                raise ConfigError(f"--{problem}")
+            changes["seating"] = seating
+        if luck is not None:
+            if luck not in LUCK_MODES:
+                raise ConfigError(f"--luck: {shown(luck)} is not one of {', '.join(LUCK_MODES)}")
+            changes["luck"] = luck
+        if not changes:
+            return self
+        changed = replace(self, **changes)
+        problem = plan_problem(changed)
+        if problem:
+            given_deals = deals is not None or games is not None
+            raise ConfigError(f"--{option}: {problem}" if given_deals else problem)
+        return changed
