@@ -21,7 +21,7 @@ FENCE = re.compile(r"^(```|~~~).*?^\1", re.M | re.S)
 CODE = re.compile(r"(`+).*?\1", re.S)
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$", re.M)
-TOP = "harness|strategies|configs|tests|benchmarks|examples|docs"
+TOP = "harness|configs|tests|benchmarks|examples|docs"
 QUOTED = re.compile(rf"`((?:{TOP})/[^`\s]*)`")
 PLACEHOLDER = re.compile(r"[<>*{}]|\.\.\.|-N\b")
 

@@ -177,7 +177,7 @@ def test_a_report_reads_parts_without_the_account_columns(tmp_path, luck):
 def test_luck_on_in_yaml_means_on(tmp_path, written, meant):
     """YAML 1.1 reads a bare `on`/`off` as a boolean: the config means what it says, and
     the editors' schema takes it too."""
-    from harness.config_schema import config_schema
+    from harness.tourney.schema import config_schema
 
     path = tmp_path / "c.yaml"
     path.write_text(f"name: y\nentrants: [greedy, simple]\ndeals: 2\nluck: {written}\n")

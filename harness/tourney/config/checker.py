@@ -326,6 +326,10 @@ class Checker:
     def choice(self, data: dict, key: str) -> str:
         allowed = CHOICES[key]
         value = data.get(key, DEFAULTS[key])
+        if isinstance(value, bool) and {"on", "off"} <= set(allowed):
+            # YAML 1.1 reads a bare on/off (yes/no, true/false) as a boolean: `luck: on`
+            # means "on", as written.
+            value = "on" if value else "off"
         if not isinstance(value, str) or value not in allowed:
             raise self.fail(data, key, f"{key}: {shown(value)} is not one of {', '.join(allowed)}")
         return value
