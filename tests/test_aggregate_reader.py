@@ -3,6 +3,8 @@
 Attacks on what the reader promises: the rating pass kept from the first pass gives the
 same numbers as reading again; games handed in as frames give the same numbers as read
 from a folder; every check (players, status, strategies, ranks, duplicates) still fires
+
+pytestmark = pytest.mark.interpreter
 and names the part at fault, wherever in a batch the bad row sits; parts with different
 column types are still read; the deal layout found while verifying is the one on disk.
 """

@@ -12,6 +12,8 @@ from harness.engine import GameObserver
 from harness.narrate import Narrator
 from harness.rules import Rules
 
+pytestmark = pytest.mark.engine
+
 SEATS = ["greedy", "threshold(target=28)", "random"]
 
 

@@ -18,7 +18,11 @@ import time
 import pytest
 from helpers import CRASH, TIME
 
-pytestmark = pytest.mark.usefixtures("deadline")  # a hang ends the run with a traceback
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.interpreter,
+    pytest.mark.usefixtures("deadline"),  # a hang ends the run with a traceback
+]
 
 
 def lines(text: str) -> list[str]:

@@ -16,7 +16,10 @@ import tomllib
 from pathlib import Path
 
 import click
+import pytest
 from click.testing import CliRunner
+
+pytestmark = pytest.mark.interpreter
 
 ROOT = Path(__file__).resolve().parent.parent
 HARNESS = ROOT / "harness"

@@ -31,6 +31,8 @@ from harness.seating import design, seats_of
 from harness.strategy import Strategy
 from harness.tourney.plan import deal_seed
 
+pytestmark = pytest.mark.engine
+
 STRATEGIES = "tests/fixtures/coach_bots.py"
 
 

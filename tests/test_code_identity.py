@@ -16,9 +16,13 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from harness.plugins import VOLATILE, code_digest, resolve, volatile_note
 from harness.strategies.greedy import Greedy
 from harness.strategy import Strategy
+
+pytestmark = pytest.mark.interpreter
 
 TWO_CLASSES = """
 from harness.strategy import Strategy

@@ -27,6 +27,8 @@ from harness.report import write_report
 from harness.report.aggregate import DamagedRun, load_run
 from harness.tourney import run_tournament
 
+pytestmark = pytest.mark.engine
+
 CONFIG = {"name": "c", "entrants": ["greedy", "random", "threshold"], "deals": 6, "chunk": 3}
 PER_CHUNK = 3 * 2  # deals x rotations
 

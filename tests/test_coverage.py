@@ -21,6 +21,8 @@ from test_report_support import write_run
 from harness import stats
 from harness.report.aggregate import RunInfo, aggregate, aggregate_frames, moments_of
 
+pytestmark = pytest.mark.interpreter
+
 TABLES = {"ab": ("a", "b"), "ac": ("a", "c"), "bc": ("b", "c")}
 LUCKY, OTHERWISE = 0.5, 0.2  # a wins every game of a lucky deal, else each with 0.2
 A_SHARE = LUCKY + (1 - LUCKY) * OTHERWISE  # a's long-run win share: 0.6

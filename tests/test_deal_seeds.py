@@ -24,7 +24,7 @@ from harness.tourney.chunks import play_chunk
 from harness.tourney.plan import SEED_MASK, deal_seed, game_seed
 from harness.tourney.storage import ChunkDamaged, digest_of, read_part, verify_bytes
 
-pytestmark = pytest.mark.usefixtures("deadline")
+pytestmark = [pytest.mark.engine, pytest.mark.usefixtures("deadline")]
 BASE = {
     "name": "d",
     "players": 3,

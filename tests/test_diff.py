@@ -29,6 +29,8 @@ from harness.strategies.optimal import Optimal
 from harness.strategy import Strategy
 from harness.view import View
 
+pytestmark = pytest.mark.engine
+
 BOTS = "tests/fixtures/coach_bots.py"
 
 

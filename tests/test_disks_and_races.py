@@ -30,6 +30,8 @@ from harness.tourney import run_tournament
 from harness.tourney.runner import RunLogHandler
 from harness.tourney.storage import RunFolder, StorageError
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = {"name": "d", "entrants": ["greedy", "random", "simple"], "deals": 4, "chunk": 2}
 

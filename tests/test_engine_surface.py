@@ -6,6 +6,8 @@ Python seats use it (harness.native_seats.SeatHost), and ``play_observed``.
 answers by the same checks. Here a game is played by ``play_turn`` while every question
 is logged; then the same questions are put, as core.c puts them, to a SeatHost driven
 from Python (no native build needed). The strategies must see the same views, give the
+
+pytestmark = pytest.mark.engine
 same answers and, when they cheat or raise, forfeit with the same error, word for word.
 """
 

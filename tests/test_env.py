@@ -23,6 +23,8 @@ import warnings
 import numpy as np
 import pytest
 
+pytestmark = pytest.mark.engine
+
 pytest.importorskip("gymnasium", reason="the rl extra is not installed: pip install '.[rl]'")
 pytest.importorskip("pettingzoo", reason="the rl extra is not installed: pip install '.[rl]'")
 

@@ -25,6 +25,8 @@ from harness.env.single import SingleAgent
 from harness.rules import PRESETS
 from harness.tourney import run_tournament
 
+pytestmark = pytest.mark.engine
+
 POLICY_FILE = '''
 from env_policies import greedy_policy
 

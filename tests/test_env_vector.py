@@ -30,6 +30,8 @@ from harness.plugins import resolve
 from harness.rules import Rules
 from harness.tourney.plan import deal_seed, game_seed
 
+pytestmark = pytest.mark.engine
+
 needs_native = pytest.mark.skipif(not native.available(), reason="the native engine is not built")
 
 CONFIGS = [

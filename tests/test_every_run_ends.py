@@ -21,7 +21,11 @@ from harness.errors import TimeForfeit
 from harness.seats import ISOLATED_GAME_TIME, SeatLimits
 from harness.tourney import run_tournament
 
-pytestmark = pytest.mark.usefixtures("deadline")  # a hang ends the run with a traceback
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.interpreter,
+    pytest.mark.usefixtures("deadline"),  # a hang ends the run with a traceback
+]
 
 STUBBORN = ["DisarmsTheTimer", "IgnoresTheAlarm", "CatchesEveryInterrupt", "CLoopInPick"]
 

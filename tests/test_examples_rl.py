@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from harness import play_game
 from harness.plugins import resolve
+
+pytestmark = pytest.mark.engine
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -36,6 +36,8 @@ from harness.errors import (
     RunFailed,
 )
 
+pytestmark = pytest.mark.interpreter
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 

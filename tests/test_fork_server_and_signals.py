@@ -25,7 +25,7 @@ import pytest
 
 from harness.tourney import run_tournament
 
-pytestmark = pytest.mark.usefixtures("deadline")
+pytestmark = [pytest.mark.interpreter, pytest.mark.usefixtures("deadline")]
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = {"name": "fs", "entrants": ["greedy", "random", "simple"], "deals": 8, "chunk": 2}
 CONFIG_PY = {**CONFIG, "engine": "python"}

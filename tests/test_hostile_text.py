@@ -22,6 +22,8 @@ from harness.errors import HarnessError, printable, safe_text
 from harness.results import load_run
 from harness.tourney import run_tournament
 
+pytestmark = pytest.mark.interpreter
+
 DEEP = "[" * 50_000 + "]" * 50_000
 EVIL = "<script>alert(1)</script> <img src=x onerror=alert(2)> a</td><td>b [x](javascript:y)"
 BIDI = "\u202e\u2066\u200b\x1b[31m"  # RLO, LRI, a zero-width space, a terminal escape

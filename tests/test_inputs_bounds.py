@@ -28,6 +28,8 @@ from harness.tourney.config import (
     load_config,
 )
 
+pytestmark = pytest.mark.interpreter
+
 HOSTILE = Path(__file__).resolve().parent / "fixtures" / "hostile"
 TWO = "entrants: [greedy, random]\n"
 

@@ -39,7 +39,10 @@ def _cannot_build() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_cannot_build() is not None, reason=str(_cannot_build()))
+pytestmark = [
+    pytest.mark.interpreter,
+    pytest.mark.skipif(_cannot_build() is not None, reason=str(_cannot_build())),
+]
 
 
 def _clean_env(venv: Path | None = None) -> dict[str, str]:

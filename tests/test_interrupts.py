@@ -34,6 +34,8 @@ from harness.errors import (
 )
 from harness.rules import Rules
 
+pytestmark = pytest.mark.interpreter
+
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 W = 6
 STEAL_OR_GRILL = [rolls_for([(W, 6)]), rolls_for([(W, 6)])]  # turn 2 asks pick, stop, claim

@@ -32,6 +32,8 @@ from harness.play import open_seats
 from harness.plugins import builtin_strategies
 from harness.seats import SeatLimits, close_all, plugin_traceback
 
+pytestmark = pytest.mark.interpreter
+
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"
 TIME = f"{HOSTILE}/seats_time.py"
 CRASH = f"{HOSTILE}/seats_crash.py"

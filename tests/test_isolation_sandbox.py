@@ -30,6 +30,7 @@ from harness.seats import SeatLimits
 from harness.tourney import run_tournament
 
 pytestmark = [
+    pytest.mark.interpreter,
     pytest.mark.usefixtures("deadline"),
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux's"),
 ]

@@ -18,6 +18,8 @@ import pytest
 
 from harness.jsonsafe import json_safe
 
+pytestmark = pytest.mark.interpreter
+
 SOURCE = Path(__file__).resolve().parent.parent / "harness" / "jsonsafe.py"
 
 

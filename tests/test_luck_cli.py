@@ -16,6 +16,8 @@ from harness.analysis.turn import CHILD, START
 from harness.cli import main
 from harness.rules import TILES
 
+pytestmark = pytest.mark.engine
+
 
 def _run(*args: str):
     return CliRunner().invoke(main, list(args), catch_exceptions=False)

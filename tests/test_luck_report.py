@@ -20,6 +20,8 @@ from harness import load_run
 from harness.tourney import run_tournament
 from harness.tourney.standings import format_table, with_report
 
+pytestmark = pytest.mark.interpreter
+
 
 def _config(entrants, luck="on", deals=30, players=2, **extra):
     return {

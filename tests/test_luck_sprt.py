@@ -20,6 +20,8 @@ from harness.seating import by_entrant
 from harness.sprt.experiment import Tally, check_specs, chunk_scores, make_setup, run_sprt
 from harness.tourney.chunks import play_chunk, replay_game
 
+pytestmark = pytest.mark.engine
+
 
 def test_a_deals_control_is_a_minus_b_win_weighted_luck_over_its_games():
     setup = make_setup("tactician", "greedy", seed=3, luck="on", engine="python")

@@ -23,6 +23,8 @@ from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk, replay_game
 from harness.tourney.storage import digest_of
 
+pytestmark = pytest.mark.engine
+
 BOT = '''
 from harness.strategy import Strategy
 

@@ -41,6 +41,8 @@ from harness.strategy import ParameterError
 from harness.tourney import chunks
 from harness.tourney.plan import SEED_MASK, ChunkSpec, EntrantRef, game_seed
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
 
 # Every built-in with a native version, some with parameters (floats among them).

@@ -40,7 +40,10 @@ from harness.rules import PRESETS, Rules
 from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
 from harness.tourney.plan import deal_seed, game_seed
 
-pytestmark = pytest.mark.skipif(not native.available(), reason="native engine not built")
+pytestmark = [
+    pytest.mark.interpreter,
+    pytest.mark.skipif(not native.available(), reason="native engine not built"),
+]
 ROOT = Path(__file__).resolve().parent.parent
 
 # Every built-in with a native version (test_native's), and optimal in its three ways to

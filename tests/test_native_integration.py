@@ -30,6 +30,8 @@ from harness.seating import design
 from harness.sprt import make_setup, run_sprt
 from harness.tourney import chunks, load_config, plan, run_tournament
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 ROOT = Path(__file__).resolve().parent.parent
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
 SMALL = {

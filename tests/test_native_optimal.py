@@ -31,6 +31,8 @@ from harness import native, seating
 from harness.analysis import turn
 from harness.rules import PRESETS, Rules
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 needs_native = pytest.mark.skipif(not native.available(), reason="native engine not built")
 
 

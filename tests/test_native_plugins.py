@@ -32,7 +32,10 @@ from harness.rules import Rules
 from harness.tourney import chunks, run_tournament
 from harness.tourney.plan import ChunkSpec, EntrantRef
 
-pytestmark = pytest.mark.skipif(not native.available(), reason="native engine not built")
+pytestmark = [
+    pytest.mark.interpreter,
+    pytest.mark.skipif(not native.available(), reason="native engine not built"),
+]
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
 

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.interpreter
+
 # "always", not "error": CPython clears the exception of this warning (the fork has
 # happened), so an error filter never fails anything; the message on stderr is the test.
 FORK_WARNING = "always:This process:DeprecationWarning"  # the start of 3.12's message

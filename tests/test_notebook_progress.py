@@ -15,6 +15,8 @@ import pytest
 from harness.tourney import progress as progress_mod
 from harness.tourney.progress import Progress, in_notebook
 
+pytestmark = pytest.mark.interpreter
+
 
 class Handle:
     def __init__(self, log: list[str]) -> None:

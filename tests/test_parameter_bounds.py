@@ -21,6 +21,8 @@ from harness.rules import Rules
 from harness.strategy import Bound, ParameterError, Strategy, check_bounds
 from harness.tourney.config import load_config
 
+pytestmark = pytest.mark.engine
+
 needs_native = pytest.mark.skipif(not native.available(), reason="no native engine built")
 SEEDS = (1, 2, 3)
 

@@ -21,6 +21,8 @@ from harness.people import Person
 from harness.people.console import Console
 from harness.record import load_record, replay
 
+pytestmark = pytest.mark.interpreter
+
 pexpect = pytest.importorskip("pexpect")
 ROOT = Path(__file__).resolve().parent.parent
 KEEP = r"keep \[([^\]]+)\]> "

@@ -22,6 +22,8 @@ import harness
 from harness import plugins
 from harness.tourney import plan
 
+pytestmark = pytest.mark.interpreter
+
 ROOT = Path(harness.__file__).parent
 
 

@@ -19,6 +19,8 @@ from harness.report import summarise_run
 from harness.report.aggregate import forfeit_pattern
 from harness.runfolder.manifest import OUTPUT_KEPT
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 BOTS = """
 from harness.strategy import Strategy
 

@@ -22,6 +22,8 @@ from harness.strategies.greedy import Greedy
 from harness.strategies.threshold import Threshold
 from harness.strategy import Strategy
 
+pytestmark = pytest.mark.interpreter
+
 BOT = """
 from harness.strategy import Strategy, WORM
 

@@ -26,6 +26,8 @@ from harness.tourney.chunks import play_chunk
 from harness.tourney.config import load_config
 from harness.tourney.runner import run_tournament
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 SLEEP = 0.004  # seconds in every decision of the slow bot
 
 SLOW = f"""

@@ -22,6 +22,8 @@ from harness.report.api import summarise_run
 from harness.tourney.standings import standings
 from harness.tourney.storage import part_summary
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 
 def terminal_order(folder: Path, players: int) -> list[str]:
     """The terminal's standings of a run folder, counted as the runner counts stored parts."""

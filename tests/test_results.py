@@ -22,6 +22,8 @@ from harness.strategy import Strategy
 from harness.tourney import run_tournament
 from harness.tourney.runner import TourneyRun
 
+pytestmark = pytest.mark.engine
+
 BOT = """
 from harness.strategy import Strategy
 

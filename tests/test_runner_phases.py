@@ -34,6 +34,8 @@ from harness.tourney.backend import (
 )
 from harness.tourney.chunks import play_chunk
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 SMALL = {"name": "phases", "entrants": ["greedy", "random", "threshold"], "deals": 12, "chunk": 5}
 RUNNER = Path(runner.__file__)
 

@@ -22,7 +22,10 @@ from harness.plugins import create
 from harness.seats import Beacon, SeatLimits, close_all, guard, plugin_traceback
 from harness.strategy import Strategy
 
-pytestmark = pytest.mark.usefixtures("deadline")  # a hang ends the run with a traceback
+pytestmark = [
+    pytest.mark.interpreter,
+    pytest.mark.usefixtures("deadline"),  # a hang ends the run with a traceback
+]
 
 
 class Watched(Beacon):

@@ -19,6 +19,8 @@ from harness.init_cmd import BOT_FILE, CONFIG_FILE, write_starter
 from harness.shipped import config_path, configs_dir, shipped_configs
 from harness.tourney.config import load_config
 
+pytestmark = pytest.mark.engine
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

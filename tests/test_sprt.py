@@ -19,6 +19,8 @@ from harness.tourney import run_tournament
 from harness.tourney.backend import Done, Failed, SerialBackend
 from harness.tourney.chunks import play_chunk, replay_game
 
+pytestmark = pytest.mark.engine
+
 DETERMINISTIC = ("verdict", "llr", "games", "blocks", "blocks_capped", "counts", "elo", "elo_low")
 
 CRASH = '''

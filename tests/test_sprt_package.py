@@ -18,6 +18,8 @@ from harness.sprt.experiment import ChunkScores, Tally, make_setup, run_sprt
 from harness.stats import sprt_llr
 from harness.tourney.config import load_config, resolve_entrant
 
+pytestmark = pytest.mark.interpreter
+
 ROOT = Path(harness.__file__).parent
 
 

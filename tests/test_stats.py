@@ -12,6 +12,8 @@ from scipy import stats as sps
 from harness import stats
 from harness.stats import ratings
 
+pytestmark = pytest.mark.interpreter
+
 
 # -- intervals ---------------------------------------------------------------------------
 def test_wilson_matches_the_textbook_values():

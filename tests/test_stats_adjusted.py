@@ -17,6 +17,8 @@ import pytest
 from harness import stats
 from harness.stats import luck
 
+pytestmark = pytest.mark.interpreter
+
 
 def test_per_game_helpers_exact():
     ranks = np.array([[1, 2, 3], [1, 1, 3], [2, 1, 1]])

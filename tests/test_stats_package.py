@@ -17,6 +17,8 @@ import pytest
 from harness import stats
 from harness.stats import elo, intervals, luck, ratings, sequential
 
+pytestmark = pytest.mark.interpreter
+
 STATS_DIR = Path(stats.__file__).parent
 SUBMODULES = (intervals, elo, ratings, sequential, luck)
 # What the ground floor may import besides the standard library: numeric libraries, itself,

@@ -43,6 +43,8 @@ from harness.tourney.storage import (
     read_part,
 )
 
+pytestmark = pytest.mark.engine
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
 SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "deals": 6, "chunk": 3}

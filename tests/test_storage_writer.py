@@ -37,6 +37,8 @@ from harness.tourney.storage import (
     to_arrow,
 )
 
+pytestmark = pytest.mark.engine
+
 
 def chunk(tmp_path, **config):
     """A played chunk (assembled as the backend assembles it) and its stored file."""

@@ -26,6 +26,8 @@ from harness.runfolder import schema
 from harness.runfolder.schema import ERROR_KINDS
 from harness.tourney import load_config, plan, run_tournament
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
 MISBEHAVE = HOSTILE / "workers_misbehave.py"

@@ -24,6 +24,8 @@ import pandas as pd
 import pytest
 from helpers import HANG_GUARD
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 distributed = pytest.importorskip("distributed")
 
 from harness import __version__  # noqa: E402

@@ -22,6 +22,8 @@ import pytest
 from harness.tourney import run_tournament
 from harness.tourney.storage import StorageError
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 ROOT = Path(__file__).resolve().parent.parent
 
 SLOW = '''

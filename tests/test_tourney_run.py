@@ -16,6 +16,8 @@ from harness.runfolder import schema
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk, replay_game
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 SMALL = {"name": "small", "entrants": ["greedy", "random", "threshold"], "deals": 12, "chunk": 5}
 
 

@@ -23,6 +23,8 @@ from helpers import HANG_GUARD
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.repro import reproduce_command
 
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
 HANG = HOSTILE / "workers_hang.py"

@@ -32,6 +32,8 @@ from harness.strategies.random_play import RandomPlay
 from harness.strategy import Claim, Strategy
 from harness.view import View, legal_claims
 
+pytestmark = pytest.mark.interpreter
+
 W = 6
 
 
