@@ -12,7 +12,6 @@ import pytest
 from harness.analysis.board import TurnBoard, parse_tiles, tile_ranges
 from harness.analysis.report import analyze_turn, parse_kept
 from harness.analysis.simulate import simulate, verdict
-from harness.analysis.turn import solve_exact
 from harness.errors import HarnessError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -126,12 +125,11 @@ def _tables() -> dict[str, dict[int, tuple[str, str]]]:
 
 
 @pytest.fixture(scope="module")
-def exact_table() -> dict[int, tuple[str, str]]:
-    board = TurnBoard()
+def exact_table(exact_turn) -> dict[int, tuple[str, str]]:
     return {
         t: (
-            f"{float(solve_exact(board.at_least(t)).start):.15f}",
-            f"{float(solve_exact(board.exactly(t)).start):.15f}",
+            f"{float(exact_turn('at_least', t).start):.15f}",
+            f"{float(exact_turn('exactly', t).start):.15f}",
         )
         for t in range(21, 37)
     }

@@ -26,8 +26,8 @@ FULL = TurnBoard()
 
 
 @pytest.fixture(scope="module")
-def exact_21() -> tuple:
-    return solve_exact(FULL.at_least(21)), solve_exact(FULL.exactly(21))
+def exact_21(exact_turn) -> tuple:
+    return exact_turn("at_least", 21), exact_turn("exactly", 21)
 
 
 # -- the published reference figures (issue 5) -------------------------------------------
