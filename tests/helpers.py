@@ -23,7 +23,7 @@ from harness.strategy import Strategy
 HANG_GUARD = 60.0
 """Seconds: the only bound a test may put on wall-clock time, against a hang (a loop that
 never ends, a bomb that expands), never a budget for speed; figures are measured in
-benchmarks/ (tests/test_hang_guards.py holds every test to it)."""
+benchmarks/ (tests/architecture/test_hang_guards.py holds every test to it)."""
 FORMAT = "pickomino-record/1"
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"  # plugins that misbehave on purpose
 TIME = f"{HOSTILE}/seats_time.py"  # seats that loop, sleep or decide slowly
