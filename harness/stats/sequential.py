@@ -208,19 +208,23 @@ class Sprt:
 
     def summary(self) -> dict[str, Any]:
         """The test's numbers (nan/inf as they are): status, LLR, bounds, deals, Elo."""
-        elo, lo, hi = self.elo()
-        return {
-            "status": self.status,
-            "llr": self.llr,
-            "lower": self.lower,
-            "upper": self.upper,
-            "deals": self.deals,
-            "games": self.games,
-            "elo": elo,
-            "elo_low": lo,
-            "elo_high": hi,
-            "counts": [int(c) for c in self.counts],
-        }
+        return {**_summary(self), "counts": [int(c) for c in self.counts]}
+
+
+def _summary(test: Sprt | AdjustedSprt) -> dict[str, Any]:
+    """What both tests report first, in this order: status, LLR, bounds, deals, Elo."""
+    elo, lo, hi = test.elo()
+    return {
+        "status": test.status,
+        "llr": test.llr,
+        "lower": test.lower,
+        "upper": test.upper,
+        "deals": test.deals,
+        "games": test.games,
+        "elo": elo,
+        "elo_low": lo,
+        "elo_high": hi,
+    }
 
 
 #: Deals before :class:`AdjustedSprt` may stop: below it the variance (and so the
@@ -349,17 +353,8 @@ class AdjustedSprt:
     def summary(self) -> dict[str, Any]:
         """The test's numbers (nan/inf as they are): status, LLR, bounds, deals, Elo, the
         coefficient and the raw mean beside the adjusted one."""
-        elo, lo, hi = self.elo()
         return {
-            "status": self.status,
-            "llr": self.llr,
-            "lower": self.lower,
-            "upper": self.upper,
-            "deals": self.deals,
-            "games": self.games,
-            "elo": elo,
-            "elo_low": lo,
-            "elo_high": hi,
+            **_summary(self),
             "score": self.mean if self.deals else NAN,
             "raw_score": self.raw_sum / self.deals if self.deals else NAN,
             "coef": self.coef,

@@ -145,9 +145,9 @@ def test_the_published_turn_table_is_exact(exact_table):
         assert rows == exact_table, name
 
 
-def test_the_readme_says_where_the_default_output_differs(cli, exact_table):
-    """The README's table is the exact one; the default (float64) output differs from it
-    in one digit, and the README names that row and the value the user sees (issue 19)."""
+def test_the_docs_say_where_the_default_output_differs(cli, exact_table):
+    """The published table is the exact one; the default (float64) output differs from it
+    in one digit, and docs/analysis.md names that row and the value the user sees."""
     out = cli("analyze", "turn").output
     shown = {}
     for line in out.splitlines():
@@ -156,9 +156,9 @@ def test_the_readme_says_where_the_default_output_differs(cli, exact_table):
             shown[int(parts[0])] = (parts[1], parts[2])
     assert sorted(shown) == list(range(21, 37))
     differ = {t for t in shown if shown[t] != exact_table[t]}
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    doc = (ROOT / "docs" / "analysis.md").read_text(encoding="utf-8")
     for t in differ:
-        assert f"P(>= {t}) is {shown[t][0]} there" in readme, t
+        assert f"P(>= {t}) is {shown[t][0]} there" in doc, t
     assert len(differ) <= 1
 
 

@@ -3,7 +3,7 @@
 The starter bot teaches a reference that works; ``harness play`` names a file bot by its
 ``name``; a mistyped config gets a "did you mean"; every table (terminal and files)
 writes intervals one way and the terminal's tables share one style; sprt labels its deal
-counts; ``harness play -q`` starts with the result. (The README's P(>= 24) is in
+counts; ``harness play -q`` starts with the result. (The published P(>= 24) is in
 tests/analysis/test_analysis_cli.py.)
 """
 
@@ -159,13 +159,13 @@ def test_sprt_labels_its_deal_counts():
 
 
 # -- item 10: the dependency list says what it holds and what it left out --------------------
-def test_the_readme_explains_the_dependencies_and_the_logging_package():
+def test_the_docs_explain_the_dependencies_and_the_logging_package():
     import tomllib
 
     root = Path(__file__).resolve().parents[2]
     project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Dependencies") : readme.index("## Tests")]
+    install = (root / "docs" / "install.md").read_text(encoding="utf-8")
+    section = install[install.index("## Dependencies") :]
     wanted = project["dependencies"] + project["optional-dependencies"]["test"]
     for requirement in wanted:
         name = re.split(r"[<>=\[]", requirement)[0]

@@ -460,7 +460,8 @@ def test_full_disk_is_one_line_and_what_is_stored_verifies(tmp_path, cli):
         pd.testing.assert_frame_equal(games_sorted(run_dir), games_sorted(reference.run_dir))
         # the report on a full disk: one line, and no report file half-written
         filler = mnt / "filler"
-        with open(filler, "wb") as f, contextlib.suppress(OSError):
+        # Unbuffered: a buffered file would flush its tail at close, outside the suppress.
+        with open(filler, "wb", buffering=0) as f, contextlib.suppress(OSError):
             while True:
                 f.write(b"\0" * 65536)
         result = cli("report", str(run_dir), "--no-plots")
