@@ -11,7 +11,7 @@ import json
 import math
 
 import pytest
-from helpers import answers_alike
+from helpers import NEEDS_NATIVE, answers_alike
 
 from harness.analysis.account import Accountant
 from harness.analysis.game import account_record
@@ -90,7 +90,7 @@ class PerGame(CoachTally):
         ("optimal", ["greedy"], {"bust_flip": "none"}, 2),
     ],
 )
-@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("engine", ["python", pytest.param("native", marks=NEEDS_NATIVE)])
 def test_the_coach_agrees_with_the_account_to_the_last_bit(
     bot, opponents, variant, players, engine
 ):
@@ -102,6 +102,7 @@ def test_the_coach_agrees_with_the_account_to_the_last_bit(
     assert tally.games == expected  # == on floats: the same operations in the same order
 
 
+@NEEDS_NATIVE
 def test_the_engines_and_the_worker_count_give_the_same_answer():
     runs = [
         coach("tactician", opponents=["greedy"], deals=40, engine=e, workers=w, examples=1)
@@ -287,7 +288,7 @@ def test_the_command_prints_writes_and_speaks_json(cli, tmp_path):
         (["greedy", "--bands", "1,0.5,2"], "--bands"),
         (["greedy", "--bands", "a,b"], "--bands"),
         (["greedy", "-o", "nosuch"], "unknown strategy 'nosuch'"),
-        (
+        pytest.param(
             [
                 "greedy",
                 "--engine",
@@ -298,6 +299,7 @@ def test_the_command_prints_writes_and_speaks_json(cli, tmp_path):
                 "players=2",
             ],
             None,
+            marks=NEEDS_NATIVE,
         ),  # fmt: skip
     ],
 )

@@ -14,7 +14,7 @@ import math
 import statistics
 
 import pytest
-from helpers import answers_alike
+from helpers import NEEDS_NATIVE, answers_alike
 
 from harness.analysis.account import solved, swing_payoff
 from harness.analysis.turn import START
@@ -174,6 +174,7 @@ def test_either_side_is_the_others_mirror():
     assert sum(ab.sides["A"].column("stop_parted")) == sum(ba.sides["B"].column("stop_parted"))
 
 
+@NEEDS_NATIVE
 def test_the_engines_and_the_worker_count_give_the_same_answer():
     runs = [
         diff("greedy", "tactician", opponents=["simple"], deals=30, engine=e, workers=w, examples=1)
