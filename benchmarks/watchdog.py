@@ -7,7 +7,7 @@ only the parent's watchdog can stop it: it kills the worker GRACE + GRACE_SHARE 
 after the deadline, stores a time forfeit ("was stopped after X s in one call") and goes
 on. Each repeat is a run of two such games at one worker; the median of X (seconds from
 the decision's start to the kill) is printed beside what the rule gives.
-(tests/test_tourney_watchdog.py only checks that it happens, against a hang.)
+(tests/tourney/test_tourney_watchdog.py only checks that it happens, against a hang.)
 """
 
 from __future__ import annotations

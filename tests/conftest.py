@@ -1,8 +1,10 @@
-"""Shared fixtures: the CLI in-process (click) and in a real ``harness`` process."""
+"""Shared fixtures: the CLI in-process (click) and in a real ``harness`` process, and the
+exact turn solutions that more than one file checks (solved once a session)."""
 
 from __future__ import annotations
 
 import faulthandler
+import functools
 import os
 import subprocess
 import sys
@@ -56,3 +58,20 @@ def deadline():
     faulthandler.dump_traceback_later(60, exit=True)
     yield
     faulthandler.cancel_dump_traceback_later()
+
+
+@pytest.fixture(scope="session")
+def exact_turn():
+    """``exact_turn(kind, t)``: the exact solution of the opening turn for ``at_least`` or
+    ``exactly`` ``t`` (harness.analysis.turn.solve_exact, about 0.2 s each at native
+    speed, in Fractions), solved once a session for every file that checks one."""
+    from harness.analysis.board import TurnBoard
+    from harness.analysis.turn import solve_exact
+
+    board = TurnBoard()
+
+    @functools.cache
+    def solution(kind: str, t: int):
+        return solve_exact(getattr(board, kind)(t))
+
+    return solution

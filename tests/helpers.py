@@ -17,13 +17,19 @@ import functools
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from harness import native
 from harness.game.dice import encode_turn
 from harness.strategy import Strategy
 
+# For a test or a parameter that asks for engine: native by name: skipped where the
+# extension is not built (CI's pure-Python pass), as the native rooms' own tests are.
+NEEDS_NATIVE = pytest.mark.skipif(not native.available(), reason="native engine not built")
 HANG_GUARD = 60.0
 """Seconds: the only bound a test may put on wall-clock time, against a hang (a loop that
 never ends, a bomb that expands), never a budget for speed; figures are measured in
-benchmarks/ (tests/test_hang_guards.py holds every test to it)."""
+benchmarks/ (tests/architecture/test_hang_guards.py holds every test to it)."""
 FORMAT = "pickomino-record/1"
 HOSTILE = Path(__file__).parent / "fixtures" / "hostile"  # plugins that misbehave on purpose
 TIME = f"{HOSTILE}/seats_time.py"  # seats that loop, sleep or decide slowly

@@ -1,0 +1,99 @@
+"""The luck benchmarks' plumbing on a tiny pool: what they count is what the runner plays.
+
+benchmarks/luck_variance.py, luck_coverage.py and luck_sprt.py measure the adjusted
+estimates on pools of played deals (benchmarks/luck_pool.py); here a pool of a few deals
+checks that the pool holds the runner's own rows, that its deal totals add up, and that
+each benchmark runs end to end on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness import stats
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _load(name: str):
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))  # the scripts import luck_pool as a sibling
+    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def pool_module():
+    return _load("luck_pool")
+
+
+@pytest.fixture(scope="module")
+def tiny(pool_module):
+    return pool_module.play_pool(("greedy", "worm-first"), 2, 24, seed=3)
+
+
+def test_a_pool_is_the_runners_rows(pool_module, tiny):
+    from harness.runfolder.schema import OVER
+    from harness.tourney import plan
+    from harness.tourney.chunks import play_chunk
+
+    config = pool_module.config_of(("greedy", "worm-first"), 2, 24, 3)
+    (spec,) = list(plan.chunks(config))
+    assert spec.luck and spec.seating == "cyclic"
+    result = play_chunk(spec)
+    assert tiny.data["over"].sum() == sum(s == OVER for s in result.games["status"])
+    # every game's two seats: one greedy (0), one worm-first (1), win points sum to 1
+    assert sorted(tiny.data["strat"][0, 0]) == [0, 1]
+    points = stats.win_points(tiny.data["rank"])
+    assert np.allclose(points.sum(-1), 1.0)
+    wluck = [w for s in result.seats for w in s["wluck"]]
+    assert sorted(tiny.data["wluck"].ravel()) == sorted(wluck)
+
+
+def test_deal_totals_add_up(pool_module, tiny):
+    y0, m0, c0 = pool_module.deal_totals(tiny, "win", 0)
+    y1, m1, c1 = pool_module.deal_totals(tiny, "win", 1)
+    over = tiny.data["over"].sum(-1)
+    assert np.array_equal(m0, over) and np.array_equal(m1, over)
+    assert np.allclose(y0 + y1, m0)  # the two seats' win points split every game
+    assert np.allclose(c0 + c1, 0.0)  # W_own - W_other: opposite for the two seats
+    h, _, ch = pool_module.deal_totals(tiny, "h2h", 0, 1)
+    assert np.allclose(h, y0) and np.allclose(ch, c0)  # 2 players: head to head = win share
+    margin, _, luck = pool_module.deal_totals(tiny, "margin", 0)
+    worms, strat = tiny.data["worms"], tiny.data["strat"]
+    own = np.where(strat == 0, worms, 0).sum(-1)
+    other = np.where(strat == 1, worms, 0).sum(-1)
+    assert np.allclose(margin, (own - other).sum(-1))
+    centred = pool_module.centred(y0, m0, c0)
+    assert abs(centred.sum()) < 1e-9
+
+
+def test_the_benchmarks_run_on_it(pool_module, tiny):
+    variance = _load("luck_variance")
+    coverage = _load("luck_coverage")
+    sprt = _load("luck_sprt")
+    targets = [
+        (kind, "greedy", *pool_module.deal_totals(tiny, kind, 0)) for kind in ("win", "margin")
+    ]
+    case = pool_module.Case("tiny", 2, tiny.deals, tiny.games, None, targets)
+    measured = variance.measure(case)
+    rows = {r["kind"]: r for r in measured["rows"]}
+    assert rows["win"]["raw"] == pytest.approx(targets[0][2].sum() / targets[0][3].sum())
+    assert rows["win"]["deals"] == tiny.deals
+    args = argparse.Namespace(runs=4, deals=12, seed=1)
+    covered = coverage.measure(case, args)
+    assert [r["kind"] for r in covered["rows"]] == ["win", "margin"]
+    assert all(r["intervals"] == 4 for r in covered["rows"])
+    y, m, c = pool_module.deal_totals(tiny, "h2h", 0, 1)
+    run = sprt.one_run(y / m, pool_module.centred(y, m, c) / m, 0.0, 400.0, 1, 100)
+    assert set(run) == set(sprt.TESTS)
+    assert all(deals % sprt.CHECK_DEALS == 0 for _, deals in run.values())
