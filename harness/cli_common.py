@@ -271,7 +271,8 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
 
 
 ENGINE_CHOICES = ("auto", "python", "native")
-LUCK_CHOICES = ("auto", "on", "off")  # tourney.config.LUCK_MODES (tests/test_cli_structure.py)
+# tourney.config.LUCK_MODES (tests/architecture/test_cli_structure.py holds them equal)
+LUCK_CHOICES = ("auto", "on", "off")
 
 
 def engine_option(config: bool) -> Callable[[F], F]:

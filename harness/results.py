@@ -435,7 +435,7 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
     --repair`` plays it again); games and the report's numbers are read on first use:
     from report.json when it is current and whole, or, with ``recount=True``, counted
     afresh from the verified games (report.json's digest shows damage, not a deliberate
-    edit sealed again by whoever can write the folder: README, "Trust").
+    edit sealed again by whoever can write the folder: docs/trust.md).
     """
     from harness.runfolder.reader import open_run
 

@@ -1,4 +1,4 @@
-"""Exact analysis of Pickomino turns (issue 5).
+"""Exact analysis of Pickomino turns.
 
 The turn solver (:mod:`harness.analysis.turn`) and the board payoffs
 (:mod:`harness.analysis.board`) are pure computation with no engine internals, so they

@@ -4,7 +4,7 @@ Every environment (:mod:`harness.env.aec`, :mod:`harness.env.gym`, the vector
 environment in C and its Python fallback) and the policy adapter
 (:mod:`harness.env.policy`) show a seat the same fixed-size float32 vector, built here
 from the seat's :class:`~harness.view.View` by :func:`encode` (the C code in
-harness/native/c/vecenv.inc.c writes the same bytes; tests/test_env_vector.py compares
+harness/native/c/vecenv.inc.c writes the same bytes; tests/env/test_env_vector.py compares
 them). docs/rl.md documents it field by field; :data:`FIELDS` is that table.
 
 A decision is one question of the engine (:class:`~harness.strategy.Strategy`'s

@@ -92,7 +92,7 @@ NATIVE_STRATEGIES: tuple[str, ...] = tuple(_KINDS)
 # SHA-256 of the source files each native strategy was transcribed from. A built-in
 # whose source differs (someone improved it) is not played natively until the C code
 # and this table are brought along: silently playing the old decisions would break
-# "bit-identical". tests/test_native.py fails when a digest is stale.
+# "bit-identical". tests/native/test_native.py fails when a digest is stale.
 _PKG = "harness.strategies"  # the built-ins' package (the repository's strategies/)
 _COMMON = f"{_PKG}._common"
 _SOURCES: dict[str, str] = {

@@ -224,7 +224,7 @@ def play_game(
     :mod:`harness.seats`): same games for honest strategies, a dead process is that
     seat's SeatCrashed.
 
-    ``engine="auto"`` plays on the native engine (issue 12) when it can: an int64 seed, no
+    ``engine="auto"`` plays on the native engine when it can: an int64 seed, no
     record, observer, limits or dice other than ``DuplicateDice(seed)`` (the same game
     either way; a seat without a native version, a plugin, is called back from C through
     the Python engine's own view and checks); ``"native"`` raises a one-line HarnessError

@@ -14,7 +14,7 @@ formula of 2000, on CIELAB of sRGB under D65), and
 Every colour of :data:`BUILTIN_COLOURS` and :data:`PALETTE` is at least
 :data:`MIN_DISTANCE` from every other one, at least :data:`FROM_BLACK` from black (the
 error bars and caps are black) and :data:`FROM_WHITE` from white (the background), with
-a WCAG contrast of 3:1 on white; tests/test_report_colours.py checks all of it. That
+a WCAG contrast of 3:1 on white; tests/report/test_report_colours.py checks all of it. That
 holds for any set of the 8 built-ins and up to 16 other names; a set with more other
 names (a run may have 64 entrants) goes on with :data:`MORE_COLOURS`, each still
 :data:`MORE_DISTANCE` from every colour before it. The palettes were chosen by a

@@ -10,8 +10,8 @@ the convergence curve) is clustered by deal (the word is defined in
 :mod:`harness.game.seating`), a deal of the whole run: all the games of deal d, at every table
 and in every seat order, are one cluster. Why, for either dice mode:
 
-* duplicate dice: every seat order of deal d sees the same dice, and since issue 10 so
-  does every table (deal d's seed comes from the config seed and d only). A strategy's
+* duplicate dice: every seat order of deal d sees the same dice, and so does every
+  table (deal d's seed comes from the config seed and d only). A strategy's
   results at its tables are then correlated through the shared deal: clustering by
   (table, deal) would count one lucky deal as independent luck at each table and make the
   intervals too narrow (benchmarks/coverage.py measures by how much).
@@ -25,9 +25,9 @@ The estimate is a ratio of sums over deals and its variance the cluster-robust
 (linearised ratio) variance, with a t quantile on deals - 1 degrees of freedom, as the
 game pairs of chess engine testing are treated. Moments of disjoint sets of deals add
 up, so a run is reduced batch by batch (:mod:`harness.report.aggregate` does). Runs stored
-before issue 10 (deal seeds per table) are clustered by deal too, which is conservative
-there. A plain Wilson interval over games (``share_interval(m, by_deal=False)``) is
-kept for callers that have truly independent games.
+when deal seeds were per table are clustered by deal too, which is conservative there.
+A plain Wilson interval over games (``share_interval(m, by_deal=False)``) is kept for
+callers that have truly independent games.
 
 Ratings are a Plackett-Luce model fitted to finishing orders (with two players it is
 Bradley-Terry), reported on the Elo scale, with cluster-robust (sandwich) intervals

@@ -218,7 +218,7 @@ def tourney(
 
 
 def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, dict | None]:
-    """The run's report (issue 4) and its figures in the run's counts (issue 10).
+    """The run's report and its figures in the run's counts.
 
     ``run`` is the finished Run (:func:`~harness.tourney.runner.report_run`, what
     ``run_tournament(report=True)`` does too). With ``write`` the report files are

@@ -195,7 +195,7 @@ def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
     """Why a stored chunk may not stand for ``spec`` (None: it may), judging its line.
 
     Its line must claim exactly the spec's file, table and deals, and record the user
-    strategy code its process had loaded (issue 9, item 3): only code of the chunk's own
+    strategy code its process had loaded: only code of the chunk's own
     entrants may have been there, or the games may depend on another plugin's tampering.
     """
     if not describes(entry, spec):

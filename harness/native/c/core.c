@@ -1,4 +1,4 @@
-/* harness._native_core: the native engine tier (issue 12).
+/* harness._native_core: the native engine tier.
  *
  * Plays whole batches of Pickomino games in C, bit-identical to the Python engine
  * (harness/engine.py, the reference): the same rules (R1-R11 and every RULES.md
@@ -9,7 +9,7 @@
  * decision for decision, float operations in the same order).
  *
  * Nothing here is a new rule: every function names the Python it mirrors. When the
- * two ever disagree the Python engine is right and tests/test_native.py fails.
+ * two ever disagree the Python engine is right and tests/native/test_native.py fails.
  *
  * Entry points (see harness/native.py, which is the only caller):
  *   play_deals(...)    the chunk path: deal seeds derived here, every deal played in
@@ -1626,7 +1626,7 @@ static int parse_rules(PyObject *rules, Game *g) {
 
 /* What the native strategies can play: each one's parameters (how many, and the values
  * each may take), as the built-ins declare them in Python (Strategy.bounds, checked
- * before either engine sees a parameter; tests/test_native.py ties the two tables). A
+ * before either engine sees a parameter; tests/native/test_native.py ties the two tables). A
  * seat out of them is refused here, never played as something else. */
 typedef struct {
     double low, high;

@@ -1,5 +1,5 @@
 /* The vector environment (harness/env/vector.py): N games stepped per call, the agent's
- * decisions inverted (issue 22).
+ * decisions inverted.
  *
  * #included by core.c in its Python bindings (one unit of compilation: the engine's
  * dice, bust(), claim(), play_turn(), the native strategies and the buffer helpers are
@@ -8,7 +8,7 @@
  * machine below, which takes play_turn's steps one question at a time (the same dice
  * groups, the same R5-R8 tests, bust() and claim() themselves), so a slot plays exactly
  * the game harness.env.game.SteppedGame plays on the Python engine with the same
- * answers (tests/test_env_vector.py compares them decision by decision).
+ * answers (tests/env/test_env_vector.py compares them decision by decision).
  *
  * Episodes follow harness.env.game.Schedule: episode e is deal e / m in seat order
  * e % m (m orders), deal seed derive_seed(seed, "deal", deal) (the prefix is hashed with

@@ -31,7 +31,7 @@ Each protection that the system does not have (not Linux, a kernel without Landl
 namespaces switched off) is left out and named, in one line per run
 (:func:`missing_note`); the others still hold. What none of this promises: the seat
 reads what your user may read (files included), uses the CPU and memory its limits
-allow, and a kernel bug is a kernel bug. docs: README, "Trust".
+allow, and a kernel bug is a kernel bug. docs: docs/trust.md.
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def missing_note(missing: list[str]) -> str | None:
         return None
     return (
         "isolated seats run without " + "; ".join(missing) + " on this system; the rest of "
-        "their sandbox holds (README: Trust)"
+        "their sandbox holds (docs/trust.md)"
     )
 
 

@@ -45,7 +45,7 @@ KEYS = (
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
 ISOLATIONS = ISOLATION_MODES  # the seats' own list (harness.seats)
-# auto: the native engine (issue 12) for every table it can play, else the Python engine;
+# auto: the native engine for every table it can play, else the Python engine;
 # native: refuse, before anything is played, a table it cannot play; python: never native.
 ENGINES = ("auto", "python", "native")
 # The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
