@@ -6,6 +6,7 @@ In-process and fast; tests/commands/test_install.py checks the same from a built
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import subprocess
 import sys
@@ -181,3 +182,16 @@ def test_python_dash_m_harness(tmp_path):
     assert "Usage: harness " in done.stdout
     for command in ("tourney", "init", "strategies", "play"):
         assert f"  {command} " in done.stdout
+
+
+def test_the_readmes_config_path_is_the_shipped_config_in_a_checkout():
+    """The README's first command runs `harness tourney configs/round_robin.yaml` in the
+    checkout: configs/ at the root is a link to harness/configs/, where the shipped
+    configs live, so that path is the shipped file itself."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "harness tourney configs/round_robin.yaml" in readme.split("## ", 2)[1]
+    linked = ROOT / "configs" / "round_robin.yaml"
+    assert (ROOT / "configs").is_symlink()
+    assert linked.resolve() == shipped_configs()["round_robin"].resolve()
+    via_link, shipped = load_config(linked), load_config(shipped_configs()["round_robin"])
+    assert dataclasses.replace(via_link, source=shipped.source) == shipped  # but its path
