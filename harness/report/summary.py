@@ -28,9 +28,9 @@ from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
+from harness.report.formats import pct as _pct
+from harness.report.formats import points as _points
 from harness.report.luck import luck_summary
-from harness.report.render import pct as _pct
-from harness.report.render import points as _points
 from harness.runfolder.games import iter_batches, read_columns
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.reader import RunInfo
