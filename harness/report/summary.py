@@ -11,11 +11,13 @@ against each opponent and its rating; the field is ordered by rating and marked 
 indirect, never ranked by win share), and a run with a mirror match (``mirrors``: one
 strategy under two names, whose halves should agree). Mirrors take one more pass over
 the games (:func:`_deal_totals`): the halves' difference is paired by deal of the run.
+
+The gauntlet's section (and the ranking by rating) is :mod:`~.summary_gauntlet`, the
+mirror matches' :mod:`~.summary_mirrors`; their public names are importable from here.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -28,14 +30,43 @@ from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
-from harness.report.formats import pct as _pct
-from harness.report.formats import points as _points
 from harness.report.luck import luck_summary
-from harness.runfolder.games import iter_batches, read_columns
+from harness.report.summary_gauntlet import (
+    challenger_of,
+    elo_span,
+    gauntlet_convergence,
+    gauntlet_message,
+    gauntlet_section,
+    ranking_section,
+    verdict,
+)
+from harness.report.summary_mirrors import (
+    diff_of_shares,
+    mirror_key,
+    mirror_message,
+    mirror_pairs,
+    mirror_section,
+)
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.reader import RunInfo
-from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
 from harness.runfolder.timing import strategy_times
+from harness.stats import NAN
+
+__all__ = [
+    "FEW_UNITS",
+    "FORFEIT_KINDS",
+    "MACHINE_DEPENDENT",
+    "SUMMARY_VERSION",
+    "diff_of_shares",
+    "elo_span",
+    "gauntlet_message",
+    "mirror_key",
+    "mirror_message",
+    "mirror_pairs",
+    "summarise",
+    "verdict",
+]
+
 
 # 2: forfeits by kind (time forfeits apart), verified parts only; 3: mirror matches,
 # a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
@@ -54,7 +85,6 @@ FORFEIT_KINDS = {
     "unknown": "not recorded (stored before harness recorded the kind)",
 }
 MACHINE_DEPENDENT = ("time",)  # kinds whose count depends on the machine's speed and load
-NAN = float("nan")
 
 
 def _interval_method(by_deal: bool) -> str:
@@ -140,8 +170,8 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
             }
         )
     _add_ratings(agg, standings, out)
-    challenger = _challenger(agg)
-    out["ranking"] = _ranking(challenger)
+    challenger = challenger_of(agg)
+    out["ranking"] = ranking_section(challenger)
     ratings = {r["strategy"]: r["elo"] for r in standings} if challenger else None
     place_of = {name: i for i, name in enumerate(ranking.order(counts, ratings))}
     standings.sort(key=lambda r: place_of[r["strategy"]])
@@ -151,15 +181,15 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     order = [r["strategy"] for r in standings if r["games"] > 0]
     out["head_to_head"] = _head_to_head(agg, order, by_deal)
     out["gauntlet"] = (
-        _gauntlet(agg, challenger, standings, out["head_to_head"]) if challenger else None
+        gauntlet_section(agg, challenger, standings, out["head_to_head"]) if challenger else None
     )
     out["convergence"] = (
-        _gauntlet_convergence(out["gauntlet"])
+        gauntlet_convergence(out["gauntlet"])
         if challenger
         else _convergence(standings, out["head_to_head"], scored, mirror_pairs(info.entrants))
     )
     out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
-    out["mirrors"] = _mirrors(agg, out["head_to_head"])
+    out["mirrors"] = mirror_section(agg, out["head_to_head"])
     out["seats"] = _seats(agg, by_deal)
     out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
     out["curve"] = _curve(agg, by_deal)
@@ -382,298 +412,6 @@ def _convergence(
     return {"settled": settled, "neighbours": pairs}
 
 
-# -- the ranking: by win share (everyone meets), or by rating (a gauntlet) -------------------
-# The order itself is harness.game.ranking.order, the terminal standings' order too.
-def _challenger(agg: Aggregates) -> str | None:
-    """A gauntlet's challenger (run.json's ``challenger``) if it played, else None."""
-    if agg.info.config.get("format") != "gauntlet":
-        return None
-    name = agg.info.config.get("challenger")
-    return name if isinstance(name, str) and name in agg.strategies else None
-
-
-def _ranking(challenger: str | None) -> dict[str, Any]:
-    if challenger is None:
-        return {"by": "win_share", "indirect": False, "note": ""}
-    return {
-        "by": "rating",
-        "indirect": True,
-        "note": (
-            f"A gauntlet: only {challenger} meets everyone, so the field's win shares are "
-            "taken against different opponents and are not ranked. The order here is by "
-            f"rating, and it is indirect: the field's ratings are measured through their "
-            f"games with {challenger}."
-        ),
-    }
-
-
-# -- a gauntlet: the challenger against each opponent ---------------------------------------
-def elo_span(share: float, low: float, high: float) -> tuple[float, float, float]:
-    """A head-to-head share and its interval on the Elo scale (the logistic curve).
-
-    The map is monotone, so the interval's ends map to the Elo interval's ends; a share
-    of 0 or 1 has no finite Elo (nan, shown as a dash).
-    """
-
-    def elo(x: float) -> float:
-        value = stats.score_to_elo(x)
-        return value + 0.0 if math.isfinite(value) else NAN  # + 0.0: no "-0" at 50%
-
-    return elo(share), elo(low), elo(high)
-
-
-def verdict(low: float, high: float, centre: float) -> str | None:
-    """Which side of ``centre`` a 95% interval lies: ahead, behind, open; None if undefined."""
-    if math.isnan(low) or math.isnan(high):
-        return None
-    return "ahead" if low > centre else "behind" if high < centre else "open"
-
-
-def _gauntlet(
-    agg: Aggregates, challenger: str, standings: list[dict[str, Any]], h2h: dict[str, Any]
-) -> dict[str, Any]:
-    """The challenger against each opponent (field order, not a ranking) and its rating."""
-    cells = {(c["a"], c["b"]): c for c in h2h["pairs"]}
-    row = next(r for r in standings if r["strategy"] == challenger)
-    met = {name for t in agg.tables.values() if challenger in t for name in t}
-    field = [n for n in agg.strategies if n != challenger]
-    opponents = []
-    for name in field:
-        c = cells.get((challenger, name))
-        share, low, high, se = (c["share"], c["low"], c["high"], c["se"]) if c else (NAN,) * 4
-        elo, elo_low, elo_high = elo_span(share, low, high)
-        opponents.append(
-            {
-                "opponent": name,
-                "games": c["games"] if c else 0,
-                "tables": sum(1 for t in agg.tables.values() if challenger in t and name in t),
-                "share": share,
-                "low": low,
-                "high": high,
-                "elo": elo,
-                "elo_low": elo_low,
-                "elo_high": elo_high,
-                "los": stats.los(share, se),
-                "verdict": verdict(low, high, 0.5),
-                "met": name in met,
-            }
-        )
-    return {
-        "challenger": challenger,
-        "games": row["games"],
-        "win_share": row["win_share"],
-        "win_low": row["win_low"],
-        "win_high": row["win_high"],
-        "fair_share": 1 / agg.info.players,
-        "rating": _challenger_rating(agg, challenger),
-        "opponents": opponents,
-        "note": (
-            f"{challenger}'s share of the games it played with each opponent in which it "
-            "finished ahead of that opponent (a tie counts half), with its 95% interval; "
-            "Elo difference from that share (logistic); LOS, the probability that "
-            f"{challenger} is really ahead of that opponent more often than not."
-        ),
-    }
-
-
-def _challenger_rating(agg: Aggregates, challenger: str) -> dict[str, Any]:
-    """The challenger's rating against the field's average rating, with its interval.
-
-    A contrast of the fitted log-strengths (challenger minus the mean of the rated
-    field), its variance from their cluster-robust covariance.
-    """
-    r = agg.ratings
-    out: dict[str, Any] = {"elo": NAN, "low": NAN, "high": NAN}
-    if r is None:
-        return out
-    c = agg.strategies.index(challenger)
-    rated = [i for i in range(len(agg.strategies)) if i != c and not math.isnan(r.theta[i])]
-    if not rated or math.isnan(r.theta[c]):
-        return out
-    w = np.zeros(len(r.theta))
-    w[c] = 1.0
-    w[rated] = -1.0 / len(rated)
-    elo = float(w @ r.theta) * stats.ELO_PER_NAT
-    half = stats.Z95 * math.sqrt(max(float(w @ r.cov @ w), 0.0)) * stats.ELO_PER_NAT
-    out.update(elo=elo, low=elo - half, high=elo + half)
-    return out
-
-
-def _gauntlet_convergence(gauntlet: dict[str, Any]) -> dict[str, Any]:
-    """A gauntlet is settled when the challenger is separated from every opponent."""
-    verdicts = [o["verdict"] for o in gauntlet["opponents"] if o["games"]]
-    settled = bool(verdicts) and all(v in ("ahead", "behind") for v in verdicts)
-    return {"settled": settled, "neighbours": []}
-
-
-# -- mirror matches: one strategy under two names ---------------------------------------------
-def mirror_key(entrant: dict[str, Any]) -> str | None:
-    """What makes two entrants the same strategy: reference, class, parameters, code digest.
-
-    None for an entrant run.json does not identify (no reference): it mirrors nobody.
-    """
-    ref = entrant.get("ref")
-    if not isinstance(ref, str) or not ref:
-        return None
-    params = entrant.get("params") or {}
-    return json.dumps(
-        [ref, entrant.get("class"), params, entrant.get("code")], sort_keys=True, default=str
-    )
-
-
-def mirror_pairs(entrants: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Every pair of entrants with the same strategy identity and different display names."""
-    groups: dict[str, list[str]] = {}
-    for e in entrants:
-        key, name = mirror_key(e), e.get("name")
-        if key is not None and isinstance(name, str) and name not in groups.get(key, []):
-            groups.setdefault(key, []).append(name)
-    return [
-        (names[i], names[j])
-        for names in groups.values()
-        for i in range(len(names))
-        for j in range(i + 1, len(names))
-    ]
-
-
-def diff_of_shares(
-    ya: np.ndarray, ma: np.ndarray, yb: np.ndarray, mb: np.ndarray, confidence: float = 0.95
-) -> dict[str, float]:
-    """The difference of two shares ``sum(ya)/sum(ma) - sum(yb)/sum(mb)`` over paired units.
-
-    Unit d (a deal of the run) holds both halves' totals, so their covariance counts: the
-    variance is the cluster-robust (linearised ratio) one of the difference, with a t
-    quantile on units - 1 degrees of freedom, as for every share of the report.
-    """
-    used = (ma + mb) > 0
-    ya, ma, yb, mb = ya[used], ma[used], yb[used], mb[used]
-    k = int(used.sum())
-    out = {"diff": NAN, "se": NAN, "low": NAN, "high": NAN, "units": float(k)}
-    if ma.sum() <= 0 or mb.sum() <= 0:
-        return out
-    ra, rb = ya.sum() / ma.sum(), yb.sum() / mb.sum()
-    out["diff"] = float(ra - rb)
-    if k < 2:
-        return out
-    e = (ya - ra * ma) / ma.sum() - (yb - rb * mb) / mb.sum()
-    se = math.sqrt(float((e * e).sum()) * k / (k - 1))
-    t = stats.t_quantile(confidence, k - 1)
-    out.update(se=se, low=out["diff"] - t * se, high=out["diff"] + t * se)
-    return out
-
-
-def _deal_totals(info: RunInfo, names: set[str]) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """Per deal of the run: each named strategy's win points and games (turn caps left out).
-
-    One more pass over the games, made only for a run with a mirror: a deal of the run is
-    the unit (every table's games of deal d share its dice), so the halves' totals are
-    summed per deal number. Memory grows with the number of deals, not games.
-    """
-    n = info.players
-    ys = {name: np.zeros(0) for name in names}
-    ms = {name: np.zeros(0) for name in names}
-    for games in iter_batches(info, read_columns(n, "ratings")):
-        games = games.select(~games.matches("status", STATUSES[TURN_CAP]))
-        if not len(games):
-            continue
-        deal = games.number("deal").astype(np.int64)
-        size = int(deal.max()) + 1
-        ranks = games.numbers([seat_column(i, "rank") for i in range(n)], np.int64)
-        firsts = (ranks == 1).sum(axis=1)
-        points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
-        for i in range(n):
-            codes, seated = games.labels(seat_column(i, "strategy"))
-            for name in names:
-                mine = codes == seated.index(name) if name in seated else codes < 0
-                if not mine.any():
-                    continue
-                y = np.bincount(deal[mine], weights=points[mine, i], minlength=size)
-                m = np.bincount(deal[mine], minlength=size).astype(float)
-                ys[name], ms[name] = _add_grown(ys[name], y), _add_grown(ms[name], m)
-    return {name: (ys[name], ms[name]) for name in names}
-
-
-def _add_grown(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    size = max(len(a), len(b))
-    out = np.zeros(size)
-    out[: len(a)] += a
-    out[: len(b)] += b
-    return out
-
-
-def _symmetric(tables: dict[str, list[str]], a: str, b: str) -> bool:
-    """Whether swapping a and b maps the run's tables onto themselves (a round robin).
-
-    Only then do the two halves meet the same opponents as often, so that their win
-    shares estimate the same number; in a gauntlet they do not.
-    """
-    found = {frozenset(t) for t in tables.values()}
-    swap = {a: b, b: a}
-    return {frozenset(swap.get(x, x) for x in t) for t in found} == found
-
-
-def _mirrors(agg: Aggregates, h2h: dict[str, Any]) -> list[dict[str, Any]]:
-    """For each mirror pair: the difference of the halves' win shares and their head to head."""
-    pairs = [(a, b) for a, b in mirror_pairs(agg.info.entrants) if a in agg.strategies]
-    pairs = [(a, b) for a, b in pairs if b in agg.strategies]
-    if not pairs:
-        return []
-    info = agg.info
-    seating = info.config.get("seating")
-    ordered = info.players >= 3 and seating not in ("balanced", "permutations")
-    cells = {(c["a"], c["b"]): c for c in h2h["pairs"]}
-    comparable = [(a, b) for a, b in pairs if _symmetric(agg.tables, a, b)]
-    totals = _deal_totals(info, {x for pair in comparable for x in pair}) if comparable else {}
-    out = []
-    for a, b in pairs:
-        entry: dict[str, Any] = {"a": a, "b": b, "seating": seating or "cyclic"}
-        if (a, b) in comparable:
-            d = diff_of_shares(*totals[a], *totals[b])
-            entry["share"] = {**d, "holds_zero": _holds(d["low"], d["high"], 0.0)}
-            entry["share_note"] = ""
-        else:
-            entry["share"] = None
-            entry["share_note"] = (
-                "their tables differ (one meets opponents the other does not), so their "
-                "win shares measure different things: only their head to head compares them"
-            )
-        c = cells.get((a, b))
-        entry["head_to_head"] = (
-            {
-                "games": c["games"],
-                "share": c["share"],
-                "low": c["low"],
-                "high": c["high"],
-                "holds_half": _holds(c["low"], c["high"], 0.5),
-            }
-            if c
-            else None
-        )
-        entry["seat_order_note"] = (
-            f"{seating or 'cyclic'} seating at {info.players} players keeps the halves' "
-            "relative turn order at each table they share, so the comparison carries that "
-            "order's advantage; balanced seating removes it"
-            if ordered and c
-            else ""
-        )
-        checks = [x for x in (entry["share"], entry["head_to_head"]) if x]
-        held = [x.get("holds_zero", x.get("holds_half")) for x in checks]
-        entry["agree"] = None if not held or None in held else all(held)
-        # Identical: every deal gave both halves exactly the same (a strategy whose play
-        # depends only on the dice and the game does, with balanced seating).
-        entry["identical"] = (
-            bool(checks) and all(x["low"] == x["high"] for x in checks) and all(held)
-        )
-        out.append(entry)
-    return out
-
-
-def _holds(low: float, high: float, value: float) -> bool | None:
-    if math.isnan(low) or math.isnan(high):
-        return None
-    return bool(low <= value <= high)
-
-
 def _seats(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
     n = agg.info.players
     overall = []
@@ -798,63 +536,3 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
             )
     msgs += [mirror_message(m) for m in out["mirrors"]]
     return msgs
-
-
-def gauntlet_message(gauntlet: dict[str, Any]) -> str:
-    """One sentence: whom the challenger is ahead of, behind, and not yet separated from."""
-    groups: dict[str | None, list[str]] = {}
-    for o in gauntlet["opponents"]:
-        if o["games"]:
-            groups.setdefault(o["verdict"], []).append(o["opponent"])
-    parts = [
-        f"{label} {', '.join(groups[key])}"
-        for key, label in (
-            ("ahead", "ahead of"),
-            ("behind", "behind"),
-            ("open", "not yet separated from"),
-            (None, "undecided (too few games) against"),
-        )
-        if groups.get(key)
-    ]
-    if not parts:
-        return f"Gauntlet: {gauntlet['challenger']} has met no opponent yet."
-    return (
-        f"Gauntlet: {gauntlet['challenger']} is " + "; ".join(parts) + " (95% head-to-head "
-        "intervals). The field is not ranked: its entrants are measured against the "
-        "challenger, not against each other."
-    )
-
-
-def mirror_message(m: dict[str, Any]) -> str:
-    """One sentence on a mirror pair: do the two halves of one strategy agree?"""
-    said = []
-    share = m["share"]
-    if share and not math.isnan(share["diff"]):
-        said.append(
-            f"win shares differ by {_points(share['diff'])} (95% CI {_points(share['low'])} "
-            f"to {_points(share['high'])})"
-        )
-    h2h = m["head_to_head"]
-    if h2h:
-        said.append(
-            f"{m['a']} finished ahead of {m['b']} in {_pct(h2h['share'])} of their "
-            f"{h2h['games']:,} games together (95% CI {_pct(h2h['low'])} to "
-            f"{_pct(h2h['high'])})"
-        )
-    head = f"Mirror match {m['a']} / {m['b']} (one strategy under two names)"
-    if m["agree"] is None:
-        return f"{head}: too few games to check that the halves agree."
-    if m["identical"]:
-        games = f" of their {h2h['games']:,} games together" if h2h else ""
-        return (
-            f"{head}: the halves agree exactly: identical results on every deal{games} "
-            "(the same strategy on the same dice, in every seat order)."
-        )
-    text = f"{head}: " + "; ".join(said)
-    if m["agree"]:
-        return text + ": the halves agree (every interval holds no difference)."
-    return text + (
-        ": the halves DISAGREE. By chance alone a 95% interval misses in 1 check of 20; "
-        "otherwise look for a seat-order advantage, or for play that depends on the "
-        "entrant's name or on state kept between games."
-    )
