@@ -109,9 +109,54 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     info = agg.info
     by_deal = info.by_deal
     names = agg.strategies
-    p, n = len(names), info.players
+    p = len(names)
     scored = agg.status["over"] + agg.status["forfeit"]
-    out: dict[str, Any] = {
+    out = _run_and_games(agg)
+    counts = agg.entrant_counts()  # what the one ranking orders, as the terminal counts it
+    standings = [_standing(agg, s) for s in range(p)]
+    _add_ratings(agg, standings, out)
+    challenger = challenger_of(agg)
+    out["ranking"] = ranking_section(challenger)
+    ratings = {r["strategy"]: r["elo"] for r in standings} if challenger else None
+    place_of = {name: i for i, name in enumerate(ranking.order(counts, ratings))}
+    standings.sort(key=lambda r: place_of[r["strategy"]])
+    for place, row in enumerate(standings, 1):
+        row["place"] = place
+    out["standings"] = standings
+    order = [r["strategy"] for r in standings if r["games"] > 0]
+    out["head_to_head"] = _head_to_head(agg, order, by_deal)
+    out["gauntlet"] = (
+        gauntlet_section(agg, challenger, standings, out["head_to_head"]) if challenger else None
+    )
+    out["convergence"] = (
+        gauntlet_convergence(out["gauntlet"])
+        if challenger
+        else _convergence(standings, out["head_to_head"], scored, mirror_pairs(info.entrants))
+    )
+    out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
+    out["mirrors"] = mirror_section(agg, out["head_to_head"])
+    out["seats"] = _seats(agg, by_deal)
+    out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
+    out["curve"] = _curve(agg, by_deal)
+    out["forfeits"] = sorted(agg.forfeits.values(), key=lambda g: (-g["count"], g["strategy"]))
+    out["forfeit_groups_dropped"] = agg.forfeit_groups_dropped
+    out["forfeit_kinds"] = _forfeit_kinds(agg)
+    out["turn_capped"] = _turn_capped(agg)
+    out["tables"] = agg.tables
+    out["timing"] = _timing(info, [r["strategy"] for r in standings])
+    out["output"] = _output(info)
+    out["run"]["config_file"] = info.config.get("config_file")
+    out["headlines"] = _headlines(out)
+    out["messages"] = out["headlines"] + _messages(out, p)
+    return json_safe(out)
+
+
+def _run_and_games(agg: Aggregates) -> dict[str, Any]:
+    """The summary's head: its version, the run (run.json's facts) and its games' counts."""
+    info = agg.info
+    n = info.players
+    scored = agg.status["over"] + agg.status["forfeit"]
+    return {
         "summary_version": SUMMARY_VERSION,
         "run": {
             "path": str(info.path),
@@ -140,77 +185,48 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
             "mean_turns": agg.turns / scored if scored else NAN,
             "tables": len(agg.tables),
         },
-        "intervals": _interval_method(by_deal),
+        "intervals": _interval_method(info.by_deal),
     }
-    standings = []
-    counts = agg.entrant_counts()  # what the one ranking orders, as the terminal counts it
-    for s in range(p):
-        win, worms, rank = (moments_of(a[s]) for a in (agg.win, agg.worms, agg.rank))
-        busts, seat_turns, steals, stolen, games = agg.totals[s]
-        wlo, whi = stats.share_interval(win, by_deal)
-        mlo, mhi = _clip(worms.interval(), 0, MAX_WORMS)  # no score lies outside 0..40
-        standings.append(
-            {
-                "strategy": names[s],
-                "games": int(games),
-                "win_share": win.estimate,
-                "win_low": wlo,
-                "win_high": whi,
-                "win_se": stats.share_se(win, by_deal),
-                "worms": worms.estimate,
-                "worms_low": mlo,
-                "worms_high": mhi,
-                "worms_se": worms.se,
-                "mean_rank": rank.estimate,
-                "bust_rate": busts / seat_turns if seat_turns else NAN,
-                "steals": steals / games if games else NAN,
-                "stolen": stolen / games if games else NAN,
-                "turn_capped": int(agg.capped[s]),
-                "units": win.deals,  # summary.json's key, kept as it was
-            }
-        )
-    _add_ratings(agg, standings, out)
-    challenger = challenger_of(agg)
-    out["ranking"] = ranking_section(challenger)
-    ratings = {r["strategy"]: r["elo"] for r in standings} if challenger else None
-    place_of = {name: i for i, name in enumerate(ranking.order(counts, ratings))}
-    standings.sort(key=lambda r: place_of[r["strategy"]])
-    for place, row in enumerate(standings, 1):
-        row["place"] = place
-    out["standings"] = standings
-    order = [r["strategy"] for r in standings if r["games"] > 0]
-    out["head_to_head"] = _head_to_head(agg, order, by_deal)
-    out["gauntlet"] = (
-        gauntlet_section(agg, challenger, standings, out["head_to_head"]) if challenger else None
-    )
-    out["convergence"] = (
-        gauntlet_convergence(out["gauntlet"])
-        if challenger
-        else _convergence(standings, out["head_to_head"], scored, mirror_pairs(info.entrants))
-    )
-    out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
-    out["mirrors"] = mirror_section(agg, out["head_to_head"])
-    out["seats"] = _seats(agg, by_deal)
-    out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
-    out["curve"] = _curve(agg, by_deal)
-    out["forfeits"] = sorted(agg.forfeits.values(), key=lambda g: (-g["count"], g["strategy"]))
-    out["forfeit_groups_dropped"] = agg.forfeit_groups_dropped
-    out["forfeit_kinds"] = _forfeit_kinds(agg)
-    out["turn_capped"] = {
+
+
+def _standing(agg: Aggregates, s: int) -> dict[str, Any]:
+    """Strategy ``s``'s standings row (before its rating, place and luck-adjusted figures)."""
+    by_deal = agg.info.by_deal
+    win, worms, rank = (moments_of(a[s]) for a in (agg.win, agg.worms, agg.rank))
+    busts, seat_turns, steals, stolen, games = agg.totals[s]
+    wlo, whi = stats.share_interval(win, by_deal)
+    mlo, mhi = _clip(worms.interval(), 0, MAX_WORMS)  # no score lies outside 0..40
+    return {
+        "strategy": agg.strategies[s],
+        "games": int(games),
+        "win_share": win.estimate,
+        "win_low": wlo,
+        "win_high": whi,
+        "win_se": stats.share_se(win, by_deal),
+        "worms": worms.estimate,
+        "worms_low": mlo,
+        "worms_high": mhi,
+        "worms_se": worms.se,
+        "mean_rank": rank.estimate,
+        "bust_rate": busts / seat_turns if seat_turns else NAN,
+        "steals": steals / games if games else NAN,
+        "stolen": stolen / games if games else NAN,
+        "turn_capped": int(agg.capped[s]),
+        "units": win.deals,  # summary.json's key, kept as it was
+    }
+
+
+def _turn_capped(agg: Aggregates) -> dict[str, Any]:
+    """The games ended by the turn cap: in all, by strategy and by table."""
+    names = agg.strategies
+    return {
         "total": agg.status["turn-cap"],
-        "by_strategy": {names[s]: int(agg.capped[s]) for s in range(p) if agg.capped[s]},
+        "by_strategy": {names[s]: int(agg.capped[s]) for s in range(len(names)) if agg.capped[s]},
         "by_table": {
             t: {"games": c, "entrants": agg.tables.get(t, [])}
             for t, c in sorted(agg.capped_tables.items())
         },
     }
-    out["tables"] = agg.tables
-    out["timing"] = _timing(info, [r["strategy"] for r in standings])
-    out["output"] = _output(info)
-    out["run"]["config_file"] = info.config.get("config_file")
-    out["headlines"] = _headlines(out)
-    out["messages"] = out["headlines"] + _messages(out, p)
-    return json_safe(out)
 
 
 def _timing(info: RunInfo, names: list[str]) -> list[dict[str, Any]]:
