@@ -140,6 +140,58 @@ def _diff_scale(cells: list[dict[str, Any]]) -> tuple[float, str]:
     return 100.0, "difference in win share (points), 95% CI"
 
 
+def _draw_diff(
+    ax: Any, y: float, diff: dict[str, Any], key: str, scale: float, colour: str, run: int
+) -> bool:
+    """One run's difference from the baseline at ``y``: a star at 0 if identical (True),
+    else the difference with its interval, filled if significant (False)."""
+    cell = diff[key]
+    if diff.get("identical"):
+        ax.plot(0.0, y, IDENTICAL_MARKER, color=colour, ms=10)
+        ax.annotate(
+            "identical",
+            (0.0, y),
+            xytext=(8, 0),
+            textcoords="offset points",
+            va="center",
+            fontsize=8,
+            color="#555555",
+        )
+        return True
+    d = as_float(cell["diff"]) * scale
+    lo, hi = as_float(cell["low"]) * scale, as_float(cell["high"]) * scale
+    xerr = [[max(d - lo, 0)], [max(hi - d, 0)]] if lo == lo and hi == hi else None
+    ax.errorbar(
+        d,
+        y,
+        xerr=xerr,
+        fmt=_run_marker(run),
+        mfc=colour if cell.get("significant") else "white",
+        color=colour,
+        capsize=3,
+        ms=6,
+    )
+    return False
+
+
+def _not_compared(ax: Any, rows: list[dict[str, Any]], key: str) -> None:
+    """A column whose every test was refused: the first reason, and no scale."""
+    why = next(
+        (d[key]["refused"] for r in rows for d in r["diffs"] if d[key].get("refused")),
+        "",
+    )
+    ax.text(
+        0.5,
+        0.5,
+        "not compared" + (f"\n({why})" if why else ""),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        color="#555555",
+    )
+    ax.set_xticks([])
+
+
 def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
     """Forest plot: each run's difference from the baseline with its 95% interval.
 
@@ -168,53 +220,14 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                 ys = y + 0.35 - step * (i + 0.5)
                 for yi, r in zip(ys, rows, strict=True):
                     diff = r["diffs"][i]
-                    cell = diff[key]
-                    if cell.get("refused") or cell.get("diff") is None:  # no test: nothing
+                    if diff[key].get("refused") or diff[key].get("diff") is None:  # no test
                         continue
-                    colour = colours[r["strategy"]]
                     drawn += 1
-                    if diff.get("identical"):
-                        any_identical = True
-                        ax.plot(0.0, yi, IDENTICAL_MARKER, color=colour, ms=10)
-                        ax.annotate(
-                            "identical",
-                            (0.0, yi),
-                            xytext=(8, 0),
-                            textcoords="offset points",
-                            va="center",
-                            fontsize=8,
-                            color="#555555",
-                        )
-                        continue
-                    d = as_float(cell["diff"]) * scale
-                    lo, hi = as_float(cell["low"]) * scale, as_float(cell["high"]) * scale
-                    xerr = [[max(d - lo, 0)], [max(hi - d, 0)]] if lo == lo and hi == hi else None
-                    ax.errorbar(
-                        d,
-                        yi,
-                        xerr=xerr,
-                        fmt=_run_marker(i + 1),
-                        mfc=colour if cell.get("significant") else "white",
-                        color=colour,
-                        capsize=3,
-                        ms=6,
-                    )
+                    colour = colours[r["strategy"]]
+                    any_identical |= _draw_diff(ax, yi, diff, key, scale, colour, i + 1)
             ax.set_xlabel(label)
             if not drawn:  # every test of this column refused: say so, draw no scale
-                why = next(
-                    (d[key]["refused"] for r in rows for d in r["diffs"] if d[key].get("refused")),
-                    "",
-                )
-                ax.text(
-                    0.5,
-                    0.5,
-                    "not compared" + (f"\n({why})" if why else ""),
-                    transform=ax.transAxes,
-                    ha="center",
-                    va="center",
-                    color="#555555",
-                )
-                ax.set_xticks([])
+                _not_compared(ax, rows, key)
                 continue
             ax.axvline(0, color=FAIR, ls="--", lw=1)
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
