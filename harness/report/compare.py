@@ -352,21 +352,7 @@ def compare(
     """
     match = dict(match or {})
     labels = [_label(i) for i in range(len(summaries))]
-    runs = [
-        {
-            "label": lab,
-            "path": s["run"]["path"],
-            "name": s["run"]["name"],
-            "run_id": s["run"]["run_id"],
-            "created": s["run"].get("created"),
-            "rules_text": s["run"]["rules_text"],
-            "players": s["run"]["players"],
-            "dice": s["run"]["dice"],
-            "seed": s["run"].get("seed"),
-            "games": s["games"]["scored"],
-        }
-        for lab, s in zip(labels, summaries, strict=True)
-    ]
+    runs = [_run_entry(lab, s) for lab, s in zip(labels, summaries, strict=True)]
     by_run = [{r["strategy"]: r for r in s["standings"] if r["games"]} for s in summaries]
     _check_matches(match, [set(b) for b in by_run])
     names_in = [{n: _name_in(n, set(b), match) for n in by_run[0]} for b in by_run]
@@ -402,6 +388,49 @@ def compare(
         row["shared_deals"] = min(d["shared_deals"] for d in row["diffs"])
         rows.append(row)
     pairs = _shared_pairs(summaries, labels, shared, names_in, twins, tests)
+    luck_tests = _holm_adjust(tests, rows, pairs)
+    return json_safe(
+        {
+            "runs": runs,
+            "baseline": labels[0],
+            "match": match,
+            "focus": focus,
+            "differences": differences(summaries, match),
+            "shared": shared,
+            "not_shared": only,
+            "strategies": rows,
+            "head_to_head": pairs,
+            "tests": len(tests),
+            "pairing": twins.notes(labels),
+            "method": _method(len(tests), any(r["paired"] for r in rows), bool(luck_tests)),
+        }
+    )
+
+
+def _run_entry(label: str, summary: dict[str, Any]) -> dict[str, Any]:
+    """What a comparison says of one of its runs (``runs``: label, name, rules, games)."""
+    run = summary["run"]
+    return {
+        "label": label,
+        "path": run["path"],
+        "name": run["name"],
+        "run_id": run["run_id"],
+        "created": run.get("created"),
+        "rules_text": run["rules_text"],
+        "players": run["players"],
+        "dice": run["dice"],
+        "seed": run.get("seed"),
+        "games": summary["games"]["scored"],
+    }
+
+
+def _holm_adjust(
+    tests: list[tuple[dict[str, Any], float]],
+    rows: list[dict[str, Any]],
+    pairs: list[dict[str, Any]],
+) -> list[tuple[dict[str, Any], float]]:
+    """Holm-adjust the tests' p-values in place (``p_holm``, ``significant``); every cell
+    without a test gets None and False. Returns the luck-adjusted family's tests."""
     # The luck-adjusted differences are a family of their own (the same questions asked
     # of less noisy data): Holm within it.
     luck_tests = [
@@ -423,22 +452,7 @@ def compare(
         for diff in pair["diffs"]:
             diff.setdefault("p_holm", None)
             diff.setdefault("significant", False)
-    return json_safe(
-        {
-            "runs": runs,
-            "baseline": labels[0],
-            "match": match,
-            "focus": focus,
-            "differences": differences(summaries, match),
-            "shared": shared,
-            "not_shared": only,
-            "strategies": rows,
-            "head_to_head": pairs,
-            "tests": len(tests),
-            "pairing": twins.notes(labels),
-            "method": _method(len(tests), any(r["paired"] for r in rows), bool(luck_tests)),
-        }
-    )
+    return luck_tests
 
 
 _RUN_FIELDS = ("games", "win_share", "win_low", "win_high", "worms", "worms_low", "worms_high")
