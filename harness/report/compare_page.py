@@ -138,28 +138,55 @@ def _beyond_run_reason(note: str | None, prefix: str, pairing: list[str]) -> str
     return note
 
 
+def _runs_table(runs: list[dict[str, Any]]) -> Block:
+    """The compared runs, one row each: label, folder, rules, players, dice, seed, games."""
+    return table(
+        ["run", "folder", "rules", "players", "dice", "seed", "scored games"],
+        [
+            [
+                r["label"],
+                r["path"],
+                r["rules_text"],
+                str(r["players"]),
+                r["dice"],
+                DASH if r.get("seed") is None else str(r["seed"]),
+                count(r["games"]),
+            ]
+            for r in runs
+        ],
+    )
+
+
+def _head_to_head_blocks(comparison: dict[str, Any]) -> list[Block]:
+    """The shared head-to-head pairs: each run's share, and each run's change from A."""
+    runs, base = comparison["runs"], comparison["baseline"]
+    header = ["A ahead of B"] + [f"{r['label']}" for r in runs]
+    for r in runs[1:]:
+        header += [f"{r['label']} − {base}", "95% CI", "significant", "compared"]
+    rows = []
+    for p in comparison["head_to_head"]:
+        row = [f"{p['a']} ahead of {p['b']}"]
+        row += [f"{pct(v['share'])} ({span(v['low'], v['high'])})" for v in p["runs"]]
+        for d in p["diffs"]:
+            row += [*pair_cells(d), _verdict(d), compared_how(d)]
+        rows.append(row)
+    return [
+        h2("Shared head-to-head pairs"),
+        para(
+            "The share of the games the two met in which the first finished ahead of the "
+            "second (a tie counts half), per run, and each run's change from "
+            f"{base}: paired where the runs played the same games, as the rows above."
+        ),
+        table(header, rows),
+    ]
+
+
 def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     """A comparison of runs as blocks, in reading order."""
     runs = comparison["runs"]
     base = comparison["baseline"]
     out = [h1("Runs compared: " + " vs ".join(f"{r['name']}/{r['run_id']}" for r in runs))]
-    out.append(
-        table(
-            ["run", "folder", "rules", "players", "dice", "seed", "scored games"],
-            [
-                [
-                    r["label"],
-                    r["path"],
-                    r["rules_text"],
-                    str(r["players"]),
-                    r["dice"],
-                    DASH if r.get("seed") is None else str(r["seed"]),
-                    count(r["games"]),
-                ]
-                for r in runs
-            ],
-        )
-    )
+    out.append(_runs_table(runs))
     diffs = comparison["differences"]
     out.append(h2("What differs"))
     out.append(
@@ -217,25 +244,7 @@ def compare_blocks(comparison: dict[str, Any], plots: dict[str, Path]) -> list[B
         out.append(bullets(notes))
     out += [image(plots[k], k) for k in ("compare", "compare_diffs") if k in plots]
     if comparison["head_to_head"]:
-        out.append(h2("Shared head-to-head pairs"))
-        out.append(
-            para(
-                "The share of the games the two met in which the first finished ahead of the "
-                "second (a tie counts half), per run, and each run's change from "
-                f"{base}: paired where the runs played the same games, as the rows above."
-            )
-        )
-        header = ["A ahead of B"] + [f"{r['label']}" for r in runs]
-        for r in runs[1:]:
-            header += [f"{r['label']} − {base}", "95% CI", "significant", "compared"]
-        rows = []
-        for p in comparison["head_to_head"]:
-            row = [f"{p['a']} ahead of {p['b']}"]
-            row += [f"{pct(v['share'])} ({span(v['low'], v['high'])})" for v in p["runs"]]
-            for d in p["diffs"]:
-                row += [*pair_cells(d), _verdict(d), compared_how(d)]
-            rows.append(row)
-        out.append(table(header, rows))
+        out += _head_to_head_blocks(comparison)
     if comparison["not_shared"]:
         out.append(
             para("Not in every run (left out): " + ", ".join(comparison["not_shared"]) + ".")
