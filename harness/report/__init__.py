@@ -9,10 +9,15 @@ The room reads stored results only (``run.json`` and ``games/*.parquet``, see
     report.html, report.summary["standings"]
 
 Rooms: :mod:`~.aggregate` (reading games into fixed-size sums), :mod:`~.summary` (the
-numbers), :mod:`~.paired` (paired differences), :mod:`~.plots` (with :mod:`~.colours`, the
-strategies' colours, and :mod:`~.order`, the one order of charts and comparisons),
-:mod:`~.render` (markdown and HTML), :mod:`~.compare` (several runs). The commands are
-:mod:`harness.report.cli`. The statistics
+numbers; the gauntlet's and the mirror matches' sections in :mod:`~.summary_gauntlet` and
+:mod:`~.summary_mirrors`), :mod:`~.paired` (paired differences), :mod:`~.plots` (the
+charts: one run's in :mod:`~.run_charts`, a comparison's in :mod:`~.compare_charts`, their
+shared style in :mod:`~.chart_style`; with :mod:`~.colours`, the strategies' colours, and
+:mod:`~.order`, the one order of charts and comparisons), :mod:`~.render` (markdown and
+HTML: :mod:`~.formats` for numbers, :mod:`~.page` for the blocks and their writers,
+:mod:`~.run_page` and :mod:`~.compare_page` for the two reports), :mod:`~.compare`
+(several runs). :mod:`~.plots`, :mod:`~.render` and :mod:`~.summary` re-export their
+parts' public names. The commands are :mod:`harness.report.cli`. The statistics
 themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 
