@@ -2,8 +2,9 @@
 
 :func:`report_blocks` is the whole report of one run, in reading order, from its summary
 (:mod:`harness.report.summary`) and its charts; :func:`gauntlet_blocks` the gauntlet's part.
-The timing, output and forfeit rows and :func:`standings_lines` are shared with the
-terminal (``harness tourney``, ``harness report``), so the two never say different things.
+The timing and output rows, :func:`reproduce_hint` and :func:`standings_lines` are shared
+with the terminal (``harness tourney``, ``harness report``), so the two never say
+different things.
 """
 
 from __future__ import annotations
