@@ -47,6 +47,8 @@ def test_the_engine_files_are_listed_and_all_there():
         "seats/__init__.py",
         "seats/isolation.py",
         "tourney/chunks.py",
+        "tourney/chunk_result.py",
+        "tourney/decisions.py",
         "tourney/plan.py",
         "strategies/_common.py",
         "native/__init__.py",
