@@ -196,7 +196,7 @@ def engine_files() -> list[Path]:
         for name in ("engine.py", "dice.py", "rules.py", "view.py", "board.py", "strategy.py")
     ]
     # The seat wrappers (time limits, process isolation) decide games that use them.
-    files += [root / "seats" / "__init__.py", root / "seats" / "isolation.py"]
+    files += [root / "seats" / name for name in ("__init__.py", "isolation.py", "replies.py")]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
     files += [

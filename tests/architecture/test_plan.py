@@ -46,6 +46,7 @@ def test_the_engine_files_are_listed_and_all_there():
         "game/strategy.py",
         "seats/__init__.py",
         "seats/isolation.py",
+        "seats/replies.py",
         "tourney/chunks.py",
         "tourney/chunk_result.py",
         "tourney/decisions.py",
