@@ -302,10 +302,8 @@ def play_chunk(
         times = ChunkTimes(len(spec.entrants))
     now = Playing() if now is None else now
     if spec.engine != "python" and not decided and trace_from is None and not spec.limited:
-        native_result = _play_native(spec, start, watch, times, now)
+        native_result = _play_native(spec, start, watch, times, now, sink)
         if native_result is not None:
-            if sink is not None:
-                sink(native_result, start + native_result.rows)
             return native_result
     started = time.process_time()
     orders = spec.orders
@@ -313,45 +311,10 @@ def play_chunk(
     decided = decided or {}
     names = [e.name for e in spec.entrants]
     now.spec = spec
-    isolated = spec.isolation != "none"
-    try:
-        # Isolated seats build their strategies in their own processes: none here.
-        factories = [] if isolated else [_factory(_spec(ref)) for ref in spec.entrants]
-        timing = _Timing(spec, times) if factories else None
-    except BaseException:
-        now.clear()
-        raise
+    factories, timing = _builders(spec, times, now)
     seat_names = [seats_of(names, order) for order in orders]
     result = empty_result(spec)
-    games, seats, errors = result.games, result.seats, result.errors
-    # Bound methods, looked up once: this loop runs once per game.
-    g_deal, g_order, g_seed, g_gseed = (
-        games["deal"].append,
-        games["seating"].append,
-        games["seed"].append,
-        games["game_seed"].append,
-    )
-    g_turns, g_status, g_winner, g_eseat, g_ekind = (
-        games["turns"].append,
-        games["status"].append,
-        games["winner"].append,
-        games["error_seat"].append,
-        games["error_kind"].append,
-    )
-    seat_appends = [
-        [
-            s["worms"].append,
-            s["rank"].append,
-            s["busts"].append,
-            s["steals"].append,
-            s["stolen"].append,
-        ]
-        for s in seats
-    ]
-    # The account's columns, per seat in ACCOUNT_FIELDS order (none without the account).
-    account_appends = (
-        [[s[name].append for name in ACCOUNT_FIELDS] for s in seats] if spec.luck else None
-    )
+    columns = _Columns(result, spec.luck)
     dice_mode = spec.dice
     duplicate = dice_mode == "duplicate"
     seats_for = _Seats(spec, watch) if spec.limited else None
@@ -372,8 +335,8 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
-                accountant = Accountant(spec.rules) if account_appends is not None else None
-                result_game, error = _play_one(
+                accountant = Accountant(spec.rules) if columns.account is not None else None
+                played, error = _play_one(
                     spec,
                     factories,
                     seat_names[r],
@@ -390,41 +353,9 @@ def play_chunk(
                     accountant,
                     timing,
                 )
-                if error is None:
-                    status = TURN_CAP if result_game.capped else OVER
-                    error_seat, kind = -1, NO_KIND
-                else:
-                    status, error_seat, kind = FORFEIT, error.seat, kind_code(error)
-                    errors[row] = safe_text(error)
-                    if row not in decided:
-                        _log_first(error, spec, deal, r)
-                g_deal(deal)
-                g_order(r)
-                g_seed(dseed)
-                g_gseed(gseed)
-                g_turns(result_game.turns)
-                g_status(status)
-                g_winner(-1 if result_game.winner is None else result_game.winner)
-                g_eseat(error_seat)
-                g_ekind(kind)
-                scores, ranks, busts, steals, stolen = (
-                    result_game.scores,
-                    result_game.ranks,
-                    result_game.busts,
-                    result_game.steals,
-                    result_game.stolen,
-                )
-                for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(seat_appends):
-                    a_worms(scores[i])
-                    a_rank(ranks[i])
-                    a_busts(busts[i])
-                    a_steals(steals[i])
-                    a_stolen(stolen[i])
-                if accountant is not None:
-                    accountant.finish()  # a forfeit's turn counts for nothing
-                    for ledger, appends in zip(accountant.ledgers, account_appends, strict=True):  # type: ignore[arg-type]
-                        for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
-                            append(getattr(ledger, name))
+                if error is not None and row not in decided:
+                    _log_first(error, spec, deal, r)
+                columns.add(row, deal, r, dseed, gseed, played, error, accountant)
                 row += 1
                 if flush_at is not None and time.monotonic() >= flush_at:
                     sink(result, row)  # type: ignore[misc]
@@ -433,12 +364,101 @@ def play_chunk(
         now.clear()
         if seats_for is not None:
             seats_for.close()
+    # A sink's backend counts the rows it was sent.
+    return _completed(spec, result, times, started, count=start == 0 and sink is None)
+
+
+def _completed(
+    spec: ChunkSpec, result: ChunkResult, times: ChunkTimes, started: float, *, count: bool
+) -> ChunkResult:
+    """A played chunk's result with what it tells beside its rows: the user code loaded,
+    the decision times, its standings counters (``count``: a whole chunk, counted here),
+    the CPU it took since ``started``."""
     result.loaded = loaded_code(spec.entrants)
-    result.times = times.to_json(names)
-    if start == 0 and sink is None:  # a sink's backend counts the rows it was sent
+    result.times = times.to_json([e.name for e in spec.entrants])
+    if count:
         finish(spec, result)
     result.cpu = time.process_time() - started
     return result
+
+
+def _builders(
+    spec: ChunkSpec, times: ChunkTimes, now: Playing
+) -> tuple[list[Callable[[], Strategy]], _Timing | None]:
+    """The factories of a chunk's entrants and which seats to time (none when its seats
+    are isolated: their processes build the strategies). A failure clears ``now``."""
+    try:
+        factories = [] if spec.isolation != "none" else [_factory(_spec(r)) for r in spec.entrants]
+        return factories, _Timing(spec, times) if factories else None
+    except BaseException:
+        now.clear()
+        raise
+
+
+class _Columns:
+    """A chunk result's columns as bound ``append`` methods, looked up once (a chunk
+    appends one row per game), and the writing of one game's row."""
+
+    __slots__ = ("games", "seats", "account", "errors")
+
+    def __init__(self, result: ChunkResult, luck: Any) -> None:
+        g = result.games
+        names = ("deal", "seating", "seed", "game_seed", "turns", "status", "winner")
+        self.games = [g[name].append for name in (*names, "error_seat", "error_kind")]
+        fields = ("worms", "rank", "busts", "steals", "stolen")
+        self.seats = [[s[name].append for name in fields] for s in result.seats]
+        # The account's columns, per seat in ACCOUNT_FIELDS order (None without the account).
+        self.account = (
+            [[s[name].append for name in ACCOUNT_FIELDS] for s in result.seats] if luck else None
+        )
+        self.errors = result.errors
+
+    def add(
+        self,
+        row: int,
+        deal: int,
+        k: int,
+        dseed: int,
+        gseed: int,
+        game: GameResult,
+        error: GameError | None,
+        accountant: Accountant | None,
+    ) -> None:
+        """Append game (``deal``, seat order ``k``)'s row: its forfeit, if any, as one."""
+        if error is None:
+            status = TURN_CAP if game.capped else OVER
+            error_seat, kind = -1, NO_KIND
+        else:
+            status, error_seat, kind = FORFEIT, error.seat, kind_code(error)
+            self.errors[row] = safe_text(error)
+        a_deal, a_order, a_seed, a_gseed, a_turns, a_status, a_winner, a_eseat, a_ekind = self.games
+        a_deal(deal)
+        a_order(k)
+        a_seed(dseed)
+        a_gseed(gseed)
+        a_turns(game.turns)
+        a_status(status)
+        a_winner(-1 if game.winner is None else game.winner)
+        a_eseat(error_seat)
+        a_ekind(kind)
+        scores, ranks, busts, steals, stolen = (
+            game.scores,
+            game.ranks,
+            game.busts,
+            game.steals,
+            game.stolen,
+        )
+        for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(self.seats):
+            a_worms(scores[i])
+            a_rank(ranks[i])
+            a_busts(busts[i])
+            a_steals(steals[i])
+            a_stolen(stolen[i])
+        if accountant is not None:
+            accountant.finish()  # a forfeit's turn counts for nothing
+            for ledger, appends in zip(accountant.ledgers, self.account, strict=True):  # type: ignore[arg-type]
+                for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
+                    append(getattr(ledger, name))
 
 
 class _Timing:
@@ -465,9 +485,15 @@ class _Timing:
 
 
 def _play_native(
-    spec: ChunkSpec, start: int, watch: Any, times: ChunkTimes | None, now: Playing
+    spec: ChunkSpec,
+    start: int,
+    watch: Any,
+    times: ChunkTimes | None,
+    now: Playing,
+    sink: Callable[[ChunkResult, int], None] | None = None,
 ) -> ChunkResult | None:
-    """The chunk played by the native engine, or None (auto: the Python engine plays it).
+    """The chunk played by the native engine, or None (auto: the Python engine plays it);
+    ``sink`` gets the whole result at once.
 
     The watch is told each game's row where a plugin plays (a Python seat), the first
     row only at a table of built-ins (no game of theirs can crash or stall). Should the
@@ -477,13 +503,16 @@ def _play_native(
     from harness import native
 
     try:
-        return play_native(spec, start=start, watch=watch, times=times, now=now)
+        result = play_native(spec, start=start, watch=watch, times=times, now=now)
     except native.NotNative as exc:
         if spec.engine == "native":
             raise PluginError(
                 f"{spec.describe()}: the native engine cannot play it: {exc}"
             ) from None
         return None
+    if sink is not None:
+        sink(result, start + result.rows)
+    return result
 
 
 def play_native(
@@ -568,12 +597,7 @@ def play_native(
     result = ChunkResult(spec.key, played.games, played.seats, engine="native")
     if host is not None:
         result.errors = host.errors
-    result.loaded = loaded_code(spec.entrants)
-    result.times = times.to_json([e.name for e in spec.entrants])
-    if start == 0:
-        finish(spec, result)
-    result.cpu = time.process_time() - started
-    return result
+    return _completed(spec, result, times, started, count=start == 0)
 
 
 def _play_one(
