@@ -95,7 +95,7 @@ def finish(spec: ChunkSpec, result: ChunkResult) -> ChunkResult:
     from harness import native
 
     if native.available() and result.rows:
-        result.stats = native.chunk_stats(
+        result.stats = native.column_counts(
             result.games, result.seats, spec.rules.players, spec.orders
         )
     else:
@@ -115,7 +115,7 @@ def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> li
     """Per table entrant (``orders[k][seat]`` of a row in order k), its
     :class:`~harness.game.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
     (None: the cyclic one). The native engine counts the same in C
-    (:func:`harness.native.chunk_stats`); tests hold the two to the same integers."""
+    (:func:`harness.native.column_counts`); tests hold the two to the same integers."""
     orders = orders if orders is not None else design(n, "cyclic")
     # Per entrant: games, sole firsts, worms, rank, forfeits, capped; firsts shared by k.
     games, sole, worms_sum, rank_sum, forfeits, capped = ([0] * n for _ in range(6))
