@@ -42,6 +42,7 @@ from harness.errors import (
     deprecated,
     safe_text,
 )
+from harness.game.engines import ENGINES
 from harness.game.rules import PRESETS, VARIANTS, Rules
 from harness.interrupts import user_interrupts
 
@@ -270,7 +271,7 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
     return decorate
 
 
-ENGINE_CHOICES = ("auto", "python", "native")
+ENGINE_CHOICES = ENGINES  # the game tier's (harness.game.engines)
 # tourney.config.LUCK_MODES (tests/architecture/test_cli_structure.py holds them equal)
 LUCK_CHOICES = ("auto", "on", "off")
 

@@ -31,8 +31,7 @@ import numpy as np
 from harness.env._extra import gymnasium, spaces
 from harness.env.encoding import ACTIONS, OBS_SIZE
 from harness.env.single import SingleAgent
-
-ENGINES = ("auto", "python", "native")
+from harness.game.engines import ENGINES
 
 
 def observation_space() -> Any:

@@ -45,9 +45,8 @@ from harness.env.game import (
 )
 from harness.env.single import SingleAgent, as_action
 from harness.game.engine import DEFAULT_MAX_TURNS, rank_seats
+from harness.game.engines import ENGINES
 from harness.game.rules import Rules
-
-ENGINES = ("auto", "native", "python")
 
 
 def native_problem(opponents: Sequence[Any] | str) -> str | None:

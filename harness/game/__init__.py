@@ -9,7 +9,8 @@ ground floor (:mod:`harness.errors`, :mod:`harness.interrupts`, the run folder's
   :mod:`~harness.game.strategy` - the public strategy API (also ``harness.strategy``,
   ``harness.view``, ``harness.rules``);
 * :mod:`~harness.game.record` - game records and replay; :mod:`~harness.game.ranking` and
-  :mod:`~harness.game.seating` - the ranking of a game's seats and the seat orders of a deal.
+  :mod:`~harness.game.seating` - the ranking of a game's seats and the seat orders of a deal;
+* :mod:`~harness.game.engines` - which engine plays (``ENGINES``: auto, python, native).
 
 The native engine, which plays the same games in C, is :mod:`harness.native`.
 """

@@ -596,13 +596,13 @@ def play_deals(
     return NativeResult(games, seat_cols, boards)
 
 
-def chunk_stats(
+def column_counts(
     games: dict[str, array],
     seats: list[dict[str, array]],
     players: int,
     orders: Sequence[Sequence[int]] | None = None,
 ) -> list[Counts]:
-    """:func:`harness.tourney.chunks.chunk_stats` of these columns, counted in C: one
+    """:func:`harness.tourney.chunk_result.chunk_stats` of these columns, counted in C: one
     :class:`~harness.game.ranking.Counts` per table entrant.
 
     Per table entrant: seat i of a row with seating k holds entrant ``orders[k][i]``
@@ -637,7 +637,7 @@ __all__ = [
     "NotNative",
     "available",
     "check_table",
-    "chunk_stats",
+    "column_counts",
     "native_seat",
     "play_deals",
     "play_games",

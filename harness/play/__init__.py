@@ -18,6 +18,7 @@ from typing import Any
 from harness.errors import GameError, HarnessError, safe_repr
 from harness.game.dice import DiceSource, DuplicateDice, SeededDice
 from harness.game.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult, observing
+from harness.game.engines import ENGINES
 from harness.game.record import RecordBuilder
 from harness.game.rules import Rules
 from harness.game.strategy import Strategy, check_instance
@@ -267,9 +268,6 @@ def play_game(
         )
     finally:
         seats.close()
-
-
-ENGINES = ("auto", "python", "native")
 
 
 def native_problem(

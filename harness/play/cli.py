@@ -124,19 +124,11 @@ def play(
     from harness.game.engine import DEFAULT_MAX_TURNS, observing
     from harness.game.record import save_record
     from harness.play import open_seats, play_game
-    from harness.play.narrate import Narrator, summary_lines
     from harness.seats import SeatLimits, plugin_traceback
 
-    if not 2 <= len(strategies) <= 7:
-        raise click.UsageError(
-            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
-        )
-    from harness.tourney.config import check_bounds
-
-    check_bounds(seed=seed, max_turns=max_turns, move_time=move_time, game_time=game_time)
-    rules = parse_variants(preset, settings, players=len(strategies))
-    if record_path:
-        _check_record_path(record_path)  # before anything is played or told
+    rules = _checked_rules(strategies, preset, settings, record_path,
+                           seed=seed, max_turns=max_turns, move_time=move_time,
+                           game_time=game_time)  # fmt: skip
     from harness.people.table import seat_of_person
 
     if seat_of_person(strategies) is not None:  # a person plays: harness.people
@@ -155,43 +147,21 @@ def play(
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     if engine == "native":  # what it cannot do: one line, before anything is loaded or told
-        from harness.errors import HarnessError
-        from harness.play import native_problem
-
-        if not (quiet or as_json):
-            why = "it does not narrate a game: add --quiet or --json"
-        elif analyze:
-            why = "--analyze follows the game move by move on the Python engine"
-        else:
-            why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
-        if why is not None:
-            raise HarnessError(f"--engine native: {why}; or use --engine auto")
+        _check_native(strategies, seed, limits, record_path, narrated=not (quiet or as_json),
+                      analyze=analyze)  # fmt: skip
     # Every strategy loaded (in its own process with --isolation process) before the
     # first line: a bad reference is one line, nothing told.
     with open_seats(list(strategies), limits, display=True) as seats:
         names = seats.names
-        if not quiet:
-            for note in seats.notes():
-                click.echo(f"Note: {note}.", err=True)
-        narrator = None if (quiet or as_json) else Narrator(names, click.echo)
-        accountant = None
-        if analyze:  # the turn programme loads only when asked for (numpy, ~0.3 s)
-            from harness.analysis.account import Accountant
-
-            accountant = Accountant(rules, detail=True)
-        watching = observing(narrator, accountant)
-        if narrator is not None:
-            shown = "" if dice == "independent" else " (duplicate dice)"
-            click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
-            for seat, name in enumerate(names):
-                click.echo(f"  seat {seat}: {name}")
+        narrator, accountant = _watchers(seats, rules, seed, dice, quiet=quiet,
+                                         as_json=as_json, analyze=analyze)  # fmt: skip
         result = play_game(
             seats.strategies,
             rules,
             seed,
             dice=DuplicateDice(seed) if dice == "duplicate" else None,
             record=bool(record_path),
-            observer=watching,
+            observer=observing(narrator, accountant),
             max_turns=max_turns or DEFAULT_MAX_TURNS,
             forfeit=True,
             names=names,
@@ -207,40 +177,137 @@ def play(
         result.record["seats"] = names
         save_record(result.record, record_path)
     if as_json:
-        payload = {
-            "seed": seed,
-            "rules": rules.to_dict(),
-            "seats": names,
-            "status": result.status,
-            "turns": result.turns,
-            "ranks": result.ranks,
-            **result.state(),
-            "error": str(result.error) if result.error else None,
-        }
-        if result.error is not None:
-            payload["error_kind"] = result.error.kind
-        if show_traceback:
-            payload["traceback"] = trace
-        if account is not None:
-            from harness.analysis.game import account_json
-
-            payload["account"] = account_json(account)
+        payload = _game_json(result, seed, rules, names, account, show_traceback, trace)
         click.echo(json.dumps(payload))
     else:
-        for line in summary_lines(result, spaced=narrator is not None):
-            click.echo(line)
-        if account is not None:
-            from harness.analysis.game import account_lines
-
-            click.echo("Luck and skill (exact; docs/luck.md):")
-            for line in account_lines(account, turns=False):
-                click.echo(f"  {line}")
-        if record_path:
-            click.echo(f"Record written to {record_path}")
-        if trace:
-            click.echo(trace.rstrip("\n"), err=True)
+        _tell_end(result, account, record_path, trace, spaced=narrator is not None)
     if result.error is not None and strict:  # a forfeit ends the game: it is finished
         sys.exit(EXIT_FORFEITS)
+
+
+def _checked_rules(
+    strategies: tuple[str, ...],
+    preset: str,
+    settings: tuple[str, ...],
+    record_path: str | None,
+    **bounded: Any,
+) -> Any:
+    """The game's rules, once every option is checked (the player count, the ``bounded``
+    numbers, the variants, where the record goes): before anything is played or told."""
+    if not 2 <= len(strategies) <= 7:
+        raise click.UsageError(
+            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
+        )
+    from harness.tourney.config import check_bounds
+
+    check_bounds(**bounded)
+    rules = parse_variants(preset, settings, players=len(strategies))
+    if record_path:
+        _check_record_path(record_path)
+    return rules
+
+
+def _watchers(
+    seats: Any, rules: Any, seed: int, dice: str, *, quiet: bool, as_json: bool, analyze: bool
+) -> tuple[Any, Any]:
+    """The narrator (None when quiet or JSON) and the luck accountant (None without
+    --analyze) of a game about to start at ``seats``; the seats' notes and the header
+    told first."""
+    from harness.play.narrate import Narrator
+
+    names = seats.names
+    if not quiet:
+        for note in seats.notes():
+            click.echo(f"Note: {note}.", err=True)
+    narrator = None if (quiet or as_json) else Narrator(names, click.echo)
+    accountant = None
+    if analyze:  # the turn programme loads only when asked for (numpy, ~0.3 s)
+        from harness.analysis.account import Accountant
+
+        accountant = Accountant(rules, detail=True)
+    if narrator is not None:
+        shown = "" if dice == "independent" else " (duplicate dice)"
+        click.echo(f"Pickomino: {rules.describe()}, seed {seed}{shown}")
+        for seat, name in enumerate(names):
+            click.echo(f"  seat {seat}: {name}")
+    return narrator, accountant
+
+
+def _check_native(
+    strategies: tuple[str, ...],
+    seed: int,
+    limits: Any,
+    record_path: str | None,
+    *,
+    narrated: bool,
+    analyze: bool,
+) -> None:
+    """``--engine native``: what it cannot do for this game, as one line (HarnessError),
+    before anything is loaded or told."""
+    from harness.errors import HarnessError
+    from harness.play import native_problem
+
+    if narrated:
+        why = "it does not narrate a game: add --quiet or --json"
+    elif analyze:
+        why = "--analyze follows the game move by move on the Python engine"
+    else:
+        why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
+    if why is not None:
+        raise HarnessError(f"--engine native: {why}; or use --engine auto")
+
+
+def _game_json(
+    result: Any,
+    seed: int,
+    rules: Any,
+    names: list[str],
+    account: Any,
+    show_traceback: bool,
+    trace: str | None,
+) -> dict[str, Any]:
+    """``harness play --json``'s object for a played game (a forfeit's traceback if asked
+    for, its luck account if kept)."""
+    payload = {
+        "seed": seed,
+        "rules": rules.to_dict(),
+        "seats": names,
+        "status": result.status,
+        "turns": result.turns,
+        "ranks": result.ranks,
+        **result.state(),
+        "error": str(result.error) if result.error else None,
+    }
+    if result.error is not None:
+        payload["error_kind"] = result.error.kind
+    if show_traceback:
+        payload["traceback"] = trace
+    if account is not None:
+        from harness.analysis.game import account_json
+
+        payload["account"] = account_json(account)
+    return payload
+
+
+def _tell_end(
+    result: Any, account: Any, record_path: str | None, trace: str | None, *, spaced: bool
+) -> None:
+    """The end of a game for people: the summary, the luck account if kept, where the
+    record went, and a forfeit's traceback (on stderr) if asked for."""
+    from harness.play.narrate import summary_lines
+
+    for line in summary_lines(result, spaced=spaced):
+        click.echo(line)
+    if account is not None:
+        from harness.analysis.game import account_lines
+
+        click.echo("Luck and skill (exact; docs/luck.md):")
+        for line in account_lines(account, turns=False):
+            click.echo(f"  {line}")
+    if record_path:
+        click.echo(f"Record written to {record_path}")
+    if trace:
+        click.echo(trace.rstrip("\n"), err=True)
 
 
 def _play_person(

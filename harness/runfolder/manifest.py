@@ -34,7 +34,7 @@ DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision wi
 # Games a deal is played in, at most: every order of the largest permutations design.
 MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
 
-Claim = tuple[str, int, int, int]  # (table, first, stop, orders) a line says its chunk holds
+Coverage = tuple[str, int, int, int]  # (table, first, stop, orders) a line says its chunk holds
 
 
 def digest_of(data: bytes) -> str:
@@ -96,7 +96,7 @@ def safe_part_name(name: Any) -> bool:
     )
 
 
-def covered(entry: Mapping[str, Any]) -> Claim | None:
+def covered(entry: Mapping[str, Any]) -> Coverage | None:
     """(table, first, stop, orders) a manifest line claims, or None if it is malformed.
 
     ``orders`` is the games per deal: the number of seat orders of the run's design.

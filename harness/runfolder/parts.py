@@ -18,7 +18,7 @@ from typing import Any
 from harness.errors import safe_text
 from harness.runfolder import schema
 from harness.runfolder.layout import StorageError, part_files
-from harness.runfolder.manifest import DIGEST_CHARS, Claim, covered, digest_of
+from harness.runfolder.manifest import DIGEST_CHARS, Coverage, covered, digest_of
 
 # The columns read to verify a part (what it covers) and to count it (the standings).
 COVER_COLUMNS = ("table", "deal", "seating", "players")
@@ -237,7 +237,7 @@ def verify_bytes(
     return table
 
 
-def check_rows(table: Any, claim: Claim, name: str, players: int | None = None) -> None:
+def check_rows(table: Any, claim: Coverage, name: str, players: int | None = None) -> None:
     """The rows are every seat order of deals first..stop-1 of one table, once each, and
     every row has ``players`` seats (any one count from 2 to 7 when None)."""
     import numpy as np

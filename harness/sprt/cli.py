@@ -14,6 +14,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -173,6 +174,26 @@ def header_lines(setup: Any, workers: int) -> list[str]:
 
 
 # -- the command ----------------------------------------------------------------------------
+def check_teller() -> Callable[[Any], None]:
+    """The test's ``on_check`` for people: a check line every :data:`SHOW_EVERY` seconds
+    and at the end, and once a warning when most deals hit the turn cap."""
+    shown = {"at": -math.inf, "warned": False}
+
+    def on_check(tally: Any) -> None:
+        now = time.monotonic()
+        if now - shown["at"] >= SHOW_EVERY or tally.status != "continue":
+            shown["at"] = now
+            echo_err(check_line(tally))
+        if not shown["warned"] and tally.checks >= 5 and 2 * tally.capped > tally.deals:
+            shown["warned"] = True  # such a test may never decide: say so, once
+            echo_err(
+                f"Warning: {tally.capped:,} of {tally.deals:,} deals left out for a game that "
+                "hit the turn cap; raise --max-turns or change the rules (bust_flip)"
+            )
+
+    return on_check
+
+
 @click.command("sprt")
 @click.argument("a", shell_complete=complete_strategy)
 @click.argument("b", shell_complete=complete_strategy)
@@ -311,21 +332,7 @@ def sprt(
     if talk:
         for line in header_lines(setup, workers):
             echo_err(line)
-    shown = {"at": -math.inf, "warned": False}
-
-    def on_check(tally: Any) -> None:
-        now = time.monotonic()
-        if now - shown["at"] >= SHOW_EVERY or tally.status != "continue":
-            shown["at"] = now
-            echo_err(check_line(tally))
-        if not shown["warned"] and tally.checks >= 5 and 2 * tally.capped > tally.deals:
-            shown["warned"] = True  # such a test may never decide: say so, once
-            echo_err(
-                f"Warning: {tally.capped:,} of {tally.deals:,} deals left out for a game that "
-                "hit the turn cap; raise --max-turns or change the rules (bust_flip)"
-            )
-
-    result = run_sprt(setup, workers=workers, on_check=on_check if talk else None)
+    result = run_sprt(setup, workers=workers, on_check=check_teller() if talk else None)
     if as_json:
         click.echo(json.dumps(json_safe(result.summary())))
     else:

@@ -12,9 +12,9 @@ a chunk again, with a record or a narration, for debugging a forfeit.
 
 Both engines play chunks from here: :func:`play_chunk` hands a spec that may go native
 to :func:`play_native`, the one place a ChunkSpec meets :mod:`harness.native` (the native
-engine sits below this room and knows nothing of specs or results). The standings
-counters of a chunk (:func:`chunk_stats`, or the same in C) are
-:class:`harness.game.ranking.Counts`, the one counter type.
+engine sits below this room and knows nothing of specs or results). The result and its
+standings counters live in :mod:`.chunk_result`, the wrappers that trace and time a
+seat's decisions in :mod:`.decisions` (both re-exported here).
 
 What a backend needs to contain a plugin is here too, at no cost to a chunk that does
 not use it: ``start`` and ``decided`` resume a chunk whose worker died (the game it died
@@ -32,40 +32,69 @@ import logging
 import sys
 import time
 import traceback
-from array import array
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from time import perf_counter_ns
 from typing import Any
 
 from harness.analysis.account import Accountant
 from harness.errors import (
     GameError,
-    IllegalMove,
     PluginError,
     safe_text,
     type_name,
 )
 from harness.game.dice import DuplicateDice, SeededDice
 from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances
-from harness.game.ranking import Counts
-from harness.game.rules import Rules
-from harness.game.seating import Design, design, seats_of
+from harness.game.seating import seats_of
 from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
-from harness.runfolder.schema import (
-    ACCOUNT_ARRAYS,
+from harness.runfolder.schema import (  # GAME_ARRAYS, SEAT_ARRAYS: the columns a chunk fills
     ACCOUNT_FIELDS,
     FORFEIT,
     GAME_ARRAYS,
-    KIND_CODES,
     NO_KIND,
     OVER,
     SEAT_ARRAYS,
     TURN_CAP,
 )
 from harness.runfolder.timing import ChunkTimes
+from harness.tourney.chunk_result import (  # re-exported: the chunk room's face
+    ChunkResult,
+    chunk_stats,
+    empty_result,
+    extend,
+    finish,
+    kind_code,
+    rows_of,
+)
+from harness.tourney.decisions import Timed, Traced
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
+
+__all__ = [
+    "FLUSH_EVERY",
+    "GAME_ARRAYS",
+    "METHODS",
+    "SEAT_ARRAYS",
+    "TRACEBACK_LIMIT",
+    "WORKER_LOGGER",
+    "ChunkResult",
+    "Playing",
+    "bounded_traceback",
+    "build",
+    "chunk_stats",
+    "dice_for",
+    "empty_result",
+    "extend",
+    "finish",
+    "is_builtin",
+    "kind_code",
+    "loaded_code",
+    "play_chunk",
+    "play_native",
+    "replay_game",
+    "rows_of",
+    "timed_entrants",
+    "user_classes",
+]
 
 # The columns a chunk fills, their array typecodes (the seat columns are per seat) and the
 # status and error-kind codes are the run folder schema's (GAME_ARRAYS, SEAT_ARRAYS, ...).
@@ -75,91 +104,6 @@ FLUSH_EVERY = 0.2  # seconds between the rows handed to ``sink``
 TRACEBACK_LIMIT = 8000  # characters of a forfeit's traceback in run.log
 WORKER_LOGGER = "harness.tourney.worker"
 log = logging.getLogger(WORKER_LOGGER)
-
-
-@dataclass
-class ChunkResult:
-    """The compact result of a chunk: rows ordered by deal, then seat order index.
-
-    ``games`` holds the game columns, ``seats[i]`` the columns of seat i; ``errors``
-    maps a row to its forfeit message; ``stats[e]`` sums up table entrant e (the spec's
-    ``entrants[e]``) for the standings; ``cpu`` is the worker's CPU seconds; ``loaded`` the
-    sorted code digests of the user (not built-in) strategy code that was loaded in the
-    process that played it, when it finished (see :func:`loaded_code`). ``times`` is the
-    decision times of its user strategies by name (:mod:`harness.runfolder.timing`, the
-    manifest line's ``timing``); ``output`` the characters of output each strategy wrote
-    (its ``print()`` and logging: run.log keeps at most 64 kB a chunk), by name.
-    """
-
-    key: str
-    games: dict[str, array]
-    seats: list[dict[str, array]]
-    errors: dict[int, str] = field(default_factory=dict)
-    stats: list[Counts] = field(default_factory=list)
-    cpu: float = 0.0
-    loaded: list[str] = field(default_factory=list)
-    engine: str = "python"  # which engine played the rows ("native" or "python")
-    times: dict[str, Any] = field(default_factory=dict)
-    output: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def rows(self) -> int:
-        return len(self.games["deal"])
-
-
-def empty_result(spec: ChunkSpec) -> ChunkResult:
-    """A result with no rows yet, with every column (the account's when the spec keeps it)."""
-    games = {name: array(code) for name, code in GAME_ARRAYS.items()}
-    seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.luck else SEAT_ARRAYS
-    seats = [
-        {name: array(code) for name, code in seat_arrays.items()} for _ in range(spec.rules.players)
-    ]
-    return ChunkResult(spec.key, games, seats)
-
-
-def rows_of(result: ChunkResult, start: int, stop: int, offset: int = 0) -> ChunkResult:
-    """Rows ``start``..``stop - 1`` of a result's arrays (errors keyed by chunk row: the
-    arrays' first row is chunk row ``offset``)."""
-    games = {k: v[start:stop] for k, v in result.games.items()}
-    seats = [{k: v[start:stop] for k, v in s.items()} for s in result.seats]
-    errors = {r: e for r, e in result.errors.items() if offset + start <= r < offset + stop}
-    return ChunkResult(result.key, games, seats, errors)
-
-
-def extend(into: ChunkResult, part: ChunkResult) -> None:
-    """Append a part's rows (the rows that follow ``into``'s) in place."""
-    for name, values in part.games.items():
-        into.games[name].extend(values)
-    for mine, theirs in zip(into.seats, part.seats, strict=True):
-        for name, values in theirs.items():
-            mine[name].extend(values)
-    into.errors.update(part.errors)
-
-
-def finish(spec: ChunkSpec, result: ChunkResult) -> ChunkResult:
-    """Fill in the standings counters of a whole chunk.
-
-    Counted in C where the native extension is built (the same integers: tests check
-    it): in the parent of a fast run, counting a million rows in Python was a third of
-    its CPU.
-    """
-    from harness import native
-
-    if native.available() and result.rows:
-        result.stats = native.chunk_stats(
-            result.games, result.seats, spec.rules.players, spec.orders
-        )
-    else:
-        result.stats = chunk_stats(result, spec.rules.players, spec.orders)
-    return result
-
-
-def kind_code(exc: GameError) -> int:
-    """The error_kind code of a forfeit (GameError.kind; by class for older errors)."""
-    kind = getattr(exc, "kind", None)
-    if kind not in KIND_CODES:
-        kind = "rule" if isinstance(exc, IllegalMove) else "raised"
-    return KIND_CODES[kind]
 
 
 # -- building strategies in a worker ------------------------------------------------------
@@ -287,82 +231,6 @@ class Playing:
         self.names, self.seats = [], []
 
 
-# -- tracing: which seat, turn and method a worker died in ---------------------------------
-class _Traced(Strategy):
-    """Tells the watch every call into the strategy it wraps, and its end (only in
-    traced rows: a worker that died is replayed this way to find the seat, turn and
-    method). The end matters: a death after the call returned is not that seat's."""
-
-    def __init__(self, inner: Strategy, watch: Any) -> None:
-        self.inner = inner
-        self.watch = watch
-        self.seat = 0
-
-    def _call(self, turn: int, method: int, call: Callable[..., Any], *args: Any) -> Any:
-        self.watch.trace(self.seat, turn, method)
-        try:
-            return call(*args)
-        finally:
-            self.watch.leave()
-
-    def new_game(self, seat: int, rules: Rules) -> None:
-        self.seat = seat
-        self._call(0, 1, self.inner.new_game, seat, rules)
-
-    def pick(self, view: Any) -> Any:
-        return self._call(view.turn, 2, self.inner.pick, view)
-
-    def stop(self, view: Any) -> Any:
-        return self._call(view.turn, 3, self.inner.stop, view)
-
-    def claim(self, view: Any, choices: Any) -> Any:
-        return self._call(view.turn, 4, self.inner.claim, view, choices)
-
-
-# -- timing: how long a user strategy takes to decide ---------------------------------------
-class _Timed(Strategy):
-    """Times every decision of the strategy it wraps (a timed game's user seat) into its
-    entrant's share of the chunk's :class:`~harness.runfolder.timing.ChunkTimes`. The
-    wrapped methods are looked up at each call, as the engine looks them up, so that a
-    strategy whose attribute raises forfeits as it would unwrapped."""
-
-    def __init__(self, inner: Strategy, times: ChunkTimes, entrant: int) -> None:
-        self.inner = inner
-        self.hist = times.hist[entrant]
-        self.ns = times.ns
-        self.entrant = entrant
-
-    def _took(self, start: int) -> None:
-        d = perf_counter_ns() - start
-        self.ns[self.entrant] += d
-        b = d.bit_length()  # harness.runfolder.timing.bucket, inline
-        self.hist[(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1
-
-    def new_game(self, seat: int, rules: Rules) -> None:
-        self.inner.new_game(seat, rules)
-
-    def pick(self, view: Any) -> Any:  # the most frequent decision: _took inline
-        start = perf_counter_ns()
-        face = self.inner.pick(view)
-        d = perf_counter_ns() - start
-        self.ns[self.entrant] += d
-        b = d.bit_length()
-        self.hist[(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1
-        return face
-
-    def stop(self, view: Any) -> Any:
-        start = perf_counter_ns()
-        answer = self.inner.stop(view)
-        self._took(start)
-        return answer
-
-    def claim(self, view: Any, choices: Any) -> Any:
-        start = perf_counter_ns()
-        answer = self.inner.claim(view, choices)
-        self._took(start)
-        return answer
-
-
 def timed_entrants(spec: ChunkSpec) -> tuple[bool, ...]:
     """Which of a chunk's table entrants are timed: every one that is not a built-in."""
     return tuple(not is_builtin(_spec(ref).cls) for ref in spec.entrants)
@@ -434,10 +302,8 @@ def play_chunk(
         times = ChunkTimes(len(spec.entrants))
     now = Playing() if now is None else now
     if spec.engine != "python" and not decided and trace_from is None and not spec.limited:
-        native_result = _play_native(spec, start, watch, times, now)
+        native_result = _play_native(spec, start, watch, times, now, sink)
         if native_result is not None:
-            if sink is not None:
-                sink(native_result, start + native_result.rows)
             return native_result
     started = time.process_time()
     orders = spec.orders
@@ -445,45 +311,10 @@ def play_chunk(
     decided = decided or {}
     names = [e.name for e in spec.entrants]
     now.spec = spec
-    isolated = spec.isolation != "none"
-    try:
-        # Isolated seats build their strategies in their own processes: none here.
-        factories = [] if isolated else [_factory(_spec(ref)) for ref in spec.entrants]
-        timing = _Timing(spec, times) if factories else None
-    except BaseException:
-        now.clear()
-        raise
+    factories, timing = _builders(spec, times, now)
     seat_names = [seats_of(names, order) for order in orders]
     result = empty_result(spec)
-    games, seats, errors = result.games, result.seats, result.errors
-    # Bound methods, looked up once: this loop runs once per game.
-    g_deal, g_order, g_seed, g_gseed = (
-        games["deal"].append,
-        games["seating"].append,
-        games["seed"].append,
-        games["game_seed"].append,
-    )
-    g_turns, g_status, g_winner, g_eseat, g_ekind = (
-        games["turns"].append,
-        games["status"].append,
-        games["winner"].append,
-        games["error_seat"].append,
-        games["error_kind"].append,
-    )
-    seat_appends = [
-        [
-            s["worms"].append,
-            s["rank"].append,
-            s["busts"].append,
-            s["steals"].append,
-            s["stolen"].append,
-        ]
-        for s in seats
-    ]
-    # The account's columns, per seat in ACCOUNT_FIELDS order (none without the account).
-    account_appends = (
-        [[s[name].append for name in ACCOUNT_FIELDS] for s in seats] if spec.luck else None
-    )
+    columns = _Columns(result, spec.luck)
     dice_mode = spec.dice
     duplicate = dice_mode == "duplicate"
     seats_for = _Seats(spec, watch) if spec.limited else None
@@ -504,8 +335,8 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
-                accountant = Accountant(spec.rules) if account_appends is not None else None
-                result_game, error = _play_one(
+                accountant = Accountant(spec.rules) if columns.account is not None else None
+                played, error = _play_one(
                     spec,
                     factories,
                     seat_names[r],
@@ -522,41 +353,9 @@ def play_chunk(
                     accountant,
                     timing,
                 )
-                if error is None:
-                    status = TURN_CAP if result_game.capped else OVER
-                    error_seat, kind = -1, NO_KIND
-                else:
-                    status, error_seat, kind = FORFEIT, error.seat, kind_code(error)
-                    errors[row] = safe_text(error)
-                    if row not in decided:
-                        _log_first(error, spec, deal, r)
-                g_deal(deal)
-                g_order(r)
-                g_seed(dseed)
-                g_gseed(gseed)
-                g_turns(result_game.turns)
-                g_status(status)
-                g_winner(-1 if result_game.winner is None else result_game.winner)
-                g_eseat(error_seat)
-                g_ekind(kind)
-                scores, ranks, busts, steals, stolen = (
-                    result_game.scores,
-                    result_game.ranks,
-                    result_game.busts,
-                    result_game.steals,
-                    result_game.stolen,
-                )
-                for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(seat_appends):
-                    a_worms(scores[i])
-                    a_rank(ranks[i])
-                    a_busts(busts[i])
-                    a_steals(steals[i])
-                    a_stolen(stolen[i])
-                if accountant is not None:
-                    accountant.finish()  # a forfeit's turn counts for nothing
-                    for ledger, appends in zip(accountant.ledgers, account_appends, strict=True):  # type: ignore[arg-type]
-                        for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
-                            append(getattr(ledger, name))
+                if error is not None and row not in decided:
+                    _log_first(error, spec, deal, r)
+                columns.add(row, deal, r, dseed, gseed, played, error, accountant)
                 row += 1
                 if flush_at is not None and time.monotonic() >= flush_at:
                     sink(result, row)  # type: ignore[misc]
@@ -565,12 +364,101 @@ def play_chunk(
         now.clear()
         if seats_for is not None:
             seats_for.close()
+    # A sink's backend counts the rows it was sent.
+    return _completed(spec, result, times, started, count=start == 0 and sink is None)
+
+
+def _completed(
+    spec: ChunkSpec, result: ChunkResult, times: ChunkTimes, started: float, *, count: bool
+) -> ChunkResult:
+    """A played chunk's result with what it tells beside its rows: the user code loaded,
+    the decision times, its standings counters (``count``: a whole chunk, counted here),
+    the CPU it took since ``started``."""
     result.loaded = loaded_code(spec.entrants)
-    result.times = times.to_json(names)
-    if start == 0 and sink is None:  # a sink's backend counts the rows it was sent
+    result.times = times.to_json([e.name for e in spec.entrants])
+    if count:
         finish(spec, result)
     result.cpu = time.process_time() - started
     return result
+
+
+def _builders(
+    spec: ChunkSpec, times: ChunkTimes, now: Playing
+) -> tuple[list[Callable[[], Strategy]], _Timing | None]:
+    """The factories of a chunk's entrants and which seats to time (none when its seats
+    are isolated: their processes build the strategies). A failure clears ``now``."""
+    try:
+        factories = [] if spec.isolation != "none" else [_factory(_spec(r)) for r in spec.entrants]
+        return factories, _Timing(spec, times) if factories else None
+    except BaseException:
+        now.clear()
+        raise
+
+
+class _Columns:
+    """A chunk result's columns as bound ``append`` methods, looked up once (a chunk
+    appends one row per game), and the writing of one game's row."""
+
+    __slots__ = ("games", "seats", "account", "errors")
+
+    def __init__(self, result: ChunkResult, luck: Any) -> None:
+        g = result.games
+        names = ("deal", "seating", "seed", "game_seed", "turns", "status", "winner")
+        self.games = [g[name].append for name in (*names, "error_seat", "error_kind")]
+        fields = ("worms", "rank", "busts", "steals", "stolen")
+        self.seats = [[s[name].append for name in fields] for s in result.seats]
+        # The account's columns, per seat in ACCOUNT_FIELDS order (None without the account).
+        self.account = (
+            [[s[name].append for name in ACCOUNT_FIELDS] for s in result.seats] if luck else None
+        )
+        self.errors = result.errors
+
+    def add(
+        self,
+        row: int,
+        deal: int,
+        k: int,
+        dseed: int,
+        gseed: int,
+        game: GameResult,
+        error: GameError | None,
+        accountant: Accountant | None,
+    ) -> None:
+        """Append game (``deal``, seat order ``k``)'s row: its forfeit, if any, as one."""
+        if error is None:
+            status = TURN_CAP if game.capped else OVER
+            error_seat, kind = -1, NO_KIND
+        else:
+            status, error_seat, kind = FORFEIT, error.seat, kind_code(error)
+            self.errors[row] = safe_text(error)
+        a_deal, a_order, a_seed, a_gseed, a_turns, a_status, a_winner, a_eseat, a_ekind = self.games
+        a_deal(deal)
+        a_order(k)
+        a_seed(dseed)
+        a_gseed(gseed)
+        a_turns(game.turns)
+        a_status(status)
+        a_winner(-1 if game.winner is None else game.winner)
+        a_eseat(error_seat)
+        a_ekind(kind)
+        scores, ranks, busts, steals, stolen = (
+            game.scores,
+            game.ranks,
+            game.busts,
+            game.steals,
+            game.stolen,
+        )
+        for i, (a_worms, a_rank, a_busts, a_steals, a_stolen) in enumerate(self.seats):
+            a_worms(scores[i])
+            a_rank(ranks[i])
+            a_busts(busts[i])
+            a_steals(steals[i])
+            a_stolen(stolen[i])
+        if accountant is not None:
+            accountant.finish()  # a forfeit's turn counts for nothing
+            for ledger, appends in zip(accountant.ledgers, self.account, strict=True):  # type: ignore[arg-type]
+                for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
+                    append(getattr(ledger, name))
 
 
 class _Timing:
@@ -591,15 +479,21 @@ class _Timing:
             e = self.orders[k][seat]
             if self.user[e]:
                 self.times.games[e] += 1
-                instance = _Timed(instance, self.times, e)
+                instance = Timed(instance, self.times, e)
             out.append(instance)
         return out
 
 
 def _play_native(
-    spec: ChunkSpec, start: int, watch: Any, times: ChunkTimes | None, now: Playing
+    spec: ChunkSpec,
+    start: int,
+    watch: Any,
+    times: ChunkTimes | None,
+    now: Playing,
+    sink: Callable[[ChunkResult, int], None] | None = None,
 ) -> ChunkResult | None:
-    """The chunk played by the native engine, or None (auto: the Python engine plays it).
+    """The chunk played by the native engine, or None (auto: the Python engine plays it);
+    ``sink`` gets the whole result at once.
 
     The watch is told each game's row where a plugin plays (a Python seat), the first
     row only at a table of built-ins (no game of theirs can crash or stall). Should the
@@ -609,13 +503,16 @@ def _play_native(
     from harness import native
 
     try:
-        return play_native(spec, start=start, watch=watch, times=times, now=now)
+        result = play_native(spec, start=start, watch=watch, times=times, now=now)
     except native.NotNative as exc:
         if spec.engine == "native":
             raise PluginError(
                 f"{spec.describe()}: the native engine cannot play it: {exc}"
             ) from None
         return None
+    if sink is not None:
+        sink(result, start + result.rows)
+    return result
 
 
 def play_native(
@@ -700,12 +597,7 @@ def play_native(
     result = ChunkResult(spec.key, played.games, played.seats, engine="native")
     if host is not None:
         result.errors = host.errors
-    result.loaded = loaded_code(spec.entrants)
-    result.times = times.to_json([e.name for e in spec.entrants])
-    if start == 0:
-        finish(spec, result)
-    result.cpu = time.process_time() - started
-    return result
+    return _completed(spec, result, times, started, count=start == 0)
 
 
 def _play_one(
@@ -745,7 +637,7 @@ def _play_one(
             return game.result(error=failed), failed
         playing = instances if timing is None else timing.wrap(instances, k, row)
         if tracer is not None:
-            playing = [_Traced(s, tracer) for s in playing]
+            playing = [Traced(s, tracer) for s in playing]
         if seats_for is not None:
             playing = seats_for.guard(playing, names, k)
     game = Game(
@@ -825,49 +717,6 @@ class _Seats:
             for seats in self.by_order.values():
                 close_all(seats)
             self.by_order.clear()
-
-
-def chunk_stats(result: ChunkResult, n: int, orders: Design | None = None) -> list[Counts]:
-    """Per table entrant (``orders[k][seat]`` of a row in order k), its
-    :class:`~harness.game.ranking.Counts` of the chunk's rows. ``orders``: the chunk's design
-    (None: the cyclic one). The native engine counts the same in C
-    (:func:`harness.native.chunk_stats`); tests hold the two to the same integers."""
-    orders = orders if orders is not None else design(n, "cyclic")
-    # Per entrant: games, sole firsts, worms, rank, forfeits, capped; firsts shared by k.
-    games, sole, worms_sum, rank_sum, forfeits, capped = ([0] * n for _ in range(6))
-    shared = [[0] * (n + 1) for _ in range(n)]
-    seating, status, error_seat = (
-        result.games["seating"],
-        result.games["status"],
-        result.games["error_seat"],
-    )
-    worms = [s["worms"] for s in result.seats]
-    ranks = [s["rank"] for s in result.seats]
-    for row in range(result.rows):
-        order = orders[seating[row]]
-        if status[row] == TURN_CAP:  # unfinished, never scored
-            for i in range(n):
-                capped[order[i]] += 1
-            continue
-        firsts = [i for i in range(n) if ranks[i][row] == 1]
-        for i in range(n):
-            e = order[i]
-            games[e] += 1
-            worms_sum[e] += worms[i][row]
-            rank_sum[e] += ranks[i][row]
-        if len(firsts) == 1:
-            sole[order[firsts[0]]] += 1
-        else:
-            for i in firsts:
-                shared[order[i]][len(firsts)] += 1
-        if error_seat[row] >= 0:
-            forfeits[order[error_seat[row]]] += 1
-    return [
-        Counts.from_firsts(
-            games[e], sole[e], shared[e], worms_sum[e], rank_sum[e], forfeits[e], capped[e]
-        )
-        for e in range(n)
-    ]
 
 
 # -- one game again, for people -------------------------------------------------------------

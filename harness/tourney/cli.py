@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -190,12 +190,7 @@ def tourney(
             **limits,
         )
     except TourneyInterrupted as exc:
-        if as_json:
-            click.echo(json.dumps(exc.run.summary()))
-        run = exc.run
-        echo_err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
-        echo_err("Run the same command again to resume.")
-        sys.exit(EXIT_INTERRUPTED)
+        _exit_interrupted(exc.run, as_json)
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         echo_err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
@@ -215,6 +210,16 @@ def tourney(
     if strict and run.forfeits:
         echo_err(f"--strict: {run.forfeits:,} forfeits in a finished run; exit status 3.")
         sys.exit(EXIT_FORFEITS)
+
+
+def _exit_interrupted(run: Any, as_json: bool) -> NoReturn:
+    """A run stopped by Ctrl-C: its summary (with --json), what was saved, how to resume;
+    exit status 130."""
+    if as_json:
+        click.echo(json.dumps(run.summary()))
+    echo_err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
+    echo_err("Run the same command again to resume.")
+    sys.exit(EXIT_INTERRUPTED)
 
 
 def _write_report(run: Any, quiet: bool, *, write: bool = True) -> tuple[Any, dict | None]:

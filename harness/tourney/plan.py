@@ -196,10 +196,13 @@ def engine_files() -> list[Path]:
         for name in ("engine.py", "dice.py", "rules.py", "view.py", "board.py", "strategy.py")
     ]
     # The seat wrappers (time limits, process isolation) decide games that use them.
-    files += [root / "seats" / "__init__.py", root / "seats" / "isolation.py"]
+    files += [root / "seats" / name for name in ("__init__.py", "isolation.py", "replies.py")]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
-    files += [root / "tourney" / "chunks.py", root / "tourney" / "plan.py"]
+    files += [
+        root / "tourney" / name
+        for name in ("chunks.py", "chunk_result.py", "decisions.py", "plan.py")
+    ]
     files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).

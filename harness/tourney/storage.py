@@ -161,7 +161,7 @@ def part_summary(table: Any, players: int) -> PartSummary:
 def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSummary:
     """:func:`part_summary` of a chunk just played, whose rows ``table`` is about to be stored.
 
-    Counted in C (:func:`harness.native.chunk_stats`) from the very arrays ``table`` was
+    Counted in C (:func:`harness.native.column_counts`) from the very arrays ``table`` was
     made of, here and now (never the ``stats`` a result arrives with): the same integers
     as counting ``table`` (tests hold them to it) at a fortieth of the CPU. Without the
     native extension, and for the rare chunk with a forfeit (whose examples are taken
@@ -175,7 +175,7 @@ def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSumm
     status = np.frombuffer(result.games["status"], dtype=np.int8)
     if native.available() and not (status == schema.FORFEIT).any():
         try:
-            stats = native.chunk_stats(result.games, result.seats, n, spec.orders)
+            stats = native.column_counts(result.games, result.seats, n, spec.orders)
         except ValueError:  # arrays that do not make a chunk: counted from the rows
             pass
         else:

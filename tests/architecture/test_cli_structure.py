@@ -169,9 +169,13 @@ def test_console_script_and_python_m_reach_the_same_group():
 
 
 def test_the_commands_choices_are_the_configs():
-    # cli_common sits below the tourney room, so it spells the choices out: the same words.
-    from harness import cli_common
+    # cli_common sits below the tourney room, so it spells the luck choices out: the same
+    # words. The engine choices have one owner at the bottom, which every user reads.
+    from harness import cli_common, play
+    from harness.env import vector
+    from harness.game.engines import ENGINES
     from harness.tourney import config
 
-    assert cli_common.ENGINE_CHOICES == config.ENGINES
+    assert cli_common.ENGINE_CHOICES is config.ENGINES is play.ENGINES is ENGINES
+    assert vector.ENGINES is ENGINES
     assert cli_common.LUCK_CHOICES == config.LUCK_MODES

@@ -514,19 +514,19 @@ def test_chunk_stats_match_the_python_counters():
     result = chunks.play_chunk(spec)
     assert 0 < sum(result.games["status"]) < result.rows
     python = chunks.chunk_stats(result, 4, spec.orders)
-    assert native.chunk_stats(result.games, result.seats, 4, spec.orders) == python
+    assert native.column_counts(result.games, result.seats, 4, spec.orders) == python
     assert result.stats == python  # what play_chunk filled in
     for mode, n in MODES:
         orders = seating.design(n, mode)
         games, seats = doctored(n, len(orders), 400, n)
         fake = chunks.ChunkResult("k", games, seats)
         expected = chunks.chunk_stats(fake, n, orders)
-        assert native.chunk_stats(games, seats, n, orders) == expected, (mode, n)
+        assert native.column_counts(games, seats, n, orders) == expected, (mode, n)
         if mode == "cyclic":  # no design given: the cyclic one
-            assert native.chunk_stats(games, seats, n) == expected
+            assert native.column_counts(games, seats, n) == expected
     # a permuted design counts each entrant from its own seats: not the cyclic counts
     games, seats = doctored(3, 6, 400, 1)
-    assert native.chunk_stats(games, seats, 3, seating.design(3)) != native.chunk_stats(
+    assert native.column_counts(games, seats, 3, seating.design(3)) != native.column_counts(
         games, seats, 3, [(0, 1, 2), (1, 2, 0), (2, 0, 1), (0, 1, 2), (1, 2, 0), (2, 0, 1)]
     )
 
@@ -733,7 +733,7 @@ def test_a_malformed_design_is_refused(bad):
     design = lambda: bad.again() if isinstance(bad, Shifty) else bad  # noqa: E731 - unread
     calls = [
         lambda: native.play_deals(rules, ["greedy", "greedy"], 1, 0, 3, orders=design()),
-        lambda: native.chunk_stats(*doctored(2, 1, 5, 0), 2, design()),
+        lambda: native.column_counts(*doctored(2, 1, 5, 0), 2, design()),
         lambda: native.play_games(rules, ["greedy", "greedy"], [1], orders=design()),
     ]
     for call in calls[: 1 if bad is None else 3]:
@@ -757,7 +757,7 @@ def test_a_design_is_read_once():
         native.play_games(rules, seats, [1, 2], seatings=[0, 2])
     games, seats_ = doctored(2, 6, 20, 3)  # seatings up to 5 against a design of 2
     with pytest.raises(ValueError, match="seat order"):
-        native.chunk_stats(games, seats_, 2, [(0, 1), (1, 0)])
+        native.column_counts(games, seats_, 2, [(0, 1), (1, 0)])
 
 
 C_ATTACKS = r"""

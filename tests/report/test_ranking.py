@@ -251,7 +251,7 @@ def test_both_engines_count_a_chunk_in_counts():
     stored = part_summary(to_arrow(spec, result), 3)
     assert {e.name: s for e, s in zip(spec.entrants, python, strict=True)} == stored.counters
     if native.available():
-        assert native.chunk_stats(result.games, result.seats, 3, spec.orders) == python
+        assert native.column_counts(result.games, result.seats, 3, spec.orders) == python
 
 
 def test_chunk_counters_convert_exactly():

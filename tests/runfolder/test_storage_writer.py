@@ -137,7 +137,7 @@ def test_without_the_native_engine_the_rows_are_counted(tmp_path, monkeypatch):
     spec = next(iter(plan.chunks(load_config({"entrants": ["greedy", "random"], "deals": 30}))))
     result = finish(spec, play_chunk(spec))
     monkeypatch.setattr(native, "available", lambda: False)
-    monkeypatch.setattr(native, "chunk_stats", None)  # never called
+    monkeypatch.setattr(native, "column_counts", None)  # never called
     played = played_summary(spec, result, to_arrow(spec, result, encoded=True))
     assert played == part_summary(to_arrow(spec, result), 2)
 

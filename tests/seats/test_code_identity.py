@@ -265,9 +265,9 @@ def test_a_volatile_class_is_never_resumed(tmp_path: Path):
 def test_a_class_of_an_installed_package_is_hashed_from_its_own_module(tmp_path, monkeypatch):
     import importlib.util
 
-    import harness.plugins as plugins
+    import harness.plugins.digests as identity
 
-    monkeypatch.setattr(plugins, "_THIRD_PARTY", (str(tmp_path),))  # as if site-packages
+    monkeypatch.setattr(identity, "_THIRD_PARTY", (str(tmp_path),))  # as if site-packages
     digests = []
     for version, source in enumerate((TWO_CLASSES, TWO_CLASSES.replace("+ 2", "+ 3"))):
         path = tmp_path / f"v{version}" / "installed_bots.py"

@@ -12,6 +12,7 @@ from harness.errors import ConfigError
 from harness.game import seating as seating_design
 from harness.game.dice import DICE_MODES
 from harness.game.engine import DEFAULT_MAX_TURNS
+from harness.game.engines import ENGINES  # auto, python, native: what each means is there
 from harness.game.rules import Rules
 from harness.plugins import (
     StrategySpec,
@@ -45,9 +46,6 @@ KEYS = (
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
 ISOLATIONS = ISOLATION_MODES  # the seats' own list (harness.seats)
-# auto: the native engine for every table it can play, else the Python engine;
-# native: refuse, before anything is played, a table it cannot play; python: never native.
-ENGINES = ("auto", "python", "native")
 # The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
 # on at the tables where it costs little next to the games (a table with a plugin or
 # `optimal`), off at tables of the cheap built-ins alone (plan.table_luck says why).
