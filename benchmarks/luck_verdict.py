@@ -67,6 +67,11 @@ def pilot(a: str, b: str, deals: int, seed: int) -> float:
     hypotheses 0.02 Elo apart move the log-likelihood ratio far too little to end it)."""
     setup = make_setup(a, b, seed=seed, luck="on", elo0=-0.01, elo1=0.01, max_games=2 * deals)
     result = run_sprt(setup, workers=0)
+    if result.verdict != "inconclusive":  # a very lopsided pair can still end it: say so
+        raise SystemExit(
+            f"the pilot stopped early ({result.verdict} after {result.tally.games:,} games), "
+            "so its Elo rests on fewer deals than asked: give --truth, or fewer --pilot deals"
+        )
     return result.tally.elo()[0]
 
 
