@@ -47,6 +47,12 @@ def accounted(agg: Aggregates) -> bool:
     return bool(agg.account.size and agg.account[:, _SUM["games"]].sum() > 0)
 
 
+def _keyed(key: str, estimate: tuple[float, ...]) -> dict[str, float]:
+    """An estimate, its interval and standard error as the standings' keys: ``key``,
+    ``key_low``, ``key_high``, ``key_se``."""
+    return dict(zip((key, f"{key}_low", f"{key}_high", f"{key}_se"), estimate, strict=True))
+
+
 def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The ``luck`` section of the summary, and the adjusted figures added to each
     standings row (``win_adj``, ``margin``, ``margin_adj`` with their intervals); None when
@@ -62,20 +68,9 @@ def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, 
         margin = stats.ControlMoments(agg.luck_margin[s])
         adj = _share(win.adjusted(), by_deal)
         raw_margin, adj_margin = _mean(margin.raw), _mean(margin.adjusted())
-        row.update(
-            win_adj=adj[0],
-            win_adj_low=adj[1],
-            win_adj_high=adj[2],
-            win_adj_se=adj[3],
-            margin=raw_margin[0],
-            margin_low=raw_margin[1],
-            margin_high=raw_margin[2],
-            margin_se=raw_margin[3],
-            margin_adj=adj_margin[0],
-            margin_adj_low=adj_margin[1],
-            margin_adj_high=adj_margin[2],
-            margin_adj_se=adj_margin[3],
-        )
+        row.update(_keyed("win_adj", adj))
+        row.update(_keyed("margin", raw_margin))
+        row.update(_keyed("margin_adj", adj_margin))
         rows.append(
             {
                 "strategy": row["strategy"],
