@@ -45,6 +45,13 @@ from harness.errors import (
 from harness.game.engines import ENGINES
 from harness.game.rules import PRESETS, VARIANTS, Rules
 from harness.interrupts import user_interrupts
+from harness.seats.settings import (
+    ISOLATION_MODES,
+    LUCK_MODES,
+    SeatSettings,
+    SettingsError,
+    settings_from,
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -261,7 +268,7 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
         )(func)
         return click.option(
             "--isolation",
-            type=click.Choice(["none", "process"]),
+            type=click.Choice(list(ISOLATION_MODES)),
             default=isolation_default,
             show_default=isolation_default is not None,
             help="process: run each seat's strategy in a process of its own, out of reach "
@@ -272,8 +279,7 @@ def limits_options(isolation_default: str | None) -> Callable[[F], F]:
 
 
 ENGINE_CHOICES = ENGINES  # the game tier's (harness.game.engines)
-# tourney.config.LUCK_MODES (tests/architecture/test_cli_structure.py holds them equal)
-LUCK_CHOICES = ("auto", "on", "off")
+LUCK_CHOICES = LUCK_MODES  # the seat settings' (harness.seats.settings)
 
 
 def engine_option(config: bool) -> Callable[[F], F]:
@@ -303,6 +309,18 @@ def luck_option(config: bool = True) -> Callable[[F], F]:
         "estimates (docs/luck.md): on, off, or auto: at tables with a plugin or optimal, "
         f"where it costs little next to the games ({where}).",
     )
+
+
+def seat_settings_of(base: SeatSettings | None = None, **options: Any) -> SeatSettings:
+    """The seat settings a command's options give (:func:`limits_options`,
+    :func:`engine_option`, :func:`luck_option`: ``move_time=``, ``isolation=``, ...):
+    ``base``'s (a config's; else the defaults) with each option given (not None) in
+    place, checked once as every seat setting is; a mistake is one line naming the
+    option (``--move-time: 0.0; give seconds above 0 ...``, exit 2)."""
+    try:
+        return settings_from(None, base, **options)
+    except SettingsError as exc:
+        raise exc.for_option() from None
 
 
 def deals_option(deals: int | None, games: int | None) -> dict[str, int]:

@@ -44,6 +44,7 @@ from harness.errors import HarnessError
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import StrategySpec
+from harness.seats.settings import SeatSettings, settings_from
 from harness.stats import Moments
 
 if TYPE_CHECKING:
@@ -325,23 +326,27 @@ def coach(
     players: int = 2,
     deals: int = DEFAULT_DEALS,
     seed: int = 1,
-    engine: str = "auto",
+    engine: str | None = None,
     workers: int = 1,
     bands: Sequence[float] = BANDS,
     situations: int = DEFAULT_SITUATIONS,
     examples: int = DEFAULT_EXAMPLES,
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: Callable[[int, int], None] | None = None,
+    settings: SeatSettings | None = None,
 ) -> Coaching:
     """Audit every decision ``bot`` takes on ``deals`` duplicate deals against its
     ``opponents`` (see the module docstring). ``examples``: how many of the costliest
-    situations get an example played again with its record."""
+    situations get an example played again with its record. ``engine``: auto (the
+    default), python or native; or ``settings``, a SeatSettings (its engine: the coach
+    takes no seat limits), not both."""
     started, wall = time.process_time(), time.perf_counter()
     try:
         band_values = check_bands(tuple(bands))
     except ValueError as exc:
         raise HarnessError(f"--bands: {exc}") from None
-    field_ = make_field(opponents, rules, players, deals, seed, engine, max_turns)
+    seats = settings_from(settings, engine=engine)  # auto unless told
+    field_ = make_field(opponents, rules, players, deals, seed, seats, max_turns)
     (spec,) = resolve_all([bot], "BOT")
     subject = CoachSubject(spec, spec.label)
     tally, used, worker_cpu = play_field(

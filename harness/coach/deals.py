@@ -39,6 +39,7 @@ from harness.game.strategy import Strategy
 from harness.interrupts import plugin_interrupts_only
 from harness.plugins import StrategySpec, resolve
 from harness.runfolder.schema import FORFEIT, TURN_CAP
+from harness.seats.settings import SeatSettings
 from harness.tourney.plan import deal_seed
 
 #: Games a block holds, about: blocks are the unit of work and of merging.
@@ -196,16 +197,27 @@ def make_field(
     players: int,
     deals: int,
     seed: int,
-    engine: str,
+    settings: SeatSettings,
     max_turns: int,
 ) -> Field:
-    """The field of a coach or a diff, checked (one line for a mistake) and resolved."""
+    """The field of a coach or a diff, checked (one line for a mistake) and resolved.
+
+    Of the seat ``settings``, the engine is the field's; the coach and the diff time no
+    seat and isolate none (their wrapped seats value every question in this process), so
+    limits are one line here, and the luck mode is not theirs (they keep their own
+    account)."""
+    if settings.limited:
+        raise HarnessError(
+            "seat limits (move_time, game_time, isolation): the coach and the diff play "
+            "without them; leave them out"
+        )
     if not 1 <= deals <= 10_000_000:
         raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
     if not opponents:
         raise HarnessError("--opponent: give at least one opponent")
     game_rules = Rules.coerce(rules, players=players)
-    return Field(game_rules, resolve_all(opponents, "opponent"), seed, deals, engine, max_turns)
+    opponent_specs = resolve_all(opponents, "opponent")
+    return Field(game_rules, opponent_specs, seed, deals, settings.engine, max_turns)
 
 
 # -- one block ----------------------------------------------------------------------------

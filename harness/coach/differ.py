@@ -35,6 +35,7 @@ from harness.coach.valuing import Moment
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import StrategySpec
+from harness.seats.settings import SeatSettings, settings_from
 from harness.stats import Moments
 
 if TYPE_CHECKING:
@@ -423,19 +424,23 @@ def diff(
     players: int = 2,
     deals: int = DEFAULT_DEALS,
     seed: int = 1,
-    engine: str = "auto",
+    engine: str | None = None,
     workers: int = 1,
     situations: int = DEFAULT_SITUATIONS,
     examples: int = DEFAULT_EXAMPLES,
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: Callable[[int, int], None] | None = None,
+    settings: SeatSettings | None = None,
 ) -> Diff:
     """A against B on ``deals`` duplicate deals against ``opponents`` (module docstring).
     ``a`` and ``b`` may be ``NAME=REF`` (two versions of one bot under names of their
     own). ``examples``: positions played again with their records, where B gains most
-    and where it loses most (as many of each)."""
+    and where it loses most (as many of each). ``engine``: auto (the default), python or
+    native; or ``settings``, a SeatSettings (its engine: the diff takes no seat limits),
+    not both."""
     started, wall = time.process_time(), time.perf_counter()
-    field_ = make_field(opponents, rules, players, deals, seed, engine, max_turns)
+    seats = settings_from(settings, engine=engine)  # auto unless told
+    field_ = make_field(opponents, rules, players, deals, seed, seats, max_turns)
     names = []
     specs = []
     for what, ref in (("A", a), ("B", b)):

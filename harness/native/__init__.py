@@ -36,7 +36,7 @@ import sys
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from harness.game.dice import DICE_MODES
 from harness.game.engine import DEFAULT_MAX_TURNS
@@ -121,19 +121,33 @@ def available() -> bool:
     return _core is not None
 
 
-def refusal(
-    *, move_time: float | None = None, game_time: float | None = None, isolation: str = "none"
-) -> str | None:
-    """Why the native engine may not play under these seat settings, whatever the seats
-    (None: it may): the one answer to "may the native engine play this?" that a
-    tournament's table, a single game, a chunk and an RL environment all start from (each
-    then asks what only it knows: the seats, the seed, a record). Limits stay on the
-    Python engine: their verdicts are replayed turn by turn there."""
+class Limits(Protocol):
+    """What :func:`refusal` reads of the seat settings: a
+    :class:`harness.seats.settings.SeatSettings` or its ``limits`` (this tier imports
+    nothing above it, so it names the fields, not the class)."""
+
+    @property
+    def move_time(self) -> float | None: ...
+    @property
+    def game_time(self) -> float | None: ...
+    @property
+    def isolation(self) -> str: ...
+
+
+def refusal(settings: Limits | None = None) -> str | None:
+    """Why the native engine may not play under these seat settings (None: no limits),
+    whatever the seats (None: it may): the one answer to "may the native engine play
+    this?" that a tournament's table, a single game, a chunk, the coach and an RL
+    environment all start from (each then asks what only it knows: the seats, the seed,
+    a record). Limits stay on the Python engine: their verdicts are replayed turn by turn
+    there."""
     if not available():
         return "the native engine is not built in this installation (no C compiler at install)"
-    if move_time is not None or game_time is not None:
+    if settings is None:
+        return None
+    if settings.move_time is not None or settings.game_time is not None:
         return "seat limits (the time limits move_time, game_time) run on the Python engine"
-    if isolation != "none":
+    if settings.isolation != "none":
         return "process isolation runs on the Python engine"
     return None
 

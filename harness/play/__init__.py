@@ -5,9 +5,10 @@ result = play_game(["greedy", "threshold(target=28)"], rules="official", seed=7)
 result.scores, result.ranks, result.winner, result.turns
 
 Time limits and process isolation (:mod:`harness.seats`) apply here too:
-``play_game(..., move_time=1, isolation="process")``. :func:`open_seats` builds the
-seats once (processes started, references checked) for callers that play several
-games or must fail before telling anything (``harness play``).
+``play_game(..., move_time=1, isolation="process")``, or as one value,
+``play_game(..., settings=SeatSettings(move_time=1, isolation="process"))``.
+:func:`open_seats` builds the seats once (processes started, references checked) for
+callers that play several games or must fail before telling anything (``harness play``).
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.errors import GameError, HarnessError, safe_repr
+from harness.errors import GameError, HarnessError
 from harness.game.dice import DiceSource, DuplicateDice, SeededDice
 from harness.game.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult, observing
-from harness.game.engines import ENGINES
+from harness.game.engines import ENGINES  # the engine choices (re-exported: play's face)
 from harness.game.record import RecordBuilder
 from harness.game.rules import Rules
 from harness.game.strategy import Strategy, check_instance
@@ -39,6 +40,10 @@ from harness.seats import (
     unguarded,
 )
 from harness.seats.sandbox import missing_note
+from harness.seats.settings import SeatSettings, settings_from
+
+GAME_SETTINGS = SeatSettings(engine="python")
+"""A single game's seat settings unless told: no limits, the Python engine."""
 
 
 def _check_own_instance(item: Strategy, seated: Sequence[Strategy | None]) -> None:
@@ -205,8 +210,9 @@ def play_game(
     names: Sequence[str] | None = None,
     move_time: float | None = None,
     game_time: float | None = None,
-    isolation: str = "none",
-    engine: str = "python",
+    isolation: str | None = None,
+    engine: str | None = None,
+    settings: SeatSettings | None = None,
 ) -> GameResult:
     """Play one game and return its :class:`~harness.game.engine.GameResult`.
 
@@ -221,9 +227,11 @@ def play_game(
 
     ``move_time`` (seconds per decision) and ``game_time`` (seconds of one seat's
     decisions in this game) make a slow seat forfeit with TimeForfeit; ``isolation=
-    "process"`` runs each seat's strategy in a process of its own (see
+    "process"`` (default "none") runs each seat's strategy in a process of its own (see
     :mod:`harness.seats`): same games for honest strategies, a dead process is that
-    seat's SeatCrashed.
+    seat's SeatCrashed. ``settings`` (a :class:`~harness.seats.settings.SeatSettings`)
+    gives these and ``engine`` as one value instead (not with them; its ``luck`` is a
+    tournament's: a single game keeps no account unless observed).
 
     ``engine="auto"`` plays on the native engine when it can: an int64 seed, no
     record, observer, limits or dice other than ``DuplicateDice(seed)`` (the same game
@@ -232,10 +240,16 @@ def play_game(
     when it cannot; ``"python"`` (the default) never uses it. A game in which a seat
     forfeits is played again on the Python engine, whose error object it returns.
     """
-    limits = SeatLimits(move_time, game_time, isolation)
+    settings = settings_from(
+        settings,
+        GAME_SETTINGS,
+        move_time=move_time,
+        game_time=game_time,
+        isolation=isolation,
+        engine=engine,
+    )
     game_rules = Rules.coerce(rules, players=len(strategies))  # bad rules: before any process
-    if engine not in ENGINES:
-        raise HarnessError(f"engine: {safe_repr(engine)} is not one of {', '.join(ENGINES)}")
+    engine = settings.engine
     if names is not None and len(names) != len(strategies):  # before either engine
         raise HarnessError(f"{len(names)} names for {len(strategies)} seats")
     for item in strategies:  # references are checked as they are resolved
@@ -243,7 +257,7 @@ def play_game(
             check_instance(item)  # before either engine: the same refusal from both
     if engine != "python":
         why = native_problem(
-            strategies, seed, record=record, observer=observer, dice=dice, limits=limits
+            strategies, seed, record=record, observer=observer, dice=dice, settings=settings
         )
         played = None
         if why is None:
@@ -253,7 +267,7 @@ def play_game(
             why = "the native engine could not play this game"
         if engine == "native" and played is not FORFEITED:
             raise HarnessError(f"--engine native: {why}; use --engine auto or python")
-    seats = open_seats(strategies, limits, names)
+    seats = open_seats(strategies, settings.limits, names)
     try:
         return play_observed(
             seats.strategies,
@@ -277,15 +291,13 @@ def native_problem(
     record: bool = False,
     observer: GameObserver | None = None,
     dice: DiceSource | None = None,
-    limits: SeatLimits | None = None,
+    settings: SeatSettings | None = None,
 ) -> str | None:
-    """Why the native engine cannot play this game (None: it can), in a few words."""
+    """Why the native engine cannot play this game under ``settings`` (None: no limits)
+    (None: it can), in a few words."""
     from harness import native
 
-    limits = limits if limits is not None else SeatLimits()
-    refused = native.refusal(
-        move_time=limits.move_time, game_time=limits.game_time, isolation=limits.isolation
-    )
+    refused = native.refusal(settings)
     if refused is not None:
         return refused
     if record:
@@ -435,4 +447,14 @@ def _record_account(builder: RecordBuilder, rules: Rules) -> GameObserver:
     return Accountant(rules, listener=write)
 
 
-__all__ = ["Seats", "build_strategies", "create", "open_seats", "play_game", "play_observed"]
+__all__ = [
+    "ENGINES",
+    "GAME_SETTINGS",
+    "SeatSettings",
+    "Seats",
+    "build_strategies",
+    "create",
+    "open_seats",
+    "play_game",
+    "play_observed",
+]

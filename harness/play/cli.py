@@ -22,6 +22,7 @@ from harness.cli_common import (
     max_turns_option,
     parse_variants,
     rules_options,
+    seat_settings_of,
     strict_option,
     user_errors,
 )
@@ -124,11 +125,13 @@ def play(
     from harness.game.engine import DEFAULT_MAX_TURNS, observing
     from harness.game.record import save_record
     from harness.play import open_seats, play_game
-    from harness.seats import SeatLimits, plugin_traceback
+    from harness.seats import plugin_traceback
 
-    rules = _checked_rules(strategies, preset, settings, record_path,
-                           seed=seed, max_turns=max_turns, move_time=move_time,
-                           game_time=game_time)  # fmt: skip
+    rules, seat_settings = _checked_rules(
+        strategies, preset, settings, record_path, seed=seed, max_turns=max_turns,
+        seat_options={"move_time": move_time, "game_time": game_time, "isolation": isolation,
+                      "engine": engine},
+    )  # fmt: skip
     from harness.people.table import seat_of_person
 
     if seat_of_person(strategies) is not None:  # a person plays: harness.people
@@ -143,15 +146,14 @@ def play(
         )  # fmt: skip
     if hints or tutor:
         raise click.UsageError("--hints and --tutor help a person: name a seat `you`")
-    limits = SeatLimits(move_time, game_time, isolation)
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     if engine == "native":  # what it cannot do: one line, before anything is loaded or told
-        _check_native(strategies, seed, limits, record_path, narrated=not (quiet or as_json),
-                      analyze=analyze)  # fmt: skip
+        _check_native(strategies, seed, seat_settings, record_path,
+                      narrated=not (quiet or as_json), analyze=analyze)  # fmt: skip
     # Every strategy loaded (in its own process with --isolation process) before the
     # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), limits, display=True) as seats:
+    with open_seats(list(strategies), seat_settings.limits, display=True) as seats:
         names = seats.names
         narrator, accountant = _watchers(seats, rules, seed, dice, quiet=quiet,
                                          as_json=as_json, analyze=analyze)  # fmt: skip
@@ -165,7 +167,7 @@ def play(
             max_turns=max_turns or DEFAULT_MAX_TURNS,
             forfeit=True,
             names=names,
-            engine=engine,
+            engine=seat_settings.engine,  # the limits are the seats' own (open_seats)
         )
     trace = plugin_traceback(result.error) if show_traceback else None
     account = None
@@ -190,21 +192,25 @@ def _checked_rules(
     preset: str,
     settings: tuple[str, ...],
     record_path: str | None,
+    seat_options: dict[str, Any],
     **bounded: Any,
-) -> Any:
-    """The game's rules, once every option is checked (the player count, the ``bounded``
-    numbers, the variants, where the record goes): before anything is played or told."""
+) -> tuple[Any, Any]:
+    """The game's rules and seat settings, once every option is checked (the player
+    count, the ``bounded`` numbers and the ``seat_options``, the variants, where the
+    record goes): before anything is played or told."""
     if not 2 <= len(strategies) <= 7:
         raise click.UsageError(
             f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
         )
+    from harness.play import GAME_SETTINGS
     from harness.tourney.config import check_bounds
 
     check_bounds(**bounded)
+    seat_settings = seat_settings_of(GAME_SETTINGS, **seat_options)
     rules = parse_variants(preset, settings, players=len(strategies))
     if record_path:
         _check_record_path(record_path)
-    return rules
+    return rules, seat_settings
 
 
 def _watchers(
@@ -236,7 +242,7 @@ def _watchers(
 def _check_native(
     strategies: tuple[str, ...],
     seed: int,
-    limits: Any,
+    seat_settings: Any,
     record_path: str | None,
     *,
     narrated: bool,
@@ -252,7 +258,9 @@ def _check_native(
     elif analyze:
         why = "--analyze follows the game move by move on the Python engine"
     else:
-        why = native_problem(list(strategies), seed, record=bool(record_path), limits=limits)
+        why = native_problem(
+            list(strategies), seed, record=bool(record_path), settings=seat_settings
+        )
     if why is not None:
         raise HarnessError(f"--engine native: {why}; or use --engine auto")
 

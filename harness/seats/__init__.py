@@ -28,6 +28,10 @@ off (:func:`guard` then returns the very list it was given: zero cost).
 
 Every call into plugin code counts, ``new_game`` included (in process isolation, that
 is where the fresh instance is built).
+
+The values are checked in :mod:`harness.seats.settings`: :class:`SeatLimits` (re-exported
+here) and the seat settings as one value, ``SeatSettings`` (the limits, the isolation,
+the engine and the luck mode), which every caller holds.
 """
 
 from __future__ import annotations
@@ -39,7 +43,6 @@ import threading
 import time
 import traceback
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import (
@@ -47,7 +50,6 @@ from harness.errors import (
     PluginError,
     SeatCrashed,
     TimeForfeit,
-    safe_repr,
 )
 from harness.game.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
 from harness.game.strategy import Strategy
@@ -62,55 +64,12 @@ from harness.seats.isolation import (
     close_processes,
 )
 from harness.seats.sandbox import cpu_budget
-
-ISOLATION_MODES = ("none", "process")
-MAX_SECONDS = 3600.0  # move_time and game_time: at most an hour (configs read it here)
-ISOLATED_GAME_TIME = 600.0
-"""Seconds of one isolated seat's decisions in one game when no ``game_time`` is given:
-an isolated seat is never without a deadline (a seat that loops forfeits with "time")."""
-
-
-@dataclass(frozen=True)
-class SeatLimits:
-    """The limits a seat's strategy plays under; all off by default."""
-
-    move_time: float | None = None
-    game_time: float | None = None
-    isolation: str = "none"
-
-    def __post_init__(self) -> None:
-        for key in ("move_time", "game_time"):
-            value = getattr(self, key)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise HarnessError(
-                    f"{key}: expected seconds (a number), got {type(value).__name__}"
-                )
-            if not (0 < value <= MAX_SECONDS):  # NaN fails this too
-                raise HarnessError(
-                    f"{key}: {safe_repr(value, 60)} seconds is out of bounds; give more "
-                    f"than 0 and at most {MAX_SECONDS:g}"
-                )
-            object.__setattr__(self, key, float(value))
-        if type(self.isolation) is not str or self.isolation not in ISOLATION_MODES:
-            raise HarnessError(
-                f"isolation: {safe_repr(self.isolation, 60)} is not one of none, process"
-            )
-        if self.isolation == "process" and self.game_time is None:
-            object.__setattr__(self, "game_time", ISOLATED_GAME_TIME)
-
-    @property
-    def timed(self) -> bool:
-        """True when a time limit is on."""
-        return self.move_time is not None or self.game_time is not None
-
-    @property
-    def active(self) -> bool:
-        """True when any limit is on (then :func:`guard` wraps the strategies)."""
-        return (
-            self.move_time is not None or self.game_time is not None or (self.isolation != "none")
-        )
+from harness.seats.settings import (  # re-exported: the limits' values are checked there
+    ISOLATED_GAME_TIME,
+    ISOLATION_MODES,
+    MAX_SECONDS,
+    SeatLimits,
+)
 
 
 class Beacon:
@@ -640,6 +599,7 @@ __all__ = [
     "Beacon",
     "ISOLATED_GAME_TIME",
     "ISOLATION_MODES",
+    "MAX_SECONDS",
     "SeatLimits",
     "close_all",
     "guard",

@@ -31,6 +31,7 @@ from harness.cli_common import (
     max_turns_option,
     parse_variants,
     rules_options,
+    seat_settings_of,
     strict_option,
     user_errors,
     verbosity_options,
@@ -158,7 +159,7 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"deals S:N below: N deals in which A scored S points against B over the deal's "
         f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
-    if setup.isolation == "process":
+    if setup.settings.isolation == "process":
         from harness.seats.sandbox import missing_note, probe
 
         missing = missing_note(list(probe()))
@@ -307,6 +308,9 @@ def sprt(
         if item.partition("=")[0].strip().replace("-", "_") == "players":
             raise click.BadParameter("give the player count with --players", param_hint="--set")
     rules = parse_variants(preset, settings, players=players)
+    seat_settings = seat_settings_of(
+        move_time=move_time, game_time=game_time, isolation=isolation, engine=engine, luck=luck
+    )
     setup = make_setup(
         a,
         b,
@@ -320,11 +324,7 @@ def sprt(
         beta=beta,
         max_games=max_games,
         max_turns=max_turns or DEFAULT_MAX_TURNS,
-        move_time=move_time,
-        game_time=game_time,
-        isolation=isolation,
-        engine=engine,
-        luck=luck,
+        settings=seat_settings,
     )
     workers = default_workers() if workers is None else workers
     # Check lines for people: always without --json; with it, only on a terminal.

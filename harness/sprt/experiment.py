@@ -42,13 +42,11 @@ from harness.errors import HarnessError, RunFailed
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from harness.game.seating import by_entrant
+from harness.seats.settings import HoldsSeatSettings, SeatSettings, settings_from
 from harness.stats import AdjustedSprt, Sprt
 from harness.tourney import plan
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.config import (
-    ENGINES,
-    ISOLATIONS,
-    LUCK_MODES,
     Entrant,
     TourneyConfig,
     check_bounds,
@@ -69,7 +67,7 @@ class SprtError(HarnessError):
 
 # -- the setup ----------------------------------------------------------------------------
 @dataclass(frozen=True)
-class SprtSetup:
+class SprtSetup(HoldsSeatSettings):
     """Everything that decides the test's games and verdict (not the worker count)."""
 
     a: Entrant
@@ -83,13 +81,10 @@ class SprtSetup:
     beta: float = 0.05
     max_games: int | None = None
     max_turns: int = DEFAULT_MAX_TURNS
-    move_time: float | None = None  # seat limits, as a tourney config's (off by default)
-    game_time: float | None = None
-    isolation: str = "none"
-    engine: str = "auto"  # auto | python | native, as a tourney config's
-    # The luck and skill account (docs/luck.md): auto | on | off, as a tourney config's.
-    # Kept, the test runs on luck-adjusted deal scores (stats.AdjustedSprt).
-    luck: str = "auto"
+    # Seat limits, isolation, engine and the luck and skill account, as a tourney
+    # config's (harness.seats.settings). With the account kept, the test runs on
+    # luck-adjusted deal scores (stats.AdjustedSprt).
+    settings: SeatSettings = SeatSettings()
 
     @property
     def players(self) -> int:
@@ -137,13 +132,9 @@ class SprtSetup:
             games=self.max_deals or 0,  # not read by spec_for: the checks set the deals
             seed=self.seed,
             max_turns=self.max_turns,
-            move_time=self.move_time,
-            game_time=self.game_time,
-            isolation=self.isolation,
-            engine=self.engine,
+            settings=self.settings,
             # Its own two seat orders, each in every rotation (see the module docstring).
             seating="cyclic",
-            luck=self.luck,
         )
 
     @cached_property
@@ -154,6 +145,11 @@ class SprtSetup:
             plan.table_engine(self.config, plan.Table(base.id, base.key, order))
             for order in self.orders
         )
+
+    @cached_property
+    def order_settings(self) -> tuple[SeatSettings, ...]:
+        """The seat settings of each seat order's chunks: the engine its own."""
+        return tuple(self.settings.with_overrides(engine=engine) for engine in self.engines)
 
     @cached_property
     def adjusted(self) -> bool:
@@ -184,10 +180,8 @@ class SprtSetup:
             "beta": self.beta,
             "max_games": self.max_games,
             "max_turns": self.max_turns,
-            "move_time": self.move_time,
-            "game_time": self.game_time,
-            "isolation": self.isolation,
-            "engine": self.engine,
+            **self.settings.limit_values(),  # move_time, game_time, isolation
+            "engine": self.settings.engine,
             "engine_plays": "python" if "python" in self.engines else "native",
             "table": self.table.id,
             "games_per_block": self.games_per_deal,  # the key's old name: scripts read it
@@ -212,9 +206,10 @@ def make_setup(
     base: Path | None = None,
     move_time: float | None = None,
     game_time: float | None = None,
-    isolation: str = "none",
-    engine: str = "auto",
-    luck: str = "auto",
+    isolation: str | None = None,
+    engine: str | None = None,
+    luck: str | None = None,
+    settings: SeatSettings | None = None,
 ) -> SprtSetup:
     """Check every setting and resolve the strategies; SprtError/ConfigError: one line.
 
@@ -225,7 +220,9 @@ def make_setup(
     ``engine`` ("auto", "python", "native") as a tourney config's (the same games each
     way; "native" for a test it cannot play is one line here, before any game); ``luck``
     ("auto", "on", "off") as a tourney config's: kept, the test runs on luck-adjusted
-    deal scores (the same error rates, fewer games: docs/luck.md).
+    deal scores (the same error rates, fewer games: docs/luck.md). Not given: no limits,
+    "none", "auto", "auto". ``settings`` (a :class:`~harness.seats.settings.SeatSettings`)
+    gives all five as one value instead (not with them).
     """
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise SprtError(f"players: {players}; a table seats {MIN_PLAYERS} to {MAX_PLAYERS} (R3)")
@@ -237,19 +234,15 @@ def make_setup(
     for name, value in (("alpha", alpha), ("beta", beta)):
         if not 0 < value < 0.5:
             raise SprtError(f"{name}: {value:g}; an error rate lies strictly between 0 and 0.5")
-    check_bounds(
-        seed=seed,
-        max_turns=max_turns,
-        max_games=max_games,
+    check_bounds(seed=seed, max_turns=max_turns, max_games=max_games)
+    settings = settings_from(
+        settings,
         move_time=move_time,
         game_time=game_time,
+        isolation=isolation,
+        engine=engine,
+        luck=luck,
     )
-    if isolation not in ISOLATIONS:
-        raise SprtError(f"isolation: {isolation!r} is not one of {', '.join(ISOLATIONS)}")
-    if engine not in ENGINES:
-        raise SprtError(f"engine: {engine!r} is not one of {', '.join(ENGINES)}")
-    if luck not in LUCK_MODES:
-        raise SprtError(f"luck: {luck!r} is not one of {', '.join(LUCK_MODES)}")
     fillers = tuple(fillers)
     if players == 2 and fillers:
         raise SprtError("filler: fills seats 3 and up; give 3 or more players to use one")
@@ -282,11 +275,7 @@ def make_setup(
         beta=beta,
         max_games=max_games,
         max_turns=max_turns,
-        move_time=None if move_time is None else float(move_time),
-        game_time=None if game_time is None else float(game_time),
-        isolation=isolation,
-        engine=engine,
-        luck=luck,
+        settings=settings,
     )
     setup.engines  # noqa: B018 - "native" that cannot play: one line now, not mid-test
     if max_games is not None and setup.max_deals < 1:
@@ -318,8 +307,8 @@ def check_specs(setup: SprtSetup, check: int) -> list[plan.ChunkSpec]:
     return [
         # Every order keeps the table's seeding key (the same deal, the same dice) but
         # has an id of its own: backends may name a chunk by table id and first deal.
-        plan.spec_for(setup.config, plan.Table(base.id + suffix, base.key, order), *deals, engine)
-        for suffix, order, engine in zip(("", "-BA"), setup.orders, setup.engines, strict=False)
+        plan.spec_for(setup.config, plan.Table(base.id + suffix, base.key, order), *deals, how)
+        for suffix, order, how in zip(("", "-BA"), setup.orders, setup.order_settings, strict=False)
     ]
 
 

@@ -59,7 +59,7 @@ class ChunkResult:
 def empty_result(spec: ChunkSpec) -> ChunkResult:
     """A result with no rows yet, with every column (the account's when the spec keeps it)."""
     games = {name: array(code) for name, code in GAME_ARRAYS.items()}
-    seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.luck else SEAT_ARRAYS
+    seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.account else SEAT_ARRAYS
     seats = [
         {name: array(code) for name, code in seat_arrays.items()} for _ in range(spec.rules.players)
     ]

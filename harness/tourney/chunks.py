@@ -301,7 +301,7 @@ def play_chunk(
     if times is None:
         times = ChunkTimes(len(spec.entrants))
     now = Playing() if now is None else now
-    if spec.engine != "python" and not decided and trace_from is None and not spec.limited:
+    if spec.settings.engine != "python" and not decided and trace_from is None and not spec.limited:
         native_result = _play_native(spec, start, watch, times, now, sink)
         if native_result is not None:
             return native_result
@@ -314,7 +314,7 @@ def play_chunk(
     factories, timing = _builders(spec, times, now)
     seat_names = [seats_of(names, order) for order in orders]
     result = empty_result(spec)
-    columns = _Columns(result, spec.luck)
+    columns = _Columns(result, spec.account)
     dice_mode = spec.dice
     duplicate = dice_mode == "duplicate"
     seats_for = _Seats(spec, watch) if spec.limited else None
@@ -388,7 +388,9 @@ def _builders(
     """The factories of a chunk's entrants and which seats to time (none when its seats
     are isolated: their processes build the strategies). A failure clears ``now``."""
     try:
-        factories = [] if spec.isolation != "none" else [_factory(_spec(r)) for r in spec.entrants]
+        factories = (
+            [] if spec.settings.isolation != "none" else [_factory(_spec(r)) for r in spec.entrants]
+        )
         return factories, _Timing(spec, times) if factories else None
     except BaseException:
         now.clear()
@@ -505,7 +507,7 @@ def _play_native(
     try:
         result = play_native(spec, start=start, watch=watch, times=times, now=now)
     except native.NotNative as exc:
-        if spec.engine == "native":
+        if spec.settings.engine == "native":
             raise PluginError(
                 f"{spec.describe()}: the native engine cannot play it: {exc}"
             ) from None
@@ -541,9 +543,7 @@ def play_native(
     from harness import native
 
     started = time.process_time()
-    refused = native.refusal(
-        move_time=spec.move_time, game_time=spec.game_time, isolation=spec.isolation
-    )
+    refused = native.refusal(spec.settings)
     if refused is not None:
         raise native.NotNative(refused)
 
@@ -589,7 +589,7 @@ def play_native(
             max_turns=spec.max_turns,
             start=start,
             host=host,
-            account=spec.luck,
+            account=spec.account,
             progress=getattr(watch, "progress", None),
         )
     finally:
@@ -682,11 +682,7 @@ class _Seats:
     """
 
     def __init__(self, spec: ChunkSpec, watch: Any) -> None:
-        from harness.seats import SeatLimits
-
-        self.limits = SeatLimits(
-            move_time=spec.move_time, game_time=spec.game_time, isolation=spec.isolation
-        )
+        self.limits = spec.settings.limits
         self.isolated = self.limits.isolation != "none"
         self.spec = spec
         self.watch = watch

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -19,6 +19,7 @@ from harness.cli_common import (
     engine_option,
     limits_options,
     luck_option,
+    seat_settings_of,
     strict_option,
     user_errors,
     verbosity_options,
@@ -26,6 +27,10 @@ from harness.cli_common import (
 from harness.errors import plural
 from harness.game.seating import SEATINGS
 from harness.runfolder.layout import DEFAULT_OUT
+
+if TYPE_CHECKING:
+    from harness.seats.settings import SeatSettings
+    from harness.tourney.config import TourneyConfig
 
 # The runner (yaml, multiprocessing, ...) is imported when the command runs, so that
 # `harness --help` and the other commands stay quick.
@@ -160,20 +165,25 @@ def tourney(
       harness tourney configs/million.yaml --address tcp://scheduler:8786
     """
     from harness.configs import config_path
+    from harness.tourney.config import load_config
     from harness.tourney.runner import TourneyInterrupted, run_tournament
 
-    config = config_path(config)  # a file, or the name of a shipped config
+    path = config_path(config)  # a file, or the name of a shipped config
     console_log(verbose)
+    deal_count = deals_option(deals, games) if game is None else {}  # said before the config
+    loaded = load_config(path)
     limits = {"move_time": move_time, "game_time": game_time, "isolation": isolation}
-    if game is not None:
-        _replay_one(config, game, seed, show_traceback, {**limits, "seating": seating})
+    if game is not None:  # played again on the Python engine: the limits only
+        settings = seat_settings_of(loaded.settings, **limits)
+        _replay_one(loaded, game, seed, show_traceback, settings, seating)
         return
+    settings = seat_settings_of(loaded.settings, **limits, engine=engine, luck=luck)
     if backend is None:
         backend = "dask" if address or dashboard else "local"
     try:
         run = run_tournament(
-            config,
-            **deals_option(deals, games),
+            loaded,
+            **deal_count,
             seed=seed,
             workers=workers,
             out=out,
@@ -184,10 +194,8 @@ def tourney(
             backend=backend,
             address=address,
             dashboard=dashboard,
-            engine=engine,
             seating=seating,
-            luck=luck,
-            **limits,
+            settings=settings,
         )
     except TourneyInterrupted as exc:
         _exit_interrupted(exc.run, as_json)
@@ -341,15 +349,19 @@ def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
 
 
 def _replay_one(
-    config_path: str, game: str, seed: int | None, show_traceback: bool, limits: dict[str, Any]
+    loaded: TourneyConfig,
+    game: str,
+    seed: int | None,
+    show_traceback: bool,
+    settings: SeatSettings,
+    seating: str | None,
 ) -> None:
     from harness.play.narrate import Narrator, summary_lines
     from harness.seats import plugin_traceback
     from harness.tourney.chunks import replay_game
-    from harness.tourney.config import load_config
     from harness.tourney.repro import find_game
 
-    config = load_config(config_path).override(seed=seed, **limits)
+    config = loaded.override(seed=seed, seating=seating, settings=settings)
     spec, deal, k = find_game(config, game)
     names = [spec.entrant_in(i, k).name for i in range(config.players)]
     click.echo(

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cache
 from itertools import combinations
 from pathlib import Path
@@ -36,6 +36,7 @@ from harness.game.dice import derive_seed
 from harness.game.rules import Rules
 from harness.plugins import files_digest, is_own_module
 from harness.runfolder import layout, schema
+from harness.seats.settings import HoldsSeatSettings, SeatSettings
 from harness.tourney.config import Entrant, TourneyConfig
 
 SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
@@ -68,12 +69,25 @@ class Table:
         return [e.name for e in self.entrants]
 
 
-@dataclass(frozen=True)
-class ChunkSpec:
+_CHUNK_SETTINGS = SeatSettings(engine="python")  # a spec's own default: the Python engine
+
+
+@dataclass(frozen=True, init=False)
+class ChunkSpec(HoldsSeatSettings):
     """One chunk of work: deals ``first``..``stop - 1`` of one table, every seat order.
 
     Picklable and self-contained, so any backend (processes, Dask) can play it with
     :func:`harness.tourney.chunks.play_chunk`.
+
+    ``settings`` are the table's seat settings: the config's limits, isolation and luck
+    mode, with ``engine`` the table's (:func:`table_engine`: "python"; "auto", the native
+    engine, or Python where it cannot after all; "native", the native engine or a failed
+    chunk). The engine is not part of the key: the rows are the same either way.
+    ``account`` is whether its games keep the luck and skill account
+    (:func:`table_luck`, the table's answer to the luck mode): part of the key, since the
+    rows then hold it. Built with ``settings=``, or with a setting's own keyword
+    (``move_time=``, ``engine=``, ...: ``dataclasses.replace(spec, engine="native")``),
+    which then replaces that one setting.
     """
 
     key: str
@@ -85,19 +99,32 @@ class ChunkSpec:
     first: int
     stop: int
     max_turns: int
-    # Per-seat limits (harness.seats.SeatLimits): off by default.
-    move_time: float | None = None
-    game_time: float | None = None
-    isolation: str = "none"
-    # Which engine plays it (not part of the key: the rows are the same either way):
-    # "python"; "auto", the native engine, or Python where it cannot (planning found it
-    # can); "native", the native engine or a failed chunk (the user asked for it).
-    engine: str = "python"
+    settings: SeatSettings = _CHUNK_SETTINGS
     # The seating mode (harness.game.seating.SEATINGS); its design is ``orders``.
     seating: str = seating_design.DEFAULT_SEATING
-    # Keep the luck and skill account of every game (harness.analysis.account): part of
-    # the key, since the rows then hold it (:func:`table_luck` decides it per table).
-    luck: bool = False
+    account: bool = False
+
+    def __init__(
+        self,
+        key: str,
+        table: str,
+        entrants: tuple[EntrantRef, ...],
+        rules: Rules,
+        dice: str,
+        seed: int,
+        first: int,
+        stop: int,
+        max_turns: int,
+        settings: SeatSettings = _CHUNK_SETTINGS,
+        seating: str = seating_design.DEFAULT_SEATING,
+        account: bool = False,
+        **one_setting: Any,
+    ) -> None:
+        values = locals()
+        for name in _SPEC_FIELDS:
+            object.__setattr__(self, name, values[name])
+        if one_setting:  # converted once, here: the spec holds the one value
+            object.__setattr__(self, "settings", settings.with_overrides(**one_setting))
 
     @property
     def orders(self) -> seating_design.Design:
@@ -108,7 +135,7 @@ class ChunkSpec:
     @property
     def limited(self) -> bool:
         """True when a seat has a time limit or runs in a process of its own."""
-        return self.move_time is not None or self.game_time is not None or self.isolation != "none"
+        return self.settings.limited
 
     def game_at(self, row: int) -> tuple[int, int]:
         """(deal, seat order index) of chunk row ``row`` (rows: deal, then order)."""
@@ -135,6 +162,9 @@ class ChunkSpec:
     def describe(self) -> str:
         names = " v ".join(e.name for e in self.entrants)
         return f"table {self.table} ({names}), deals {self.first}-{self.stop - 1}"
+
+
+_SPEC_FIELDS = tuple(f.name for f in fields(ChunkSpec))
 
 
 def deal_seed(seed: int, deal: int) -> int:
@@ -196,7 +226,10 @@ def engine_files() -> list[Path]:
         for name in ("engine.py", "dice.py", "rules.py", "view.py", "board.py", "strategy.py")
     ]
     # The seat wrappers (time limits, process isolation) decide games that use them.
-    files += [root / "seats" / name for name in ("__init__.py", "isolation.py", "replies.py")]
+    files += [
+        root / "seats" / name
+        for name in ("__init__.py", "isolation.py", "replies.py", "settings.py")
+    ]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
     files += [
@@ -221,15 +254,9 @@ def engine_digest() -> str:
 
 
 def limits_of(config: TourneyConfig) -> dict[str, Any]:
-    """The config's seat limits: move_time, game_time (seconds or None), isolation.
-
-    (Read with defaults, so that a config object without the keys plans as before.)
-    """
-    return {
-        "move_time": getattr(config, "move_time", None),
-        "game_time": getattr(config, "game_time", None),
-        "isolation": getattr(config, "isolation", None) or "none",
-    }
+    """The config's seat limits as keys hold them: move_time, game_time (seconds or
+    None), isolation (:meth:`SeatSettings.limit_values`)."""
+    return config.settings.limit_values()
 
 
 def native_problem(config: TourneyConfig, table: Table) -> str | None:
@@ -243,7 +270,7 @@ def native_problem(config: TourneyConfig, table: Table) -> str | None:
     """
     from harness import native
 
-    refused = native.refusal(**limits_of(config))
+    refused = native.refusal(config.settings)
     if refused is not None:
         return refused
     try:
@@ -266,7 +293,7 @@ def table_engine(config: TourneyConfig, table: Table) -> str:
     ``native`` for a table the native engine cannot play is a ConfigError (one line,
     naming the table and why), raised while planning: before anything is played.
     """
-    choice = getattr(config, "engine", "python")
+    choice = config.settings.engine
     if choice == "python":
         return "python"
     problem = native_problem(config, table)
@@ -295,7 +322,7 @@ def table_luck(config: TourneyConfig, table: Table) -> bool:
     saves more games than it costs (docs/luck.md), and not at a table of the cheap
     built-ins alone, where games are cheaper than their account.
     """
-    mode = getattr(config, "luck", "auto")
+    mode = config.settings.luck
     if mode != "auto":
         return mode == "on"
     return any(_pays(e) for e in table.entrants)
@@ -343,21 +370,29 @@ def entrant_refs(table: Table) -> tuple[EntrantRef, ...]:
     return tuple(EntrantRef(e.name, e.load, e.spec.params, e.code) for e in table.entrants)
 
 
+def table_settings(config: TourneyConfig, table: Table, engine: str | None = None) -> SeatSettings:
+    """The seat settings of a table's chunks: the config's, with the table's engine
+    (``engine``: its :func:`table_engine`, worked out here when not given)."""
+    return config.settings.with_overrides(
+        engine=table_engine(config, table) if engine is None else engine
+    )
+
+
 def spec_for(
     config: TourneyConfig,
     table: Table,
     first: int,
     stop: int,
-    engine: str | None = None,
+    settings: SeatSettings | None = None,
     *,
     key: str | None = None,
     refs: tuple[EntrantRef, ...] | None = None,
-    luck: bool | None = None,
+    account: bool | None = None,
 ) -> ChunkSpec:
-    """The chunk of deals ``first``..``stop - 1`` of a table (``engine``: its
-    :func:`table_engine`, ``key``: its :func:`chunk_key`, ``refs``: its
-    :func:`entrant_refs`, ``luck``: its :func:`table_luck`, each worked out here when not
-    given)."""
+    """The chunk of deals ``first``..``stop - 1`` of a table (``settings``: its
+    :func:`table_settings`, ``key``: its :func:`chunk_key`, ``refs``: its
+    :func:`entrant_refs`, ``account``: its :func:`table_luck`, each worked out here when
+    not given)."""
     return ChunkSpec(
         key=chunk_key(config, table, first, stop) if key is None else key,
         table=table.id,
@@ -368,10 +403,9 @@ def spec_for(
         first=first,
         stop=stop,
         max_turns=config.max_turns,
-        **limits_of(config),
-        engine=table_engine(config, table) if engine is None else engine,
+        settings=table_settings(config, table) if settings is None else settings,
         seating=config.seating,
-        luck=table_luck(config, table) if luck is None else luck,
+        account=table_luck(config, table) if account is None else account,
     )
 
 
@@ -384,12 +418,12 @@ def deal_ranges(config: TourneyConfig) -> list[tuple[int, int]]:
 def chunks(config: TourneyConfig, table_list: list[Table] | None = None) -> Iterator[ChunkSpec]:
     """Every chunk of the tournament, table by table (lazily: memory stays flat)."""
     for table in table_list if table_list is not None else tables(config):
-        engine = table_engine(config, table)  # once per table: it builds the seats
+        settings = table_settings(config, table)  # once per table: it builds the seats
         content, refs = key_content(config, table), entrant_refs(table)
         for first, stop in deal_ranges(config):
             key = chunk_key(config, table, first, stop, content)
             yield spec_for(
-                config, table, first, stop, engine, key=key, refs=refs, luck=content["luck"]
+                config, table, first, stop, settings, key=key, refs=refs, account=content["luck"]
             )
 
 
@@ -407,6 +441,7 @@ class Plan:
         self.config = config
         self.tables = tables(config)
         self.engines = {t.id: table_engine(config, t) for t in self.tables}
+        self.settings = {t.id: table_settings(config, t, self.engines[t.id]) for t in self.tables}
         self.luck = {t.id: table_luck(config, t) for t in self.tables}
         self.ranges = deal_ranges(config)
         self.keys: dict[str, list[str]] = {}  # table id -> its chunks' keys, in deal order
@@ -427,11 +462,12 @@ class Plan:
         whose key it accepts (asked as each chunk comes up, so it may change meanwhile)."""
         config = self.config
         for table in self.tables:
-            engine, refs, luck = self.engines[table.id], entrant_refs(table), self.luck[table.id]
+            settings, refs = self.settings[table.id], entrant_refs(table)
+            account = self.luck[table.id]
             for key, (first, stop) in zip(self.keys[table.id], self.ranges, strict=True):
                 if where is None or where(key):
                     yield spec_for(
-                        config, table, first, stop, engine, key=key, refs=refs, luck=luck
+                        config, table, first, stop, settings, key=key, refs=refs, account=account
                     )
 
     def spec_of(self, key: str) -> ChunkSpec:
@@ -446,8 +482,8 @@ class Plan:
         t, i = self._index[key]
         table = self.tables[t]
         first, stop = self.ranges[i]
-        engine, luck = self.engines[table.id], self.luck[table.id]
-        return spec_for(self.config, table, first, stop, engine, key=key, luck=luck)
+        settings, account = self.settings[table.id], self.luck[table.id]
+        return spec_for(self.config, table, first, stop, settings, key=key, account=account)
 
 
 def run_key(config: TourneyConfig) -> str:
@@ -466,6 +502,6 @@ def run_key(config: TourneyConfig) -> str:
         "challenger": config.challenger.identity() if config.challenger else None,
         "entrants": [e.identity() for e in config.entrants],
         **limits_of(config),
-        "luck": getattr(config, "luck", "auto"),
+        "luck": config.settings.luck,
     }
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]

@@ -15,6 +15,7 @@ from typing import Any
 from harness.errors import ConfigError
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import VARIANTS, Rules
+from harness.seats.settings import SECONDS_KEYS
 from harness.tourney import plan
 from harness.tourney.config import TourneyConfig
 from harness.tourney.plan import ChunkSpec, EntrantRef
@@ -46,7 +47,7 @@ def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[st
 
     ``example`` has the game's ``deal``, ``seating`` (its order index) and ``game_seed``.
     """
-    spec = plan.spec_for(config, table, 0, 0, engine="python")
+    spec = plan.spec_for(config, table, 0, 0, plan.table_settings(config, table, "python"))
     k = example["seating"]
     seats = [_reference(spec.entrant_in(i, k)) for i in range(config.players)]
     args = ["harness", "play", *seats, *rules_arguments(config.rules)]
@@ -58,10 +59,10 @@ def reproduce_command(config: TourneyConfig, table: plan.Table, example: dict[st
     if config.max_turns != DEFAULT_MAX_TURNS:
         args += ["--max-turns", str(config.max_turns)]
     # The seat limits the game was played under (a time forfeit needs them to recur).
-    limits = plan.limits_of(config)
+    limits = config.settings.limit_values()
     if limits["isolation"] != "none":
         args += ["--isolation", limits["isolation"]]
-    for key in ("move_time", "game_time"):
+    for key in SECONDS_KEYS:
         if limits[key] is not None:
             args += ["--" + key.replace("_", "-"), f"{limits[key]:g}"]
     return shlex.join(args)
@@ -85,4 +86,5 @@ def find_game(config: TourneyConfig, game: str) -> tuple[ChunkSpec, int, int]:
             f"--game: seating {k}; {config.seating} seating has orders 0..{orders - 1}"
         )
     # Replayed on the Python engine (replay_game): no need to ask the native one.
-    return plan.spec_for(config, matches[0], deal, deal + 1, engine="python"), deal, k
+    python = plan.table_settings(config, matches[0], "python")
+    return plan.spec_for(config, matches[0], deal, deal + 1, python), deal, k

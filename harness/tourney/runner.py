@@ -33,6 +33,7 @@ from harness.runfolder.layout import DEFAULT_OUT, describe_os_error
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
 from harness.seats.sandbox import missing_note, probe
+from harness.seats.settings import SeatSettings
 from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
@@ -228,6 +229,7 @@ def run_tournament(
     seating: str | None = None,
     luck: str | None = None,
     report: bool = False,
+    settings: SeatSettings | None = None,
 ) -> Run:
     """Play a tournament (or the rest of it); its results and what was done: a
     :class:`harness.results.Run` (``run.standings``, ``run.counts``, ``run.seats()``,
@@ -244,18 +246,17 @@ def run_tournament(
     terminal ``stream``, or in a notebook); ``echo`` gets one-line notes for people.
     ``backend="dask"`` plays the same games on the Dask scheduler at ``address``, or on
     a local Dask cluster of ``workers`` processes (``dashboard=True``: its dashboard).
-    ``move_time``, ``game_time``, ``isolation``, ``engine`` (the same games with each;
-    "native" refuses a table it cannot play, before playing), ``seating`` and ``luck``
-    (the account: docs/luck.md) override the config's keys of those names; ``report=True``
-    writes the command's report too (:func:`report_run`). Raises
-    :class:`TourneyInterrupted` on Ctrl-C, after saving what was done; a
-    KeyboardInterrupt a plugin raises is its seat's forfeit, never taken for it.
+    ``move_time``, ``game_time``, ``isolation``, ``engine`` ("native" refuses a table it
+    cannot play, before playing), ``seating`` and ``luck`` (docs/luck.md) override the
+    config's keys (``settings``, a SeatSettings: all five, not with them); ``report=True``
+    writes the command's report too (:func:`report_run`). Raises :class:`TourneyInterrupted`
+    on Ctrl-C, after saving what was done; a plugin's KeyboardInterrupt is its seat's forfeit.
     """
     started = time.monotonic()
     options = Options(fresh, fail_fast, progress, stream, echo, backend, address, dashboard)
     overrides = {"deals": deals, "games": games, "seed": seed, "workers": workers}
     overrides |= {"move_time": move_time, "game_time": game_time, "isolation": isolation}
-    overrides |= {"engine": engine, "seating": seating, "luck": luck}
+    overrides |= {"engine": engine, "luck": luck, "settings": settings, "seating": seating}
     config = _prepared(config, options, overrides)
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them
@@ -373,7 +374,7 @@ def _run_json(
         "version": __version__,
         "python": platform.python_version(),
         "engine": plan.engine_digest(),
-        "engine_choice": config.engine,
+        "engine_choice": config.settings.engine,
         # Chunks of this folder played by each engine, over every call (not reused ones).
         "engine_used": dict(engine_used or {}),
         "schema": schema.SCHEMA_VERSION,
@@ -387,11 +388,9 @@ def _run_json(
         "seating": config.seating,
         "design": plan.design_of(config),
         "max_turns": config.max_turns,
-        "move_time": config.move_time,
-        "game_time": config.game_time,
-        "isolation": config.isolation,
+        **plan.limits_of(config),  # move_time, game_time, isolation
         # The luck and skill account: the setting, and the tables that keep it (docs/luck.md).
-        "luck": config.luck,
+        "luck": config.settings.luck,
         "chunk": config.deals_per_chunk,
         "challenger": config.challenger.name if config.challenger else None,
         "entrants": [e.identity() for e in config.all_entrants()],
@@ -517,7 +516,7 @@ class _Run:
             self.plan.games,
             config.seed,
         )
-        if config.isolation == "process":  # what this system's sandbox lacks, if anything
+        if config.settings.isolation == "process":  # what this system's sandbox lacks, if anything
             missing = missing_note(list(probe()))
             if missing is not None:
                 log.warning("%s", missing)
@@ -729,7 +728,7 @@ class _Run:
             forfeit_examples=examples,
             failed=played.failed,
             worker_wait=stats.worker_wait,
-            engine=config.engine,
+            engine=config.settings.engine,
             engine_used=dict(played.engine_used),
         )
         self.write_status(status, run.summary())

@@ -222,9 +222,7 @@ def source_problem(settings: Mapping[str, Any] | None, spec: ChunkSpec) -> str |
         "engine": engine_digest(),
         "schema": schema.SCHEMA_VERSION,
         "design": [list(o) for o in spec.orders],
-        "move_time": spec.move_time,
-        "game_time": spec.game_time,
-        "isolation": spec.isolation,
+        **spec.settings.limit_values(),  # move_time, game_time, isolation
     }
     for name, value in wanted.items():
         if settings.get(name) != value:

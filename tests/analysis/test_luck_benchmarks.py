@@ -48,7 +48,7 @@ def test_a_pool_is_the_runners_rows(pool_module, tiny):
 
     config = pool_module.config_of(("greedy", "worm-first"), 2, 24, 3)
     (spec,) = list(plan.chunks(config))
-    assert spec.luck and spec.seating == "cyclic"
+    assert spec.account and spec.seating == "cyclic"
     result = play_chunk(spec)
     assert tiny.data["over"].sum() == sum(s == OVER for s in result.games["status"])
     # every game's two seats: one greedy (0), one worm-first (1), win points sum to 1

@@ -67,7 +67,7 @@ def test_the_stored_account_is_each_games_account_played_again(tmp_path):
     the_plan = plan.Plan(config)
     checked = 0
     for spec in the_plan.specs():
-        assert spec.luck
+        assert spec.account
         for deal in range(spec.first, spec.stop):
             for k in range(len(spec.orders)):
                 accountant = Accountant(spec.rules)

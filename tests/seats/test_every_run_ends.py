@@ -73,7 +73,7 @@ def test_an_isolated_seat_always_has_a_deadline(monkeypatch):
     assert SeatLimits(isolation="process").game_time == ISOLATED_GAME_TIME
     assert SeatLimits(isolation="process", game_time=5).game_time == 5
     assert SeatLimits().game_time is None  # in-process: no limit unless asked
-    monkeypatch.setattr("harness.seats.ISOLATED_GAME_TIME", 1.0)
+    monkeypatch.setattr("harness.seats.settings.ISOLATED_GAME_TIME", 1.0)
     result = play_game([f"{TIME}:LoopsInPick", "greedy"], seed=1, forfeit=True, isolation="process")
     assert isinstance(result.error, TimeForfeit)
     assert "over game_time 1 s" in str(result.error)

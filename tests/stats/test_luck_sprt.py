@@ -27,7 +27,7 @@ def test_a_deals_control_is_a_minus_b_win_weighted_luck_over_its_games():
     setup = make_setup("tactician", "greedy", seed=3, luck="on", engine="python")
     assert setup.adjusted
     (spec,) = check_specs(setup, 0)
-    assert spec.luck
+    assert spec.account
     result = play_chunk(spec)
     scores = chunk_scores(setup, 0, spec, result)
     assert scores.control is not None and len(scores.control) == spec.deals

@@ -694,7 +694,7 @@ class ProcessBackend:
             w.seen_row, w.seen_at = row, now
         deadline = shm[W_DEADLINE]
         if shm[W_INSIDE] == 1 and not math.isnan(deadline):
-            limit = spec.move_time or spec.game_time or 0.0
+            limit = spec.settings.move_time or spec.settings.game_time or 0.0
             if now > deadline + GRACE + GRACE_SHARE * limit:
                 return self._overtime(workers, w, chunk, resume)
         elif not spec.limited and now - w.seen_at > STUCK_AFTER and w.warned_row != row:
@@ -733,10 +733,11 @@ class ProcessBackend:
         if row >= chunk.received and inside and not math.isnan(deadline):
             deal, k = spec.game_at(row)
             name = spec.entrant_in(seat, k).name
-            if spec.move_time is not None and abs(entered + spec.move_time - deadline) < 1e-3:
-                over = f"move_time {spec.move_time:g} s"
-            elif spec.game_time is not None:
-                over = f"game_time {spec.game_time:g} s"
+            move_time, game_time = spec.settings.move_time, spec.settings.game_time
+            if move_time is not None and abs(entered + move_time - deadline) < 1e-3:
+                over = f"move_time {move_time:g} s"
+            elif game_time is not None:
+                over = f"game_time {game_time:g} s"
             else:
                 over = "its time limit"
             detail = (

@@ -74,7 +74,7 @@ class SerialBackend:
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
-            if spec.limited and spec.isolation == "none" and user_codes(spec):
+            if spec.limited and spec.settings.isolation == "none" and user_codes(spec):
                 self._warn_once(
                     "limits",
                     "workers: 0 plays in harness's own process, where a plugin could catch "

@@ -43,6 +43,11 @@ from typing import Any
 import yaml
 
 from harness.errors import ConfigError, safe_text
+from harness.seats.settings import (  # the seat settings' bounds and choices
+    LUCK_MODES,
+    MAX_SECONDS,
+    SECONDS_KEYS,
+)
 from harness.tourney.config.bounds import (
     BOUNDS,
     MAX_CHUNK,
@@ -53,7 +58,6 @@ from harness.tourney.config.bounds import (
     MAX_NAME_CHARS,
     MAX_PLANNED_GAMES,
     MAX_RULE_CHARS,
-    MAX_SECONDS,
     MAX_TURNS,
     MAX_WORKERS,
     MAX_YAML_DEPTH,
@@ -82,10 +86,8 @@ from harness.tourney.config.model import (
     FORMATS,
     ISOLATIONS,
     KEYS,
-    LUCK_MODES,
     NAME_PATTERN,
     RENAMED_KEYS,
-    SECONDS_KEYS,
     SWEEP,
     Entrant,
     TourneyConfig,

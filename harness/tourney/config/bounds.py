@@ -12,7 +12,7 @@ from harness.game import seating as seating_design
 from harness.plugins import (
     shown,
 )
-from harness.seats import MAX_SECONDS  # move_time and game_time (seconds, > 0)
+from harness.seats.settings import SECONDS_KEYS, SettingsError, checked_seconds
 
 # -- bounds -------------------------------------------------------------------------------
 # Every number a config or a command line gives, checked before anything is planned.
@@ -48,17 +48,22 @@ BOUNDS: dict[str, tuple[int | float, int | float, str]] = {
 def check_bounds(**values: Any) -> None:
     """ConfigError (one line) unless every given command-line value is within its bounds.
 
-    Keys are those of :data:`BOUNDS` plus ``move_time`` and ``game_time``; a value of
-    None (not given) is skipped. Messages name the option (``--max-turns: 40000; ...``).
+    Keys are those of :data:`BOUNDS` plus ``move_time`` and ``game_time`` (checked as
+    every seat setting is: :mod:`harness.seats.settings`); a value of None (not given)
+    is skipped. Messages name the option (``--max-turns: 40000; ...``).
     Commands call it before anything is planned or played.
     """
     for key, value in values.items():
         if value is None:
             continue
         option = "--" + key.replace("_", "-")
-        if key in ("move_time", "game_time"):
-            problem = seconds_problem(value)
-        elif key in BOUNDS:
+        if key in SECONDS_KEYS:
+            try:
+                checked_seconds(key, value)
+            except SettingsError as exc:
+                raise exc.for_option() from None
+            continue
+        if key in BOUNDS:
             problem = _integer_problem(value, *BOUNDS[key])
         else:
             raise TypeError(f"check_bounds: no bounds for {key!r}")
@@ -82,14 +87,6 @@ def _integer_problem(value: Any, low: int | float, high: int | float, why: str) 
         return f"{shown(value)}; must be at least {low:,}"
     if value > high:
         return f"{shown(value)}; at most {high:,} ({why})"
-    return None
-
-
-def seconds_problem(value: Any) -> str | None:
-    if type(value) not in (int, float):
-        return f"expected seconds (a number, or null for no limit), got {shown(value)}"
-    if not (math.isfinite(value) and 0 < value <= MAX_SECONDS):
-        return f"{shown(value)}; give seconds above 0 and at most {MAX_SECONDS:g}"
     return None
 
 

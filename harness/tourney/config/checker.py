@@ -25,6 +25,7 @@ from harness.plugins import (
     resolve,
     shown,
 )
+from harness.seats.settings import SETTING_KEYS, SeatSettings, SettingsError, check_setting
 from harness.tourney.config.bounds import (
     BOUNDS,
     MAX_ENTRANTS,
@@ -32,7 +33,6 @@ from harness.tourney.config.bounds import (
     MAX_RULE_CHARS,
     ConfigProblems,
     plan_problem,
-    seconds_problem,
 )
 from harness.tourney.config.model import (
     ALL_BUILTINS,
@@ -116,11 +116,9 @@ class Checker:
         chunk = 0
         if "chunk" in data:
             chunk = self.collect(lambda: self.number(data, "chunk"), 0)
-        move_time = self.collect(lambda: self.seconds(data, "move_time"), None)
-        game_time = self.collect(lambda: self.seconds(data, "game_time"), None)
-        isolation = self.collect(lambda: self.choice(data, "isolation"), "")
-        engine = self.collect(lambda: self.choice(data, "engine"), "")
-        luck = self.collect(lambda: self.choice(data, "luck"), "")
+        settings = {
+            key: self.collect(lambda key=key: self.setting(data, key), None) for key in SETTING_KEYS
+        }
 
         entrants: tuple[Entrant, ...] | None = None
         if "entrants" not in data:
@@ -176,12 +174,8 @@ class Checker:
             chunk=chunk,
             challenger=challenger,
             source=self.where,
-            move_time=move_time,
-            game_time=game_time,
-            isolation=isolation,
-            engine=engine,
+            settings=SeatSettings(**settings),
             seating=seating,
-            luck=luck,
         )
         problem = plan_problem(config)
         if problem:
@@ -314,22 +308,16 @@ class Checker:
             raise self.fail(data, key, f"{key}: {shown(value)}; at most {high:,} ({why})")
         return value
 
-    def seconds(self, data: dict, key: str) -> float | None:
-        value = data.get(key)
-        if value is None:
-            return None
-        problem = seconds_problem(value)
-        if problem:
-            raise self.fail(data, key, f"{key}: {problem}")
-        return float(value)
+    def setting(self, data: dict, key: str) -> Any:
+        """A seat setting (:mod:`harness.seats.settings`: its one check and wording)."""
+        try:
+            return check_setting(key, data.get(key, DEFAULTS.get(key)))
+        except SettingsError as exc:
+            raise self.fail(data, key, str(exc)) from None
 
     def choice(self, data: dict, key: str) -> str:
         allowed = CHOICES[key]
         value = data.get(key, DEFAULTS[key])
-        if isinstance(value, bool) and {"on", "off"} <= set(allowed):
-            # YAML 1.1 reads a bare on/off (yes/no, true/false) as a boolean: `luck: on`
-            # means "on", as written.
-            value = "on" if value else "off"
         if not isinstance(value, str) or value not in allowed:
             raise self.fail(data, key, f"{key}: {shown(value)} is not one of {', '.join(allowed)}")
         return value

@@ -16,9 +16,16 @@ from harness.game.engines import ENGINES  # auto, python, native: what each mean
 from harness.game.rules import Rules
 from harness.plugins import (
     StrategySpec,
-    shown,
 )
-from harness.seats import ISOLATION_MODES
+from harness.seats.settings import (  # the seat settings' keys are checked there, once
+    ISOLATION_MODES,
+    LUCK_MODES,
+    SETTING_KEYS,
+    HoldsSeatSettings,
+    SeatSettings,
+    SettingsError,
+    settings_from,
+)
 from harness.tourney.config.bounds import check_bounds, plan_problem
 
 FORMATS = ("round_robin", "gauntlet")
@@ -45,11 +52,7 @@ KEYS = (
 )
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
-ISOLATIONS = ISOLATION_MODES  # the seats' own list (harness.seats)
-# The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
-# on at the tables where it costs little next to the games (a table with a plugin or
-# `optimal`), off at tables of the cheap built-ins alone (plan.table_luck says why).
-LUCK_MODES = ("auto", "on", "off")
+ISOLATIONS = ISOLATION_MODES  # the seat settings' own lists (harness.seats.settings)
 ENTRANT_KEYS = ("strategy", "name", "params", "sweep")
 SWEEP = "sweep"  # an entrant's parameter sweep: one entrant per value (per combination)
 # The keys that take one word of a list, and every default: the checker reads them here,
@@ -70,12 +73,11 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "dice": "duplicate",
     "max_turns": DEFAULT_MAX_TURNS,
-    "isolation": "none",
-    "engine": "auto",
+    "isolation": SeatSettings().isolation,
+    "engine": SeatSettings().engine,
     "seating": seating_design.DEFAULT_SEATING,
-    "luck": "auto",
+    "luck": SeatSettings().luck,
 }
-SECONDS_KEYS = ("move_time", "game_time")  # seconds above 0, at most MAX_SECONDS, or null
 # A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
 # 12,000 games a chunk: the parent's cost per chunk (a Parquet part, its fsync, a
 # manifest line, a chunk key: about 5 ms) is a small share at the native engine's
@@ -127,7 +129,7 @@ class Entrant:
 
 
 @dataclass(frozen=True)
-class TourneyConfig:
+class TourneyConfig(HoldsSeatSettings):
     """A checked config with every default filled in."""
 
     name: str
@@ -143,15 +145,12 @@ class TourneyConfig:
     challenger: Entrant | None = None
     source: str = "<dict>"
     extra: dict[str, Any] = field(default_factory=dict)
-    move_time: float | None = None  # seconds per decision of a seat; None = no limit
-    game_time: float | None = None  # seconds of one seat's decisions in one game
-    isolation: str = "none"  # "process": each seat's strategy in a process of its own
-    engine: str = "auto"  # auto | python | native (the rows are the same with each)
+    # move_time, game_time, isolation, engine and luck: one checked value (read them as
+    # config.move_time and so on, too).
+    settings: SeatSettings = SeatSettings()
     # How a deal's seat orders are chosen (harness.game.seating): balanced | cyclic |
     # permutations. Every deal is played once in each order of the design.
     seating: str = seating_design.DEFAULT_SEATING
-    # The luck and skill account: auto | on | off (LUCK_MODES).
-    luck: str = "auto"
 
     @property
     def players(self) -> int:
@@ -180,12 +179,15 @@ class TourneyConfig:
         engine: str | None = None,
         seating: str | None = None,
         luck: str | None = None,
+        settings: SeatSettings | None = None,
     ) -> TourneyConfig:
         """This config with command-line values in place of its own (None: keep its own).
 
         Each value is checked against the same bounds as the config key (ConfigError
         naming the option), and so is the size of the plan they make. ``games`` is the old
-        name of ``deals`` (the caller says it is deprecated); not both.
+        name of ``deals`` (the caller says it is deprecated); not both. ``settings``
+        replaces the seat settings whole, instead of ``move_time``, ``game_time``,
+        ``isolation``, ``engine`` and ``luck`` (not with them).
         """
         if deals is not None and games is not None:
             raise ConfigError("--deals and --games: give --deals only (--games is its old name)")
@@ -197,33 +199,28 @@ class TourneyConfig:
             "workers": workers,
             "max_turns": max_turns,
             "chunk": chunk,
-            "move_time": move_time,
-            "game_time": game_time,
         }
         check_bounds(**{k: v for k, v in given.items() if k != "games"})
-        changes = {k: v for k, v in given.items() if v is not None}
-        for key in ("move_time", "game_time"):
-            if key in changes:
-                changes[key] = float(changes[key])
-        if isolation is not None:
-            if isolation not in ISOLATIONS:
-                raise ConfigError(
-                    f"--isolation: {shown(isolation)} is not one of {', '.join(ISOLATIONS)}"
-                )
-            changes["isolation"] = isolation
-        if engine is not None:
-            if engine not in ENGINES:
-                raise ConfigError(f"--engine: {shown(engine)} is not one of {', '.join(ENGINES)}")
-            changes["engine"] = engine
+        changes: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        try:
+            settings = settings_from(
+                settings,
+                self.settings,
+                move_time=move_time,
+                game_time=game_time,
+                isolation=isolation,
+                engine=engine,
+                luck=luck,
+            )
+        except SettingsError as exc:  # a value: named as the option it came from
+            raise (exc.for_option() if exc.key in SETTING_KEYS else exc) from None
+        if settings != self.settings:
+            changes["settings"] = settings
         if seating is not None:
             problem = seating_design.seating_problem(seating, self.players)
             if problem:
                 raise ConfigError(f"--{problem}")
             changes["seating"] = seating
-        if luck is not None:
-            if luck not in LUCK_MODES:
-                raise ConfigError(f"--luck: {shown(luck)} is not one of {', '.join(LUCK_MODES)}")
-            changes["luck"] = luck
         if not changes:
             return self
         changed = replace(self, **changes)
