@@ -2,8 +2,9 @@
 
 The Python API mirrors the CLI::
 
-    from harness import load_run, play_game, Rules
+    from harness import load_run, play_game, Rules, SeatSettings
     result = play_game(["greedy", "threshold(target=28)"], rules="official", seed=7)
+    limited = play_game(["greedy", "simple"], seed=7, settings=SeatSettings(move_time=1))
     run = load_run("results/round_robin")   # a run's results: harness.results.Run
 
 Names are imported on first use, so that ``harness --help`` does not pay for the engine.
@@ -28,6 +29,7 @@ _EXPORTS = {
     "IllegalMove": "harness.errors",
     "Rules": "harness.game.rules",
     "Run": "harness.results",
+    "SeatSettings": "harness.seats.settings",
     "Strategy": "harness.game.strategy",
     "StrategyFailed": "harness.errors",
     "load_run": "harness.results",
@@ -44,6 +46,7 @@ __all__ = [
     "IllegalMove",
     "Rules",
     "Run",
+    "SeatSettings",
     "Strategy",
     "StrategyFailed",
     "load_run",
@@ -69,3 +72,4 @@ if TYPE_CHECKING:
     from harness.game.strategy import Claim, Strategy
     from harness.play import play_game
     from harness.results import Run, load_run
+    from harness.seats.settings import SeatSettings
