@@ -881,7 +881,7 @@ def test_a_clang_build_plays_the_same_games(tmp_path):
     so an install there fell back to the Python engine) plays the games of this build,
     row for row: optimal's turn programme and its lanes, the dice, every built-in."""
     clang = shutil.which("clang")
-    root = Path(native.__file__).resolve().parent.parent
+    root = Path(native.__file__).resolve().parents[2]  # harness/native/__init__.py
     if clang is None or not (root / "setup.py").is_file():
         pytest.skip("no clang on this machine, or no source tree to build")
     build = subprocess.run(
