@@ -37,7 +37,7 @@ def spawn(*args: str, colour: bool = False) -> pexpect.spawn:
     env.pop("NO_COLOR", None)
     if not colour:
         env["NO_COLOR"] = "1"
-    return pexpect.spawn(
+    child = pexpect.spawn(
         sys.executable,
         ["-m", "harness", "play", *args],
         cwd=str(ROOT),
@@ -46,6 +46,10 @@ def spawn(*args: str, colour: bool = False) -> pexpect.spawn:
         timeout=60,
         dimensions=(24, 80),
     )
+    # pexpect sleeps 50 ms before every send, for programs that are not yet reading when
+    # their prompt shows; every answer here waits for its prompt, so that is only waiting
+    child.delaybeforesend = None
+    return child
 
 
 def play_out(child: pexpect.spawn, on_keep=None) -> str:
