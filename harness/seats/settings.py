@@ -101,6 +101,11 @@ def check_setting(key: str, value: Any) -> Any:
     raise TypeError(f"check_setting: no seat setting {key!r}")
 
 
+def any_limit(held: SeatLimits | SeatSettings) -> bool:
+    """True when a time limit is on or the seats are isolated: the one test of it."""
+    return held.move_time is not None or held.game_time is not None or held.isolation != "none"
+
+
 @dataclass(frozen=True)
 class SeatLimits:
     """The limits a seat's strategy plays under; all off by default. An isolated seat
@@ -124,7 +129,7 @@ class SeatLimits:
     @property
     def active(self) -> bool:
         """True when any limit is on (then :func:`harness.seats.guard` wraps the strategies)."""
-        return self.timed or self.isolation != "none"
+        return any_limit(self)
 
 
 @dataclass(frozen=True)
@@ -152,8 +157,9 @@ class SeatSettings:
 
     @property
     def limited(self) -> bool:
-        """True when a seat has a time limit or runs in a process of its own."""
-        return self.limits.active
+        """True when a seat has a time limit or runs in a process of its own (read by a
+        watchdog at every tick: no SeatLimits is built and checked again for it)."""
+        return any_limit(self)
 
     def limit_values(self) -> dict[str, Any]:
         """move_time, game_time and isolation as a chunk key and run.json hold them (as
