@@ -86,13 +86,13 @@ def _build_tables() -> list[array]:
     distinct4 = sorted(set(_PACK4))
     where4 = itemgetter(*(distinct4.index(p) for p in _PACK4))
     for n in range(5, DICE + 1):
-        rows: dict[int, tuple[int, ...]] = {}
+        rows: dict[int, array] = {}
         table = array("H")
         for high in _PACK[n - 4]:
             row = rows.get(high)
             if row is None:
-                row = rows[high] = where4([index[p + high] for p in distinct4])
-            table.extend(row)
+                row = rows[high] = array("H", where4([index[p + high] for p in distinct4]))
+            table.extend(row)  # an array extends an array by copying its bytes
         tables.append(table)
     return tables
 
