@@ -39,6 +39,7 @@ import inspect
 import math
 import re
 import sys
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
@@ -468,11 +469,26 @@ def _load_file(ref: str, where: str) -> Any:
     sys.modules[module_name] = module
     try:
         with _plugin_code(ref, f"loading {where}"):  # SystemExit at import included
-            spec.loader.exec_module(module)
+            run_plugin_source(module, source, str(path))
     except BaseException:
         sys.modules.pop(module_name, None)
         raise
     return module
+
+
+def run_plugin_source(module: types.ModuleType, source: bytes, path: str) -> None:
+    """Execute a plugin file's ``source`` in ``module``: exactly the bytes its digest
+    describes, compiled as a file of its own, wherever it runs (here, a seat's process,
+    a Dask worker that was shipped the file).
+
+    Compiled here, never by the import system: that would trust a .pyc kept beside the
+    file whenever the file's size and modification second match it, so a same-length
+    edit within a second, or a copy that keeps the time (``cp -p``), would run the old
+    code under the new code's digest. ``dont_inherit``: compile() otherwise passes on
+    its caller's ``__future__`` flags, and a plugin's annotations would be strings on
+    one backend and types on another.
+    """
+    exec(compile(source, path, "exec", dont_inherit=True), module.__dict__)
 
 
 def _load_module(ref: str, where: str) -> Any:

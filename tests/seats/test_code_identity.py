@@ -279,3 +279,106 @@ def test_a_class_of_an_installed_package_is_hashed_from_its_own_module(tmp_path,
         spec.loader.exec_module(module)
         digests.append(code_digest(module.Careful2))
     assert digests[0] != digests[1]  # an edited installed strategy is not the same code
+
+
+# -- the code that runs is the code its digest describes ------------------------------------
+PICKS = """
+from harness.strategy import Strategy
+
+
+class Picks(Strategy):
+    name = "picks"
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return True
+"""
+
+LOAD_AND_SAY = """
+import json, sys
+from harness.plugins import resolve
+from harness.strategies.greedy import Greedy  # noqa: F401 (the engine imported first)
+spec = resolve(sys.argv[1])
+print(json.dumps([spec.identity()["code"], spec.create().pick.__code__.co_names[0]]))
+"""
+
+
+def test_a_kept_pyc_never_runs_in_place_of_an_edited_plugin_file(tmp_path: Path):
+    """A same-length edit that keeps the file's modification time (a quick edit within a
+    second, ``cp -p``, ``rsync -t``) leaves a kept .pyc looking valid to the import
+    system. Each fresh process must still run the bytes it digests, and the plugin's
+    folder gets no ``__pycache__``."""
+    plugin = tmp_path / "picks.py"
+    plugin.write_text(PICKS)
+    # Bytecode kept beside the source, as Python's default is.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    }
+
+    def load() -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", LOAD_AND_SAY, f"{plugin}:Picks"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    before = load()
+    assert before[1] == "max"
+    kept = plugin.stat()
+    plugin.write_text(PICKS.replace("max(view", "min(view"))  # the same length
+    os.utime(plugin, ns=(kept.st_atime_ns, kept.st_mtime_ns))
+    assert plugin.stat().st_size == kept.st_size
+    after = load()
+    assert after[0] != before[0], "the edit changes the digest"
+    assert after[1] == "min", "the code that runs is the edited code, not a kept .pyc"
+    assert not (tmp_path / "__pycache__").exists()
+
+
+ANNOTATED = b"""
+from harness.strategy import Strategy
+
+
+def limit(total: int) -> bool:
+    return total >= 25
+
+
+KINDS = sorted(type(hint).__name__ for hint in limit.__annotations__.values())
+
+
+class Annotated(Strategy):
+    name = "annotated"
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return limit(view.total)
+"""
+
+
+def test_a_plugin_file_compiles_the_same_here_and_on_a_dask_worker(tmp_path: Path):
+    """A shipped file runs under no ``__future__`` flag of the module that executes it:
+    its annotations are what they are locally (harness's own modules use ``from
+    __future__ import annotations``, and compile() passes a caller's flags on)."""
+    from harness.plugins import _load_file
+    from harness.tourney.backends.dask_worker import Shipped, install
+
+    path = tmp_path / "annotated.py"
+    path.write_bytes(ANNOTATED)
+    local = _load_file("annotated.py:Annotated", str(path))
+    name = "harness_plugin_shipped_test"
+    try:
+        install(Shipped(name, str(path), ANNOTATED))
+        shipped = sys.modules[name]
+    finally:
+        sys.modules.pop(name, None)
+    assert local.KINDS == ["type", "type"]
+    assert shipped.KINDS == local.KINDS

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from harness.errors import PluginError
-from harness.plugins import resolve
+from harness.plugins import resolve, run_plugin_source
 from harness.seats import Beacon
 from harness.tourney.backends.base import Done, Failed, is_builtin_ref
 from harness.tourney.backends.process import ProcessBackend
@@ -140,7 +140,7 @@ def _install(shipped: Shipped) -> None:
     module.__harness_code__ = hashlib.sha256(shipped.source).hexdigest()[:16]  # type: ignore[attr-defined]
     sys.modules[shipped.module] = module  # before executing it: dataclasses look it up
     try:
-        exec(compile(shipped.source, shipped.path, "exec"), module.__dict__)
+        run_plugin_source(module, shipped.source, shipped.path)
     except Exception as exc:
         del sys.modules[shipped.module]
         raise PluginError(
