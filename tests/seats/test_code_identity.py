@@ -80,8 +80,11 @@ print(json.dumps([code_digest(Mine), volatile_note(Mine)]))
 """
 
 
-def run_stdin(source: str, hash_seed: str = "0") -> list:
+def run_stdin(source: str, hash_seed: str = "0", *, keep_bytecode: bool = False) -> list:
     env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+    if keep_bytecode:  # beside the source, as Python's default is
+        for key in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+            env.pop(key, None)
     done = subprocess.run(
         [sys.executable, "-"], input=source, capture_output=True, text=True, env=env, timeout=60
     )
@@ -297,10 +300,9 @@ class Picks(Strategy):
 """
 
 LOAD_AND_SAY = """
-import json, sys
+import json
 from harness.plugins import resolve
-from harness.strategies.greedy import Greedy  # noqa: F401 (the engine imported first)
-spec = resolve(sys.argv[1])
+spec = resolve({ref!r})
 print(json.dumps([spec.identity()["code"], spec.create().pick.__code__.co_names[0]]))
 """
 
@@ -312,23 +314,9 @@ def test_a_kept_pyc_never_runs_in_place_of_an_edited_plugin_file(tmp_path: Path)
     folder gets no ``__pycache__``."""
     plugin = tmp_path / "picks.py"
     plugin.write_text(PICKS)
-    # Bytecode kept beside the source, as Python's default is.
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
-    }
 
     def load() -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", LOAD_AND_SAY, f"{plugin}:Picks"],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert done.returncode == 0, done.stderr
-        return json.loads(done.stdout)
+        return run_stdin(LOAD_AND_SAY.format(ref=f"{plugin}:Picks"), keep_bytecode=True)
 
     before = load()
     assert before[1] == "max"
