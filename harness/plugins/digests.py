@@ -10,6 +10,7 @@ way (the engine's digest). Re-exported by :mod:`harness.plugins`.
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import inspect
 import secrets
@@ -17,7 +18,7 @@ import sys
 import sysconfig
 import types
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -306,18 +307,70 @@ def _project_module_map(module: Any) -> dict[str, Any]:
         if name is None or name in found or not _is_project(current):
             continue
         found[name] = current
-        for value in list(vars(current).values()):
+        for key, value in list(vars(current).items()):
             try:  # a plugin's global may answer getattr() with anything, or raise
-                ref = (
-                    value
-                    if inspect.ismodule(value)
-                    else sys.modules.get(getattr(value, "__module__", None) or "")
-                )
+                if inspect.ismodule(value):
+                    if _bound_by_another_import(current, key, value):
+                        continue
+                    ref = value
+                else:
+                    ref = sys.modules.get(getattr(value, "__module__", None) or "")
             except Exception:
                 continue
             if ref is not None and getattr(ref, "__name__", None) not in found:
                 todo.append(ref)
     return found
+
+
+def _bound_by_another_import(package: Any, key: str, value: Any) -> bool:
+    """Whether ``package.key`` is its submodule ``value`` bound there only because some
+    code somewhere imported that submodule (Python sets the attribute on the parent as a
+    side effect of ``import package.key``), not by the package's own module-level code.
+
+    Such an attribute depends on what else this process happened to import (``harness.cli``
+    imports every command, a worker does not), so following it would make a code identity
+    differ between processes. A submodule the package itself imports at module level is
+    followed: every process that imports the package binds it.
+    """
+    if getattr(value, "__name__", None) != f"{package.__name__}.{key}":
+        return False  # an ordinary module global (``import numpy as np``, ``from . import x as y``)
+    return key not in _module_level_imports(package)
+
+
+_IMPORTS_CACHE: dict[tuple[str, str], frozenset[str]] = {}
+
+
+def _module_level_imports(module: Any) -> frozenset[str]:
+    """The names a module's own module-level code binds by import statements (functions'
+    bodies left out: they run, if ever, when called). Read from its source file; a module
+    without a readable one binds nothing this way."""
+    path = getattr(module, "__file__", None)
+    try:
+        source = Path(path).read_bytes()
+    except (OSError, TypeError):
+        return frozenset()
+    key = (str(path), hashlib.sha256(source).hexdigest())
+    if key not in _IMPORTS_CACHE:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            tree = ast.Module(body=[], type_ignores=[])
+        _IMPORTS_CACHE[key] = frozenset(_imported_names(tree))
+    return _IMPORTS_CACHE[key]
+
+
+def _imported_names(node: ast.AST) -> Iterator[str]:
+    """Names bound by the import statements under ``node`` that run with it: every
+    statement (if, try, with and class bodies included) but a function's or lambda's."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Import):
+            for alias in child.names:
+                yield alias.asname or alias.name.split(".")[0]
+        elif isinstance(child, ast.ImportFrom):
+            for alias in child.names:
+                yield alias.asname or alias.name
+        elif not isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            yield from _imported_names(child)
 
 
 # Our own package is project code wherever it is installed (site-packages or an
