@@ -37,7 +37,8 @@ from harness.seats.settings import SeatSettings
 from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
-from harness.tourney.progress import Progress
+from harness.tourney.config.python_entrants import main_entrants_here
+from harness.tourney.progress import Progress, watched
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
@@ -183,28 +184,6 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
             )
 
 
-def _main_entrants_here(config: TourneyConfig, backend: str, say: Any) -> TourneyConfig:
-    """A config whose entrants workers can build: a class of ``__main__`` (a notebook's or
-    a script's own, e.g. passed to run_tournament as a class) exists only in this process
-    (workers never import the user's main), so its games are played here (workers: 0)."""
-    mains = [e.name for e in config.all_entrants() if e.load.startswith("__main__:")]
-    if not mains:
-        return config
-    where = "this notebook or script (__main__)"
-    if backend == "dask":
-        raise HarnessError(
-            f"entrant {mains[0]} is defined in {where}: Dask workers cannot import it; "
-            "put it in a file (path/to/file.py:Class) or a module"
-        )
-    if config.workers == 0:
-        return config
-    say(
-        f"Note: entrant {mains[0]} is defined in {where}, which worker processes cannot "
-        "import: playing in this process (workers: 0); put it in a file to use workers."
-    )
-    return config.override(workers=0)
-
-
 # -- the run ------------------------------------------------------------------------------
 def run_tournament(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
@@ -257,7 +236,8 @@ def run_tournament(
     overrides = {"deals": deals, "games": games, "seed": seed, "workers": workers}
     overrides |= {"move_time": move_time, "game_time": game_time, "isolation": isolation}
     overrides |= {"engine": engine, "luck": luck, "settings": settings, "seating": seating}
-    config = _prepared(config, options, overrides)
+    notes: list[str] = []  # said before the run's folder, and so its log, existed
+    config = _prepared(config, options, overrides, notes)
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them
     # three times cost as much as storing the chunks).
@@ -285,6 +265,8 @@ def run_tournament(
     try:
         with run_log(folder.path / layout.RUN_LOG, options.say) as log_handler, user_interrupts():
             run.log_handler = log_handler
+            for note in notes:
+                log.info("%s", note)
             done = run.go(resuming=existing is not None)
     finally:
         folder.close()
@@ -324,26 +306,39 @@ class Options:
     backend: str = "local"
     address: str | None = None
     dashboard: bool = False
+    drawn: list[Progress] = field(default_factory=list)  # the bar of the play loop, if any
 
     def say(self, text: str) -> None:
-        """A one-line note for people (nowhere without ``echo``)."""
+        """A one-line note for people: to ``echo``; without it (a notebook, a script) on the
+        progress stream where a person watches it (:func:`watched`), else nowhere. Never
+        on the bar's line: a bar drawn in place is ended first and goes on below."""
+        for bar in self.drawn:
+            bar.end_line()
         if self.echo is not None:
             self.echo(text)
+        elif watched(self.stream, self.progress):
+            out = self.stream if self.stream is not None else sys.stderr
+            out.write(f"{text}\n")
+            out.flush()
 
 
 def _prepared(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
     options: Options,
     overrides: dict[str, Any],
+    notes: list[str],
 ) -> TourneyConfig:
     """The config as this call plays it (loaded, ``overrides`` applied), after the checks
-    and notes that come before any folder is made."""
+    and notes that come before any folder is made (``notes`` gets those run.log keeps)."""
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
     config = config.override(**overrides)
     _check_backend(options.backend, options.address, options.dashboard, config.workers)
     say = options.say
-    config = _main_entrants_here(config, options.backend, say)
+    config, note = main_entrants_here(config, options.backend)
+    if note is not None:  # said to the person now, to run.log once it exists
+        say(note)
+        notes.append(note)
     if options.address and overrides["workers"] is not None:
         say(f"Note: the workers of the cluster at {options.address} play; --workers is ignored.")
     for entrant in config.all_entrants():
@@ -602,6 +597,7 @@ class _Run:
         total, played, folder = self.plan.games, self.played, self.folder
         options = self.options
         bar = Progress(total, total - self.to_play, stream=options.stream, bar=options.progress)
+        options.drawn.append(bar)
         play_start = time.monotonic()
         outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
 
@@ -634,6 +630,7 @@ class _Run:
             outcomes.close()  # stops the workers at once if anything is left
             bar.pending = 0  # the last line counts what was stored
             bar.finish()
+            options.drawn.remove(bar)
             self.ended = time.monotonic()
             played.played, played.wall = bar.played, self.ended - play_start
 
