@@ -26,7 +26,7 @@ from harness.seats.settings import (  # the seat settings' keys are checked ther
     SettingsError,
     settings_from,
 )
-from harness.tourney.config.bounds import check_bounds, plan_problem
+from harness.tourney.config.bounds import check_bounds, plan_problem, plan_size
 
 FORMATS = ("round_robin", "gauntlet")
 ALL_BUILTINS = "all-builtins"
@@ -87,8 +87,24 @@ DEFAULTS: dict[str, Any] = {
 # Chunk keys cover their deals, so folders written with another size (1,200 before) are
 # neither resumed nor reused from.
 CHUNK_GAMES = 12000
+# A small run is cut finer (default_chunk): at least MIN_CHUNKS chunks in all, so that a
+# slow run of one table (optimal on the Python engine, a plugin) keeps every worker of a
+# machine of up to 16 cores at work instead of being one chunk on one of them; never
+# below MIN_CHUNK_GAMES games a chunk, where the parent's cost per chunk would show.
+MIN_CHUNKS = 16
+MIN_CHUNK_GAMES = 100
 _T = TypeVar("_T")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def default_chunk(players: int, deals: int, tables: int) -> int:
+    """Deals a chunk when the config gives no ``chunk``: about CHUNK_GAMES games, fewer
+    in a small run so that its ``tables`` make MIN_CHUNKS chunks or more, but never fewer
+    than MIN_CHUNK_GAMES games. A function of the config alone (never of the worker
+    count: the same run resumes on any); chunking never changes a game."""
+    per_table = -(-MIN_CHUNKS // max(1, tables))  # chunks a table needs for MIN_CHUNKS
+    floor = -(-MIN_CHUNK_GAMES // players)
+    return min(-(-CHUNK_GAMES // players), max(floor, -(-deals // per_table)))
 
 
 # -- the resolved config ----------------------------------------------------------------
@@ -158,7 +174,12 @@ class TourneyConfig(HoldsSeatSettings):
 
     @property
     def deals_per_chunk(self) -> int:
-        return self.chunk or max(1, -(-CHUNK_GAMES // self.players))
+        """The config's ``chunk``, or :func:`default_chunk` for this run."""
+        if self.chunk:
+            return self.chunk
+        fmt, entrants = self.format, len(self.entrants)
+        tables, _ = plan_size(fmt, self.players, entrants, self.games, 1)
+        return default_chunk(self.players, self.games, tables)
 
     def all_entrants(self) -> tuple[Entrant, ...]:
         """The challenger (gauntlet) first, then the field."""
