@@ -47,6 +47,7 @@ from harness.report.summary_mirrors import (
     mirror_pairs,
     mirror_section,
 )
+from harness.report.twins import same_game_groups, same_games_line
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.reader import RunInfo
 from harness.runfolder.timing import strategy_times
@@ -72,8 +73,9 @@ __all__ = [
 # a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
 # date (``run.created``) and each convergence point's units (its fifth value), decision
 # times (``timing``), plugin output (``output``), forfeits grouped by cause, headlines;
-# 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys).
-SUMMARY_VERSION = 5
+# 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys); 6: entrants
+# that played the same games (``same_games``, and a headline).
+SUMMARY_VERSION = 6
 # Fewer units (deals, or games with independent dice) than this: intervals are rough.
 FEW_UNITS = 30
 # What each error_kind means, for people; time forfeits depend on the machine.
@@ -135,6 +137,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     )
     out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
     out["mirrors"] = mirror_section(agg, out["head_to_head"])
+    out["same_games"] = _same_games(agg)
     out["seats"] = _seats(agg, by_deal)
     out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
     out["curve"] = _curve(agg, by_deal)
@@ -257,10 +260,22 @@ def _output(info: RunInfo) -> dict[str, Any]:
     return {"by_strategy": dict(ordered), "cut_chunks": cut, "kept_per_chunk": OUTPUT_KEPT}
 
 
+def _same_games(agg: Aggregates) -> list[dict[str, Any]]:
+    """Entrants that played the same games (harness.report.twins); none with independent
+    dice. Games of two of them together compare only where the design holds every order."""
+    if agg.same is None:
+        return []
+    info = agg.info
+    every_order = len({tuple(o) for o in info.design}) == math.factorial(info.players)
+    mirrors = mirror_pairs(info.entrants)
+    return same_game_groups(agg.same, agg.strategies, mirrors, every_order)
+
+
 def _headlines(out: dict[str, Any]) -> list[str]:
-    """What must not be missed: a strategy that forfeited every game it played."""
+    """What must not be missed: entrants that played the same games (a parameter that
+    changed nothing), a strategy that forfeited every game it played."""
     by = out["forfeit_kinds"]["by_strategy"]
-    lines = []
+    lines = [same_games_line(group) for group in out["same_games"]]
     for row in out["standings"]:
         name, games = row["strategy"], row["games"]
         lost = sum((by.get(name) or {}).values())

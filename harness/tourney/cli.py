@@ -323,8 +323,11 @@ def _print_costs(summary: dict[str, Any]) -> None:
     decision times of the timed (user) strategies, and who wrote output to run.log."""
     from harness.report.render import TIMING_HEADER, output_lines, text_table, timing_rows
 
-    for line in summary.get("headlines") or []:
-        click.echo(f"NOTE: {line}")
+    import textwrap
+
+    for line in summary.get("headlines") or []:  # in 100 columns, as the table is
+        for part in textwrap.wrap(f"NOTE: {line}", 100, subsequent_indent="  ") or [""]:
+            click.echo(part)
     rows = timing_rows(summary, timed_only=True)
     if rows:
         click.echo("Decision times (1 game in 16 timed; built-ins are not timed):")
