@@ -282,7 +282,7 @@ class _Aggregator:
                 a.capped_tables[table] = a.capped_tables.get(table, 0) + int(count)
         self._forfeits(games, strat, games.matches("status", STATUSES[FORFEIT]))
         if a.same is not None:  # every game, capped ones too: the same decisions, the same cap
-            a.same.add(games, strat, len(a.strategies))
+            a.same.add(games, strat, len(a.strategies), self.luck_kept)
         keep = ~capped
         games, strat = games.select(keep), strat[keep]
         g = len(games)

@@ -75,20 +75,24 @@ def _text_codes(games: Games, name: str) -> np.ndarray:
     return lookup[codes]
 
 
-def outcome_hashes(games: Games, players: int) -> np.ndarray:
+def outcome_hashes(games: Games, players: int, account: bool = True) -> np.ndarray:
     """One hash per game of what it stored (not who played it: the names are the
-    context, and a forfeit's message names its strategy)."""
-    h = _mix(_bits(games.number("turns")))
-    for name in ("status", "error_kind"):
-        h = _mix(h ^ _text_codes(games, name))
-    h = _mix(h ^ _bits(games.number("error_seat")))
-    fields = _SEAT_OUTCOME + tuple(ACCOUNT_FIELDS)
+    context, and a forfeit's message names its strategy): every column's bits times a
+    key of its own (odd, 64-bit), summed, then mixed. ``account``: the luck account's
+    columns too (a run that kept none stores nulls there)."""
+    columns = [_text_codes(games, "status"), _text_codes(games, "error_kind")]
+    columns += [_bits(games.number(name)) for name in ("turns", "error_seat")]
+    fields = _SEAT_OUTCOME + (tuple(ACCOUNT_FIELDS) if account else ())
     for i in range(players):
         for f in fields:
             column = seat_column(i, f)
             if games.has(column):
-                h = _mix(h ^ _bits(games.number(column)))
-    return h
+                columns.append(_bits(games.number(column)))
+    keys = _mix(np.arange(1, len(columns) + 1, dtype=_U)) | _U(1)
+    total = np.zeros(len(games), dtype=_U)
+    for key, column in zip(keys, columns, strict=True):
+        total += column * key
+    return _mix(total)
 
 
 def _sum_into(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
@@ -122,14 +126,15 @@ class SameGames:
             new[:have, :have] = old
             setattr(self, name, new)
 
-    def add(self, games: Games, strat: np.ndarray, p: int) -> None:
-        """Fold a batch: ``strat`` holds each game's entrant per seat (games, seats)."""
+    def add(self, games: Games, strat: np.ndarray, p: int, account: bool = True) -> None:
+        """Fold a batch: ``strat`` holds each game's entrant per seat (games, seats);
+        ``account``: the run may have kept the luck account (its columns are compared)."""
         self.grow(p)
         g, n = strat.shape
         if g == 0:
             return
         codes = strat.astype(np.int64)
-        salt = _mix(outcome_hashes(games, n) ^ _mix(_bits(games.number("deal"))))
+        salt = _mix(outcome_hashes(games, n, account) ^ _mix(_bits(games.number("deal"))))
         seat = np.arange(n, dtype=np.int64)
         who = _mix(((codes + 3) * 16 + seat).astype(_U))  # w(seat, entrant)
         base = who.sum(axis=1, dtype=_U)
