@@ -98,19 +98,24 @@ def report(
         click.echo(json.dumps(summary))
         return
     if not quiet:
-        games = summary["games"]
-        click.echo(
+        from harness.report.render import terminal_width, wrap
+
+        games, width = summary["games"], terminal_width()
+        head = (
             f"{summary['run']['name']}/{summary['run']['run_id']}: {summary['run']['rules_text']}, "
-            f"{games['scored']:,} games scored ({games['forfeit']:,} forfeits, "
+            f"{plural(games['scored'], 'game')} scored ({plural(games['forfeit'], 'forfeit')}, "
             f"{games['turn_cap']:,} unfinished)"
         )
+        for line in wrap(head, width):
+            click.echo(line)
         if games["scored"]:
             from harness.report.render import standings_lines
 
             for line in standings_lines(summary):
                 click.echo(line)
         for msg in summary["messages"]:
-            click.echo(f"- {msg}")
+            for line in wrap(msg, width, "- ", more=""):
+                click.echo(line)
     click.echo(f"Report: {result.html}")
     if not quiet:
         click.echo(

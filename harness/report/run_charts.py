@@ -402,7 +402,9 @@ def figure_ratings(summary: dict[str, Any]) -> Figure | None:
         ax.axvline(0, color=FAIR, ls="--", lw=1)
         ax.set_yticks(y, [r["strategy"] for r in rows])
         ax.set_ylim(-0.7, len(rows) - 0.3)
-        ax.set_xlabel("rating (Elo scale, 0 = average entrant), 95% CI")
+        field = summary["ratings"].get("centre") == "field"  # a gauntlet: on its field
+        zero = "0 = the field's average" if field else "0 = average entrant"
+        ax.set_xlabel(f"rating (Elo scale, {zero}), 95% CI")
         model = summary["ratings"].get("model") or ""
         indirect = (summary.get("ranking") or {}).get("indirect")
         tag = " (gauntlet: the field's order is indirect)" if indirect else ""

@@ -10,9 +10,10 @@ tied entrants alike. Win share splits ties: a first place shared by k players co
 to each. Turn-capped games are never scored.
 
 The uncertainty comes from the report (:func:`with_report`): the 95% interval of the win
-share and the rating with its interval are copied from the report's summary of the same
-rows (clustered by deal, :mod:`harness.stats`), never computed a second way here,
-so the terminal, ``--json`` and the report show the same figures.
+share, the luck-adjusted win share (with the games it adjusts) and the rating with its
+interval are copied from the report's summary of the same rows (clustered by deal,
+:mod:`harness.stats`), never computed a second way here, so the terminal, ``--json`` and
+the report show the same figures.
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ REPORT_FIGURES = (
     "win_adj",
     "win_adj_low",
     "win_adj_high",
+    "luck_games",  # the strategy's games that kept the account: the ones adjusted
 )
 
 
@@ -98,7 +100,10 @@ def with_report(rows: list[dict[str, Any]], summary: dict[str, Any] | None) -> l
     out = []
     for row in rows:
         theirs = found.get(row["strategy"], {})
-        out.append({**row, **{k: _finite(theirs.get(k)) for k in REPORT_FIGURES}})
+        figures = {k: _finite(theirs.get(k)) for k in REPORT_FIGURES}
+        if figures["luck_games"] is not None:
+            figures["luck_games"] = int(figures["luck_games"])
+        out.append({**row, **figures})
     return out
 
 
@@ -108,43 +113,19 @@ def _finite(value: Any) -> float | None:
     return None
 
 
-def format_table(rows: list[dict[str, Any]]) -> list[str]:
-    """The standings as aligned text lines, in the one table style of every command
-    (:func:`harness.report.render.text_table`: a rule under the header, intervals as
-    ``low to high``).
+def format_table(rows: list[dict[str, Any]], width: int | None = None) -> list[str]:
+    """The standings as aligned text lines in ``width`` columns (default: the terminal's):
+    :func:`harness.report.standings_text.standings_text`, the one terminal table of the
+    standings (``harness tourney``, ``harness report``, a notebook's Run).
 
-    Rows from :func:`with_report` also show the win share's 95% interval and the rating
-    (Elo) with its 95% interval, as the report does; without them those columns are left
-    out. Only the rating columns are left out when the report has no rating at all. Where
-    the games kept the luck account, the luck-adjusted win share with its interval follows
-    the raw one's.
+    Rows from :func:`with_report` also show the win share's 95% interval, the
+    luck-adjusted win share where the games kept the account (with the share of the games
+    it adjusts) and the rating (Elo) with its 95% interval, as the report does; without
+    them those columns are left out.
     """
-    from harness.report.render import DASH, num, pct, signed_span, span, text_table
+    from harness.report.standings_text import standings_text
 
-    show_forfeits = any(r["forfeits"] for r in rows)
-    show_capped = any(r["capped"] for r in rows)
-    show_ci = any("win_low" in r for r in rows)
-    show_elo = any(r.get("elo") is not None for r in rows)
-    show_adj = any(r.get("win_adj") is not None for r in rows)
-    header = ["#", "strategy", "games", "win share"] + ["95% CI"] * show_ci
-    header += ["luck-adjusted", "95% CI"] * show_adj
-    header += ["mean worms", "mean rank"] + ["Elo", "95% CI"] * show_elo
-    header += ["forfeits"] * show_forfeits + ["capped"] * show_capped
-    lines = []
-    for r in rows:
-        line = [str(r["rank"]), r["strategy"], f"{r['games']:,}", pct(r["win_share"])]
-        if show_ci:
-            line.append(span(r.get("win_low"), r.get("win_high")))
-        if show_adj:
-            line += [pct(r.get("win_adj")), span(r.get("win_adj_low"), r.get("win_adj_high"))]
-        line += [num(r["mean_worms"]), num(r["mean_rank"], 3)]
-        if show_elo:
-            elo = r.get("elo")
-            line += [DASH if elo is None else num(elo, 0, sign=True)]
-            line += [signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0)]
-        line += [f"{r['forfeits']:,}"] * show_forfeits + [f"{r['capped']:,}"] * show_capped
-        lines.append(line)
-    return text_table(header, lines, left=2)
+    return standings_text(rows, width)
 
 
 def to_csv(rows: list[dict[str, Any]]) -> str:
