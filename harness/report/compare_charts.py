@@ -231,6 +231,7 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                 continue
             ax.axvline(0, color=FAIR, ls="--", lw=1)
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
+        bases = [d.get("base", "A") for d in rows[0]["diffs"]]
         for i, run in enumerate(runs):  # the legend names each run by its marker
             axes[0].plot(
                 [],
@@ -238,7 +239,7 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                 _run_marker(i + 1),
                 color="#555555",
                 mfc="white",
-                label=f"{run['label']} − A",
+                label=f"{run['label']} − {bases[i]}",
             )
         if any_identical:
             axes[0].plot(
@@ -254,7 +255,8 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
         fig.suptitle(
             _compare_title(
                 comparison,
-                "Differences from the baseline run A (filled: significant after Holm correction)",
+                "Each run minus the run it is compared with (filled: significant after Holm "
+                "correction, marked * in the tables)",
             ),
             fontsize=11,
         )

@@ -16,9 +16,9 @@ import re
 import sys
 import textwrap
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from harness.errors import printable
 
@@ -32,6 +32,9 @@ class Block:
     header: list[str] | None = None
     rows: list[list[str]] | None = None
     path: Path | None = None
+    # How a table fits a terminal (fit_table's keywords: key, left, groups, give_way,
+    # fold); the files show every column.
+    fit: dict[str, Any] = field(default_factory=dict)
 
 
 def h1(text: str) -> Block:
@@ -50,8 +53,9 @@ def bullets(items: list[str]) -> Block:
     return Block("ul", items=items)
 
 
-def table(header: list[str], rows: list[list[str]]) -> Block:
-    return Block("table", header=header, rows=rows)
+def table(header: list[str], rows: list[list[str]], **fit: Any) -> Block:
+    """A table; ``fit``: how it fits a terminal (:func:`fit_table`'s keywords)."""
+    return Block("table", header=header, rows=rows, fit=fit)
 
 
 def image(path: Path, alt: str) -> Block:
@@ -245,11 +249,14 @@ def fit_table(
     left: int = 1,
     groups: Sequence[Sequence[int]] = (),
     give_way: Sequence[tuple[str, Sequence[int]]] = (),
+    fold: Sequence[int] = (),
     said: int | None = None,
 ) -> list[str]:
     """A terminal table in at most ``width`` columns (:func:`text_table`'s style).
 
-    Too wide, it first leaves out the columns of ``give_way``, a (name, column indices)
+    Too wide, it first folds each column of ``fold`` whose cells are all the same into a
+    line above it (``compared: paired, 300 deals (every row)``); then leaves out the
+    columns of ``give_way``, a (name, column indices)
     at a time in its order, until it fits, and says below it which it left out (a wider
     terminal, or the report, shows them); then, if it still does not fit, it is cut into
     several tables one under the other, each with the ``key`` leading columns (the
@@ -263,6 +270,12 @@ def fit_table(
         return sum(sizes[c] for c in columns) + 2 * max(len(columns) - 1, 0)
 
     shown = list(range(len(header)))
+    above = []
+    for c in fold:
+        if span_of(shown) <= width or not rows or len({row[c] for row in rows}) > 1:
+            continue
+        shown.remove(c)
+        above.append(f"{header[c]}: {rows[0][c]}")
     left_out = []
     for name, columns in give_way:
         if span_of(shown) <= width:
@@ -283,10 +296,10 @@ def fit_table(
         if blocks[-1] and span_of(keys + blocks[-1] + unit) > width:
             blocks.append([])
         blocks[-1] += unit
-    lines: list[str] = []
-    for block in blocks:
+    lines: list[str] = wrap("; ".join(above) + " (every row)", width) if above else []
+    for n, block in enumerate(blocks):
         cols = keys + block
-        if lines:
+        if n:
             lines.append("")
         lines += text_table(
             [header[c] for c in cols],
@@ -297,3 +310,23 @@ def fit_table(
         note = f"(left out to fit {said or width} columns: {', '.join(left_out)}; a wider terminal "
         lines += wrap(note + "shows them)", width)
     return lines
+
+
+def terminal_lines(blocks: list[Block], width: int, indent: str = "  ") -> list[str]:
+    """Blocks as the terminal shows them in ``width`` columns: a heading as a line ending
+    in a colon, prose wrapped, a list as dashes, a table fitted (:func:`fit_table`, with
+    its block's ``fit``) and indented; images are left out."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind in ("h1", "h2"):
+            out += wrap(f"{b.text}:", width)
+        elif b.kind == "p":
+            out += wrap(b.text, width, indent)
+        elif b.kind == "ul":
+            for item in b.items or []:
+                out += wrap(item, width, indent + "- ", more="")
+        elif b.kind == "table" and b.header:
+            inner = width - len(indent)
+            lines = fit_table(b.header, b.rows or [], inner, said=width, **b.fit)
+            out += [indent + line if line else "" for line in lines]
+    return out

@@ -90,6 +90,7 @@ def test_same_config_again_is_identical_and_untested(runs, tmp_path):
                 "p": None,
                 "p_holm": None,
                 "significant": False,
+                "verdict": None,
             }
         )
 
