@@ -152,7 +152,8 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
         missing = [lab for lab, mine in zip(labels, entrants, strict=True) if name not in mine]
         shown = name if name not in match else f"{name} (matched to {match[name]})"
         if missing:
-            out.append(f"entrant {shown} is not in run(s) {', '.join(missing)}")
+            runs_ = "run" if len(missing) == 1 else "runs"
+            out.append(f"entrant {shown} is not in {runs_} {', '.join(missing)}")
             continue
         specs = [mine[name] for mine in entrants]
         changed = [

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from harness.errors import plural
 from harness.report.formats import DASH, count, num, pct, points, signed_span, span
 from harness.report.page import Block, bullets, h1, h2, image, para, table
 
@@ -57,9 +58,9 @@ def _luck_worms_cells(cell: dict[str, Any] | None) -> list[str]:
 def compared_how(diff: dict[str, Any]) -> str:
     """How a difference was compared: ``identical, N games``, ``paired, N deals``, ``unpaired``."""
     if diff.get("identical"):
-        return f"identical, {count(diff.get('paired_games'))} games"
+        return f"identical, {plural(diff.get('paired_games') or 0, 'game')}"
     if diff.get("paired"):
-        return f"paired, {count(diff.get('shared_deals'))} deals"
+        return f"paired, {plural(diff.get('shared_deals') or 0, 'deal')}"
     return "unpaired"
 
 

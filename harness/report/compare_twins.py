@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from harness import stats
+from harness.errors import plural
 from harness.report.paired import paired_difference, t_pvalue
 from harness.runfolder.games import iter_games
 from harness.runfolder.reader import RunInfo, open_run
@@ -256,9 +257,9 @@ class Twins:
         }
         if len(pairs) < max(games):
             out["note"] = (
-                f"paired on {len(pairs):,} games ({label(base)} has {games[0]:,}, {label(k)} "
-                f"{games[1]:,}): the others have no twin (opponents only one run has, or "
-                "unfinished in one run)"
+                f"paired on {plural(len(pairs), 'game')} ({label(base)} has {games[0]:,}, "
+                f"{label(k)} {games[1]:,}): the others have no twin (opponents only one run "
+                "has, or unfinished in one run)"
             )
         deal = pairs["deal"].to_numpy()
         for key, control in (("points", "c_win"), ("worms", "c_margin")):

@@ -48,6 +48,7 @@ from harness.report.run_page import (
     report_blocks,
     reproduce_hint,
     standings_lines,
+    timing_notes,
     timing_rows,
 )
 
@@ -87,6 +88,7 @@ __all__ = [
     "terminal_width",
     "text_table",
     "wrap",
+    "timing_notes",
     "timing_rows",
     "to_html",
     "to_markdown",

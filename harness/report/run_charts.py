@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from harness.errors import plural
 from harness.report.chart_style import (
     BAND_ALPHA,
     FAIR,
@@ -59,7 +60,8 @@ def _colours(summary: dict[str, Any]) -> dict[str, str]:
 
 def _subtitle(summary: dict[str, Any]) -> str:
     run, games = summary["run"], summary["games"]
-    return f"{run_title(run)}\n{run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
+    scored = plural(games["scored"], "game")
+    return f"{run_title(run)}\n{run['rules_text']} · {scored} · {run['dice']} dice"
 
 
 def _bars_with_ci(

@@ -13,6 +13,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from harness.errors import plural
 from harness.report.formats import (
     DASH,
     count,
@@ -54,9 +55,10 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
     out.append(
         para(
             f"Rules: {run['rules_text']}. Format: {run.get('format') or DASH}, "
-            f"{games['tables']} table(s), {run['dice']} dice, seed {run.get('seed', DASH)}, "
-            f"harness {run.get('version') or DASH}. Games: {count(games['stored'])} stored, "
-            f"{count(games['scored'])} scored ({count(games['forfeit'])} forfeits"
+            f"{plural(games['tables'], 'table')}, {run['dice']} dice, seed "
+            f"{run.get('seed', DASH)}, harness {run.get('version') or DASH}. Games: "
+            f"{count(games['stored'])} stored, {count(games['scored'])} scored "
+            f"({plural(games['forfeit'], 'forfeit')}"
             f"{_timed_note(summary)}), "
             f"{count(games['turn_cap'])} unfinished (turn cap); mean length "
             f"{num(games['mean_turns'], 1)} turns."
@@ -212,7 +214,7 @@ def gauntlet_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Blo
             f"{who} overall: rating {num(rating['elo'], 0, sign=True)} Elo against the "
             f"field's average ({signed_span(rating['low'], rating['high'], 1, 0)}, 95%); "
             f"win share {pct(g['win_share'])} ({span(g['win_low'], g['win_high'])}) of "
-            f"{count(g['games'])} games, fair share {pct(g['fair_share'])}."
+            f"{plural(g['games'], 'game')}, fair share {pct(g['fair_share'])}."
         ),
         *_img(plots, "gauntlet", f"{who} against each opponent, with 95% intervals"),
     ]
@@ -515,7 +517,7 @@ def _forfeit_kinds(summary: dict[str, Any]) -> list[Block]:
     if kinds.get("machine_dependent"):
         blocks.append(
             para(
-                f"{count(kinds['machine_dependent'])} forfeit(s) were over a time limit: "
+                f"Over a time limit: {plural(kinds['machine_dependent'], 'forfeit')}, "
                 "machine-dependent. Whether a decision takes longer than the limit depends "
                 "on the speed and load of the machine that played it, so these games may "
                 "end otherwise elsewhere; the other forfeits depend only on the strategies."
@@ -558,6 +560,26 @@ def timing_rows(summary: dict[str, Any], *, timed_only: bool = False) -> list[li
     return rows
 
 
+def timing_notes(summary: dict[str, Any]) -> list[str]:
+    """A sentence for each timed strategy whose mean decision time is above its 99th
+    percentile: fewer than 1 decision in 100 was that slow, so a few very slow ones
+    lifted the mean (the terminal and the report say it where it happens)."""
+    from harness.runfolder.timing import seconds_text
+
+    out = []
+    for t in summary.get("timing") or []:
+        mean, p99 = t.get("mean"), t.get("p99")
+        if not t.get("decisions") or mean is None or p99 is None or mean <= p99:
+            continue
+        out.append(
+            f"{t['strategy']}: the mean decision ({seconds_text(mean)}) is above the 99th "
+            f"percentile ({seconds_text(p99)}): a few very slow decisions (fewer than 1 in "
+            "100) lift the mean; on the wall clock a pause of the process (a busy machine, "
+            "garbage collection) counts as well as the bot's own slow moves."
+        )
+    return out
+
+
 def output_lines(summary: dict[str, Any]) -> list[str]:
     """Who wrote how much plugin output (print(), logging) to run.log; empty if nobody."""
     out = summary.get("output") or {}
@@ -570,7 +592,7 @@ def output_lines(summary: dict[str, Any]) -> list[str]:
     if out.get("cut_chunks"):
         line += (
             f" run.log keeps the first {kept} of each chunk's output; "
-            f"{count(out['cut_chunks'])} chunk(s) were cut there."
+            f"cut there: {plural(out['cut_chunks'], 'chunk')}."
         )
     return [line]
 
@@ -600,7 +622,8 @@ def _speed(summary: dict[str, Any]) -> list[Block]:
         ),
         table(TIMING_HEADER, rows),
     ]
-    return out + said
+    notes = timing_notes(summary)
+    return out + ([bullets(notes)] if notes else []) + said
 
 
 def reproduce_hint(summary: dict[str, Any], example: dict[str, Any]) -> str:
@@ -661,7 +684,7 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
         out += [
             h2("Unfinished games (turn cap)"),
             para(
-                f"{count(capped['total'])} game(s) hit the turn cap and were left out of "
+                f"Unfinished at the turn cap: {plural(capped['total'], 'game')}, left out of "
                 "every statistic."
             ),
             table(["table", "entrants", "games"], rows),

@@ -5,7 +5,7 @@ results.Run` (:func:`standings_text`), fitted to the terminal's width
 (:func:`~harness.report.page.fit_table`): in 100 columns by default, the columns that say
 least give way first (mean rank, then the rating's interval) and a wider terminal shows
 them. Its rows are the runner's counts with the report's figures
-(:func:`harness.tourney.standings.with_report`), or a report's standings
+(:func:`with_report`), or a report's standings
 (:func:`rows_of_summary`): the same keys either way.
 
 The luck-adjusted win share is shown with the games it rests on wherever it is shown
@@ -17,12 +17,65 @@ auto`` that is only the games at tables with a plugin or ``optimal`` (docs/luck.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from harness.report.formats import DASH, num, pct, signed_span, span
 from harness.report.page import fit_table, terminal_width, wrap
 
-__all__ = ["adjusted_on", "luck_cells", "luck_note", "rows_of_summary", "standings_text"]
+__all__ = [
+    "REPORT_FIGURES",
+    "adjusted_on",
+    "luck_cells",
+    "luck_note",
+    "rows_of_summary",
+    "standings_text",
+    "with_report",
+]
+
+# The report's figures the standings carry (None where the report has none).
+REPORT_FIGURES = (
+    "win_low",
+    "win_high",
+    "elo",
+    "elo_low",
+    "elo_high",
+    # luck-adjusted (docs/luck.md): where the games kept the account
+    "win_adj",
+    "win_adj_low",
+    "win_adj_high",
+    "luck_games",  # the strategy's games that kept the account: the ones adjusted
+)
+
+
+def with_report(rows: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The standings rows with the report's figures added (:data:`REPORT_FIGURES`: the
+    95% win-share interval, the luck-adjusted share and the games it adjusts, the rating).
+
+    ``summary`` is the report's summary of the same run (``report.json``, or
+    :func:`harness.report.api.summarise_run`); its standings are matched by strategy
+    name. A strategy the summary lacks (or no summary) gets None for each figure, as do
+    undefined ones (nan). The rows are copies; their order is kept.
+    """
+    found = {}
+    if isinstance(summary, dict):
+        for r in summary.get("standings") or []:
+            if isinstance(r, dict) and isinstance(r.get("strategy"), str):
+                found[r["strategy"]] = r
+    out = []
+    for row in rows:
+        theirs = found.get(row["strategy"], {})
+        figures = {k: _finite(theirs.get(k)) for k in REPORT_FIGURES}
+        if figures["luck_games"] is not None:
+            figures["luck_games"] = int(figures["luck_games"])
+        out.append({**row, **figures})
+    return out
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 def adjusted_on(row: dict[str, Any]) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from harness import stats
-from harness.errors import HarnessError
+from harness.errors import HarnessError, plural
 from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
@@ -269,7 +269,7 @@ def _headlines(out: dict[str, Any]) -> list[str]:
             first = next((g for g in out["forfeits"] if g["strategy"] == name), None)
             why = f": {first['detail']}" if first else ""
             lines.append(
-                f"{name} forfeited every one of its {games:,} games{why} (the forfeits "
+                f"{name} forfeited {_every(games)}{why} (the forfeits "
                 "below say how to play one again)"
             )
     return lines
@@ -518,6 +518,16 @@ def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
     return out
 
 
+def _every(games: int) -> str:
+    """``its one game`` or ``every one of its 1,200 games``."""
+    return "its one game" if games == 1 else f"every one of its {games:,} games"
+
+
+def _none_of(games: int) -> str:
+    """``The one game stored has not`` or ``None of the 12 games stored has``."""
+    return "The one game stored has not" if games == 1 else f"None of the {games:,} games has"
+
+
 def _messages(out: dict[str, Any], p: int) -> list[str]:
     """Plain sentences about what the numbers cannot say (empty, tiny, degenerate runs)."""
     g = out["games"]
@@ -533,16 +543,16 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
         msgs.append("This run has no games yet: nothing to report.")
         return msgs
     if g["scored"] == 0:
-        msgs.append(f"None of the {g['stored']} games finished (all hit the turn cap): no results.")
+        msgs.append(f"{_none_of(g['stored'])} finished (the turn cap stopped it all): no results.")
         return msgs
     if g["turn_cap"]:
         msgs.append(
-            f"{g['turn_cap']} game(s) hit the turn cap unfinished: excluded from every "
+            f"{plural(g['turn_cap'], 'game')} hit the turn cap unfinished: excluded from every "
             "statistic and listed in the report."
         )
     if g["forfeit"]:
         msgs.append(
-            f"{g['forfeit']} game(s) ended in a forfeit: scored as played, the forfeiting "
+            f"{plural(g['forfeit'], 'game')} ended in a forfeit: scored as played, the forfeiting "
             "seat last; listed in the report."
         )
     timed = out["forfeit_kinds"]["machine_dependent"]

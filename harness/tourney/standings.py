@@ -9,9 +9,9 @@ order the report uses too, so the terminal standings, ``summary.csv`` and the re
 tied entrants alike. Win share splits ties: a first place shared by k players counts 1/k
 to each. Turn-capped games are never scored.
 
-The uncertainty comes from the report (:func:`with_report`): the 95% interval of the win
-share, the luck-adjusted win share (with the games it adjusts) and the rating with its
-interval are copied from the report's summary of the same rows (clustered by deal,
+The uncertainty comes from the report (:func:`with_report`, the report room's): the 95%
+interval of the win share, the luck-adjusted win share (with the games it adjusts) and the
+rating with its interval are copied from the report's summary of the same rows (clustered by deal,
 :mod:`harness.stats`), never computed a second way here, so the terminal, ``--json`` and
 the report show the same figures.
 """
@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import csv
 import io
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from harness.game.ranking import Counts, order
+from harness.report.standings_text import REPORT_FIGURES, with_report
 
 __all__ = [
     "COLUMNS",
+    "REPORT_FIGURES",
     "format_table",
     "standings",
     "to_csv",
@@ -67,50 +68,6 @@ def standings(totals: Mapping[str, Counts | Mapping[str, Any]]) -> list[dict[str
             }
         )
     return rows
-
-
-# The report's figures the standings carry (None where the report has none).
-REPORT_FIGURES = (
-    "win_low",
-    "win_high",
-    "elo",
-    "elo_low",
-    "elo_high",
-    # luck-adjusted (docs/luck.md): where the games kept the account
-    "win_adj",
-    "win_adj_low",
-    "win_adj_high",
-    "luck_games",  # the strategy's games that kept the account: the ones adjusted
-)
-
-
-def with_report(rows: list[dict[str, Any]], summary: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The standings rows with the report's 95% win-share interval and rating added.
-
-    ``summary`` is the report's summary of the same run (``report.json``, or
-    :func:`harness.report.api.summarise_run`); its standings are matched by strategy
-    name. A strategy the summary lacks (or no summary) gets None for each figure, as do
-    undefined ones (nan). The rows are copies; their order is kept.
-    """
-    found = {}
-    if isinstance(summary, dict):
-        for r in summary.get("standings") or []:
-            if isinstance(r, dict) and isinstance(r.get("strategy"), str):
-                found[r["strategy"]] = r
-    out = []
-    for row in rows:
-        theirs = found.get(row["strategy"], {})
-        figures = {k: _finite(theirs.get(k)) for k in REPORT_FIGURES}
-        if figures["luck_games"] is not None:
-            figures["luck_games"] = int(figures["luck_games"])
-        out.append({**row, **figures})
-    return out
-
-
-def _finite(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
 
 
 def format_table(rows: list[dict[str, Any]], width: int | None = None) -> list[str]:
