@@ -304,7 +304,8 @@ class Run:
         if self.counts:
             # The terminal's standings table (intervals, luck-adjusted share and rating
             # once the report's figures are in the counts), in 100 columns.
-            lines += ["  " + line if line else "" for line in standings_text(self.counts, 98, said=100)]
+            table = standings_text(self.counts, 98, said=100)
+            lines += ["  " + line if line else "" for line in table]
         if self.report_file is not None:
             lines.append(f"  report: {self.report_file}")
         lines.append("  tables: run.standings, run.head_to_head, run.seats(), run.games")
