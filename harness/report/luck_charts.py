@@ -153,7 +153,7 @@ def figure_luck(summary: dict[str, Any]) -> Figure | None:
         share = as_float(luck.get("accounted"))
         kept = (
             ""
-            if not share == share or share >= 1
+            if share != share or share >= 1
             else f"\nregret and luck per game: over the games that kept the luck account "
             f"({share:.0%} of the games)"
         )
