@@ -124,8 +124,8 @@ def zoom_points(
             err = [[max(value - lo, 0)], [max(hi - value, 0)]] if lo == lo and hi == hi else None
             ax.errorbar(value, yi, xerr=err, fmt=marker, color=colour, ecolor=colour, capsize=3)
             continue
-        edge, marker, align = (lo_edge, "<", "left") if value < lo_edge else (hi_edge, ">", "right")
-        ax.plot(edge, yi, marker, color=colour, ms=9, clip_on=False)
+        edge, arrow, align = (lo_edge, "<", "left") if value < lo_edge else (hi_edge, ">", "right")
+        ax.plot(edge, yi, arrow, color=colour, ms=9, clip_on=False)
         shift = half * 0.06 * (1 if align == "left" else -1)
         ax.text(edge + shift, yi, f"{value:.1%}", va="center", ha=align, fontsize=8, color="#444")
     ax.axvline(centre, color=FAIR, ls="--", lw=1)
