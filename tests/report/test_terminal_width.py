@@ -21,13 +21,13 @@ from click.testing import CliRunner
 import harness
 from harness.cli import main
 from harness.report import write_report
-from harness.report.page import DEFAULT_WIDTH, fit_table, terminal_width
 from harness.report.render import pct
 from harness.tourney import run_tournament
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 NARROW = {"COLUMNS": None}  # the default: no COLUMNS, no terminal (a pipe): 100 columns
 LONG = "a-strategy-with-a-long-name(target=27)"
+DEFAULT_WIDTH = 100  # harness.report.page.DEFAULT_WIDTH
 
 
 def _config(name: str, target: int = 26, **extra) -> dict:
@@ -93,6 +93,8 @@ def test_harness_report_and_compare_fit_100_columns(league, tmp_path):
 
 
 def test_the_width_comes_from_columns_then_the_terminal_then_100(monkeypatch):
+    from harness.report.page import terminal_width
+
     monkeypatch.delenv("COLUMNS", raising=False)
     assert terminal_width(io.StringIO()) == DEFAULT_WIDTH  # not a terminal
     monkeypatch.setenv("COLUMNS", "160")
@@ -104,6 +106,8 @@ def test_the_width_comes_from_columns_then_the_terminal_then_100(monkeypatch):
 
 
 def test_a_table_folds_gives_way_then_cuts_keeping_its_key_columns():
+    from harness.report.page import fit_table
+
     header = ["strategy", "run", "difference", "95% CI", "more", "95% CI", "compared"]
     rows = [[f"s{i}", "B − A", "+1.0 pts *", "+0.1 to +1.9", "x" * 25, "y" * 20, "same"]
             for i in range(3)]  # fmt: skip
