@@ -524,8 +524,10 @@ def _every(games: int) -> str:
 
 
 def _none_of(games: int) -> str:
-    """``The one game stored has not`` or ``None of the 12 games stored has``."""
-    return "The one game stored has not" if games == 1 else f"None of the {games:,} games has"
+    """That no stored game finished: the one, or none of the N."""
+    if games == 1:
+        return "The one game stored did not finish (it hit the turn cap)"
+    return f"None of the {games:,} games finished (all hit the turn cap)"
 
 
 def _messages(out: dict[str, Any], p: int) -> list[str]:
@@ -543,7 +545,7 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
         msgs.append("This run has no games yet: nothing to report.")
         return msgs
     if g["scored"] == 0:
-        msgs.append(f"{_none_of(g['stored'])} finished (the turn cap stopped it all): no results.")
+        msgs.append(f"{_none_of(g['stored'])}: no results.")
         return msgs
     if g["turn_cap"]:
         msgs.append(
