@@ -105,9 +105,8 @@ def luck_note(rows: list[dict[str, Any]], label: str = "luck-adjusted") -> str |
     if all(r.get("luck_games") == r.get("games") for r in lucky):
         return text + "of every game (every game kept the luck account)."
     return text + (
-        "of the games that kept the luck account, the others counted as played; adj. on: "
-        "their share of the strategy's games (luck: auto keeps the account at the tables "
-        "with a plugin or optimal)."
+        "of the games that kept the luck account, the others counted as played (adj. on: "
+        "their share; luck: auto keeps it at the tables with a plugin or optimal)."
     )
 
 
@@ -173,8 +172,10 @@ def standings_text(
     pairs = [[i, i + 1] for i, h in enumerate(header[:-1]) if header[i + 1] == "95% CI"]
     elo_ci = len(header) - 1 - show_forfeits - show_capped
     give_way = [("mean rank", [at["mean rank"]])]
+    luck_ci = [at["luck-adj."] + 1] if show_adj else []
     if ranked:  # ranked by win share: the rating's interval says least
         give_way += [("the rating's 95% CI", [elo_ci])] if show_elo else []
+        give_way += [("the luck-adjusted 95% CI", luck_ci)]
     else:  # ordered by rating (a gauntlet's field): its win shares' intervals say least
         luck_ci = [at["luck-adj."] + 1] if show_adj else []
         give_way += [
