@@ -188,17 +188,25 @@ def compare_legend(comparison: dict[str, Any]) -> list[str]:
     comparison uses), column by column."""
     cells = [d for s in comparison["strategies"] for d in s["diffs"]]
     tests, luck = comparison.get("tests", 0), comparison.get("luck_tests", 0)
-    out = [
-        "* after a difference: significant, a Holm-adjusted p below 0.05; in the "
-        f"difference and change columns among the {tests} tests of win share, mean worms "
-        "and head to head"
-        + (f", in the luck-adjusted columns among the {luck} luck-adjusted tests" if luck else "")
-        + ". ° after a difference: its 95% interval excludes 0, but not once the tests of "
-        "its family are allowed for (Holm): a hint, not a finding.",
+    out = []
+    if tests or luck:  # without a test no difference carries a mark
+        out.append(
+            "* after a difference: significant, a Holm-adjusted p below 0.05; in the "
+            f"difference and change columns among the {tests} tests of win share, mean "
+            "worms and head to head"
+            + (
+                f", in the luck-adjusted columns among the {luck} luck-adjusted tests"
+                if luck
+                else ""
+            )
+            + ". ° after a difference: its 95% interval excludes 0, but not once the tests "
+            "of its family are allowed for (Holm): a hint, not a finding."
+        )
+    out.append(
         "paired: the same deals, dice, seats and opponents in both runs, clustered by deal; "
         "identical: every such game the same (a difference of exactly 0, not tested); "
-        "unpaired: independent samples.",
-    ]
+        "unpaired: independent samples."
+    )
     if luck:
         out.append(
             "luck-adjusted: each pair's difference minus b x the twins' difference of luck, b "
