@@ -26,6 +26,7 @@ from harness.cli_common import (
     strict_option,
     user_errors,
 )
+from harness.errors import plural
 
 
 @click.command("play")
@@ -200,7 +201,8 @@ def _checked_rules(
     record goes): before anything is played or told."""
     if not 2 <= len(strategies) <= 7:
         raise click.UsageError(
-            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
+            f"{plural(len(strategies), 'strategy', 'strategies')} given; a game has 2 to 7 "
+            "players (R3)"
         )
     from harness.people.seat import SEAT_NAME
     from harness.play import GAME_SETTINGS
