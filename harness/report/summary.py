@@ -31,6 +31,7 @@ from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
 from harness.report.luck import luck_summary
+from harness.report.same_games import same_game_groups, same_games_line
 from harness.report.summary_gauntlet import (
     challenger_of,
     elo_span,
@@ -47,7 +48,6 @@ from harness.report.summary_mirrors import (
     mirror_pairs,
     mirror_section,
 )
-from harness.report.twins import same_game_groups, same_games_line
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.reader import RunInfo
 from harness.runfolder.timing import strategy_times
@@ -262,7 +262,7 @@ def _output(info: RunInfo) -> dict[str, Any]:
 
 
 def _same_games(agg: Aggregates) -> list[dict[str, Any]]:
-    """Entrants that played the same games (harness.report.twins); none with independent
+    """Entrants that played the same games (harness.report.same_games); none with independent
     dice. Games of two of them together compare only where the design holds every order."""
     if agg.same is None:
         return []

@@ -3,7 +3,7 @@ strategy ignores looked like a measured tie.
 
 A real sweep of an ignored parameter is flagged in the terminal's standings, the report
 and its summary; a sweep whose values matter, a mirror match and independent dice are
-not. Then hand-made runs attack the comparison (harness/report/twins.py): one differing
+not. Then hand-made runs attack the comparison (harness/report/same_games.py): one differing
 figure of one game, a game missing, results moved to another deal or seat order, and the
 games of the two together, each must break the match.
 """
@@ -106,7 +106,7 @@ def same_games(tmp_path: Path, rows: list[dict], **run: object) -> list[dict]:
     return summarise(aggregate(folder))["same_games"]
 
 
-def test_twins_are_found_with_their_games_counted(tmp_path):
+def test_entrants_that_played_the_same_games_are_found_with_their_games_counted(tmp_path):
     assert same_games(tmp_path, twin_rows()) == [{"entrants": ["A", "B"], "games": 16}]
 
 
