@@ -236,8 +236,7 @@ def run_tournament(
     overrides = {"deals": deals, "games": games, "seed": seed, "workers": workers}
     overrides |= {"move_time": move_time, "game_time": game_time, "isolation": isolation}
     overrides |= {"engine": engine, "luck": luck, "settings": settings, "seating": seating}
-    notes: list[str] = []  # said before the run's folder, and so its log, existed
-    config = _prepared(config, options, overrides, notes)
+    config = _prepared(config, options, overrides)
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them
     # three times cost as much as storing the chunks).
@@ -265,8 +264,6 @@ def run_tournament(
     try:
         with run_log(folder.path / layout.RUN_LOG, options.say) as log_handler, user_interrupts():
             run.log_handler = log_handler
-            for note in notes:
-                log.info("%s", note)
             done = run.go(resuming=existing is not None)
     finally:
         folder.close()
@@ -307,6 +304,7 @@ class Options:
     address: str | None = None
     dashboard: bool = False
     drawn: list[Progress] = field(default_factory=list)  # the bar of the play loop, if any
+    notes: list[str] = field(default_factory=list)  # said before run.log was open: logged then
 
     def say(self, text: str) -> None:
         """A one-line note for people: to ``echo``; without it (a notebook, a script) on the
@@ -326,10 +324,9 @@ def _prepared(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
     options: Options,
     overrides: dict[str, Any],
-    notes: list[str],
 ) -> TourneyConfig:
     """The config as this call plays it (loaded, ``overrides`` applied), after the checks
-    and notes that come before any folder is made (``notes`` gets those run.log keeps)."""
+    and notes that come before any folder is made (``options.notes``: those run.log keeps)."""
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
     config = config.override(**overrides)
@@ -338,7 +335,7 @@ def _prepared(
     config, note = main_entrants_here(config, options.backend)
     if note is not None:  # said to the person now, to run.log once it exists
         say(note)
-        notes.append(note)
+        options.notes.append(note)
     if options.address and overrides["workers"] is not None:
         say(f"Note: the workers of the cluster at {options.address} play; --workers is ignored.")
     for entrant in config.all_entrants():
@@ -457,6 +454,8 @@ class _Run:
     def go(self, resuming: bool) -> Run:
         """Every phase after :meth:`begin` in order; the run's results (TourneyInterrupted
         on Ctrl-C)."""
+        for note in self.options.notes:  # said before run.log was open
+            log.info("%s", note)
         self.status(resuming)
         self.keep()
         self.reuse()
