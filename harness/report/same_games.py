@@ -31,8 +31,9 @@ of equal worms, the rest of the game alike) are flagged too: their results canno
 the entrants apart either. Independent dice deal every table its own dice: nothing is
 compared there.
 
-Memory: three 64-bit sums and two counts per entrant and pair; cost: a few vector
-operations per seat and pair of seats per batch.
+Memory: a 64-bit sum and a count per entrant, two sums and a count per pair of entrants.
+Cost: a few vector operations per column, seat and pair of seats of a batch; 0.20 CPU-s
+for a million 2-player games (the summary of configs/million.yaml, measured alone).
 """
 
 from __future__ import annotations
