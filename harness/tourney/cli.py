@@ -189,7 +189,7 @@ def tourney(
             out=out,
             fresh=fresh,
             fail_fast=fail_fast,
-            echo=None if as_json or quiet else _note,
+            echo=None if as_json or quiet else echo_err,
             progress=False if quiet else None,
             backend=backend,
             address=address,
@@ -218,15 +218,6 @@ def tourney(
     if strict and run.forfeits:
         echo_err(f"--strict: {plural(run.forfeits, 'forfeit')} in a finished run; exit status 3.")
         sys.exit(EXIT_FORFEITS)
-
-
-def _note(text: str) -> None:
-    """A note of the run for people, on stderr in the terminal's width (100 columns in a
-    pipe, as the standings): a long one wraps, its continuation indented."""
-    from harness.report.page import terminal_width, wrap
-
-    for line in wrap(text, terminal_width()) or [""]:
-        echo_err(line)
 
 
 def _exit_interrupted(run: Any, as_json: bool) -> NoReturn:

@@ -65,13 +65,13 @@ class SerialBackend:
     def stats(self) -> BackendStats:
         return BackendStats()
 
-    def _warn_once(self, what: str, text: str) -> None:
+    def _warn_once(self, what: str, text: str, told: str | None = None) -> None:
         """Once a run: to run.log, and to the person (the run's notes: in a notebook or a
-        script, its progress stream)."""
+        script, its progress stream), in ``told``'s fewer words if given."""
         if what not in self.warned:
             self.warned.add(what)
             log.warning("%s", text)
-            self.echo(f"Note: {text}")
+            self.echo(f"Note: {told or text}")
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
@@ -109,6 +109,8 @@ class SerialBackend:
                         "their games too, so later runs will not reuse these chunks; use "
                         "workers: 1 or more (every class in a file or a module) to play each "
                         "table with its own code only",
+                        "workers: 0 put every plugin in one process: later runs will not reuse "
+                        "these chunks (run.log)",
                     )
                 yield Done(spec, result)
                 break
