@@ -42,7 +42,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.errors import (
@@ -52,6 +52,7 @@ from harness.errors import (
     TimeForfeit,
 )
 from harness.game.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
+from harness.game.rules import Rules
 from harness.game.strategy import Strategy
 from harness.interrupts import is_user_interrupt
 from harness.seats.isolation import (
@@ -89,6 +90,39 @@ class Beacon:
 
     def leave(self) -> None:
         """The plugin code returned (or raised)."""
+
+
+class Traced(Strategy):
+    """Tells ``watch`` every call into the strategy it wraps (``watch.trace(seat, turn,
+    method)``, the method by its index in ``new_game, pick, stop, claim`` counted from 1)
+    and its end (``watch.leave()``): a process that died is replayed this way to find the
+    seat, turn and method (the tourney's traced rows, the coach's traced deals). The end
+    matters: a death after the call returned is not that seat's."""
+
+    def __init__(self, inner: Strategy, watch: Any) -> None:
+        self.inner = inner
+        self.watch = watch
+        self.seat = 0
+
+    def _call(self, turn: int, method: int, call: Callable[..., Any], *args: Any) -> Any:
+        self.watch.trace(self.seat, turn, method)
+        try:
+            return call(*args)
+        finally:
+            self.watch.leave()
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        self.seat = seat
+        self._call(0, 1, self.inner.new_game, seat, rules)
+
+    def pick(self, view: Any) -> Any:
+        return self._call(view.turn, 2, self.inner.pick, view)
+
+    def stop(self, view: Any) -> Any:
+        return self._call(view.turn, 3, self.inner.stop, view)
+
+    def claim(self, view: Any, choices: Any) -> Any:
+        return self._call(view.turn, 4, self.inner.claim, view, choices)
 
 
 def _seconds(value: float) -> str:
@@ -597,6 +631,7 @@ def plugin_traceback(error: BaseException | None) -> str | None:
 
 __all__ = [
     "Beacon",
+    "Traced",
     "ISOLATED_GAME_TIME",
     "ISOLATION_MODES",
     "MAX_SECONDS",

@@ -1,5 +1,12 @@
 """Plugin output, contained: what plugins write (sys.stdout, logging, file descriptors 1
-and 2) as labelled lines for run.log, at most :data:`OUTPUT_LIMIT` characters per chunk."""
+and 2) as labelled, escaped lines, at most :data:`OUTPUT_LIMIT` characters per unit of
+work (a tourney's chunk, a coach's block, one game of ``harness play``).
+
+Every command that runs a bot holds its output here: the tourney's workers and its serial
+backend (to run.log), the coach's and the diff's worker processes (to their output.log)
+and ``harness play`` (to stderr). :class:`Playing` is the game in play, written by
+whoever plays it and read only when a plugin writes something.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +21,35 @@ from typing import Any
 
 from harness.errors import MESSAGE_LIMIT, safe_text, type_name
 from harness.runfolder.manifest import OUTPUT_KEPT, UNLABELLED
-from harness.tourney.chunks import (
-    Playing,
-)
 
 OUTPUT_LIMIT = OUTPUT_KEPT  # characters of plugin output stored per chunk
 OUTPUT_LOGGER = "harness.tourney.output"
+
+
+class Playing:
+    """The game in play: what labels a plugin's output.
+
+    Whoever plays makes one and hands it to both sides: to the code that plays (a chunk,
+    a coach's block, one game), which writes it (a few attribute stores per game), and to
+    its :class:`PluginOutput`, which reads it only when a plugin writes something.
+    ``spec`` is what is played (anything with a ``table``: a tourney's chunk spec, a
+    coach's table; None for a lone game), ``seats`` the strategy instances by seat (a
+    plugin's ``self``), ``names`` their names.
+    """
+
+    __slots__ = ("spec", "deal", "order", "row", "names", "seats")
+
+    def __init__(self) -> None:
+        self.spec: Any = None
+        self.deal = -1
+        self.order = -1  # the seat order's index in the design
+        self.row = -1
+        self.names: list[str] = []
+        self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
+
+    def clear(self) -> None:
+        self.spec, self.deal, self.order, self.row = None, -1, -1, -1
+        self.names, self.seats = [], []
 
 
 class PluginOutput:
@@ -27,9 +57,10 @@ class PluginOutput:
     characters per chunk (then one "output truncated" line); each line at most
     :data:`~harness.errors.MESSAGE_LIMIT` characters.
 
-    A line is labelled with the game being played (``now``: the backend hands the same
-    :class:`~harness.tourney.chunks.Playing` to the chunk it plays) and, found at write
-    time from the writer's stack, the seat whose strategy wrote it.
+    A line is labelled with the game being played (``now``: whoever plays hands the same
+    :class:`Playing` to the code that plays) and, found at write time from the writer's
+    stack, the seat whose strategy wrote it. Every line is escaped
+    (:func:`~harness.errors.safe_text`: no terminal control character gets through).
     """
 
     def __init__(self, emit: Callable[[str], None], now: Playing) -> None:
@@ -100,15 +131,14 @@ class PluginOutput:
         """How a line of plugin output is labelled: strategy, seat, table, deal."""
         now = self.now
         spec = now.spec
-        if spec is None:
-            return "plugin output"
-        if now.deal < 0:
+        if spec is not None and now.deal < 0:
             return f"plugin output, table {spec.table} (loading its strategies)"
-        where = f"table {spec.table} deal {now.deal} seating {now.order}"
+        # A lone game (no spec) is labelled by its seat alone.
+        where = "" if spec is None else f", table {spec.table} deal {now.deal} seating {now.order}"
         seat = self.seat_of(frame) if frame is not None else None
-        if seat is None:
-            return f"plugin output, {where}"
-        return f"output of {now.names[seat]} (seat {seat}), {where}"
+        if seat is None or seat >= len(now.names):
+            return f"plugin output{where}"
+        return f"output of {now.names[seat]} (seat {seat}){where}"
 
 
 class Lines(io.TextIOBase):
