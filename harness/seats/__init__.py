@@ -516,8 +516,11 @@ def guard(
     *,
     refs: Sequence[tuple[str, Any] | None] | None = None,
     beacon: Beacon | None = None,
+    contain: bool = False,
+    output: Callable[[str], None] | None = None,
 ) -> list[Strategy]:
-    """The seats' strategies under ``limits``: the same list when no limit is active.
+    """The seats' strategies under ``limits``: the same list when no limit is active
+    (and ``contain`` is not asked).
 
     Otherwise one wrapper per seat that enforces move_time/game_time (TimeForfeit) and,
     with isolation "process", runs the strategy in a process of its own: built there
@@ -529,8 +532,13 @@ def guard(
     sent (:func:`unguarded` names those). Processes are started at once, in parallel, and
     ready when this returns (a strategy that cannot be loaded raises PluginError, one
     line). End them with :func:`close_all`.
+
+    ``contain`` (no limits needed): a seat whose code is not harness's own plays in a
+    process of its own (no sandbox) where it can be sent, so that its death is its
+    seat's forfeit (SeatCrashed), not the end of this process (``harness play``).
+    ``output`` gets every line the seats' processes write (else they go to stderr).
     """
-    if not limits.active:
+    if not limits.active and not contain:
         return strategies  # type: ignore[return-value]
     if len(names) != len(strategies) or (refs is not None and len(refs) != len(strategies)):
         raise HarnessError(f"{len(strategies)} strategies, {len(names)} names")
@@ -545,6 +553,9 @@ def guard(
             if ref is None and strategy is None:
                 raise HarnessError(f"seat {i}: neither a strategy nor a reference")
             moved = not isolated and not watched and not _own_code(strategy, ref)
+            if not limits.active and not (moved and _sendable(strategy, ref)):
+                seats.append(strategy)  # contained where it can be: harness's own, or here
+                continue
             if not isolated and not (moved and _sendable(strategy, ref)):
                 timed = _TimedSeat(strategy, name, limits, beacon)  # type: ignore[arg-type]
                 timed.unguarded = moved
@@ -552,7 +563,11 @@ def guard(
                 continue
             game_time = limits.game_time or ISOLATED_GAME_TIME
             process = SeatProcess(
-                _recipe(strategy, ref, name), name, cpu_budget(game_time), sandboxed=isolated
+                _recipe(strategy, ref, name),
+                name,
+                cpu_budget(game_time),
+                sandboxed=isolated,
+                output=output,
             )
             seat = _ProcessSeat(process, name, limits, beacon, moved=not isolated)
             seats.append(seat)
