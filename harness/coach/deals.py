@@ -283,6 +283,7 @@ class Seating:
         self.isolated = self.limits.isolation != "none"
         self.guards: dict[tuple[int, int], list[Strategy]] = {}
         self.extras: dict[tuple[int, int], list[Strategy]] = {}  # the diff's shadow, guarded
+        self.others: list[tuple[Any, str]] = []  # the last game's extras, named
 
     def _guarded(
         self, key: tuple[int, int], given: list[Any], names: list[str], specs: list[StrategySpec],
@@ -317,6 +318,7 @@ class Seating:
         else:
             instances, error = build_instances([s.create for s in specs], names, watch=tracer)
             extra, failed = _extras(subject, failed)
+        self.others = _named(subject, extra)
         if error is not None:
             return instances, names, instances, error
         seats: list[Strategy] = instances
@@ -420,7 +422,7 @@ def _python_game(
     tally.begin(deal, table, k)
     seats, names, instances, error = seating.game(table, k, tally, failed)
     if watch is not None:
-        watch.playing(table, deal, k, names, instances)
+        watch.playing(table, deal, k, names, instances, seating.others)
     try:
         result = play_observed(
             seats,
@@ -454,6 +456,7 @@ def _native_table(
     names = field_.names(subject.name, table)
     made: list[Strategy] = []
     bots: list[Strategy] = []
+    others: list[tuple[Any, str]] = []
 
     def factory(entrant: Any) -> Callable[[], Strategy]:
         if entrant is _SUBJECT:
@@ -462,6 +465,7 @@ def _native_table(
                 primary = subject.bots[0].create()  # raises: the seat's forfeit, as ever
                 extra, failed = _extras(subject, None)
                 bots[:] = [primary]
+                others[:] = _named(subject, extra)
                 wrapper = subject.seat([primary, *extra], tally, failed)
                 made.append(wrapper)
                 return wrapper
@@ -474,7 +478,7 @@ def _native_table(
             watch.game(deal, table, k)
             shown = list(instances)
             shown[field_.seat_of_subject(k)] = bots[0] if bots else None
-            watch.playing(table, deal, k, names, shown)
+            watch.playing(table, deal, k, names, shown, others)
         tally.begin(deal, table, k)
 
     orders = field_.orders
@@ -535,6 +539,12 @@ def _extras(subject: Subject, failed: str | None) -> tuple[list[Strategy], str |
         return [spec.create() for spec in subject.bots[1:]], None
     except Exception as exc:
         return [], f"turn 0, __init__(): it raised {type(exc).__name__}: {safe_text(exc, 200)}"
+
+
+def _named(subject: Subject, extra: list[Strategy]) -> list[tuple[Any, str]]:
+    """The subject's other bots (the diff's shadow) with the names their output gets."""
+    names = getattr(subject, "extra_names", ())
+    return [(bot, name) for bot, name in zip(extra, names, strict=False) if bot is not None]
 
 
 def _check(wrappers: Sequence[Strategy | None]) -> None:

@@ -150,10 +150,16 @@ class DiffSubject:
     primary: StrategySpec
     shadow: StrategySpec
     name: str
+    shadow_name: str = "the shadow"
 
     @property
     def bots(self) -> tuple[StrategySpec, ...]:
         return (self.primary, self.shadow)
+
+    @property
+    def extra_names(self) -> tuple[str, ...]:
+        """What the shadow's output is labelled with."""
+        return (f"{self.shadow_name} (shadow)",)
 
     def seat(self, bots: list[Any], tally: DiffTally, failed: str | None = None) -> Shadowed:
         return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed)
@@ -556,8 +562,10 @@ def diff(
     if names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
     sides = [
-        (DiffSubject(primary, shadow, name), lambda side=side: DiffTally(side))
-        for side, (primary, shadow), name in zip(SIDES, (specs, specs[::-1]), names, strict=True)
+        (DiffSubject(primary, shadow, name, other), lambda side=side: DiffTally(side))
+        for side, (primary, shadow), name, other in zip(
+            SIDES, (specs, specs[::-1]), names, names[::-1], strict=True
+        )
     ]
     looks = stopping.looks(planned) if sequential else []
     rule: list[stopping.Look] = []

@@ -121,14 +121,24 @@ class Watch(Beacon):
         shm[W_ORDER] = order
         shm[W_DEAL] = deal
 
-    def playing(self, table: int, deal: int, order: int, names: list, instances: list) -> None:
+    def playing(
+        self,
+        table: int,
+        deal: int,
+        order: int,
+        names: list,
+        instances: list,
+        others: list | None = None,
+    ) -> None:
+        """The game's seats (and ``others``, (instance, name) asked beside them: the
+        diff's shadow), for the labels of what they write."""
         now = self.now
         now.spec, now.deal, now.order = _Table(table), deal, order
-        now.names, now.seats = list(names), list(instances)
+        now.names, now.seats, now.others = list(names), list(instances), list(others or ())
 
     def idle(self) -> None:
         now = self.now
-        now.deal, now.names, now.seats = -1, [], []
+        now.deal, now.names, now.seats, now.others = -1, [], [], []
 
     def done(self, games: int) -> None:
         self.shm[W_DONE] += games
@@ -604,7 +614,10 @@ def play_sides(
                 if end in looks and end < field_.deals and settled and settled(end, merged):
                     stopped = end
                     break
-            if stopped < field_.deals:
+            if stopped < field_.deals:  # settled: the games played are all there is
+                played = stopped * field_.games_per_deal * len(sides)
+                if progress is not None:
+                    progress(played, played)
                 break
     finally:
         pool.close()
