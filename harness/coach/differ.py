@@ -614,14 +614,22 @@ def diff(
 def _look(tallies: Sequence[DiffTally], count: int, last: bool) -> stopping.Look:
     """The sequential rule at the deals the tallies hold: B's gain and the games per deal,
     over both sides' games."""
-    gains = [0.0] * len(tallies[0].rows)
-    games = [0.0] * len(tallies[0].rows)
+    gains, games, parted = deal_gains(tallies)
+    return stopping.look(gains, games, count, last, sum(p > 0 for p in parted))
+
+
+def deal_gains(tallies: Sequence[DiffTally]) -> tuple[list[float], list[float], list[float]]:
+    """Per deal, over both sides' games: B's gain, the completed games, the partings."""
+    n = len(tallies[0].rows)
+    gains, games, parted = [0.0] * n, [0.0] * n, [0.0] * n
     for tally in tallies:
         columns = [tally.column(f"{k}_gain") for k in KINDS]
+        partings = [tally.column(f"{k}_parted") for k in KINDS]
         for i, (played, *kinds) in enumerate(zip(tally.column("games"), *columns, strict=True)):
             games[i] += played
             gains[i] += sum(kinds)
-    return stopping.look(gains, games, count, last)
+            parted[i] += sum(p[i] for p in partings)
+    return gains, games, parted
 
 
 def _examples(

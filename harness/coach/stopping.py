@@ -13,6 +13,11 @@ maximum) and stops at the first look where the answer is settled:
 * otherwise it goes on, and at the maximum says what the same interval says there
   (separated, or not separated).
 
+Either answer before the maximum needs :data:`MIN_PARTED` deals where the bots parted:
+with fewer, the interval's spread is not known well enough (a handful of deals carry
+every gain; in the extreme, none yet: two bots that never part play every deal to say
+they are identical on them).
+
 The error rates (Bonferroni over the K looks, so they hold however the looks are
 correlated, as far as each interval is right): it says *separated* when the true gain
 is 0 with probability at most ALPHA (5%), and names the wrong bot as better at most
@@ -37,6 +42,7 @@ FIRST_LOOK = 20
 EVERY = 320  # looks after the doubling ones: every this many deals
 ALPHA = 0.05  # the rule's error rate of a separation at a true gain of 0, over all looks
 DELTA = 0.05  # worms of swing per game: a difference smaller than this is no difference
+MIN_PARTED = 10  # deals with a parting before the rule may stop early
 
 
 def looks(max_deals: int = MAX_DEALS) -> list[int]:
@@ -51,7 +57,8 @@ def looks(max_deals: int = MAX_DEALS) -> list[int]:
 @dataclass(frozen=True)
 class Look:
     """What the rule saw at one look: the deals, B's gain per game and its interval at
-    the rule's level, and the answer (``separated``, ``equivalent`` or None: not yet)."""
+    the rule's level, and the answer (``separated``, ``equivalent``, ``identical``, ``not
+    separated`` at the maximum, or None: not yet)."""
 
     deals: int
     estimate: float
@@ -61,13 +68,15 @@ class Look:
     settled: str | None
 
 
-def look(gains: Sequence[float], games: Sequence[float], count: int, last: bool) -> Look:
-    """The rule at one of ``count`` looks, from B's gain and the games, per deal (``last``:
-    the maximum, where it says what it sees)."""
+def look(
+    gains: Sequence[float], games: Sequence[float], count: int, last: bool, parted: int
+) -> Look:
+    """The rule at one of ``count`` looks, from B's gain and the games per deal and the
+    number of deals with a parting (``last``: the maximum, where it says what it sees)."""
     m = Moments.of(gains, games)
     level = 1 - ALPHA / count
     estimate = m.estimate
-    if m.sy == 0 and m.syy == 0 and m.deals >= 1:  # not one parting: identical so far
+    if parted == 0 and m.deals >= 1:  # not one parting: identical so far
         low = high = 0.0
     else:
         se = m.se
@@ -76,7 +85,11 @@ def look(gains: Sequence[float], games: Sequence[float], count: int, last: bool)
         t = t_quantile(level, m.deals - 1)
         low, high = estimate - t * se, estimate + t * se
     settled = None
-    if low > 0 or high < 0:
+    if not last and parted < MIN_PARTED:
+        settled = None  # too few deals where they parted to judge the spread
+    elif parted == 0:
+        settled = "identical"
+    elif low > 0 or high < 0:
         settled = "separated"
     elif low > -DELTA and high < DELTA:
         settled = "equivalent"
@@ -93,6 +106,8 @@ def says(found: Look) -> str:
             f"{better} is better (sequential rule: at most {ALPHA:.0%} error over all looks; "
             f"stopped at {found.deals:,} deals)"
         )
+    if found.settled == "identical":
+        return f"identical: A and B never decide differently on these {found.deals:,} deals"
     if found.settled == "equivalent":
         return (
             f"alike: within {DELTA:g} worms per game of each other (sequential rule; stopped "
@@ -101,4 +116,4 @@ def says(found: Look) -> str:
     return f"not separated after {found.deals:,} deals (sequential rule)"
 
 
-__all__ = ["ALPHA", "DELTA", "MAX_DEALS", "Look", "look", "looks", "says"]
+__all__ = ["ALPHA", "DELTA", "MAX_DEALS", "MIN_PARTED", "Look", "look", "looks", "says"]
