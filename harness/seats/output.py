@@ -34,10 +34,11 @@ class Playing:
     its :class:`PluginOutput`, which reads it only when a plugin writes something.
     ``spec`` is what is played (anything with a ``table``: a tourney's chunk spec, a
     coach's table; None for a lone game), ``seats`` the strategy instances by seat (a
-    plugin's ``self``), ``names`` their names.
+    plugin's ``self``), ``names`` their names; ``others`` strategies asked beside the
+    seats, as (instance, name) (the diff's shadow): their output is theirs, by name.
     """
 
-    __slots__ = ("spec", "deal", "order", "row", "names", "seats")
+    __slots__ = ("spec", "deal", "order", "row", "names", "seats", "others")
 
     def __init__(self) -> None:
         self.spec: Any = None
@@ -46,10 +47,11 @@ class Playing:
         self.row = -1
         self.names: list[str] = []
         self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
+        self.others: list[tuple[Any, str]] = []
 
     def clear(self) -> None:
         self.spec, self.deal, self.order, self.row = None, -1, -1, -1
-        self.names, self.seats = [], []
+        self.names, self.seats, self.others = [], [], []
 
 
 class PluginOutput:
@@ -84,8 +86,7 @@ class PluginOutput:
         if chars <= 0:
             return
         seat = self.seat_of(frame) if frame is not None else None
-        names = self.now.names
-        who = names[seat] if seat is not None and seat < len(names) else UNLABELLED
+        who = self.name_of(seat) or UNLABELLED
         with self.lock:
             self.written[who] = self.written.get(who, 0) + chars
 
@@ -108,8 +109,10 @@ class PluginOutput:
             self.emit(f"{where}: {safe_text(text, MESSAGE_LIMIT + 40)}")
 
     def seat_of(self, frame: Any) -> int | None:
-        """The seat whose strategy instance is running in ``frame`` or a caller of it."""
-        seats = self.now.seats
+        """The seat whose strategy instance is running in ``frame`` or a caller of it
+        (from ``len(seats)`` on: one of the ``others``, in their order)."""
+        now = self.now
+        seats = [*now.seats, *(instance for instance, _ in now.others)]
         depth = 0
         while frame is not None and seats and depth < 40:
             try:
@@ -121,6 +124,16 @@ class PluginOutput:
                     return i
             frame, depth = frame.f_back, depth + 1
         return None
+
+    def name_of(self, seat: int | None) -> str | None:
+        """The name of what :meth:`seat_of` found (None: nothing)."""
+        now = self.now
+        if seat is None:
+            return None
+        if seat < len(now.seats):
+            return now.names[seat] if seat < len(now.names) else None
+        other = seat - len(now.seats)
+        return now.others[other][1] if other < len(now.others) else None
 
     def raw_label(self) -> str:
         spec = self.now.spec
@@ -136,9 +149,12 @@ class PluginOutput:
         # A lone game (no spec) is labelled by its seat alone.
         where = "" if spec is None else f", table {spec.table} deal {now.deal} seating {now.order}"
         seat = self.seat_of(frame) if frame is not None else None
-        if seat is None or seat >= len(now.names):
+        name = self.name_of(seat)
+        if seat is None or name is None:
             return f"plugin output{where}"
-        return f"output of {now.names[seat]} (seat {seat}){where}"
+        if seat >= len(now.seats):  # asked beside the seats: by its name alone
+            return f"output of {name}{where}"
+        return f"output of {name} (seat {seat}){where}"
 
 
 class Lines(io.TextIOBase):

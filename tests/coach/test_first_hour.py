@@ -65,9 +65,11 @@ def test_the_rules_looks_and_its_error_rate_on_a_null():
     # with partings settle nothing before the maximum.
     assert stopping.look([0.0] * 20, [4.0] * 20, 6, False, 0).settled is None
     assert stopping.look([0.0] * 500, [4.0] * 500, 6, True, 0).settled == "identical"
-    clear = [5.0] * 9 + [0.0] * 11
-    assert stopping.look(clear, [4.0] * 20, 6, False, 9).settled is None
-    assert stopping.look(clear + [5.0], [4.0] * 21, 6, False, 10).settled == "separated"
+    few = stopping.MIN_PARTED - 1
+    clear = [5.0] * few + [0.0] * 20
+    assert stopping.look(clear, [4.0] * len(clear), 6, False, few).settled is None
+    more = [*clear, 5.0]
+    assert stopping.look(more, [4.0] * len(more), 6, False, few + 1).settled == "separated"
 
 
 def test_a_picks_situation_shows_its_roll():
