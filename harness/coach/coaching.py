@@ -420,7 +420,9 @@ def coach(
         settings=seats,
     )
     wheres = [seen.where for _, seen in result.ranked()[:examples]]
-    found, output = call_contained(_examples, field_, sides, wheres, band_values)
+    found, output = (
+        call_contained(_examples, field_, sides, wheres, band_values) if wheres else ([], Output())
+    )
     result.examples = [] if found is None else found
     if found is None or len(found) < len(wheres):
         result.notes.append(

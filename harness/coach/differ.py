@@ -596,7 +596,7 @@ def diff(
     )
     picks = [(s.high_at, s.high) for _, s in result.ranked(True)[:examples]]
     picks += [(s.low_at, s.low) for _, s in result.ranked(False)[:examples]]
-    found, output = call_contained(_examples, field_, sides, picks)
+    found, output = call_contained(_examples, field_, sides, picks) if picks else ([], Output())
     result.examples = [] if found is None else found
     if len(result.examples) < len(picks):
         result.notes.append(
