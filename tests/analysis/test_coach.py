@@ -20,9 +20,9 @@ from harness.coach import valuing
 from harness.coach.audit import Audited, CoachTally, situation_of
 from harness.coach.coaching import CoachSubject, coach
 from harness.coach.deals import Field, tables_for
-from harness.coach.workers import play_sides
 from harness.coach.situations import BANDS, KINDS, band_of, check_bands
 from harness.coach.valuing import Moment
+from harness.coach.workers import play_sides
 from harness.game.dice import DuplicateDice
 from harness.game.record import replay
 from harness.game.seating import design, seats_of
