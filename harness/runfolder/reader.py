@@ -3,11 +3,13 @@ manifest lists (:func:`open_run` -> :class:`RunInfo`), before anything reads a g
 
 Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
 ``run_format``): every part the manifest lists is checked against its line first, with
-the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, and rows
-that are exactly the deals the line claims), and the lines must not overlap (nor, for a
-complete run, leave a deal out). A chunk that fails is one line naming it
+the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, rows
+that are exactly the deals the line claims, and a luck account that keeps the account's
+identities, :mod:`harness.runfolder.identities`), and the lines must not overlap (nor,
+for a complete run, leave a deal out). A chunk that fails is one line naming it
 (:class:`DamagedRun`); ``harness report RUN --repair`` plays it again. Folders assembled
-by hand (no ``run_format``) are read as they are.
+by hand (no ``run_format``) are read as they are, but for the account's identities,
+which hold for any games.
 
 (:func:`harness.load_run` is the notebook's face on a run, a :class:`harness.results.Run`;
 this is the verified folder under it.)
@@ -234,9 +236,9 @@ def _check_hand_part(part: Path, players: int) -> None:
         if not any(c.endswith(f"_{ACCOUNT_FIELDS[0]}") for c in cols):
             return
         table = pq.read_table(part, columns=cols)
-        problem = account_problem(table, players, chunk=False)
     except Exception:  # noqa: BLE001 - an unreadable part is the reading's to word
         return
+    problem = account_problem(table, players, chunk=False)
     if problem is not None:
         raise ReportError(f"{part}: {problem}; the results are not reported")
 

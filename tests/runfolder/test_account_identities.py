@@ -179,6 +179,16 @@ def swapped_seats(table: Table) -> Table:
     return table
 
 
+def as_text(name: str) -> Edit:
+    """A column of numbers replaced by the same numbers as text."""
+
+    def edit(table: Table) -> Table:
+        text = pa.array([str(v) for v in table.column(name).to_pylist()], type=pa.string())
+        return table.set_column(table.column_names.index(name), name, text)
+
+    return edit
+
+
 def refused(run_dir: Path, file: str, *words: str, row: bool = True) -> str:
     """The report refuses the folder in one line naming the chunk, a row (unless the
     chunk as a whole is at fault) and ``words``."""
@@ -233,14 +243,18 @@ ATTACKS: dict[str, tuple[Edit, tuple[str, ...]]] = {
     ),
     "a negative count": (at_row("seat0_rolls", 0, -3), ("rolls is -3", "never negative")),
     "more picks than rolls": (at_row("seat1_picks", 0, 999), ("picks is 999",)),
+    # not numbers at all (a traceback in the check would be a crash, not a refusal)
+    "par as text": (as_text("seat0_par"), ("seat0_par holds string, not numbers",)),
+    "worms as text": (as_text("seat1_worms"), ("seat1_worms holds string",)),
 }
+CHUNK_LEVEL = {"the chunk's account nulled", "par as text", "worms as text"}
 
 
 @pytest.mark.parametrize("attack", list(ATTACKS))
 def test_an_edited_account_sealed_again_is_refused_naming_chunk_row_and_identity(copy, attack):
     edit, words = ATTACKS[attack]
     file = reseal(copy, edit, which=1)
-    refused(copy, file, *words, row=attack != "the chunk's account nulled")
+    refused(copy, file, *words, row=attack not in CHUNK_LEVEL)
 
 
 def test_the_refusal_is_one_line_and_exit_2_for_report_and_compare(copy, reference, cli):
