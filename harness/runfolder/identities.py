@@ -129,19 +129,18 @@ def account_problem(
                 absent[:, i] |= field in ACCOUNT_FIELDS
                 continue
             column = table.column(name)
+            nulls = column.null_count
+            if nulls == rows:  # nothing stored (whatever type a writer gave the nulls)
+                absent[:, i] |= field in ACCOUNT_FIELDS
+                continue
             kind = column.type
-            if not (
-                pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_null(kind)
-            ):
+            if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
                 return f"{name} holds {kind}, not numbers (harness/runfolder/schema.py; {_WHERE})"
             out[i] = column.to_numpy(zero_copy_only=False)
             if field not in ACCOUNT_FIELDS:
                 continue
-            nulls = column.null_count
             if nulls == 0:
                 present[:, i] = True
-            elif nulls == rows:
-                absent[:, i] = True
             else:
                 null = column.is_null().to_numpy(zero_copy_only=False)
                 present[:, i] |= ~null
@@ -181,6 +180,7 @@ def account_problem(
     return _values_problem(values, players, seat_of)
 
 
+@np.errstate(all="ignore")  # an inf or a nan edited in is a finding, not a warning
 def _values_problem(
     v: dict[str, np.ndarray], players: int, at: _Where, rows: np.ndarray | None = None
 ) -> str | None:
@@ -192,6 +192,7 @@ def _values_problem(
     rolls = v["rolls"]
     checks: list[tuple[str, np.ndarray, str]] = []
     checks += [(f, ~np.isfinite(v[f]), ": a stored account is finite") for f in _FLOATS]
+    checks += [(f, np.isnan(v[f]), " (null) beside an account") for f in BOARD_FIELDS]
     checks += [(f, v[f] < 0, ": a count is never negative") for f in (*_COUNTS, *BOARD_FIELDS)]
     checks += [
         (f, v[f] > rolls, ", more than its rolls: every such decision follows a roll")

@@ -243,6 +243,10 @@ ATTACKS: dict[str, tuple[Edit, tuple[str, ...]]] = {
     ),
     "a negative count": (at_row("seat0_rolls", 0, -3), ("rolls is -3", "never negative")),
     "more picks than rolls": (at_row("seat1_picks", 0, 999), ("picks is 999",)),
+    "worms nulled": (
+        nulled(["seat1_worms"], slice(3, 4)),
+        ("worms is nan (null) beside an account",),
+    ),
     # not numbers at all (a traceback in the check would be a crash, not a refusal)
     "par as text": (as_text("seat0_par"), ("seat0_par holds string, not numbers",)),
     "worms as text": (as_text("seat1_worms"), ("seat1_worms holds string",)),
