@@ -279,6 +279,7 @@ def test_repair_plays_the_chunk_again_and_the_report_reads(copy, reference, cli,
     result = cli("report", str(copy), "--no-plots", "--repair")
     assert result.exit_code == 0, result.output
     assert f"damaged: games/{file}: row 0" in result.output
+    assert "again from their seeds" in result.output
     pd.testing.assert_frame_equal(frame(copy), frame(reference.run_dir))
     result = cli("report", str(copy), "--no-plots", "--repair")
     assert result.exit_code == 0 and "Nothing to repair" in result.output
