@@ -452,7 +452,8 @@ def replay(record_file: str, as_json: bool) -> None:
         click.echo(json.dumps(result.state()))
         return
     accounts = sum(1 for turn in data["turns"] if "account" in turn)
-    agree = f"; {accounts} stored turn account(s) match the moves" if accounts else ""
+    agree = f"; the stored account of {plural(accounts, 'turn')} matches its moves"
+    agree = agree if accounts else ""
     click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal{agree}.")
     click.echo(f"Grill: {' '.join(map(str, result.grill)) or '-'}")
     click.echo(f"Face down: {' '.join(map(str, result.flipped)) or '-'}")

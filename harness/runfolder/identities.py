@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from harness.errors import plural
 from harness.game.rules import TILES, worms
 from harness.runfolder.schema import ACCOUNT_FIELDS, seat_column
 
@@ -284,7 +285,7 @@ def _swing_problem(
         seat,
         f"par + luck - regret = {_num(swing[row, seat])}, but its turns' swings "
         f"add up to its {int(worms_[row, seat])} worms plus the worms of its "
-        f"{int(v['steals'][row, seat])} steal(s) made and {int(v['stolen'][row, seat])} "
+        f"{plural(int(v['steals'][row, seat]), 'steal')} made and {int(v['stolen'][row, seat])} "
         f"suffered: {_num(low)} to {_num(high)}{step}",
     )
 

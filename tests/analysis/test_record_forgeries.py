@@ -132,7 +132,7 @@ def test_an_honest_record_is_legal_to_both_with_or_without_its_account(honest, t
     replayed, analysed = both(cli, write(tmp_path, honest))
     assert replayed.exit_code == 0 and analysed.exit_code == 0
     turns = len(honest["turns"])
-    assert f"{turns} turns replayed, all legal; {turns} stored turn account(s) match" in (
+    assert f"{turns} turns replayed, all legal; the stored account of {turns} turns matches" in (
         replayed.output
     )
     plain = json.loads(json.dumps(honest))
