@@ -73,6 +73,11 @@ def account_record(data: dict[str, Any]) -> GameAccount:
     A turn that carries its own ``"account"`` (records written by harness do) must agree
     with the one its moves give (to :data:`TOLERANCE`): a record that says otherwise
     contradicts itself, RecordError naming the turn.
+
+    This is the one check of a record that commands make: ``harness replay`` and
+    ``harness analyze game`` both call it, so a record one of them refuses the other
+    never calls legal. (:func:`harness.game.record.replay`, below the account, checks the
+    moves and the result only.)
     """
     from harness.game.record import record_rules, replay
 

@@ -438,18 +438,23 @@ def replay(record_file: str, as_json: bool) -> None:
     """Re-apply a game record through the engine, checking every step, and print the state.
 
     An inconsistent or illegal record exits with status 2 and one line naming the
-    turn, the seat and the rule.
+    turn, the seat and the rule (or the stored figure its moves contradict).
     """
+    from harness.analysis.game import account_record
     from harness.game.record import load_record
-    from harness.game.record import replay as replay_record
     from harness.play.narrate import summary_lines
 
     data = load_record(record_file)
-    result = replay_record(data)
+    # The one check of a record, the one `harness analyze game` makes: every move through
+    # the engine, the stated result, and each turn's stored luck account against its moves.
+    result = account_record(data).result
     if as_json:
         click.echo(json.dumps(result.state()))
         return
-    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal.")
+    accounts = sum(1 for turn in data["turns"] if "account" in turn)
+    agree = f"; the stored account of {plural(accounts, 'turn')} matches its moves"
+    agree = agree if accounts else ""
+    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal{agree}.")
     click.echo(f"Grill: {' '.join(map(str, result.grill)) or '-'}")
     click.echo(f"Face down: {' '.join(map(str, result.flipped)) or '-'}")
     for line in summary_lines(result):

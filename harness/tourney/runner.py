@@ -521,7 +521,7 @@ class _Run:
             if missing is not None:
                 log.warning("%s", missing)
                 self.say(f"Note: {missing}.")
-        for note in folder.load(set(self.plan.planned)):
+        for note in folder.load(set(self.plan.planned), self.plan.luck):
             log.warning("%s", note)
         self.resumed = self.stored_games()
         if self.resumed:
