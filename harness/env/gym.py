@@ -30,6 +30,7 @@ import numpy as np
 
 from harness.env._extra import gymnasium, spaces
 from harness.env.encoding import ACTIONS, OBS_SIZE
+from harness.env.game import check_episode
 from harness.env.single import SingleAgent
 from harness.game.engines import ENGINES
 
@@ -113,10 +114,16 @@ class PickominoEnv(gymnasium.Env):
         elif options and "deal" in options:
             orders = len(self._core.schedule.orders)
             episode = int(options["deal"]) * orders + int(options.get("order", 0)) % orders
+        check_episode(episode, "reset")
         self._next = self._core.reset(self._seed, episode) + 1
         return self._observation(), self._core.info()
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        if self._core.ended:  # Gymnasium's error for its order of calls
+            raise gymnasium.error.ResetNeeded(
+                "step() after the episode ended (terminated or truncated) or before reset(): "
+                "call reset() first"
+            )
         reward, terminated, truncated, illegal = self._core.step(action)
         info = self._core.info()
         info["illegal_action"] = illegal

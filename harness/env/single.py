@@ -24,6 +24,7 @@ from harness.env.game import (
     SteppedGame,
     board_of,
     check_choice,
+    check_reward,
     draw,
     final_reward,
     margin,
@@ -68,7 +69,7 @@ class SingleAgent:
         self.schedule.orders  # noqa: B018 - a bad seating is one line now, not at reset
         self.makers = seat_makers(opponents)
         self.reward, self.illegal = reward, illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
         self.max_turns, self.record = max_turns, record
         self.game: SteppedGame | None = None
         self.names: list[str] = []
@@ -122,6 +123,11 @@ class SingleAgent:
         self.game.advance()
         self.deal, self.order = ep.deal, ep.order
 
+    @property
+    def ended(self) -> bool:
+        """No question is pending: not reset yet, or the episode ended."""
+        return self.game is None or self.game.phase == DONE
+
     def observe(
         self, obs: np.ndarray | None = None, legal: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +148,8 @@ class SingleAgent:
         raises :class:`IllegalAction`.
         """
         game = self.game
-        assert game is not None and game.phase != DONE, "step() after the episode ended"
+        if game is None or game.phase == DONE:
+            raise ValueError("step() after the episode ended (or before reset()): reset first")
         plain = as_action(action)
         if plain is None or not game.legal(plain):
             if self.illegal == "raise":

@@ -36,6 +36,7 @@ from harness import native
 from harness.env.encoding import ACTIONS, OBS_SIZE
 from harness.env.game import (
     DONE,
+    MAX_EPISODE,
     REWARDS,
     Board,
     IllegalAction,
@@ -215,8 +216,8 @@ class VectorEnv:
         if begin.shape != (self.num_envs,) or (begin < 0).any():
             raise ValueError(f"starts: {self.num_envs} episode numbers >= 0")
         stride = self.num_envs if stride is None else stride
-        if type(stride) is not int or stride < 1:
-            raise ValueError(f"stride: expected an int >= 1, got {stride!r}")
+        if type(stride) is not int or not 1 <= stride <= MAX_EPISODE:
+            raise ValueError(f"stride: expected an int from 1 to 2**63 - 1, got {stride!r}")
         self.seed, self.stride = seed, stride
         if self._native is not None:
             self._native.reset(seed, begin, stride, self._out)
@@ -270,6 +271,11 @@ class VectorEnv:
             self.terminations[j], self.truncations[j] = terminated, truncated
             self.illegal_actions[j] = illegal
             if (terminated or truncated) and self.autoreset:
+                if agent.episode > MAX_EPISODE - self.stride:  # as the C slots say it
+                    raise ValueError(
+                        f"slot {j}: its next episode is past the last episode number, "
+                        "2**63 - 1 (an int64): reset with a smaller start or stride"
+                    )
                 agent.reset(agent.seed, agent.episode + self.stride, self.stride)
             self._row(j)
 
@@ -341,6 +347,11 @@ class NativeSingle:
         self.vec = VectorEnv(1, opponents, engine="native", autoreset=False, **settings)
         self.schedule, self.reward = self.vec.schedule, settings.get("reward", "margin")
         self.seed = self.episode = 0
+
+    @property
+    def ended(self) -> bool:
+        """No question is pending: not reset yet, or the episode ended."""
+        return not self.vec._ready
 
     def reset(self, seed: int, episode: int) -> int:
         self.seed = seed

@@ -42,6 +42,7 @@ typedef ptrdiff_t Py_ssize_t;
 #define PyMem_Free free
 #endif
 
+#include <limits.h> /* LLONG_MAX: the last episode number (vecenv.inc.c) */
 #include <math.h>
 #include <stdint.h>
 #if defined(__linux__)

@@ -314,10 +314,16 @@ static void ve_begin(VecEnv *e, Slot *s, long long episode) {
 }
 
 /* SingleAgent.reset: episode `from` or, when it ends before the agent is asked anything,
- * the slot's next ones. 0, -1 out of memory, -2 every try ended first. */
+ * the slot's next ones. 0, -1 out of memory, -2 every try ended first, -4 the next
+ * episode number would pass 2**63 - 1 (harness.env.game.MAX_EPISODE: never wrapped). */
 static int ve_reset_slot(VecEnv *e, Slot *s, long long from) {
+    long long episode = from;
     for (int k = 0; k < VE_SKIPS; k++) {
-        ve_begin(e, s, from + k * e->stride);
+        if (k > 0) {
+            if (episode > LLONG_MAX - e->stride) return -4;
+            episode += e->stride;
+        }
+        ve_begin(e, s, episode);
         if (ve_advance(s) < 0) return -1;
         if (s->phase != VE_DONE) return 0;
     }
@@ -446,6 +452,12 @@ static void ve_row(const VecEnv *e, const Slot *s, VeOut *o, Py_ssize_t i) {
 
 static PyObject *ve_failed(int rc, Py_ssize_t slot) {
     if (rc == -1) return PyErr_NoMemory();
+    if (rc == -4) {
+        PyErr_Format(PyExc_ValueError,
+                     "slot %zd: its next episode is past the last episode number, 2**63 - 1 "
+                     "(an int64): reset with a smaller start or stride", slot);
+        return NULL;
+    }
     PyErr_Format(PyExc_RuntimeError,
                  "slot %zd: %d episodes in a row ended before the agent was asked anything",
                  slot, VE_SKIPS);
@@ -558,7 +570,8 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
                 o.trunc[i] = ve_capped(g);
             }
             if (autoreset) {
-                rc = ve_reset_slot(e, s, s->episode + e->stride);
+                rc = s->episode > LLONG_MAX - e->stride ? -4
+                                                        : ve_reset_slot(e, s, s->episode + e->stride);
                 if (rc) break;
             }
         }

@@ -1,0 +1,101 @@
+"""The environments at their edges (issue 30, item 4.2): what a long training run, a
+typo or a loop that does not look at ``terminated`` meets, each one clear line.
+
+* Episode numbers are int64s: past 2**63 - 1 the next episode is refused, never
+  wrapped to a negative number (C slots and the Python fallback alike).
+* ``illegal_reward`` is a finite number (a NaN would poison every return it meets).
+* After the end: the Gymnasium env raises Gymnasium's ``ResetNeeded``; the PettingZoo
+  env, stepped once every agent is out, warns as PettingZoo's own wrapper does and
+  changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.engine
+
+gymnasium = pytest.importorskip("gymnasium", reason="the rl extra is not installed")
+pytest.importorskip("pettingzoo", reason="the rl extra is not installed")
+
+from helpers import NEEDS_NATIVE  # noqa: E402
+
+from harness.env.aec import env  # noqa: E402
+from harness.env.gym import PickominoEnv  # noqa: E402
+from harness.env.vector import VectorEnv  # noqa: E402
+
+LAST = 2**63 - 1
+ENGINES = [pytest.param("native", marks=NEEDS_NATIVE), "python"]
+
+
+def first_legal(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_episode_after_the_last_number_is_refused_not_wrapped(engine):
+    vec = VectorEnv(1, ["greedy"], engine=engine)
+    obs, info = vec.reset(seed=1, starts=[LAST], stride=1)
+    assert info["episode"][0] == LAST
+    with pytest.raises(ValueError, match=r"slot 0: its next episode is past .* 2\*\*63 - 1"):
+        for _ in range(5000):  # one episode is a few dozen agent steps
+            obs, _, _, _, info = vec.step(np.array([first_legal(obs["action_mask"][0])]))
+            assert info["episode"][0] >= 0  # never wrapped to a negative number
+    with pytest.raises(ValueError, match="stride: expected an int from 1 to 2\\*\\*63 - 1"):
+        vec.reset(seed=1, stride=2**63)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_gymnasium_episode_past_the_last_number_is_one_line(engine):
+    game = PickominoEnv(["greedy"], engine=engine)
+    with pytest.raises(ValueError, match=r"reset: episode 9223372036854775808 is past") as err:
+        game.reset(seed=1, options={"episode": LAST + 1})
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf"), "x", None])
+def test_illegal_reward_is_a_finite_number(bad):
+    for make in (
+        lambda: PickominoEnv(["greedy"], illegal_reward=bad),
+        lambda: VectorEnv(2, ["greedy"], illegal_reward=bad),
+        lambda: env(players=2, illegal_reward=bad),
+    ):
+        with pytest.raises(ValueError, match="illegal_reward: expected a") as err:
+            make()
+        assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_gymnasium_step_after_the_end_raises_reset_needed(engine):
+    game = PickominoEnv(["greedy"], engine=engine)
+    with pytest.raises(gymnasium.error.ResetNeeded, match="call reset"):
+        game.step(0)
+    obs, _ = game.reset(seed=3)
+    done = False
+    while not done:
+        obs, _, term, trunc, _ = game.step(first_legal(obs["action_mask"]))
+        done = term or trunc
+    with pytest.raises(gymnasium.error.ResetNeeded, match="after the episode ended"):
+        game.step(0)
+    game.reset()  # and it goes on as before
+    assert game.step(first_legal(game.action_masks()))[4]["episode"] == 1
+
+
+def test_pettingzoo_step_after_every_agent_is_out_warns_and_does_nothing(caplog):
+    game = env(players=3)
+    with pytest.raises(AssertionError, match="reset"):
+        game.step(None)
+    game.reset(seed=2)
+    for _agent in game.agent_iter():
+        obs, _, term, trunc, _ = game.last()
+        game.step(None if term or trunc else first_legal(obs["action_mask"]))
+    assert not game.agents
+    with caplog.at_level(logging.WARNING):
+        assert game.step(None) is None
+        assert game.step(3) is None
+    assert "step() called after all agents are terminated or truncated" in caplog.text
+    game.reset(seed=2)
+    assert game.agents == game.possible_agents
