@@ -22,6 +22,7 @@ from harness.cli_common import (
     complete_strategy,
     engine_option,
     max_turns_option,
+    out_folder,
     parse_variants,
     rules_options,
     user_errors,
@@ -87,6 +88,7 @@ def _common(deals: int, noun: str) -> Callable[[F], F]:
                     "--out",
                     type=click.Path(file_okay=False, path_type=Path),
                     default=None,
+                    callback=out_folder,  # one line, exit 2, before anything is played
                     help=f"Folder for {noun}.md, {noun}.html, {noun}.json and the examples' "
                     f"records [default: results/{noun}/<time>-<names>].",
                 ),
