@@ -144,7 +144,7 @@ class PickominoEnv(gymnasium.Env):
 
 
 ENV_ID = "harness/Pickomino-v0"
-if ENV_ID not in gymnasium.registry:  # gymnasium.make("harness/Pickomino-v0", opponents=...)
+if ENV_ID not in gymnasium.registry:  # gymnasium.make("harness.env.gym:" + ENV_ID, ...) (docs/rl.md)
     gymnasium.register(ENV_ID, entry_point=PickominoEnv)
 
 __all__ = ["ENGINES", "ENV_ID", "PickominoEnv", "observation_space"]

@@ -99,3 +99,28 @@ def test_pettingzoo_step_after_every_agent_is_out_warns_and_does_nothing(caplog)
     assert "step() called after all agents are terminated or truncated" in caplog.text
     game.reset(seed=2)
     assert game.agents == game.possible_agents
+
+
+def test_gymnasium_make_as_the_docs_write_it_works_in_a_fresh_process():
+    """Every ``gymnasium.make(...)`` id of docs/rl.md (but the peer's) makes the env in a
+    fresh interpreter that imported nothing of harness (issue 30, item 4.8); the bare id
+    after ``import harness.env.gym`` too."""
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "rl.md").read_text()
+    ids = set(re.findall(r'gymnasium\.make\(\s*"([^"]*harness[^"]*)"', doc))
+    assert ids, "docs/rl.md shows gymnasium.make"
+    snippets = [f"import gymnasium\nenv = gymnasium.make({i!r}, opponents=['greedy'])" for i in ids]
+    snippets.append(
+        "import gymnasium, harness.env.gym\n"
+        "env = gymnasium.make('harness/Pickomino-v0', opponents=['greedy'])"
+    )
+    for code in snippets:
+        code += "\nobs, info = env.reset(seed=1)\nprint(info['deal'], env.unwrapped.engine)"
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/"
+        )
+        assert done.returncode == 0 and done.stdout.split()[0] == "0", (code, done.stderr[-500:])
