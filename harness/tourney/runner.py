@@ -454,6 +454,7 @@ class _Run:
         self.ever = {"native": 0, "python": 0}  # chunks each engine played in earlier calls
         self.played = _Played()
         self.resumed = 0  # games kept from this folder
+        self.sandbox_missing: list[str] = []  # what the isolated seats' sandbox lacks here
         self.reused = 0  # games copied from other runs' folders
         self.to_play = 0  # games left to play when play starts
         self.ended = started  # when the play loop ended
@@ -517,7 +518,8 @@ class _Run:
             config.seed,
         )
         if config.settings.isolation == "process":  # what this system's sandbox lacks, if anything
-            missing = missing_note(list(probe()))
+            self.sandbox_missing = list(probe())
+            missing = missing_note(self.sandbox_missing)
             if missing is not None:
                 log.warning("%s", missing)
                 self.say(f"Note: {missing}.")
@@ -730,6 +732,7 @@ class _Run:
             worker_wait=stats.worker_wait,
             engine=config.settings.engine,
             engine_used=dict(played.engine_used),
+            sandbox_missing=list(self.sandbox_missing),
         )
         self.write_status(status, run.summary())
         if status == "complete":
