@@ -474,9 +474,14 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
         engine=str(config.get("engine_choice") or "auto"),
         engine_used=dict(summary.get("engine_used") or {}),
         recount=recount,
+        sandbox_missing=_texts(summary.get("sandbox_missing")),
     )
     run._cache["info"] = info
     return run
+
+
+def _texts(value: Any) -> list[str]:
+    return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
 def _rows(value: Any) -> list[dict[str, Any]]:

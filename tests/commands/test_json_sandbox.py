@@ -13,6 +13,8 @@ import json
 
 import pytest
 
+import harness
+
 pytestmark = pytest.mark.interpreter  # seat processes
 
 LACKING = ("Landlock (not in this kernel)", "a seccomp filter (not on this architecture)")
@@ -33,6 +35,7 @@ def test_tourney_json_lists_what_the_sandbox_lacks(cli, tmp_path, lacking):
     assert summary["sandbox_missing"] == list(LACKING)
     stored = json.loads(next((tmp_path / "out").rglob("run.json")).read_text())
     assert stored["summary"]["sandbox_missing"] == list(LACKING)
+    assert harness.load_run(summary["run_dir"]).sandbox_missing == list(LACKING)
 
 
 def test_tourney_json_says_nothing_is_missing_when_nothing_is_isolated(cli, tmp_path, lacking):
