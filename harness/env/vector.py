@@ -44,15 +44,18 @@ from harness.env.game import (
     check_choice,
     draw,
 )
+from harness.env.opponents import MAX_SEAT_PROCESSES, limits_of
 from harness.env.single import SingleAgent, as_action
 from harness.game.engine import DEFAULT_MAX_TURNS, rank_seats
 from harness.game.engines import ENGINES
 from harness.game.rules import Rules
+from harness.seats import SeatLimits
+from harness.seats.settings import SeatSettings
 
 
-def native_problem(opponents: Sequence[Any] | str) -> str | None:
-    """Why these opponents cannot be stepped in C (None: they can)."""
-    refused = native.refusal()
+def native_problem(opponents: Sequence[Any] | str, limits: SeatLimits | None = None) -> str | None:
+    """Why these opponents cannot be stepped in C under ``limits`` (None: they can)."""
+    refused = native.refusal(limits if limits is not None and limits.active else None)
     if refused is not None:
         return refused
     for item in [opponents] if isinstance(opponents, str) else opponents:
@@ -121,15 +124,21 @@ class VectorEnv:
         max_turns: int = DEFAULT_MAX_TURNS,
         engine: str = "auto",
         autoreset: bool = True,
+        settings: SeatSettings | None = None,
+        move_time: float | None = None,
+        game_time: float | None = None,
+        isolation: str | None = None,
     ) -> None:
         check_choice("engine", engine, ENGINES)
+        limits = limits_of(settings, move_time, game_time, isolation)
         if type(num_envs) is not int or not 1 <= num_envs <= 1 << 20:
             raise ValueError(f"num_envs: expected 1 to {1 << 20}, got {num_envs!r}")
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
-        # One Python agent checks every setting (one line each) and is the fallback's first.
-        first = SingleAgent(
-            opponents,
-            rules,
+        problem = native_problem(opponents, limits) if engine != "python" else "engine python"
+        if engine == "native" and problem is not None:
+            raise ValueError(f"engine native: {problem}")
+        self.engine = "python" if problem is not None else "native"
+        common = dict(
             seat=seat,
             seating=seating,
             dice=dice,
@@ -138,13 +147,13 @@ class VectorEnv:
             illegal_reward=illegal_reward,
             max_turns=max_turns,
         )
+        # One Python agent checks every setting (one line each) and is the fallback's
+        # first; under limits in C there are none (native_problem), so none it holds.
+        python = self.engine == "python"
+        first = SingleAgent(opponents, rules, limits=limits if python else None, **common)
         self.rules, self.schedule = first.rules, first.schedule
         self.num_envs, self.autoreset, self.illegal = num_envs, autoreset, illegal
-        self.names = ["agent", *(name for name, _ in first.makers)]
-        problem = native_problem(opponents) if engine != "python" else "engine python"
-        if engine == "native" and problem is not None:
-            raise ValueError(f"engine native: {problem}")
-        self.engine = "python" if problem is not None else "native"
+        self.names = ["agent", *first.opponents.names]
         self._native: _Native | None = None
         self._agents: list[SingleAgent] = []
         if self.engine == "native":
@@ -159,20 +168,14 @@ class VectorEnv:
                 max_turns,
             )
         else:
-            self._agents = [first] + [
-                SingleAgent(
-                    opponents,
-                    rules,
-                    seat=seat,
-                    seating=seating,
-                    dice=dice,
-                    reward=reward,
-                    illegal=illegal,
-                    illegal_reward=illegal_reward,
-                    max_turns=max_turns,
-                )
-                for _ in range(num_envs - 1)
-            ]
+            self._agents = [first]
+            self._hold(num_envs, first.opponents.processes)
+            try:
+                for _ in range(num_envs - 1):
+                    self._agents.append(SingleAgent(opponents, rules, limits=limits, **common))
+            except BaseException:
+                self.close()
+                raise
         n = num_envs
         self.observations = np.zeros((n, OBS_SIZE), np.float32)
         self.action_masks = np.zeros((n, ACTIONS), np.int8)
@@ -196,6 +199,17 @@ class VectorEnv:
         self.seed: int | None = None
         self.stride = n
         self._ready = False
+
+    def _hold(self, n: int, per_slot: int) -> None:
+        """One line, before any more are started, when N slots would hold more opponent
+        seat processes than :data:`MAX_SEAT_PROCESSES` (each slot plays its own games)."""
+        if per_slot and n * per_slot > MAX_SEAT_PROCESSES:
+            self.close()
+            raise ValueError(
+                f"num_envs: {n:,} games x {per_slot} opponent seat process(es) = "
+                f"{n * per_slot:,} processes; at most {MAX_SEAT_PROCESSES} (fewer games, or "
+                "opponents without isolation or time limits)"
+            )
 
     # -- the Gymnasium-like surface ---------------------------------------------------------
     def reset(
@@ -334,6 +348,9 @@ class VectorEnv:
         return draw(self.board(slot), self.names_of(slot))
 
     def close(self) -> None:
+        """Release the games, and end the opponents' seat processes if any."""
+        for agent in self._agents:
+            agent.close()
         self._native = None
         self._agents = []
         self._ready = False
