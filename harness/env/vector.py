@@ -27,6 +27,7 @@ and rewards bit for bit.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -64,6 +65,52 @@ def native_problem(opponents: Sequence[Any] | str, limits: SeatLimits | None = N
         except native.NotNative as exc:
             return str(exc)
     return None
+
+
+MAX_ENVS = 1 << 16
+"""The most games a vector env steps (65,536): in C one step of N games costs the same
+per game from N = 1,024 on (about 2 million agent steps per CPU-second at 1,024, 16,384
+and 65,536 alike), so more slots only take memory (docs/rl.md: 43 kB a slot at 2
+players). The memory the slots need must also fit: :func:`check_fits`."""
+
+ROW_BYTES = 4 * OBS_SIZE + ACTIONS + 4 + 1 + 1 + 1 + 8 + 1 + 8
+"""The bytes of one slot's rows in the arrays (observation, mask, reward, the three
+flags, episode, seat, and the action buffer)."""
+
+
+def slot_bytes(players: int, duplicate: bool) -> int:
+    """The memory one C slot holds once its games are under way, its arrays' rows
+    included (the C side's own count: its structs, dice streams and first dice blocks)."""
+    return int(native._core.vec_slot_bytes(players, duplicate)) + ROW_BYTES
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (Linux: MemAvailable), or None
+    where the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_fits(n: int, players: int, duplicate: bool) -> None:
+    """One line (MemoryError) unless N C slots take at most half the memory available
+    now: the other half is left to the learner (its model, its buffers) and the system."""
+    free = available_memory()
+    need = n * slot_bytes(players, duplicate)
+    if free is not None and need > free // 2:
+        raise MemoryError(
+            f"num_envs: {n:,} games x {slot_bytes(players, duplicate):,} bytes = "
+            f"{need / 2**30:.2f} GiB; the slots may take at most half the memory available "
+            f"now ({free / 2**30:.2f} GiB available): fewer games"
+        )
 
 
 class _Native:
@@ -131,13 +178,18 @@ class VectorEnv:
     ) -> None:
         check_choice("engine", engine, ENGINES)
         limits = limits_of(settings, move_time, game_time, isolation)
-        if type(num_envs) is not int or not 1 <= num_envs <= 1 << 20:
-            raise ValueError(f"num_envs: expected 1 to {1 << 20}, got {num_envs!r}")
+        if type(num_envs) is not int or not 1 <= num_envs <= MAX_ENVS:
+            raise ValueError(
+                f"num_envs: expected 1 to {MAX_ENVS:,} games, got {num_envs!r} (more buy no "
+                "speed: docs/rl.md)"
+            )
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
         problem = native_problem(opponents, limits) if engine != "python" else "engine python"
         if engine == "native" and problem is not None:
             raise ValueError(f"engine native: {problem}")
         self.engine = "python" if problem is not None else "native"
+        if self.engine == "native":
+            check_fits(num_envs, len(opponents) + 1, dice == "duplicate")
         common = dict(
             seat=seat,
             seating=seating,
@@ -413,4 +465,13 @@ class NativeSingle:
         return self.vec.render(0)
 
 
-__all__ = ["ENGINES", "NativeSingle", "VectorEnv", "native_problem"]
+__all__ = [
+    "ENGINES",
+    "MAX_ENVS",
+    "NativeSingle",
+    "VectorEnv",
+    "available_memory",
+    "check_fits",
+    "native_problem",
+    "slot_bytes",
+]

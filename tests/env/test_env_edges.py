@@ -124,3 +124,51 @@ def test_gymnasium_make_as_the_docs_write_it_works_in_a_fresh_process():
             [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd="/"
         )
         assert done.returncode == 0 and done.stdout.split()[0] == "0", (code, done.stderr[-500:])
+
+
+# -- how many games: what the slots need (issue 30, item 4.1) ----------------------------------
+def rss() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def test_more_games_than_the_bound_are_one_line():
+    from harness.env.vector import MAX_ENVS
+
+    for bad in (0, MAX_ENVS + 1, 1 << 20, 2.0, True):
+        with pytest.raises(ValueError, match="num_envs: expected 1 to 65,536 games") as err:
+            VectorEnv(bad, ["greedy"])
+        assert "\n" not in str(err.value)
+
+
+@NEEDS_NATIVE
+def test_games_that_would_not_fit_in_memory_are_one_line(monkeypatch):
+    """The slots may take half the memory available now: here 200 MB is available, and
+    10,000 slots of about 43 kB need 430 MB (main built them: 52 kB each, unchecked)."""
+    monkeypatch.setattr("harness.env.vector.available_memory", lambda: 200 * 2**20)
+    with pytest.raises(MemoryError, match=r"num_envs: 10,000 games x [\d,]+ bytes = 0\.\d+ GiB"):
+        VectorEnv(10_000, ["greedy"], engine="native")
+    assert VectorEnv(1_000, ["greedy"]).engine == "native"  # 43 MB: fits
+
+
+@NEEDS_NATIVE
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/status"), reason="Linux")
+@pytest.mark.parametrize("opponents", [["greedy"], ["greedy"] * 6])
+def test_the_memory_a_slot_is_said_to_take_is_what_it_takes(opponents):
+    """slot_bytes (what the bound and docs/rl.md use) is the C side's sizeof count: it
+    must match what the slots really hold once playing, within a fifth."""
+    from harness.env.vector import slot_bytes
+
+    n = 2048
+    VectorEnv(1, opponents).reset(seed=1)  # the module's first-use costs, not counted
+    before = rss()
+    vec = VectorEnv(n, opponents, engine="native")
+    obs, _ = vec.reset(seed=1)
+    for _ in range(100):
+        obs, *_ = vec.step(obs["action_mask"].argmax(axis=1))
+    held = (rss() - before) / n
+    said = slot_bytes(len(opponents) + 1, True)
+    assert 0.8 * said <= held <= 1.2 * said, (held, said)

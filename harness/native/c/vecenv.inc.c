@@ -23,6 +23,7 @@
  *   vec_reset(cap, prefix, starts, stride, out)   every slot to its first question
  *   vec_step(cap, actions, autoreset, out)        one answer per slot, on to the next
  *   vec_board(cap, slot)            one slot's board, for render() and info
+ *   vec_slot_bytes(players, duplicate)  the memory one slot holds once playing
  * `out` is (obs, mask, reward, terminated, truncated, illegal, episode, seat): writable
  * buffers of n rows (reward float32, the flags uint8, episode int64, seat int8).
  */
@@ -366,9 +367,9 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
             if (e->table[i].kind == S_PYTHON) ok = 0;
         if (!ok) PyErr_SetString(PyExc_ValueError, "vec_new: every opponent must be native");
     }
-    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 20) || max_turns < 1 ||
+    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 ||
                reward < 0 || reward > 2)) {
-        PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**20 slots");
+        PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**16 slots");
         ok = 0;
     }
     if (ok)
@@ -391,7 +392,7 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
         return PyErr_NoMemory();
     }
     for (int i = 0; i < n_envs; i++) {
-        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0); /* no account */
+        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0, MAXP); /* no account */
         if (e->slots[i].g == NULL) {
             ve_free(e);
             return PyErr_NoMemory();
@@ -402,6 +403,21 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
     PyObject *cap = PyCapsule_New(e, "harness.vecenv", ve_capsule_free);
     if (cap == NULL) ve_free(e);
     return cap;
+}
+
+/* vec_slot_bytes(players, duplicate): what one slot holds once its games are under way:
+ * the slot, its game and dice streams, and with duplicate dice each seat's first blocks
+ * (a seat of a longer game doubles them); harness/env/vector.py adds its arrays' rows. */
+static PyObject *py_vec_slot_bytes(PyObject *self, PyObject *args) {
+    int players, duplicate;
+    if (!PyArg_ParseTuple(args, "ip", &players, &duplicate)) return NULL;
+    if (players < 2 || players > MAXP) {
+        PyErr_SetString(PyExc_ValueError, "vec_slot_bytes: 2 to 7 players");
+        return NULL;
+    }
+    size_t bytes = sizeof(Slot) + sizeof(Game) + MAXP * sizeof(MT);
+    if (duplicate) bytes += (size_t)players * DUP_FIRST_BLOCKS * sizeof(Block);
+    return PyLong_FromSize_t(bytes);
 }
 
 typedef struct {
