@@ -37,7 +37,7 @@ from harness.seats.settings import SeatSettings
 from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
-from harness.tourney.progress import Progress
+from harness.tourney.progress import Progress, planning_teller
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
@@ -261,7 +261,7 @@ def run_tournament(
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them
     # three times cost as much as storing the chunks).
-    the_plan = plan.Plan(config)
+    the_plan = plan.Plan(config, progress=planning_teller(options.say))
     root, key = Path(out), the_plan.run_key
     why = layout.path_problem(root / config.name, folder=True)
     if why is not None:  # bad input: one line, nothing written
