@@ -290,11 +290,16 @@ def rules_options(func: F) -> F:
     )(func)
 
 
-def limits_options(isolation_default: str | None) -> Callable[[F], F]:
+def limits_options(
+    isolation_default: str | None, isolation_unset: str | None = None
+) -> Callable[[F], F]:
     """``--isolation``, ``--move-time`` and ``--game-time``, alike on every command that
-    plays (``play``, ``tourney``, ``sprt``). ``isolation_default`` None: the option only
-    overrides a config's ``isolation``."""
+    plays (``play``, ``tourney``, ``sprt``, ``coach``, ``diff``). ``isolation_default``
+    None: the option only overrides a config's ``isolation``, or (``isolation_unset``,
+    what the command does when it is not given, for the help) a command's own default."""
     config = " (overrides the config's; default none)" if isolation_default is None else ""
+    if isolation_unset is not None:
+        config = f" (none: in harness's own process; not given: {isolation_unset})"
 
     def decorate(func: F) -> F:
         seconds = float  # bounds checked by the command (check_bounds): one line, exit 2

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from harness.errors import HarnessError
+from harness.errors import HarnessError, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -296,31 +296,21 @@ class Run:
 
     def __repr__(self) -> str:
         """What a person reads at a prompt (a notebook cell's last line): the run, its
-        state, the standings as counted (with the report's intervals once it has them),
-        and where to look next; nothing is read from the folder."""
-        from harness.report.render import pct, signed_span, span, text_table
+        state, the standings as counted (with the report's intervals, luck-adjusted win
+        share and rating once it has them: the table ``harness tourney`` prints), and
+        where to look next; nothing is read from the folder."""
+        from harness.report.standings_text import standings_text
 
         lines = [
-            f"Run {self.name!r}: {self.status}, {self.stored:,} of {self.planned:,} games"
-            + (f", {self.forfeits:,} forfeits" if self.forfeits else ""),
+            f"Run {self.name!r}: {self.status}, {self.stored:,} of {plural(self.planned, 'game')}"
+            + (f", {plural(self.forfeits, 'forfeit')}" if self.forfeits else ""),
             f"  folder: {self.run_dir}",
         ]
-        rows = self.counts
-        if rows:
-            ci = any(r.get("win_low") is not None for r in rows)
-            elo = any(r.get("elo") is not None for r in rows)
-            header = ["#", "strategy", "games", "win share"] + ["95% CI"] * ci
-            header += ["mean worms"] + ["Elo", "95% CI"] * elo
-            table = []
-            for r in rows:
-                row = [str(r["rank"]), r["strategy"], f"{r['games']:,}", pct(r["win_share"])]
-                row += [span(r.get("win_low"), r.get("win_high"))] * ci
-                row += [f"{r['mean_worms']:.2f}"]
-                if elo:
-                    shown = "—" if r.get("elo") is None else f"{r['elo']:+.0f}"
-                    row += [shown, signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0)]
-                table.append(row)
-            lines += ["  " + line for line in text_table(header, table, left=2)]
+        if self.counts:
+            # The terminal's standings table (intervals, luck-adjusted share and rating
+            # once the report's figures are in the counts), in 100 columns.
+            table = standings_text(self.counts, 98, said=100)
+            lines += ["  " + line if line else "" for line in table]
         if self.report_file is not None:
             lines.append(f"  report: {self.report_file}")
         lines.append("  tables: run.standings, run.head_to_head, run.seats(), run.games")
@@ -331,7 +321,7 @@ class Run:
         import html
 
         head = f"<b>{html.escape(self.name)}</b> · {html.escape(str(self.run_dir))} · "
-        head += f"{self.status} · {self.stored:,} of {self.planned:,} games"
+        head += f"{self.status} · {self.stored:,} of {plural(self.planned, 'game')}"
         return f"<p>{head}</p>" + (self.standings._repr_html_() or "")
 
 
@@ -454,12 +444,18 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
     def number(value: Any) -> Any:
         return value if isinstance(value, (int, float)) and not isinstance(value, bool) else 0
 
+    counts = _rows(summary.get("standings"))
+    report = _current_report(info) if counts else None
+    if report is not None:  # the report's figures in the counts, as harness tourney has them
+        from harness.report.standings_text import with_report
+
+        counts = with_report(counts, report)
     run = Run(
         run_dir=info.path,
         name=info.name,
         format=str(config.get("format") or "round_robin"),
         status=str(config.get("status") or "unknown"),
-        counts=_rows(summary.get("standings")),
+        counts=counts,
         planned=number(totals.get("games")),
         stored=stored,
         played=number(summary.get("played")),
@@ -477,7 +473,16 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
         sandbox_missing=_texts(summary.get("sandbox_missing")),
     )
     run._cache["info"] = info
+    if report is not None and not recount:
+        run._cache["report"] = report
     return run
+
+
+def _current_report(info: RunInfo) -> dict[str, Any] | None:
+    """The run's report.json when it is current and whole (nothing is counted), else None."""
+    from harness.report.api import current_summary
+
+    return current_summary(info)
 
 
 def _texts(value: Any) -> list[str]:

@@ -161,20 +161,25 @@ def turn_lines(turn: TurnAccount, names: Sequence[str]) -> list[str]:
 
 
 def seat_lines(account: GameAccount) -> list[str]:
-    """Each seat's sums over its own turns, and the two-player margin split."""
+    """Each seat's sums over its own turns, and (two players) the worm margin split:
+    each line says which it is, so that the two luck figures of a seat never read as
+    one (the first is its own turns' luck, the second its own minus the other's)."""
     lines = []
     for seat, (name, ledger) in enumerate(zip(account.names, account.ledgers, strict=True)):
         lines.append(
-            f"seat {seat} {name}: {ledger.turns} turns, par {_signed(ledger.par)}, "
-            f"luck {_signed(ledger.luck)}, regret {ledger.regret:.3f} "
-            f"(picks {ledger.regret_pick:.3f}, stops {ledger.regret_stop:.3f}, "
-            f"claims {ledger.regret_claim:.3f})"
+            f"seat {seat} {name}, its own {ledger.turns} turns: par {_signed(ledger.par)}, "
+            f"luck {_signed(ledger.luck)}, regret {ledger.regret:.3f}"
+        )
+        lines.append(
+            f"  regret in picks {ledger.regret_pick:.3f}, stops {ledger.regret_stop:.3f}, "
+            f"claims {ledger.regret_claim:.3f}"
         )
         split = account.margin_split(seat)
         if split is not None:
             lines.append(
-                f"  par {_signed(split['par'])}, luck {_signed(split['luck'])}, "
-                f"skill {_signed(split['skill'])} = margin {_signed(split['margin'])}"
+                f"  margin over seat {1 - seat} (own minus theirs): par {_signed(split['par'])}, "
+                f"luck {_signed(split['luck'])}, skill {_signed(split['skill'])} = "
+                f"{_signed(split['margin'])} worms"
             )
     return lines
 

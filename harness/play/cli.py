@@ -26,6 +26,7 @@ from harness.cli_common import (
     strict_option,
     user_errors,
 )
+from harness.errors import plural
 
 
 @click.command("play")
@@ -47,7 +48,10 @@ from harness.cli_common import (
     help="Write the game record (JSON) to this file.",
 )
 @max_turns_option("Turn cap: stop the game unfinished after this many turns.")
-@limits_options(isolation_default="none")
+@limits_options(
+    isolation_default=None,
+    isolation_unset="a plugin in a process of its own, no sandbox: its crash is its forfeit",
+)
 @engine_option(config=False)
 @click.option(
     "--traceback",
@@ -93,7 +97,7 @@ def play(
     dice: str,
     record_path: str | None,
     max_turns: int | None,
-    isolation: str,
+    isolation: str | None,
     move_time: float | None,
     game_time: float | None,
     engine: str,
@@ -152,8 +156,13 @@ def play(
         _check_native(strategies, seed, seat_settings, record_path,
                       narrated=not (quiet or as_json), analyze=analyze)  # fmt: skip
     # Every strategy loaded (in its own process with --isolation process) before the
-    # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), seat_settings.limits, display=True) as seats:
+    # first line: a bad reference is one line, nothing told. Unless told --isolation
+    # none, a plugin plays in a process of its own (its death is its forfeit) and what
+    # it writes reaches stderr escaped, labelled and capped, never stdout.
+    output = _plugin_output()
+    contain = isolation is None and seat_settings.engine != "native"
+    with open_seats(list(strategies), seat_settings.limits, display=True, contain=contain,
+                    output=output) as seats:  # fmt: skip
         names = seats.names
         narrator, accountant = _watchers(seats, rules, seed, dice, quiet=quiet,
                                          as_json=as_json, analyze=analyze)  # fmt: skip
@@ -187,6 +196,21 @@ def play(
         sys.exit(EXIT_FORFEITS)
 
 
+def _plugin_output() -> Any:
+    """Where the seats' processes' lines go: stderr, each escaped and labelled, at most
+    the tourney's allowance per game (:class:`harness.seats.output.PluginOutput`)."""
+    from harness.cli_common import echo_err
+    from harness.seats.output import Playing, PluginOutput
+
+    sink = PluginOutput(echo_err, Playing())
+
+    def line(text: str) -> None:
+        sink.count(len(text) + 1)
+        sink.line(text)
+
+    return line
+
+
 def _checked_rules(
     strategies: tuple[str, ...],
     preset: str,
@@ -200,7 +224,8 @@ def _checked_rules(
     record goes): before anything is played or told."""
     if not 2 <= len(strategies) <= 7:
         raise click.UsageError(
-            f"{len(strategies)} strategies given; a game has 2 to 7 players (R3)"
+            f"{plural(len(strategies), 'strategy', 'strategies')} given; a game has 2 to 7 "
+            "players (R3)"
         )
     from harness.play import GAME_SETTINGS
     from harness.tourney.config import check_bounds

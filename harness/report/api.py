@@ -75,21 +75,29 @@ def cached_summary(
     served either.
     """
     info = open_run(path)
+    data = None if recount else current_summary(info)
+    return data if data is not None else summarise_run(info, progress)
+
+
+def current_summary(info: RunInfo) -> dict[str, Any] | None:
+    """The verified run's ``report.json`` if it is current (same games, same format) and
+    whole (its digest matches), else None: nothing is counted."""
     cached = info.path / "report.json"
-    if cached.is_file() and not recount:
-        try:
-            data = loads_bounded(cached.read_text(encoding="utf-8"))
-        except (OSError, ValueError):  # unreadable or nested too deep: not served
-            data = None
-        if (
-            isinstance(data, dict)
-            and data.get("summary_version") == SUMMARY_VERSION
-            and data.get("fingerprint") == json.loads(json.dumps(info.fingerprint()))
-            and data.get(DIGEST_KEY) == summary_digest(data)
-        ):
-            del data[DIGEST_KEY]
-            return data
-    return summarise_run(info, progress)
+    if not cached.is_file():
+        return None
+    try:
+        data = loads_bounded(cached.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # unreadable or nested too deep: not served
+        return None
+    if (
+        isinstance(data, dict)
+        and data.get("summary_version") == SUMMARY_VERSION
+        and data.get("fingerprint") == json.loads(json.dumps(info.fingerprint()))
+        and data.get(DIGEST_KEY) == summary_digest(data)
+    ):
+        del data[DIGEST_KEY]
+        return data
+    return None
 
 
 REPORT_ATTEMPTS = 3

@@ -47,12 +47,6 @@ class _Progress:
             self.bar = None
 
 
-def _pct(value: float | None) -> str:
-    from harness.report.render import pct
-
-    return pct(value)
-
-
 @click.command("report")
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the report's numbers as JSON.")
@@ -98,19 +92,24 @@ def report(
         click.echo(json.dumps(summary))
         return
     if not quiet:
-        games = summary["games"]
-        click.echo(
+        from harness.report.render import terminal_width, wrap
+
+        games, width = summary["games"], terminal_width()
+        head = (
             f"{summary['run']['name']}/{summary['run']['run_id']}: {summary['run']['rules_text']}, "
-            f"{games['scored']:,} games scored ({games['forfeit']:,} forfeits, "
+            f"{plural(games['scored'], 'game')} scored ({plural(games['forfeit'], 'forfeit')}, "
             f"{games['turn_cap']:,} unfinished)"
         )
+        for line in wrap(head, width):
+            click.echo(line)
         if games["scored"]:
             from harness.report.render import standings_lines
 
             for line in standings_lines(summary):
                 click.echo(line)
         for msg in summary["messages"]:
-            click.echo(f"- {msg}")
+            for line in wrap(msg, width, "- ", more=""):
+                click.echo(line)
     click.echo(f"Report: {result.html}")
     if not quiet:
         click.echo(
@@ -126,7 +125,15 @@ def report(
     type=click.IntRange(2, 26),
     default=None,
     help="With one config folder: compare its N newest runs (default 2: the newest and the "
-    "one before it), oldest first.",
+    "one before it), oldest first, each with the run before it.",
+)
+@click.option(
+    "--against",
+    type=click.Choice(["previous", "first"]),
+    default=None,
+    help="Compare each run with the run before it (previous: the default for a config "
+    "folder, 'did my last edit help?') or with the first run (first: the default for runs "
+    "named one by one).",
 )
 @click.option(
     "--focus",
@@ -163,6 +170,7 @@ def report(
 def compare_cmd(
     runs: tuple[Path, ...],
     last: int | None,
+    against: str | None,
     focus: str | None,
     out: Path | None,
     matches: tuple[str, ...],
@@ -173,8 +181,10 @@ def compare_cmd(
     """Compare runs on the strategies they share: RUN_A RUN_B [RUN_C ...], or the newest
     runs of one config folder (results/<config>: its newest run against the one before).
 
-    Prints win share and mean worms per run with 95% intervals, each run's difference
-    from RUN_A and whether it is significant (Holm-adjusted over the table), and what
+    Prints win share and mean worms per run, each run's difference from the run it is
+    compared with (the first run for runs named one by one; for a config folder's runs the
+    one before, so the newest is compared with the previous; --against) with its 95%
+    interval, marked * where significant (Holm-adjusted over the comparison), and what
     differs between the runs (rules, players, dice, entrants: reference, class,
     parameters, code). Runs with the same seed and dice play the same deals on the same
     dice: a strategy's games that met the same opponents from the same seat are then
@@ -212,7 +222,9 @@ def compare_cmd(
         summaries = [cached_summary(f, progress, recount=recount) for f in folders]
     finally:
         progress.close()
-    comparison = compare(summaries, match=match, paired=not unpaired, focus=focus)
+    if against is None:
+        against = "previous" if len(runs) == 1 else "first"
+    comparison = compare(summaries, match=match, paired=not unpaired, focus=focus, against=against)
     if out is None:
         stem = "_vs_".join(f"{f.parent.name}-{f.name}" for f in folders)
         out = folders[0].parent.parent / "compare" / stem[:180]
@@ -258,73 +270,27 @@ def _runs_to_compare(runs: tuple[Path, ...], last: int | None) -> list[Path]:
     return [find_run(r) for r in runs]
 
 
-def compare_lines(comparison: dict[str, Any]) -> list[str]:
-    """The terminal's comparison: the runs, what differs, each shared strategy's change
-    (the focus first), and the focus's head-to-head changes."""
-    from harness.report.render import (
-        compare_legend,
-        compare_notes,
-        compared_how,
-        diff_cells,
-        luck_cells,
-        num,
-        pair_cells,
-        text_table,
-    )
+def compare_lines(comparison: dict[str, Any], width: int | None = None) -> list[str]:
+    """The terminal's comparison in ``width`` columns (default: the terminal's): the runs,
+    what differs, and the tables compare.md shows (:func:`~harness.report.compare_page.
+    compare_tables`: the same cells and marks), with the focus's head-to-head changes."""
+    from harness.report.compare_page import against_text, compare_tables
+    from harness.report.page import terminal_lines, terminal_width, wrap
 
-    out = [
-        f"{run['label']}: {run['name']}/{run['run_id']} ({run['rules_text']}, "
-        f"{run['dice']} dice, {run['games']:,} games)"
-        for run in comparison["runs"]
-    ]
+    width = terminal_width() if width is None else width
+    out = []
+    for run in comparison["runs"]:
+        out += wrap(
+            f"{run['label']}: {run['name']}/{run['run_id']} ({run['rules_text']}, "
+            f"{run['dice']} dice, {plural(run['games'], 'game')})",
+            width,
+        )
     if comparison["differences"]:
-        out.append("What differs: " + "; ".join(comparison["differences"]) + ".")
+        out += wrap("What differs: " + "; ".join(comparison["differences"]) + ".", width)
     else:
         out.append("What differs: nothing in the setup.")
     if not comparison["shared"]:
         out.append("The runs share no strategy with games: nothing to compare.")
         return out
-    header = ["strategy"] + [f"{r['label']} win" for r in comparison["runs"]]
-    header += [f"{r['label']} worms" for r in comparison["runs"]]
-    lucky = any(
-        d["win_share"].get("luck_adjusted") for s in comparison["strategies"] for d in s["diffs"]
-    )
-    for d in comparison["strategies"][0]["diffs"]:
-        header += [f"{d['run']}-A win", "95% CI", "compared"]
-        header += ["luck-adjusted", "95% CI"] if lucky else []
-    rows = []
-    for s in comparison["strategies"]:
-        row = [s["strategy"]] + [_pct(v["win_share"]) for v in s["runs"]]
-        row += [num(v["worms"]) for v in s["runs"]]
-        for d in s["diffs"]:
-            text, interval = diff_cells(d, "win_share")
-            star = " *" if d["win_share"].get("significant") else ""
-            row += [text + star, interval, compared_how(d)]
-            if lucky:
-                row += luck_cells(d["win_share"].get("luck_adjusted"))
-        rows.append(row)
-    out += ["  " + line for line in text_table(header, rows)]
-    focus = comparison.get("focus")
-    pairs = [p for p in comparison["head_to_head"] if focus in (p["a"], p["b"])]
-    if focus and pairs:
-        out.append(f"Head to head of {focus} (share of games it finished ahead):")
-        header = ["opponent"] + [r["label"] for r in comparison["runs"]]
-        for d in pairs[0]["diffs"]:
-            header += [f"{d['run']}-A", "95% CI", "compared"]
-        rows = []
-        for p in pairs:
-            row = [p["b"]] + [_pct(v["share"]) for v in p["runs"]]
-            for d in p["diffs"]:
-                text, interval = pair_cells(d)
-                row += [text + (" *" if d.get("significant") else ""), interval, compared_how(d)]
-            rows.append(row)
-        out += ["  " + line for line in text_table(header, rows)]
-    out.append("  * significant (Holm-adjusted p < 0.05).")
-    if lucky:
-        out.append(
-            "  luck-adjusted: each pair's difference minus b x the twins' difference of "
-            "luck, b fitted on the other half of the deals (docs/luck.md)."
-        )
-    out += [f"  {line}" for line in compare_legend(comparison)]
-    out += [f"- {note}" for note in compare_notes(comparison)]
-    return out
+    out += wrap(against_text(comparison), width)
+    return out + terminal_lines(compare_tables(comparison, focus_only=True), width)

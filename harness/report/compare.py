@@ -1,9 +1,12 @@
 """Comparing runs: what they share, what differs, and whether the differences matter.
 
-The first run is the baseline; every other run is compared with it on the strategies
-all runs share (win share and mean worms) and on the head-to-head pairs all runs share.
-A strategy of the baseline is matched in another run by its display name, or by
-``--match OLD=NEW`` (an edited bot under a new name).
+The first run (A) is the baseline: its config orders the rows and names the strategies.
+Every other run is compared with its base on the strategies all runs share (win share
+and mean worms) and on the head-to-head pairs all runs share: with the first run
+(``against="first"``: B - A, C - A) or with the run before it (``"previous"``: B - A,
+C - B, what "did my last edit help?" asks of a config's history). A strategy of run A is
+matched in another run by its display name, or by ``--match OLD=NEW`` (an edited bot
+under a new name).
 
 **Paired where the games are twins.** Runs with the same seed and dice mode play deal d
 on the same dice at every table (duplicate dice: one stream per deal; independent dice:
@@ -27,31 +30,30 @@ with fewer than two shared deals, are compared as independent samples (standard 
 in quadrature), and the row says so and why. Shares at different player counts are
 compared relative to the fair share 1/n (a share of 2/n is 2.0), and mean worms not at
 all (tiles split among more players). p-values are Holm-adjusted over the whole
-comparison, since one table holds many tests.
+comparison, since one table holds many tests; the luck-adjusted differences are a
+family of their own. Each tested cell carries its ``verdict`` (:data:`VERDICTS`), the one
+every output shows (the terminal, ``--json``, compare.md and compare.html).
 """
 
 from __future__ import annotations
 
 import json
-import string
 from collections.abc import Iterable, Sequence
 from typing import Any
-
-import numpy as np
-import pandas as pd
 
 from harness import stats
 from harness.jsonsafe import json_safe
 from harness.plugins import FILE_MODULE
+from harness.report.compare_twins import Twins, entrants_of, label
 from harness.report.order import config_order
-from harness.report.paired import paired_difference, t_pvalue
-from harness.runfolder.games import iter_games
-from harness.runfolder.reader import ReportError, RunInfo, open_run
-from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
+from harness.runfolder.reader import ReportError, RunInfo
 
 ALPHA = 0.05
-MIN_SHARED_DEALS = 2  # a paired interval needs two deals at least
 MAX_MATCHES = 100  # --match options in one comparison
+AGAINST = ("first", "previous")  # what each run is compared with: run A, or the run before
+# A tested difference's verdict: significant after Holm's adjustment over its family;
+# its 95% interval alone excludes 0 (not after the adjustment); neither.
+VERDICTS = ("significant", "interval only", "not significant")
 # What run.json records of an entrant's identity, and how a difference in it is said.
 IDENTITY_FIELDS = (
     ("ref", "reference differs"),
@@ -59,17 +61,10 @@ IDENTITY_FIELDS = (
     ("params", "parameters differ"),
     ("code", "code digest differs"),
 )
-# What a stored game is, beside who played it: equal in two runs means the same game.
-OUTCOME_COLUMNS = ("status", "turns")
-OUTCOME_SEAT_FIELDS = ("worms", "rank", "busts", "steals", "stolen")
 
 
 class CompareError(ReportError):
     """A comparison that cannot be made as asked (a bad --match, say): one line."""
-
-
-def _label(i: int) -> str:
-    return string.ascii_uppercase[i] if i < 26 else f"R{i + 1}"
 
 
 # -- matching strategies between runs ----------------------------------------------------
@@ -101,7 +96,7 @@ def _check_matches(match: dict[str, str], names: list[set[str]]) -> None:
         for k, n in enumerate(names[1:], start=1):
             if old in n and new in n:
                 raise CompareError(
-                    f"--match {old}={new}: run {_label(k)} has both; compare it without --match"
+                    f"--match {old}={new}: run {label(k)} has both; compare it without --match"
                 )
 
 
@@ -122,7 +117,7 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
     """
     match = match or {}
     runs = [s["run"] for s in summaries]
-    labels = [_label(i) for i in range(len(runs))]
+    labels = [label(i) for i in range(len(runs))]
     out = []
 
     def per_run(values: list[Any]) -> str:
@@ -148,7 +143,7 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
     entrants = [
         {
             (back.get(e.get("name"), e.get("name")) if k else e.get("name")): e
-            for e in _entrants_of(r)
+            for e in entrants_of(r)
         }
         for k, r in enumerate(runs)
     ]
@@ -157,7 +152,8 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
         missing = [lab for lab, mine in zip(labels, entrants, strict=True) if name not in mine]
         shown = name if name not in match else f"{name} (matched to {match[name]})"
         if missing:
-            out.append(f"entrant {shown} is not in run(s) {', '.join(missing)}")
+            runs_ = "run" if len(missing) == 1 else "runs"
+            out.append(f"entrant {shown} is not in {runs_} {', '.join(missing)}")
             continue
         specs = [mine[name] for mine in entrants]
         changed = [
@@ -174,10 +170,6 @@ def differences(summaries: list[dict[str, Any]], match: dict[str, str] | None = 
     if len(set(map(str, versions))) > 1:
         out.append(f"harness versions differ ({per_run(versions)})")
     return out
-
-
-def _entrants_of(run: dict[str, Any]) -> list[dict[str, Any]]:
-    return [e for e in run.get("entrants") or [] if isinstance(e, dict)]
 
 
 def _plugin_place(entrant: dict[str, Any]) -> str | None:
@@ -207,133 +199,15 @@ def _shown_value(value: Any) -> str:
     return "none" if value is None else str(value)
 
 
-# -- reading the games of a run for pairing --------------------------------------------------
-# The account's columns a comparison reads (docs/luck.md): null where a run kept none.
-LUCK_SEAT_FIELDS = ("luck", "wluck")
-
-
-def _read_columns(players: int) -> list[str]:
-    cols = ["table", "deal", "seating", "game_seed", *OUTCOME_COLUMNS]
-    return cols + [
-        seat_column(i, f)
-        for i in range(players)
-        for f in ("strategy",) + OUTCOME_SEAT_FIELDS + LUCK_SEAT_FIELDS
-    ]
-
-
-class _Codes:
-    """Integer codes of strings (display names in the baseline's namespace, code
-    identities), shared by all runs of a comparison so that codes mean the same in each."""
-
-    def __init__(self) -> None:
-        self.code: dict[str, int] = {}
-
-    def of(self, name: str) -> int:
-        if name not in self.code:
-            self.code[name] = len(self.code)
-        return self.code[name]
-
-
-def appearances(
-    info: RunInfo,
-    names: _Codes,
-    idents: _Codes,
-    rename: dict[str, str],
-    identity: dict[str, str],
-) -> pd.DataFrame:
-    """One row per (scored game, seat) of a run: who, where, against whom, and how it went.
-
-    Columns: ``who`` (name code, after ``rename``: another run's NEW as the baseline's
-    OLD), ``deal``, ``game_seed``, ``seat``, ``opp0..`` (the name code in each seat, -1 in
-    its own), ``occ`` (which repeat of that game, for a seat design that lists an order
-    twice), ``points`` (win points, a shared first split), ``worms`` and ``game`` (a hash
-    of the whole stored game with the code identities of its seats: equal means the same
-    game). Games stopped by the turn cap are not results and are left out.
-    """
-    n = info.players
-    frames = []
-    for batch in iter_games(info, _read_columns(n)):
-        scored = batch[batch["status"].astype(str) != STATUSES[TURN_CAP]].reset_index(drop=True)
-        if not len(scored):
-            continue
-        who = np.empty((len(scored), n), dtype=np.int32)
-        ident = np.empty((len(scored), n), dtype=np.int32)
-        for i in range(n):
-            col = scored[seat_column(i, "strategy")].astype(str)
-            local, uniq = pd.factorize(col)
-            lookup = np.array([names.of(rename.get(u, u)) for u in uniq], dtype=np.int32)
-            who[:, i] = lookup[local]
-            lookup = np.array(
-                [idents.of(identity.get(u, f"name:{u}")) for u in uniq], dtype=np.int32
-            )
-            ident[:, i] = lookup[local]
-        outcome = scored[
-            list(OUTCOME_COLUMNS)
-            + [seat_column(i, f) for i in range(n) for f in OUTCOME_SEAT_FIELDS]
-        ].copy()
-        outcome["status"] = outcome["status"].astype(str)
-        # The entrants' code identities by seat are part of the game: another code in a
-        # seat is another game, even where its outcome happens to be the same.
-        game = pd.util.hash_pandas_object(outcome, index=False).to_numpy() ^ (
-            pd.util.hash_pandas_object(pd.DataFrame(ident), index=False).to_numpy()
-            * np.uint64(0x9E3779B97F4A7C15)
-        )
-        ranks = scored[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
-        worms = scored[[seat_column(i, "worms") for i in range(n)]].to_numpy(np.float64)
-        # Each seat's luck controls (nan without the account): win-weighted luck and luck,
-        # each against the others' mean (harness.stats.luck).
-        c_win, c_margin = (
-            stats.versus_others(scored[[seat_column(i, f) for i in range(n)]].to_numpy(np.float64))
-            for f in ("wluck", "luck")
-        )
-        firsts = (ranks == 1).sum(axis=1)
-        points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)
-        deal = scored["deal"].to_numpy(np.int64)
-        gseed = scored["game_seed"].to_numpy(np.int64)
-        for i in range(n):
-            part = {"who": who[:, i], "deal": deal, "game_seed": gseed}
-            part["seat"] = np.full(len(scored), i, dtype=np.int8)
-            for j in range(n):
-                part[f"opp{j}"] = who[:, j] if j != i else np.full(len(scored), -1, np.int32)
-                part[f"rank{j}"] = ranks[:, j].astype(np.int8)
-            part.update(points=points[:, i], worms=worms[:, i], game=game)
-            part.update(c_win=c_win[:, i], c_margin=c_margin[:, i])
-            frames.append(pd.DataFrame(part))
-    if not frames:
-        ranks_of = [f"rank{j}" for j in range(n)]
-        empty = _key_columns(n) + ranks_of + ["points", "worms", "game", "c_win", "c_margin"]
-        return pd.DataFrame(columns=empty, dtype=np.int64)
-    out = pd.concat(frames, ignore_index=True)
-    out["occ"] = out.groupby(_key_columns(n)[:-1], sort=False).cumcount()
-    return out
-
-
-def _key_columns(players: int) -> list[str]:
-    """What makes two games twins (see the module docstring)."""
-    return ["who", "deal", "game_seed", "seat"] + [f"opp{j}" for j in range(players)] + ["occ"]
-
-
-def _identities(run: dict[str, Any]) -> dict[str, str]:
-    """Each entrant's code identity (class, parameters, code digest) by display name."""
-    out = {}
-    for e in _entrants_of(run):
-        name = e.get("name")
-        if isinstance(name, str):
-            fields = {k: e.get(k) for k in ("class", "params", "code")}
-            out[name] = json.dumps(fields, sort_keys=True, default=str)
-    return out
-
-
-def pairing_problem(base: dict[str, Any], other: dict[str, Any]) -> str | None:
-    """Why two runs' games cannot be twins (one line), or None if they may be."""
-    for key, what in (("players", "player counts"), ("seed", "seeds"), ("dice", "dice modes")):
-        a, b = base.get(key), other.get(key)
-        if str(a) != str(b):
-            return f"different {what} ({a} and {b})"
-    return None
-
-
 # -- the comparison --------------------------------------------------------------------------
+def bases_of(runs: int, against: str = "first") -> list[int]:
+    """Each run's base (the run it is compared with; run A's is itself): run A, or the
+    run before it."""
+    if against not in AGAINST:
+        raise CompareError(f"against={against!r}: one of {', '.join(AGAINST)}")
+    return [0] + [0 if against == "first" else k - 1 for k in range(1, runs)]
+
+
 def compare(
     summaries: list[dict[str, Any]],
     *,
@@ -341,17 +215,21 @@ def compare(
     paired: bool = True,
     infos: Sequence[RunInfo] | None = None,
     focus: str | None = None,
+    against: str = "first",
 ) -> dict[str, Any]:
-    """The comparison of two or more run summaries (JSON-safe); the first is the baseline.
+    """The comparison of two or more run summaries (JSON-safe); the first is run A.
 
-    ``match`` maps baseline display names to other runs' (``--match OLD=NEW``).
+    ``against``: each other run is compared with run A (``"first"``) or with the run
+    before it (``"previous"``); each difference says its run and its ``base``.
+    ``match`` maps run A's display names to other runs' (``--match OLD=NEW``).
     ``paired`` reads the runs' games (``infos``, else each summary's run folder) to pair
-    them; False compares every row as independent samples. Strategies are in the
-    baseline config's order; ``focus`` (a shared strategy, ``--focus``) comes first, and
-    so do its head-to-head pairs, each with it as "A".
+    them; False compares every row as independent samples. Strategies are in run A's
+    config order; ``focus`` (a shared strategy, ``--focus``) comes first, and so do its
+    head-to-head pairs, each with it first.
     """
     match = dict(match or {})
-    labels = [_label(i) for i in range(len(summaries))]
+    labels = [label(i) for i in range(len(summaries))]
+    bases = bases_of(len(summaries), against)
     runs = [_run_entry(lab, s) for lab, s in zip(labels, summaries, strict=True)]
     by_run = [{r["strategy"]: r for r in s["standings"] if r["games"]} for s in summaries]
     _check_matches(match, [set(b) for b in by_run])
@@ -368,7 +246,7 @@ def compare(
     only = sorted(
         {n for b in by_run for n in b} - set(shared) - {match[n] for n in matched if n in match}
     )
-    twins = _Twins(summaries, infos, match, paired)
+    twins = Twins(summaries, infos, match, paired, bases)
     tests: list[tuple[dict[str, Any], float]] = []
     rows = []
     for name in shared:
@@ -377,8 +255,10 @@ def compare(
             r = b[m[name]]
             row["runs"].append({"strategy": r["strategy"], **{k: r[k] for k in _RUN_FIELDS}})
         for k, lab in enumerate(labels[1:], start=1):
-            diff = twins.diff(k, name, by_run[0][name], by_run[k][names_in[k][name]])
-            diff["run"] = lab
+            base = bases[k]
+            found = by_run[base][names_in[base][name]]
+            diff = twins.diff(k, name, found, by_run[k][names_in[k][name]])
+            diff.update(run=lab, base=labels[base])
             for key in ("win_share", "worms"):
                 cell = diff[key]
                 if cell.get("p") is not None and not diff["identical"]:
@@ -387,12 +267,13 @@ def compare(
         row["paired"] = all(d["paired"] for d in row["diffs"])
         row["shared_deals"] = min(d["shared_deals"] for d in row["diffs"])
         rows.append(row)
-    pairs = _shared_pairs(summaries, labels, shared, names_in, twins, tests)
+    pairs = _shared_pairs(summaries, labels, bases, shared, names_in, twins, tests)
     luck_tests = _holm_adjust(tests, rows, pairs)
     return json_safe(
         {
             "runs": runs,
             "baseline": labels[0],
+            "against": against,
             "match": match,
             "focus": focus,
             "differences": differences(summaries, match),
@@ -401,8 +282,9 @@ def compare(
             "strategies": rows,
             "head_to_head": pairs,
             "tests": len(tests),
-            "pairing": twins.notes(labels),
-            "method": _method(len(tests), any(r["paired"] for r in rows), bool(luck_tests)),
+            "luck_tests": len(luck_tests),
+            "pairing": twins.notes(),
+            "method": _method(len(tests), any(r["paired"] for r in rows), len(luck_tests)),
         }
     )
 
@@ -429,8 +311,9 @@ def _holm_adjust(
     rows: list[dict[str, Any]],
     pairs: list[dict[str, Any]],
 ) -> list[tuple[dict[str, Any], float]]:
-    """Holm-adjust the tests' p-values in place (``p_holm``, ``significant``); every cell
-    without a test gets None and False. Returns the luck-adjusted family's tests."""
+    """Holm-adjust the tests' p-values in place (``p_holm``, ``significant`` and the
+    ``verdict`` every output shows); every cell without a test gets None, False and None.
+    Returns the luck-adjusted family's tests."""
     # The luck-adjusted differences are a family of their own (the same questions asked
     # of less noisy data): Holm within it.
     luck_tests = [
@@ -440,26 +323,33 @@ def _holm_adjust(
     ]
     for family in (tests, luck_tests):
         adjusted = stats.holm([p for _, p in family])
-        for (cell, _), q in zip(family, adjusted, strict=True):
+        for (cell, p), q in zip(family, adjusted, strict=True):
             cell["p_holm"] = q
             cell["significant"] = bool(q == q and q < ALPHA)
-    for row in rows:
-        for diff in row["diffs"]:
-            for key in ("win_share", "worms"):
-                diff[key].setdefault("p_holm", None)
-                diff[key].setdefault("significant", False)
-    for pair in pairs:
-        for diff in pair["diffs"]:
-            diff.setdefault("p_holm", None)
-            diff.setdefault("significant", False)
+            cell["verdict"] = _verdict(p, q)
+    cells = [d[key] for row in rows for d in row["diffs"] for key in ("win_share", "worms")]
+    cells += [c["luck_adjusted"] for c in cells if c.get("luck_adjusted")]
+    cells += [d for pair in pairs for d in pair["diffs"]]
+    for cell in cells:
+        cell.setdefault("p_holm", None)
+        cell.setdefault("significant", False)
+        cell.setdefault("verdict", None)
     return luck_tests
+
+
+def _verdict(p: float, q: float) -> str:
+    """A tested difference's verdict (:data:`VERDICTS`) from its p-value and its
+    Holm-adjusted one: a 95% interval excludes 0 exactly when p < 0.05."""
+    if q == q and q < ALPHA:
+        return VERDICTS[0]
+    return VERDICTS[1] if p == p and p < ALPHA else VERDICTS[2]
 
 
 _RUN_FIELDS = ("games", "win_share", "win_low", "win_high", "worms", "worms_low", "worms_high")
 
 
-def _method(tests: int, any_paired: bool, luck: bool = False) -> str:
-    text = "Differences are run minus baseline (run A) with 95% intervals. "
+def _method(tests: int, any_paired: bool, luck: int = 0) -> str:
+    text = "Differences are each run minus the run it is compared with, with 95% intervals. "
     if any_paired:
         text += (
             "Paired rows compare the same games in both runs (same deal, dice, seat and "
@@ -468,275 +358,35 @@ def _method(tests: int, any_paired: bool, luck: bool = False) -> str:
     text += (
         "Unpaired rows treat the runs as independent samples (standard errors in "
         "quadrature). Identical rows (every paired game the same) differ by exactly 0 "
-        "and are not tested. 'significant' means a Holm-adjusted p below "
-        f"{ALPHA} over all {tests} tests of this comparison."
+        "and are not tested. A difference marked * is significant: a Holm-adjusted p "
+        f"below {ALPHA} over all {tests} tests of this comparison (win share, mean worms "
+        "and head to head); one marked ° has a 95% interval that excludes 0 but is not "
+        "significant once the many tests are allowed for."
     )
     if luck:
         text += (
             " Where both runs kept the luck account, a paired difference is also given "
             "luck-adjusted: each pair's difference minus b x the twins' difference of luck, "
             "b fitted on the other half of the deals (the same expectation, less noise; "
-            "docs/luck.md), Holm-adjusted among the luck-adjusted tests."
+            f"docs/luck.md), Holm-adjusted among the {luck} luck-adjusted tests; adj. on: "
+            "the share of the pairs that kept the account in both runs (the others enter "
+            "unadjusted)."
         )
     return text
-
-
-class _Twins:
-    """The paired (or unpaired) difference of a strategy between the baseline and run k."""
-
-    def __init__(
-        self,
-        summaries: list[dict[str, Any]],
-        infos: Sequence[RunInfo] | None,
-        match: dict[str, str],
-        paired: bool,
-    ) -> None:
-        self.summaries = summaries
-        self.infos = list(infos) if infos is not None else None
-        self.match = match
-        self.paired = paired
-        self.names = _Codes()
-        self.idents = _Codes()
-        self.frames: dict[int, pd.DataFrame] = {}
-        self.problems: dict[int, str | None] = {}
-        self.merged: dict[int, pd.DataFrame] = {}
-
-    def _info(self, k: int) -> RunInfo:
-        if self.infos is not None:
-            return self.infos[k]
-        return open_run(self.summaries[k]["run"]["path"])
-
-    def _frame(self, k: int) -> pd.DataFrame:
-        if k not in self.frames:
-            info = self._info(k)
-            rename = {new: old for old, new in self.match.items()} if k else {}
-            self.frames[k] = appearances(
-                info, self.names, self.idents, rename, _identities(info.config)
-            )
-        return self.frames[k]
-
-    def problem(self, k: int) -> str | None:
-        """Why run k's games are not paired with the baseline's at all, or None."""
-        if k not in self.problems:
-            if not self.paired:
-                self.problems[k] = "pairing turned off"
-            else:
-                base, other = (self.summaries[i]["run"] for i in (0, k))
-                self.problems[k] = pairing_problem(base, other)
-        return self.problems[k]
-
-    def pairs(self, k: int, name: str) -> pd.DataFrame:
-        if k not in self.merged:
-            base, other = self._frame(0), self._frame(k)
-            keys = _key_columns(int(self.summaries[0]["run"]["players"]))
-            self.merged[k] = base.merge(other, on=keys, suffixes=("_a", "_b"))
-        merged = self.merged[k]
-        return merged[merged["who"] == self.names.of(name)]
-
-    def diff(
-        self, k: int, name: str, base_row: dict[str, Any], row: dict[str, Any]
-    ) -> dict[str, Any]:
-        problem = self.problem(k)
-        if problem is None:
-            pairs = self.pairs(k, name)
-            deals = int(pairs["deal"].nunique())
-            if deals >= MIN_SHARED_DEALS:
-                return self._paired(k, name, pairs, deals)
-            problem = (
-                "no game shared (same deal, dice, seat and opponents)"
-                if not deals
-                else f"only {deals} shared deal"
-            )
-        return _unpaired(self.summaries[0], self.summaries[k], base_row, row, problem)
-
-    def _paired(self, k: int, name: str, pairs: pd.DataFrame, deals: int) -> dict[str, Any]:
-        identical = bool((pairs["game_a"].to_numpy() == pairs["game_b"].to_numpy()).all())
-        code = self.names.of(name)
-        games = [int((self._frame(i)["who"] == code).sum()) for i in (0, k)]
-        out: dict[str, Any] = {
-            "paired": True,
-            "shared_deals": deals,
-            "paired_games": len(pairs),
-            "games": games,
-            "identical": identical,
-            "scale": "share",
-            "note": None,
-        }
-        if len(pairs) < max(games):
-            out["note"] = (
-                f"paired on {len(pairs):,} games (A has {games[0]:,}, {_label(k)} "
-                f"{games[1]:,}): the others have no twin (opponents only one run has, or "
-                "unfinished in one run)"
-            )
-        deal = pairs["deal"].to_numpy()
-        for key, control in (("points", "c_win"), ("worms", "c_margin")):
-            cell_key = "win_share" if key == "points" else key
-            if identical:  # exactly 0: no interval, no test
-                out[cell_key] = {"diff": 0.0, "low": 0.0, "high": 0.0, "p": None}
-                out[cell_key].update(p_holm=None, significant=False)
-                continue
-            a, b = pairs[f"{key}_a"].to_numpy(), pairs[f"{key}_b"].to_numpy()
-            found = paired_difference(deal, a, b)
-            out[cell_key] = found.cell()
-            c = pairs[f"{control}_b"].to_numpy(float) - pairs[f"{control}_a"].to_numpy(float)
-            adjusted = luck_adjusted_difference(deal, b - a, c)
-            if adjusted is not None:
-                out[cell_key]["luck_adjusted"] = adjusted
-        return out
-
-    def pair_diff(
-        self, k: int, a: str, b: str, base_cell: dict[str, Any], cell: dict[str, Any]
-    ) -> dict[str, Any]:
-        """Run k's change in "a ahead of b" from the baseline: paired on the games the two
-        met in both runs with the same deal, dice, seats and opponents, else unpaired."""
-        problem = self.problem(k)
-        if problem is None:
-            deal, before, after, same = self._meetings(k, a, b)
-            deals = len(np.unique(deal))
-            if deals >= MIN_SHARED_DEALS:
-                out: dict[str, Any] = {
-                    "paired": True,
-                    "shared_deals": deals,
-                    "paired_games": len(deal),
-                    "identical": same,
-                    "note": None,
-                }
-                if same:  # exactly 0: no interval, no test
-                    return {**out, "diff": 0.0, "low": 0.0, "high": 0.0, "p": None}
-                return {**out, **paired_difference(deal, before, after).cell()}
-            problem = (
-                "no game shared (same deal, dice, seats and opponents)"
-                if not deals
-                else f"only {deals} shared deal"
-            )
-        d, se, p = stats.diff_test(
-            _f(base_cell["share"]), _f(base_cell["se"]), _f(cell["share"]), _f(cell["se"])
-        )
-        return {
-            "paired": False,
-            "shared_deals": 0,
-            "paired_games": 0,
-            "identical": False,
-            "note": f"unpaired: {problem}",
-            "diff": d,
-            "low": d - stats.Z95 * se,
-            "high": d + stats.Z95 * se,
-            "p": p,
-        }
-
-    def _meetings(self, k: int, a: str, b: str) -> tuple[np.ndarray, ...]:
-        """The twin games of a and b (a's seat rows whose opponents include b): their
-        deals, "a ahead of b" in the baseline and in run k (1, a half for a tie, 0), and
-        whether every one is the same game in both."""
-        pairs = self.pairs(k, a)
-        n = int(self.summaries[0]["run"]["players"])
-        opponents = pairs[[f"opp{j}" for j in range(n)]].to_numpy()
-        is_b = opponents == self.names.of(b)
-        met = is_b.any(axis=1)
-        pairs, seat_b = pairs[met], is_b[met].argmax(axis=1)
-        rows = np.arange(len(pairs))
-        seat_a = pairs["seat"].to_numpy(np.int64)
-        ahead = []
-        for side in ("a", "b"):
-            ranks = pairs[[f"rank{j}_{side}" for j in range(n)]].to_numpy(np.int64)
-            mine, theirs = ranks[rows, seat_a], ranks[rows, seat_b]
-            ahead.append(np.where(mine < theirs, 1.0, np.where(mine == theirs, 0.5, 0.0)))
-        same = bool((pairs["game_a"].to_numpy() == pairs["game_b"].to_numpy()).all())
-        return pairs["deal"].to_numpy(), ahead[0], ahead[1], same
-
-    def notes(self, labels: list[str]) -> list[str]:
-        """One line per run that is not paired with the baseline at all, and why."""
-        out = []
-        for k in range(1, len(self.summaries)):
-            problem = self.problem(k)
-            if problem is not None:
-                out.append(f"run {labels[k]} is compared unpaired with A: {problem}")
-        return out
-
-
-def luck_adjusted_difference(
-    deal: np.ndarray, diff: np.ndarray, control: np.ndarray
-) -> dict[str, Any] | None:
-    """The paired difference with the dice's luck taken out (docs/luck.md): each pair's
-    difference minus b x its control (the twins' luck difference, b cross-fitted on the
-    other half of the deals: the same expectation, less noise); None where no pair kept
-    the account in both runs. ``gain``: how many times the pairs the raw difference needs
-    for this one's precision."""
-    known = ~np.isnan(control)
-    if not known.any():
-        return None
-    moments = stats.ControlMoments.of(diff, control, deal=deal)
-    adjusted = moments.adjusted()
-    low, high = adjusted.interval()
-    return {
-        "diff": adjusted.estimate,
-        "low": low,
-        "high": high,
-        "p": t_pvalue(adjusted.estimate, adjusted.se, adjusted.deals - 1),
-        "gain": moments.gain(),
-        "accounted": float(known.mean()),
-    }
-
-
-def _unpaired(
-    base: dict[str, Any],
-    other: dict[str, Any],
-    base_row: dict[str, Any],
-    row: dict[str, Any],
-    why: str,
-) -> dict[str, Any]:
-    """Independent-sample differences from the summaries; shares relative to the fair share
-    at different player counts, and no worms test there."""
-    na, nb = int(base["run"]["players"]), int(other["run"]["players"])
-    out: dict[str, Any] = {
-        "paired": False,
-        "shared_deals": 0,
-        "paired_games": 0,
-        "games": [base_row.get("games"), row.get("games")],
-        "identical": False,
-        "scale": "share" if na == nb else "fair_share",
-        "note": f"unpaired: {why}",
-    }
-    scale_a, scale_b = (1.0, 1.0) if na == nb else (float(na), float(nb))
-    d, se, p = stats.diff_test(
-        _f(base_row["win_share"]) * scale_a,
-        _f(base_row["win_se"]) * scale_a,
-        _f(row["win_share"]) * scale_b,
-        _f(row["win_se"]) * scale_b,
-    )
-    out["win_share"] = {"diff": d, "low": d - stats.Z95 * se, "high": d + stats.Z95 * se, "p": p}
-    if na != nb:
-        out["note"] += f"; win shares relative to the fair share (1/{na} and 1/{nb}): 1.0 is fair"
-        out["worms"] = {
-            "diff": None,
-            "low": None,
-            "high": None,
-            "p": None,
-            "refused": f"mean worms are not comparable between {na} and {nb} players",
-        }
-        return out
-    d, se, p = stats.diff_test(
-        _f(base_row["worms"]), _f(base_row["worms_se"]), _f(row["worms"]), _f(row["worms_se"])
-    )
-    out["worms"] = {"diff": d, "low": d - stats.Z95 * se, "high": d + stats.Z95 * se, "p": p}
-    return out
-
-
-def _f(value: float | None) -> float:
-    return float("nan") if value is None else float(value)
 
 
 def _shared_pairs(
     summaries: list[dict[str, Any]],
     labels: list[str],
+    bases: list[int],
     order: list[str],
     names_in: list[dict[str, str | None]],
-    twins: _Twins,
+    twins: Twins,
     tests: list[tuple[dict[str, Any], float]],
 ) -> list[dict[str, Any]]:
     """Head-to-head shares of the pairs every run has, in ``order`` (each pair once, its
     earlier strategy as "a": the focus, when there is one, comes first), each run's
-    difference from the baseline paired where the games are twins (as the strategies'
+    difference from its base paired where the games are twins (as the strategies'
     rows), else unpaired."""
     cells = [{(c["a"], c["b"]): c for c in s["head_to_head"]["pairs"]} for s in summaries]
     out = []
@@ -753,8 +403,8 @@ def _shared_pairs(
                 "diffs": [],
             }
             for k, lab in enumerate(labels[1:], start=1):
-                cell = twins.pair_diff(k, a, b, got[0], got[k])
-                cell["run"] = lab
+                cell = twins.pair_diff(k, a, b, got[bases[k]], got[k])
+                cell.update(run=lab, base=labels[bases[k]])
                 if cell.get("p") is not None and not cell["identical"]:
                     tests.append((cell, cell["p"]))
                 row["diffs"].append(cell)

@@ -24,6 +24,8 @@ from harness.report.chart_style import (
     error_bars,
     run_title,
     share_axis,
+    zoom_points,
+    zoom_window,
 )
 from harness.report.colours import colours_for
 
@@ -70,7 +72,9 @@ def _run_marker(i: int) -> str:
 
 
 def figure_compare(comparison: dict[str, Any]) -> Figure | None:
-    """Side by side: win share and mean worms of the shared strategies, one bar per run."""
+    """Side by side: win share and mean worms of the shared strategies, one bar per run;
+    where the shares are close, a third panel zooms on them around the fair share (a
+    scale from a fixed ladder, said on its axis: :func:`~.chart_style.zoom_window`)."""
     rows = comparison["strategies"]
     if not rows:
         return None
@@ -79,12 +83,15 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
     y = np.arange(len(rows))[::-1]
     height = 0.8 / k
     colour = _compare_colours(comparison)
+    fair = _fair_share(runs)
+    values = [as_float(v["win_share"]) for r in rows for v in r["runs"]]
+    half = zoom_window(values, fair) if fair is not None else None
     with matplotlib.rc_context(STYLE):
-        fig = Chart(figsize=(12, 1.8 + 0.35 * k * len(rows)))
-        axes = fig.subplots(1, 2, sharey=True)
+        fig = Chart(figsize=(12 if half is None else 16, 1.8 + 0.35 * k * len(rows)))
+        axes = fig.subplots(1, 2 if half is None else 3, sharey=True)
         for ax, key, low, high, label in (
             (axes[0], "win_share", "win_low", "win_high", "win share (ties split), 95% CI"),
-            (axes[1], "worms", "worms_low", "worms_high", "mean worms, 95% CI"),
+            (axes[-1], "worms", "worms_low", "worms_high", "mean worms, 95% CI"),
         ):
             for i, run in enumerate(runs):
                 vals = [r["runs"][i] for r in rows]
@@ -121,10 +128,27 @@ def figure_compare(comparison: dict[str, Any]) -> Figure | None:
         share_axis(axes[0], "win share (ties split), 95% CI")
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
         axes[0].set_title("Win share")
-        axes[1].set_title("Mean worms")
+        if half is not None and fair is not None:
+            for i in range(k):
+                vals = [r["runs"][i] for r in rows]
+                ys = y + 0.4 - height * (i + 0.5)
+                cols = [colour[r["strategy"]] for r in rows]
+                keys = ("win_share", "win_low", "win_high")
+                zoom_points(axes[1], ys, vals, cols, keys, fair, half, _run_marker(i))
+            axes[1].set_title(f"Win share, zoomed (± {half * 100:.0f} points; marker: run)")
+        axes[-1].set_title("Mean worms")
         fig.suptitle(_compare_title(comparison, "Runs compared on the strategies they share"))
         _runs_legend(fig, axes[0], k)
         return fig
+
+
+def _fair_share(runs: list[dict[str, Any]]) -> float | None:
+    """The runs' one fair share (1/players), or None when their player counts differ."""
+    players = {r.get("players") for r in runs}
+    if len(players) != 1:
+        return None
+    (n,) = players
+    return 1 / n if isinstance(n, int) and n > 0 else None
 
 
 IDENTICAL_MARKER = "*"  # an identical difference: exactly 0, no interval
@@ -231,6 +255,7 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                 continue
             ax.axvline(0, color=FAIR, ls="--", lw=1)
         axes[0].set_yticks(y, [r["strategy"] for r in rows])
+        bases = [d.get("base", "A") for d in rows[0]["diffs"]]
         for i, run in enumerate(runs):  # the legend names each run by its marker
             axes[0].plot(
                 [],
@@ -238,7 +263,7 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
                 _run_marker(i + 1),
                 color="#555555",
                 mfc="white",
-                label=f"{run['label']} − A",
+                label=f"{run['label']} − {bases[i]}",
             )
         if any_identical:
             axes[0].plot(
@@ -254,7 +279,8 @@ def figure_compare_diffs(comparison: dict[str, Any]) -> Figure | None:
         fig.suptitle(
             _compare_title(
                 comparison,
-                "Differences from the baseline run A (filled: significant after Holm correction)",
+                "Each run minus the run it is compared with (filled: significant after Holm "
+                "correction, marked * in the tables)",
             ),
             fontsize=11,
         )

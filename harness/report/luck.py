@@ -55,8 +55,10 @@ def _keyed(key: str, estimate: tuple[float, ...]) -> dict[str, float]:
 
 def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The ``luck`` section of the summary, and the adjusted figures added to each
-    standings row (``win_adj``, ``margin``, ``margin_adj`` with their intervals); None when
-    no game kept the account (the rows then get nothing)."""
+    standings row (``win_adj``, ``margin``, ``margin_adj`` with their intervals, and
+    ``luck_games``: the strategy's games that kept the account, the ones adjusted; the
+    others enter as played); None when no game kept the account (the rows then get
+    nothing)."""
     if not accounted(agg):
         return None
     by_deal = agg.info.by_deal
@@ -71,6 +73,8 @@ def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, 
         row.update(_keyed("win_adj", adj))
         row.update(_keyed("margin", raw_margin))
         row.update(_keyed("margin_adj", adj_margin))
+        account = _account(agg, s)
+        row["luck_games"] = account["games_accounted"]  # the games the adjustment covers
         rows.append(
             {
                 "strategy": row["strategy"],
@@ -85,7 +89,7 @@ def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, 
                 "margin_gain": margin.gain(),
                 "margin_coef": margin.coef,
                 "margin_correction_z": _z(margin.correction()),
-                **_account(agg, s),
+                **account,
             }
         )
     order = [r["strategy"] for r in standings if r["games"] > 0]

@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import base64
 import html
+import os
 import re
-from dataclasses import dataclass
+import sys
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TextIO
 
 from harness.errors import printable
 
@@ -27,6 +32,9 @@ class Block:
     header: list[str] | None = None
     rows: list[list[str]] | None = None
     path: Path | None = None
+    # How a table fits a terminal (fit_table's keywords: key, left, groups, give_way,
+    # fold); the files show every column.
+    fit: dict[str, Any] = field(default_factory=dict)
 
 
 def h1(text: str) -> Block:
@@ -45,8 +53,9 @@ def bullets(items: list[str]) -> Block:
     return Block("ul", items=items)
 
 
-def table(header: list[str], rows: list[list[str]]) -> Block:
-    return Block("table", header=header, rows=rows)
+def table(header: list[str], rows: list[list[str]], **fit: Any) -> Block:
+    """A table; ``fit``: how it fits a terminal (:func:`fit_table`'s keywords)."""
+    return Block("table", header=header, rows=rows, fit=fit)
 
 
 def image(path: Path, alt: str) -> Block:
@@ -192,3 +201,132 @@ def text_table(header: list[str], rows: list[list[str]], left: int = 1) -> list[
         ).rstrip()
 
     return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+# -- the terminal's width ------------------------------------------------------------------
+DEFAULT_WIDTH = 100  # what every terminal table fits when the width is not known
+MIN_WIDTH = 40
+
+
+def terminal_width(stream: TextIO | None = None) -> int:
+    """The width the terminal's text fits: ``COLUMNS`` when set (the shell's word for it,
+    honoured in a pipe too: ``COLUMNS=160 harness tourney ... | less``), else the width
+    of the terminal ``stream`` (stdout) writes to, else :data:`DEFAULT_WIDTH` (a pipe, a
+    file, a test); never below :data:`MIN_WIDTH`."""
+    given = os.environ.get("COLUMNS", "").strip()
+    if given.isdigit() and int(given) > 0:
+        return max(MIN_WIDTH, int(given))
+    stream = sys.stdout if stream is None else stream
+    try:
+        if stream.isatty():
+            return max(MIN_WIDTH, os.get_terminal_size(stream.fileno()).columns)
+    except (AttributeError, OSError, ValueError):  # no file descriptor, or not a terminal
+        pass
+    return DEFAULT_WIDTH
+
+
+def wrap(text: str, width: int, indent: str = "", more: str = "  ") -> list[str]:
+    """A line of prose in lines of at most ``width`` columns: the first starts with
+    ``indent`` (spaces, or a bullet such as ``"- "``), the others are indented as far and
+    ``more`` further; paths and numbers are never split."""
+    rest = " " * len(indent) + more
+    return textwrap.wrap(
+        text,
+        width=max(width, len(rest) + 20),
+        initial_indent=indent,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
+
+
+def fit_table(
+    header: list[str],
+    rows: list[list[str]],
+    width: int,
+    *,
+    key: int = 1,
+    left: int = 1,
+    groups: Sequence[Sequence[int]] = (),
+    give_way: Sequence[tuple[str, Sequence[int]]] = (),
+    fold: Sequence[int] = (),
+    said: int | None = None,
+) -> list[str]:
+    """A terminal table in at most ``width`` columns (:func:`text_table`'s style).
+
+    Too wide, it first folds each column of ``fold`` whose cells are all the same into a
+    line above it (``compared: paired, 300 deals (every row)``); then leaves out the
+    columns of ``give_way``, a (name, column indices)
+    at a time in its order, until it fits, and says below it which it left out (a wider
+    terminal, or the report, shows them); then, if it still does not fit, it is cut into
+    several tables one under the other, each with the ``key`` leading columns (the
+    strategy, say) and as many of the rest as fit, never splitting a group of ``groups``
+    (a difference and its interval). Nothing is cut when even one group does not fit.
+    ``said``: the width the note names (the terminal's, when the table is indented).
+    """
+    sizes = [max(len(str(c)) for c in col) for col in zip(header, *rows, strict=True)]
+
+    def span_of(columns: Sequence[int]) -> int:
+        return sum(sizes[c] for c in columns) + 2 * max(len(columns) - 1, 0)
+
+    shown = list(range(len(header)))
+    above = []
+    for c in fold:
+        if span_of(shown) <= width or not rows or len({row[c] for row in rows}) > 1:
+            continue
+        shown.remove(c)
+        above.append(f"{header[c]}: {rows[0][c]}")
+    left_out = []
+    for name, columns in give_way:
+        if span_of(shown) <= width:
+            break
+        if any(c in shown for c in columns):
+            shown = [c for c in shown if c not in columns]
+            left_out.append(name)
+    keys = [c for c in shown if c < key]
+    grouped = {c: g for g in groups for c in g}
+    units: list[list[int]] = []  # the rest, in order, a group at a time
+    for c in shown[len(keys) :]:
+        if units and c in grouped and grouped[c] is grouped.get(units[-1][-1]):
+            units[-1].append(c)
+        else:
+            units.append([c])
+    blocks: list[list[int]] = [[]]
+    for unit in units:
+        if blocks[-1] and span_of(keys + blocks[-1] + unit) > width:
+            blocks.append([])
+        blocks[-1] += unit
+    lines: list[str] = wrap("; ".join(above) + " (every row)", width) if above else []
+    for n, block in enumerate(blocks):
+        cols = keys + block
+        if n:
+            lines.append("")
+        lines += text_table(
+            [header[c] for c in cols],
+            [[row[c] for c in cols] for row in rows],
+            left=sum(1 for c in cols if c < left),
+        )
+    if left_out:
+        note = f"(left out to fit {said or width} columns: {', '.join(left_out)}; a wider terminal "
+        lines += wrap(note + "shows them)", width)
+    return lines
+
+
+def terminal_lines(blocks: list[Block], width: int, indent: str = "  ") -> list[str]:
+    """Blocks as the terminal shows them in ``width`` columns: a heading as a line ending
+    in a colon, prose wrapped, a list as dashes, a table fitted (:func:`fit_table`, with
+    its block's ``fit``) and indented; images are left out."""
+    out: list[str] = []
+    for b in blocks:
+        if b.kind in ("h1", "h2"):
+            out += wrap(f"{b.text}:", width)
+        elif b.kind == "p":
+            out += wrap(b.text, width, indent)
+        elif b.kind == "ul":
+            for item in b.items or []:
+                out += wrap(item, width, indent + "- ", more="")
+        elif b.kind == "table" and b.header:
+            inner = width - len(indent)
+            lines = fit_table(b.header, b.rows or [], inner, said=width, **b.fit)
+            out += [indent + line if line else "" for line in lines]
+    return out

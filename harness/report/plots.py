@@ -49,11 +49,11 @@ from harness.report.compare_charts import (
     figure_compare_diffs,
 )
 from harness.report.files import write_atomic
+from harness.report.luck_charts import figure_luck
 from harness.report.run_charts import (
     figure_convergence,
     figure_gauntlet,
     figure_head_to_head,
-    figure_luck,
     figure_ratings,
     figure_seats,
     figure_standings,

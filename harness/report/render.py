@@ -27,14 +27,17 @@ from harness.report.page import (
     CSS,
     Block,
     bullets,
+    fit_table,
     h1,
     h2,
     image,
     para,
     table,
+    terminal_width,
     text_table,
     to_html,
     to_markdown,
+    wrap,
 )
 from harness.report.run_page import (
     FORFEIT_HEADER,
@@ -45,6 +48,7 @@ from harness.report.run_page import (
     report_blocks,
     reproduce_hint,
     standings_lines,
+    timing_notes,
     timing_rows,
 )
 
@@ -80,7 +84,11 @@ __all__ = [
     "span",
     "standings_lines",
     "table",
+    "fit_table",
+    "terminal_width",
     "text_table",
+    "wrap",
+    "timing_notes",
     "timing_rows",
     "to_html",
     "to_markdown",

@@ -16,6 +16,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from harness.errors import plural
 from harness.report.chart_style import (
     BAND_ALPHA,
     FAIR,
@@ -26,6 +27,8 @@ from harness.report.chart_style import (
     error_bars,
     run_title,
     share_axis,
+    zoom_points,
+    zoom_window,
 )
 from harness.report.colours import colours_for
 from harness.report.order import config_order
@@ -59,7 +62,8 @@ def _colours(summary: dict[str, Any]) -> dict[str, str]:
 
 def _subtitle(summary: dict[str, Any]) -> str:
     run, games = summary["run"], summary["games"]
-    return f"{run_title(run)}\n{run['rules_text']} · {games['scored']:,} games · {run['dice']} dice"
+    scored = plural(games["scored"], "game")
+    return f"{run_title(run)}\n{run['rules_text']} · {scored} · {run['dice']} dice"
 
 
 def _bars_with_ci(
@@ -94,7 +98,9 @@ def _bars_with_ci(
 
 
 def figure_standings(summary: dict[str, Any]) -> Figure | None:
-    """Win share and mean worms per strategy with 95% intervals, in the config's order.
+    """Win share and mean worms per strategy with 95% intervals, in the config's order;
+    where the field is close, a third panel zooms on the win shares around the fair
+    share (its scale from a fixed ladder, said on its axis: :func:`zoom_window`).
 
     Not for a gauntlet: its field's win shares are against different opponents, and the
     challenger's own chart (:func:`plot_gauntlet`) says what the run measured.
@@ -105,12 +111,14 @@ def figure_standings(summary: dict[str, Any]) -> Figure | None:
     names = [r["strategy"] for r in rows]
     colour = _colours(summary)
     y = np.arange(len(rows))[::-1]
+    fair = summary["seats"]["fair_share"]
+    half = zoom_window([as_float(r["win_share"]) for r in rows], fair)
     with matplotlib.rc_context(STYLE):
-        fig = Chart(figsize=(11, 1.5 + 0.5 * len(rows)))
-        ax1, ax2 = fig.subplots(1, 2, sharey=True, squeeze=True)
+        fig = Chart(figsize=(11 if half is None else 15, 1.5 + 0.5 * len(rows)))
+        axes = fig.subplots(1, 2 if half is None else 3, sharey=True, squeeze=True)
+        ax1, ax2 = axes[0], axes[-1]
         cols = [colour[n] for n in names]
         _bars_with_ci(ax1, y, rows, cols, "win_share", "win_low", "win_high", "{:.1%}")
-        fair = summary["seats"]["fair_share"]
         ax1.axvline(fair, color=FAIR, ls="--", lw=1)
         ax1.text(
             fair,
@@ -124,6 +132,10 @@ def figure_standings(summary: dict[str, Any]) -> Figure | None:
         share_axis(ax1, "win share (shared wins split), 95% CI")
         ax1.set_yticks(y, names)
         ax1.set_title("Win share")
+        if half is not None:
+            keys = ("win_share", "win_low", "win_high")
+            zoom_points(axes[1], y, rows, cols, keys, fair, half)
+            axes[1].set_title(f"Win share, zoomed (± {half * 100:.0f} points)")
         _bars_with_ci(ax2, y, rows, cols, "worms", "worms_low", "worms_high", "{:.2f}")
         ax2.set_xlim(0, max(1.0, *(_end(r, "worms", "worms_high") for r in rows)) * 1.18)
         ax2.set_xlabel("worms at the end of a game (mean), 95% CI")
@@ -402,7 +414,9 @@ def figure_ratings(summary: dict[str, Any]) -> Figure | None:
         ax.axvline(0, color=FAIR, ls="--", lw=1)
         ax.set_yticks(y, [r["strategy"] for r in rows])
         ax.set_ylim(-0.7, len(rows) - 0.3)
-        ax.set_xlabel("rating (Elo scale, 0 = average entrant), 95% CI")
+        field = summary["ratings"].get("centre") == "field"  # a gauntlet: on its field
+        zero = "0 = the field's average" if field else "0 = average entrant"
+        ax.set_xlabel(f"rating (Elo scale, {zero}), 95% CI")
         model = summary["ratings"].get("model") or ""
         indirect = (summary.get("ranking") or {}).get("indirect")
         tag = " (gauntlet: the field's order is indirect)" if indirect else ""
@@ -440,73 +454,5 @@ def figure_gauntlet(summary: dict[str, Any]) -> Figure | None:
             f"Gauntlet: {who} against each opponent (dashed: even)\n{_subtitle(summary)}",
             fontsize=10,
         )
-        fig.tight_layout()
-        return fig
-
-
-def figure_luck(summary: dict[str, Any]) -> Figure | None:
-    """Luck and skill (docs/luck.md): each strategy's win share raw and luck-adjusted with
-    their 95% intervals side by side, its regret per game by decision kind, and the
-    distribution of its luck per game. None when no game kept the account."""
-    luck = summary.get("luck")
-    if not luck:
-        return None
-    by_name = {r["strategy"]: r for r in summary["standings"]}
-    accounted = {r["strategy"]: r for r in luck["standings"] if r["games_accounted"]}
-    accounted = {n: r for n, r in accounted.items() if n in by_name}
-    if not accounted:
-        return None
-    names = in_config_order(summary, accounted)  # the one order of every chart of a run
-    rows = [accounted[n] for n in names]
-    colours = _colours(summary)
-    y = np.arange(len(rows))[::-1]
-    with matplotlib.rc_context(STYLE):
-        fig = Chart(figsize=(12, 2.0 + 0.5 * len(rows)))
-        ax1, ax2, ax3 = fig.subplots(1, 3, gridspec_kw={"width_ratios": [1.2, 1, 1]})
-        for yi, name in zip(y, names, strict=True):
-            row, colour = by_name[name], colours[name]
-            for dy, key, low, high, fill in (
-                (0.15, "win_share", "win_low", "win_high", "white"),
-                (-0.15, "win_adj", "win_adj_low", "win_adj_high", colour),
-            ):
-                value = as_float(row.get(key))
-                err = [[value - as_float(row.get(low))], [as_float(row.get(high)) - value]]
-                ax1.errorbar(value, yi + dy, xerr=err, fmt="o", color=colour, mfc=fill,
-                             ecolor=colour, capsize=3, lw=1.4)  # fmt: skip
-        ax1.set_yticks(y, names)
-        ax1.set_ylim(-0.7, len(rows) - 0.3)
-        share_axis(ax1, "win share, 95% CI: open raw, filled luck-adjusted")
-        ax1.set_title("Win share, raw and luck-adjusted")
-        kinds = (("pick", "#4C72B0"), ("stop", "#DD8452"), ("claim", "#55A868"))
-        left = np.zeros(len(rows))
-        for kind, colour in kinds:
-            values = np.array([as_float(r["by_kind"][kind]["regret_per_game"]) for r in rows])
-            values = np.nan_to_num(values)
-            ax2.barh(y, values, left=left, color=colour, height=0.6, label=kind)
-            left += values
-        for yi, total in zip(y, left, strict=True):
-            ax2.text(total, yi, f"  {total:.2f}", va="center", fontsize=9)
-        ax2.set_yticks(y, [""] * len(rows))
-        ax2.set_xlim(0, max(1.0, float(left.max())) * 1.25)
-        ax2.set_xlabel("worms of swing lost per game")
-        ax2.set_title("Regret by decision")
-        ax2.legend(
-            fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, frameon=False
-        )
-        edges = np.asarray(luck["histogram"]["edges"], dtype=float)
-        centres = np.concatenate(
-            [[edges[0] - 0.5], (edges[:-1] + edges[1:]) / 2, [edges[-1] + 0.5]]
-        )
-        for name in names:
-            counts = np.asarray(luck["histogram"]["counts"].get(name, []), dtype=float)
-            if counts.sum() > 0:
-                ax3.plot(centres, counts / counts.sum(), color=colours[name], lw=1.4,
-                         label=name)  # fmt: skip
-        ax3.axvline(0, color=FAIR, ls="--", lw=1)
-        ax3.legend(fontsize=8, loc="upper left", frameon=False)
-        ax3.set_xlabel("luck in a game (worms of swing)")
-        ax3.set_ylabel("share of games")
-        ax3.set_title("Luck per game")
-        fig.suptitle(f"Luck and skill\n{_subtitle(summary)}", fontsize=11)
         fig.tight_layout()
         return fig

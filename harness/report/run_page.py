@@ -13,9 +13,38 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from harness.report.formats import DASH, count, los_text, num, pct, points, signed_span, span
+from harness.errors import plural
+from harness.report.formats import (
+    DASH,
+    count,
+    estimate,
+    los_text,
+    num,
+    pct,
+    points,
+    signed_span,
+    span,
+)
 from harness.report.order import config_order
-from harness.report.page import Block, bullets, h1, h2, image, para, table, text_table
+from harness.report.page import (
+    Block,
+    bullets,
+    fit_table,
+    h1,
+    h2,
+    image,
+    para,
+    table,
+    terminal_width,
+    wrap,
+)
+from harness.report.standings_text import (
+    adjusted_on,
+    luck_cells,
+    luck_note,
+    rows_of_summary,
+    standings_text,
+)
 
 
 # -- the report --------------------------------------------------------------------------
@@ -26,9 +55,10 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
     out.append(
         para(
             f"Rules: {run['rules_text']}. Format: {run.get('format') or DASH}, "
-            f"{games['tables']} table(s), {run['dice']} dice, seed {run.get('seed', DASH)}, "
-            f"harness {run.get('version') or DASH}. Games: {count(games['stored'])} stored, "
-            f"{count(games['scored'])} scored ({count(games['forfeit'])} forfeits"
+            f"{plural(games['tables'], 'table')}, {run['dice']} dice, seed "
+            f"{run.get('seed', DASH)}, harness {run.get('version') or DASH}. Games: "
+            f"{count(games['stored'])} stored, {count(games['scored'])} scored "
+            f"({plural(games['forfeit'], 'forfeit')}"
             f"{_timed_note(summary)}), "
             f"{count(games['turn_cap'])} unfinished (turn cap); mean length "
             f"{num(games['mean_turns'], 1)} turns."
@@ -103,8 +133,11 @@ def _img(plots: dict[str, Path], name: str, alt: str) -> list[Block]:
 def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     rated = summary["ratings"].get("model") is not None
     ranking = summary.get("ranking") or {}
-    header = ["#", "strategy", "games", "win share", "95% CI", "mean worms", "95% CI"]
-    header += ["mean rank"] + (["rating (Elo)", "95% CI"] if rated else [])
+    lucky = any(r.get("win_adj") is not None for r in summary["standings"])
+    header = ["#", "strategy", "games", "win share", "95% CI"]
+    header += ["luck-adjusted", "95% CI", "adj. on"] if lucky else []
+    header += ["mean worms", "95% CI", "mean rank"]
+    header += ["rating (Elo)", "95% CI"] if rated else []
     header += ["bust rate", "steals/game", "stolen/game"]
     rows = []
     for r in summary["standings"]:
@@ -114,6 +147,7 @@ def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             count(r["games"]),
             pct(r["win_share"]),
             span(r["win_low"], r["win_high"]),
+            *(luck_cells(r) if lucky else []),
             num(r["worms"]),
             span(r["worms_low"], r["worms_high"], "num"),
             num(r["mean_rank"]),
@@ -124,6 +158,8 @@ def _standings(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
         rows.append(row)
     notes = f"{summary['intervals']}. Bust rate is busts per turn played (R9); steals per "
     notes += "game made (R7) and suffered."
+    said = luck_note(summary["standings"])
+    notes += f" {said[0].upper()}{said[1:]}" if said else ""
     if ranking.get("indirect"):
         return [
             h2("All entrants, by rating (an indirect ranking)"),
@@ -164,8 +200,8 @@ def gauntlet_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Blo
         table(
             [
                 "opponent",
-                "games together",
-                f"{who} ahead",
+                "games",
+                "share ahead",
                 "95% CI",
                 "Elo difference",
                 "95% CI",
@@ -178,7 +214,7 @@ def gauntlet_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Blo
             f"{who} overall: rating {num(rating['elo'], 0, sign=True)} Elo against the "
             f"field's average ({signed_span(rating['low'], rating['high'], 1, 0)}, 95%); "
             f"win share {pct(g['win_share'])} ({span(g['win_low'], g['win_high'])}) of "
-            f"{count(g['games'])} games, fair share {pct(g['fair_share'])}."
+            f"{plural(g['games'], 'game')}, fair share {pct(g['fair_share'])}."
         ),
         *_img(plots, "gauntlet", f"{who} against each opponent, with 95% intervals"),
     ]
@@ -392,13 +428,13 @@ def _luck(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
         estimates.append(
             [
                 r["strategy"],
-                count(r["games_accounted"]),
-                f"{pct(s['win_share'])} ({span(s['win_low'], s['win_high'])})",
-                f"{pct(s['win_adj'])} ({span(s['win_adj_low'], s['win_adj_high'])})",
+                count(s["games"]),
+                adjusted_on(s),
+                estimate(s["win_share"], s["win_low"], s["win_high"], "pct"),
+                estimate(s["win_adj"], s["win_adj_low"], s["win_adj_high"], "pct"),
                 _times(r["win_gain"]),
-                f"{num(s['margin'], sign=True)} ({span(s['margin_low'], s['margin_high'], 'num')})",
-                f"{num(s['margin_adj'], sign=True)} "
-                f"({span(s['margin_adj_low'], s['margin_adj_high'], 'num')})",
+                estimate(s["margin"], s["margin_low"], s["margin_high"], sign=True),
+                estimate(s["margin_adj"], s["margin_adj_low"], s["margin_adj_high"], sign=True),
                 _times(r["margin_gain"]),
             ]
         )
@@ -418,7 +454,10 @@ def _luck(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
     kept = (
         "every game kept the account"
         if share == 1
-        else f"{pct(share)} of the games kept the account (the others enter unadjusted)"
+        else f"{pct(share)} of the games kept the account: each estimate is over all of "
+        "the strategy's games (games), of which those that kept the account are adjusted "
+        "(adj. on: their share), the others enter as played; the account figures below "
+        "are over the games that kept it"
     )
     return [
         h2("Luck and skill"),
@@ -427,6 +466,7 @@ def _luck(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block]:
             [
                 "strategy",
                 "games",
+                "adj. on",
                 "win share",
                 "luck-adjusted",
                 "gain",
@@ -477,7 +517,7 @@ def _forfeit_kinds(summary: dict[str, Any]) -> list[Block]:
     if kinds.get("machine_dependent"):
         blocks.append(
             para(
-                f"{count(kinds['machine_dependent'])} forfeit(s) were over a time limit: "
+                f"Over a time limit: {plural(kinds['machine_dependent'], 'forfeit')}, "
                 "machine-dependent. Whether a decision takes longer than the limit depends "
                 "on the speed and load of the machine that played it, so these games may "
                 "end otherwise elsewhere; the other forfeits depend only on the strategies."
@@ -520,6 +560,26 @@ def timing_rows(summary: dict[str, Any], *, timed_only: bool = False) -> list[li
     return rows
 
 
+def timing_notes(summary: dict[str, Any]) -> list[str]:
+    """A sentence for each timed strategy whose mean decision time is above its 99th
+    percentile: fewer than 1 decision in 100 was that slow, so a few very slow ones
+    lifted the mean (the terminal and the report say it where it happens)."""
+    from harness.runfolder.timing import seconds_text
+
+    out = []
+    for t in summary.get("timing") or []:
+        mean, p99 = t.get("mean"), t.get("p99")
+        if not t.get("decisions") or mean is None or p99 is None or mean <= p99:
+            continue
+        out.append(
+            f"{t['strategy']}: the mean decision ({seconds_text(mean)}) is above the 99th "
+            f"percentile ({seconds_text(p99)}): a few very slow decisions (fewer than 1 in "
+            "100) lift the mean; on the wall clock a pause of the process (a busy machine, "
+            "garbage collection) counts as well as the bot's own slow moves."
+        )
+    return out
+
+
 def output_lines(summary: dict[str, Any]) -> list[str]:
     """Who wrote how much plugin output (print(), logging) to run.log; empty if nobody."""
     out = summary.get("output") or {}
@@ -532,7 +592,7 @@ def output_lines(summary: dict[str, Any]) -> list[str]:
     if out.get("cut_chunks"):
         line += (
             f" run.log keeps the first {kept} of each chunk's output; "
-            f"{count(out['cut_chunks'])} chunk(s) were cut there."
+            f"cut there: {plural(out['cut_chunks'], 'chunk')}."
         )
     return [line]
 
@@ -562,7 +622,8 @@ def _speed(summary: dict[str, Any]) -> list[Block]:
         ),
         table(TIMING_HEADER, rows),
     ]
-    return out + said
+    notes = timing_notes(summary)
+    return out + ([bullets(notes)] if notes else []) + said
 
 
 def reproduce_hint(summary: dict[str, Any], example: dict[str, Any]) -> str:
@@ -623,7 +684,7 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
         out += [
             h2("Unfinished games (turn cap)"),
             para(
-                f"{count(capped['total'])} game(s) hit the turn cap and were left out of "
+                f"Unfinished at the turn cap: {plural(capped['total'], 'game')}, left out of "
                 "every statistic."
             ),
             table(["table", "entrants", "games"], rows),
@@ -631,48 +692,42 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
     return out
 
 
-def standings_lines(summary: dict[str, Any]) -> list[str]:
-    """The terminal's standings of a report.
+def standings_lines(summary: dict[str, Any], width: int | None = None) -> list[str]:
+    """The terminal's standings of a report, in ``width`` columns (default: the
+    terminal's; :func:`~harness.report.standings_text.standings_text`, the table
+    ``harness tourney`` prints too).
 
     A round robin: the field ranked by win share. A gauntlet: the challenger against each
     opponent (the report's own table) and then every entrant by rating, labelled as an
     indirect order and with no rank column: the field's win shares are taken against
     different opponents, so a place would claim what the games cannot show.
     """
-    # The report's own gauntlet section: the terminal says what report.md says.
+    width = terminal_width() if width is None else width
     ranking = summary.get("ranking") or {}
-    indirect = bool(ranking.get("indirect"))
     out: list[str] = []
     if summary.get("gauntlet") is not None:
+        # The report's own gauntlet section: the terminal says what report.md says; its
+        # heading, then the table, then its notes (the overall rating, what LOS means).
         blocks = gauntlet_blocks(summary, {})
-        # Heading, then the table, then its notes (the overall rating, what LOS means).
-        for kind in ("h2", "table", "p"):
-            for block in (b for b in blocks if b.kind == kind):
-                if kind == "h2":
-                    out.append(f"{block.text}:")
-                elif kind == "table" and block.header and block.rows is not None:
-                    out += ["  " + line for line in text_table(block.header, block.rows)]
-                elif kind == "p" and block.text:
-                    out.append(f"  {block.text}")
-    header = ["strategy", "games", "win share", "95% CI", "worms", "Elo", "95% CI"]
-    rows = [
-        [
-            r["strategy"],
-            f"{r['games']:,}",
-            pct(r["win_share"]),
-            span(r["win_low"], r["win_high"]),
-            num(r["worms"]),
-            num(r["elo"], 0, sign=True),
-            signed_span(r.get("elo_low"), r.get("elo_high"), 1, 0),
-        ]
-        for r in summary["standings"]
-    ]
-    if indirect:
+        for block in (b for b in blocks if b.kind == "h2"):
+            out.append(f"{block.text}:")
+        for block in (b for b in blocks if b.kind == "table" and b.header and b.rows):
+            lines = fit_table(block.header, block.rows, width - 2, groups=_ci_pairs(block))
+            out += [f"  {line}" if line else "" for line in lines]
+        for block in (b for b in blocks if b.kind == "p" and b.text):
+            out += wrap(block.text, width, "  ")
+    rows = rows_of_summary(summary)
+    if ranking.get("indirect"):
         out.append(f"All entrants, by {ranking.get('by') or 'rating'} (indirect):")
-        out += ["  " + line for line in text_table(header, rows)]
+        lines = standings_text(rows, width - 2, ranked=False, said=width)
+        out += [f"  {line}" if line else "" for line in lines]
     else:
-        ranked = [
-            [str(r["place"]), *row] for r, row in zip(summary["standings"], rows, strict=True)
-        ]
-        out += ["  " + line for line in text_table(["#", *header], ranked, left=2)]
+        out += standings_text(rows, width)
     return out
+
+
+def _ci_pairs(block: Block) -> list[list[int]]:
+    """A table's estimate-and-interval pairs (an interval column follows its estimate):
+    kept together when a terminal table is cut to fit."""
+    header = block.header or []
+    return [[i - 1, i] for i, h in enumerate(header) if i and h == "95% CI"]

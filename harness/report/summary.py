@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from harness import stats
-from harness.errors import HarnessError
+from harness.errors import HarnessError, plural
 from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
@@ -72,8 +72,9 @@ __all__ = [
 # a gauntlet centred on its challenger, the ranking's basis (``ranking``); 4: the run's
 # date (``run.created``) and each convergence point's units (its fifth value), decision
 # times (``timing``), plugin output (``output``), forfeits grouped by cause, headlines;
-# 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys).
-SUMMARY_VERSION = 5
+# 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys); 6: the
+# standings' ``luck_games`` (the games adjusted), a gauntlet's ratings on the field's average.
+SUMMARY_VERSION = 6
 # Fewer units (deals, or games with independent dice) than this: intervals are rough.
 FEW_UNITS = 30
 # What each error_kind means, for people; time forfeits depend on the machine.
@@ -114,8 +115,8 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     out = _run_and_games(agg)
     counts = agg.entrant_counts()  # what the one ranking orders, as the terminal counts it
     standings = [_standing(agg, s) for s in range(p)]
-    _add_ratings(agg, standings, out)
     challenger = challenger_of(agg)
+    _add_ratings(agg, standings, out, challenger)
     out["ranking"] = ranking_section(challenger)
     ratings = {r["strategy"]: r["elo"] for r in standings} if challenger else None
     place_of = {name: i for i, name in enumerate(ranking.order(counts, ratings))}
@@ -268,7 +269,7 @@ def _headlines(out: dict[str, Any]) -> list[str]:
             first = next((g for g in out["forfeits"] if g["strategy"] == name), None)
             why = f": {first['detail']}" if first else ""
             lines.append(
-                f"{name} forfeited every one of its {games:,} games{why} (the forfeits "
+                f"{name} forfeited {_every(games)}{why} (the forfeits "
                 "below say how to play one again)"
             )
     return lines
@@ -303,7 +304,20 @@ def _clip(interval: tuple[float, float], low: float, high: float) -> tuple[float
     return max(low, lo), min(high, hi)
 
 
-def _add_ratings(agg: Aggregates, standings: list[dict[str, Any]], out: dict[str, Any]) -> None:
+def _add_ratings(
+    agg: Aggregates,
+    standings: list[dict[str, Any]],
+    out: dict[str, Any],
+    challenger: str | None = None,
+) -> None:
+    """Each row's rating (Elo) with its 95% interval, and the ratings' note.
+
+    0 is the entrants' average; in a gauntlet the field's average (the challenger's
+    opponents), so that the challenger's rating in the table is its one rating against
+    the field (:func:`~.summary_gauntlet.gauntlet_section` reads it from its row): a
+    centre that includes the challenger would pull it towards 0 and give it a second,
+    smaller figure (by field/(field + 1)).
+    """
     r = agg.ratings
     n = agg.info.players
     if r is None:
@@ -324,23 +338,44 @@ def _add_ratings(agg: Aggregates, standings: list[dict[str, Any]], out: dict[str
         else f"Plackett-Luce on the full finishing orders of {n}-player games"
     )
     cluster = "deal" if agg.info.by_deal else "game"
+    rated = [i for i in range(len(standings)) if not math.isnan(r.theta[i])]
+    centre = [i for i in rated if agg.strategies[i] != challenger] or rated
+    zero = (
+        f"0 = the field's average: {challenger}'s opponents, so that its rating is its "
+        "distance from them"
+        if challenger is not None and len(centre) < len(rated)
+        else "0 = the entrants' average"
+    )
     out["ratings"] = {
         "model": model,
         "scale": "Elo",
+        "centre": "field" if len(centre) < len(rated) else "entrants",
         "note": (
-            f"{model}, on the Elo scale (0 = the entrants' average; 100 points = finishing "
-            f"ahead in 64% of head-to-head comparisons). Maximum likelihood with one virtual "
-            f"draw per pair (as BayesElo); 95% intervals are cluster-robust by {cluster}."
+            f"{model}, on the Elo scale ({zero}; 100 points = finishing ahead in 64% of "
+            "head-to-head comparisons). Maximum likelihood with one virtual draw per pair "
+            f"(as BayesElo); 95% intervals are cluster-robust by {cluster}."
         ),
         "converged": r.converged,
     }
-    elo, se = r.elo, r.elo_se
     for s, row in enumerate(standings):
-        if row["games"] == 0 or math.isnan(elo[s]):
+        if row["games"] == 0 or s not in rated:
             row.update(elo=NAN, elo_low=NAN, elo_high=NAN)
             continue
-        half = stats.Z95 * se[s]
-        row.update(elo=float(elo[s]), elo_low=float(elo[s] - half), elo_high=float(elo[s] + half))
+        row.update(zip(("elo", "elo_low", "elo_high"), rating_against(r, s, centre), strict=True))
+
+
+def rating_against(r: stats.Ratings, s: int, centre: Sequence[int]) -> tuple[float, ...]:
+    """Strategy ``s``'s rating (Elo) against the average of ``centre`` and its 95%
+    interval: a contrast of the fitted log-strengths, its variance from their
+    cluster-robust covariance."""
+    w = np.zeros(len(r.theta))
+    w[list(centre)] -= 1.0 / len(centre)
+    w[s] += 1.0
+    used = np.flatnonzero(w)
+    elo = float(w[used] @ r.theta[used]) * stats.ELO_PER_NAT
+    var = float(w[used] @ r.cov[np.ix_(used, used)] @ w[used])
+    half = stats.Z95 * math.sqrt(max(var, 0.0)) * stats.ELO_PER_NAT if var == var else NAN
+    return elo, elo - half, elo + half
 
 
 def _pair(agg: Aggregates, a: int, b: int) -> tuple[stats.Moments, bool]:
@@ -483,6 +518,18 @@ def _curve(agg: Aggregates, by_deal: bool) -> dict[str, Any]:
     return out
 
 
+def _every(games: int) -> str:
+    """``its one game`` or ``every one of its 1,200 games``."""
+    return "its one game" if games == 1 else f"every one of its {games:,} games"
+
+
+def _none_of(games: int) -> str:
+    """That no stored game finished: the one, or none of the N."""
+    if games == 1:
+        return "The one game stored did not finish (it hit the turn cap)"
+    return f"None of the {games:,} games finished (all hit the turn cap)"
+
+
 def _messages(out: dict[str, Any], p: int) -> list[str]:
     """Plain sentences about what the numbers cannot say (empty, tiny, degenerate runs)."""
     g = out["games"]
@@ -498,16 +545,16 @@ def _messages(out: dict[str, Any], p: int) -> list[str]:
         msgs.append("This run has no games yet: nothing to report.")
         return msgs
     if g["scored"] == 0:
-        msgs.append(f"None of the {g['stored']} games finished (all hit the turn cap): no results.")
+        msgs.append(f"{_none_of(g['stored'])}: no results.")
         return msgs
     if g["turn_cap"]:
         msgs.append(
-            f"{g['turn_cap']} game(s) hit the turn cap unfinished: excluded from every "
+            f"{plural(g['turn_cap'], 'game')} hit the turn cap unfinished: excluded from every "
             "statistic and listed in the report."
         )
     if g["forfeit"]:
         msgs.append(
-            f"{g['forfeit']} game(s) ended in a forfeit: scored as played, the forfeiting "
+            f"{plural(g['forfeit'], 'game')} ended in a forfeit: scored as played, the forfeiting "
             "seat last; listed in the report."
         )
     timed = out["forfeit_kinds"]["machine_dependent"]

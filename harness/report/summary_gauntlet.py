@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 from harness import stats
 from harness.report.aggregate import Aggregates
 from harness.stats import NAN
@@ -102,7 +100,7 @@ def gauntlet_section(
         "win_low": row["win_low"],
         "win_high": row["win_high"],
         "fair_share": 1 / agg.info.players,
-        "rating": _challenger_rating(agg, challenger),
+        "rating": _challenger_rating(standings, challenger),
         "opponents": opponents,
         "note": (
             f"{challenger}'s share of the games it played with each opponent in which it "
@@ -113,27 +111,12 @@ def gauntlet_section(
     }
 
 
-def _challenger_rating(agg: Aggregates, challenger: str) -> dict[str, Any]:
-    """The challenger's rating against the field's average rating, with its interval.
-
-    A contrast of the fitted log-strengths (challenger minus the mean of the rated
-    field), its variance from their cluster-robust covariance.
-    """
-    r = agg.ratings
-    out: dict[str, Any] = {"elo": NAN, "low": NAN, "high": NAN}
-    if r is None:
-        return out
-    c = agg.strategies.index(challenger)
-    rated = [i for i in range(len(agg.strategies)) if i != c and not math.isnan(r.theta[i])]
-    if not rated or math.isnan(r.theta[c]):
-        return out
-    w = np.zeros(len(r.theta))
-    w[c] = 1.0
-    w[rated] = -1.0 / len(rated)
-    elo = float(w @ r.theta) * stats.ELO_PER_NAT
-    half = stats.Z95 * math.sqrt(max(float(w @ r.cov @ w), 0.0)) * stats.ELO_PER_NAT
-    out.update(elo=elo, low=elo - half, high=elo + half)
-    return out
+def _challenger_rating(standings: list[dict[str, Any]], challenger: str) -> dict[str, Any]:
+    """The challenger's rating against the field's average, with its interval: its row's
+    (the gauntlet's ratings are centred on the field, so the table and this sentence give
+    one figure)."""
+    row = next(r for r in standings if r["strategy"] == challenger)
+    return {"elo": row["elo"], "low": row["elo_low"], "high": row["elo_high"]}
 
 
 def gauntlet_convergence(gauntlet: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from harness import stats
+from harness.errors import plural
 from harness.report.aggregate import Aggregates
 from harness.report.formats import pct as _pct
 from harness.report.formats import points as _points
@@ -205,14 +206,14 @@ def mirror_message(m: dict[str, Any]) -> str:
     if h2h:
         said.append(
             f"{m['a']} finished ahead of {m['b']} in {_pct(h2h['share'])} of their "
-            f"{h2h['games']:,} games together (95% CI {_pct(h2h['low'])} to "
+            f"{plural(h2h['games'], 'game')} together (95% CI {_pct(h2h['low'])} to "
             f"{_pct(h2h['high'])})"
         )
     head = f"Mirror match {m['a']} / {m['b']} (one strategy under two names)"
     if m["agree"] is None:
         return f"{head}: too few games to check that the halves agree."
     if m["identical"]:
-        games = f" of their {h2h['games']:,} games together" if h2h else ""
+        games = f" of their {plural(h2h['games'], 'game')} together" if h2h else ""
         return (
             f"{head}: the halves agree exactly: identical results on every deal{games} "
             "(the same strategy on the same dice, in every seat order)."

@@ -218,7 +218,7 @@ def tourney(
     if run.status != "complete":
         sys.exit(EXIT_FAILED)
     if strict and run.forfeits:
-        echo_err(f"--strict: {run.forfeits:,} forfeits in a finished run; exit status 3.")
+        echo_err(f"--strict: {plural(run.forfeits, 'forfeit')} in a finished run; exit status 3.")
         sys.exit(EXIT_FORFEITS)
 
 
@@ -227,7 +227,8 @@ def _exit_interrupted(run: Any, as_json: bool) -> NoReturn:
     exit status 130."""
     if as_json:
         click.echo(json.dumps(run.summary()))
-    echo_err(f"Interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}.")
+    saved = f"{run.stored:,} of {plural(run.planned, 'game')}"
+    echo_err(f"Interrupted: {saved} saved in {run.run_dir}.")
     echo_err("Run the same command again to resume.")
     sys.exit(EXIT_INTERRUPTED)
 
@@ -291,7 +292,7 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         click.echo(line)
     click.echo("")
     click.echo(f"Run folder: {run.run_dir}")
-    parts = [f"{run.stored:,} games"]
+    parts = [plural(run.stored, "game")]
     if run.reused or run.resumed:
         parts.append(
             f"({run.played:,} played now, {run.resumed:,} already stored, {run.reused:,} reused)"
@@ -323,17 +324,31 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
 def _print_costs(summary: dict[str, Any]) -> None:
     """What the strategies cost: a headline for one that forfeited every game, the
     decision times of the timed (user) strategies, and who wrote output to run.log."""
-    from harness.report.render import TIMING_HEADER, output_lines, text_table, timing_rows
+    from harness.report.render import (
+        TIMING_HEADER,
+        fit_table,
+        output_lines,
+        terminal_width,
+        timing_notes,
+        timing_rows,
+        wrap,
+    )
 
+    width = terminal_width()
     for line in summary.get("headlines") or []:
-        click.echo(f"NOTE: {line}")
+        for text in wrap(f"NOTE: {line}", width):
+            click.echo(text)
     rows = timing_rows(summary, timed_only=True)
     if rows:
         click.echo("Decision times (1 game in 16 timed; built-ins are not timed):")
-        for line in text_table(TIMING_HEADER, rows):
-            click.echo(f"  {line}")
+        for line in fit_table(TIMING_HEADER, rows, width - 2, said=width):
+            click.echo(f"  {line}" if line else "")
+        for note in timing_notes(summary):
+            for text in wrap(note, width, "  - ", more=""):
+                click.echo(text)
     for line in output_lines(summary):
-        click.echo(line)
+        for text in wrap(line, width):
+            click.echo(text)
 
 
 def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:

@@ -82,7 +82,9 @@ class Progress:
     line goes to the log every ``every`` seconds. ``bar`` forces the bar on (True: the
     terminal's or the notebook's) or off (False: log lines). Rates count only games
     played now, not chunks that were already done or reused. ``pending``: games played
-    of chunks not stored yet (the backend's ``in_flight()``), shown as done.
+    of chunks not stored yet (the backend's ``in_flight()``), shown as done. ``lines``:
+    where there is no bar, the lines go to ``stream`` instead of the log (a command with
+    no log of its own: the coach and the diff).
     """
 
     def __init__(
@@ -93,6 +95,7 @@ class Progress:
         stream: TextIO | None = None,
         bar: bool | None = None,
         every: float = 10.0,
+        lines: bool = False,
     ) -> None:
         self.total = total
         self.done = done
@@ -106,7 +109,8 @@ class Progress:
         notebook = not tty and bar is not False and stream is None and in_notebook()
         self.bar = (tty if bar is None else bar) and not notebook
         self.line_out: NotebookLine | None = None
-        self.notebook_lines = False  # no IPython display: a line on the stream now and then
+        # No IPython display (or ``lines``): a line on the stream now and then.
+        self.notebook_lines = lines and not self.bar
         if notebook:
             try:
                 self.line_out = NotebookLine()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import HarnessError, RunFailed, safe_text
+from harness.errors import HarnessError, RunFailed, plural, safe_text
 from harness.results import Run
 from harness.runfolder.reader import ReportError, RunInfo, open_run
 from harness.tourney import plan
@@ -63,7 +63,7 @@ def repair_run(path: str | Path, *, echo: Any = None, workers: int | None = None
         failed = "; ".join(f["reason"] for f in run.failed[:1])
         raise RunFailed(
             f"{info.path}: the repaired run is still {run.status}"
-            + (f" ({len(run.failed)} chunk(s) failed: {failed})" if failed else "")
+            + (f" ({plural(len(run.failed), 'chunk')} failed: {failed})" if failed else "")
             + f"; run `harness report {info.path} --repair` again"
         )
     return Repair(info.problems, run)

@@ -58,7 +58,7 @@ class TourneyInterrupted(HarnessError):
     def __init__(self, run: Run) -> None:
         self.run = run
         super().__init__(
-            f"interrupted: {run.stored:,} of {run.planned:,} games saved in {run.run_dir}; "
+            f"interrupted: {run.stored:,} of {plural(run.planned, 'game')} saved in {run.run_dir}; "
             "run the same command again to resume"
         )
 
@@ -473,8 +473,8 @@ class _Run:
             raise TourneyInterrupted(run)
         if self.played.stopped_by:
             raise RunFailed(
-                f"{self.played.stopped_by}: {run.stored:,} of {run.planned:,} games saved in "
-                f"{run.run_dir}; run the same command again to resume"
+                f"{self.played.stopped_by}: {run.stored:,} of {plural(run.planned, 'game')} "
+                f"saved in {run.run_dir}; run the same command again to resume"
             )
         return run
 
@@ -528,7 +528,7 @@ class _Run:
         self.resumed = self.stored_games()
         if self.resumed:
             self.say(
-                f"Resuming {folder.path}: {self.resumed:,} of {self.plan.games:,} games "
+                f"Resuming {folder.path}: {self.resumed:,} of {plural(self.plan.games, 'game')} "
                 "already stored."
             )
 
@@ -570,7 +570,9 @@ class _Run:
                 reused_from.add(str(source))
         if self.reused:
             where = ", ".join(sorted(reused_from))
-            self.say(f"Reused {self.reused:,} games (chunks with the same content) from {where}.")
+            self.say(
+                f"Reused {plural(self.reused, 'game')} (chunks with the same content) from {where}."
+            )
             log.info("reused %d games from %s", self.reused, where)
 
     # -- the backend: where the missing chunks are played ------------------------------------
@@ -588,9 +590,12 @@ class _Run:
             if native_tables == len(engines):
                 where += ", native engine"
             elif native_tables:
-                where += f", native engine for {native_tables} of {len(engines)} tables"
+                where += f", native engine for {native_tables} of {plural(len(engines), 'table')}"
             chunk_count = plural(chunks_left, "chunk")
-            self.say(f"Playing {to_play:,} games ({chunk_count}, {where}) into {self.folder.path}")
+            self.say(
+                f"Playing {plural(to_play, 'game')} ({chunk_count}, {where}) into "
+                f"{self.folder.path}"
+            )
             log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
         return player
 

@@ -136,7 +136,7 @@ def test_rules_preset_and_overrides(cli, tmp_path):
 @pytest.mark.parametrize(
     "args, code, message",
     [
-        (["greedy"], 2, "1 strategies given; a game has 2 to 7 players (R3)"),
+        (["greedy"], 2, "1 strategy given; a game has 2 to 7 players (R3)"),
         (["greedy"] * 8, 2, "8 strategies given; a game has 2 to 7 players (R3)"),
         (["greedy", "greedy", "--rules", "german"], 2, "'german' is not one of"),
         (["greedy", "greedy", "--set", "bust_flip"], 2, "write KEY=VALUE"),

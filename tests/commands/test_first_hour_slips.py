@@ -138,7 +138,7 @@ def test_the_terminal_tables_share_one_style(two_runs, tmp_path):
     report = CliRunner().invoke(main, ["report", str(runs[0])]).output.splitlines()
     _rule_follows_header(report, "win share")
     compare = CliRunner().invoke(main, ["compare", str(folder), "--out", str(tmp_path / "c")])
-    _rule_follows_header(compare.output.splitlines(), "B-A win")
+    _rule_follows_header(compare.output.splitlines(), "difference")
     turn = CliRunner().invoke(main, ["analyze", "turn"]).output.splitlines()
     _rule_follows_header(turn, "P(>= t)")
     _rule_follows_header(turn, "claims")

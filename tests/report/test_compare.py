@@ -65,8 +65,8 @@ def test_runs_with_different_rules_and_entrants_compare_on_what_they_share(tmp_p
     assert set(result["not_shared"]) == {"worm-first", "threshold(target=28)"}
     text = " | ".join(result["differences"])
     assert "rule lower_tile differs (A: highest, B: any)" in text
-    assert "entrant worm-first is not in run(s) B" in text
-    assert "entrant threshold(target=28) is not in run(s) A" in text
+    assert "entrant worm-first is not in run B" in text
+    assert "entrant threshold(target=28) is not in run A" in text
     assert [p["a"] for p in result["head_to_head"]] and all(
         {p["a"], p["b"]} <= {"greedy", "random"} for p in result["head_to_head"]
     )

@@ -90,6 +90,7 @@ def test_same_config_again_is_identical_and_untested(runs, tmp_path):
                 "p": None,
                 "p_holm": None,
                 "significant": False,
+                "verdict": None,
             }
         )
 
@@ -128,7 +129,7 @@ def test_an_added_entrant_leaves_the_old_games_paired(runs):
     # the old tables are the same games; games against worm-first have no twin in A
     assert greedy["paired"] and greedy["identical"] and greedy["paired_games"] == 4 * DEALS
     assert greedy["games"] == [4 * DEALS, 6 * DEALS] and "paired on" in greedy["note"]
-    assert "entrant worm-first is not in run(s) A" in result["differences"]
+    assert "entrant worm-first is not in run A" in result["differences"]
 
 
 def test_another_seed_is_unpaired_and_says_why(runs):

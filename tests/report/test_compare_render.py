@@ -70,9 +70,11 @@ def markdown(comparison: dict, tmp_path: Path) -> str:
     return to_markdown(compare_blocks(comparison, {}), tmp_path)
 
 
-def diff_row(md: str, strategy: str, run: str = "B") -> list[str]:
-    """The cells of the difference table's row for ``strategy`` in ``run``."""
-    for line in md.splitlines():
+def diff_row(md: str, strategy: str, run: str = "B", measure: str = "Win share") -> list[str]:
+    """The cells of ``measure``'s difference table's row for ``strategy`` in ``run``:
+    strategy, run, difference, 95% CI, [luck-adjusted, 95% CI, adj. on,] compared."""
+    section = md.split(f"## {measure}: ")[1].split("\n## ")[0]
+    for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells[:2] == [strategy, f"{run} − A"]:
             return cells
@@ -97,10 +99,11 @@ def test_identical_rows_say_identical_and_show_no_interval(runs, tmp_path):
     comparison = compare(summaries(runs, "26", "26-again"))
     md = markdown(comparison, tmp_path)
     for s in comparison["strategies"]:
-        cells = diff_row(md, s["strategy"])
-        assert cells[2].startswith("identical, ") and cells[2].endswith(" games")
-        assert cells[3:] == ["identical", DASH, DASH, "identical", DASH, DASH]
-        assert not INTERVAL.search(" ".join(cells)), cells
+        for measure in ("Win share", "Mean worms"):
+            cells = diff_row(md, s["strategy"], measure=measure)
+            assert cells[-1].startswith("identical, ") and cells[-1].endswith(" games")
+            assert cells[2:-1] == ["identical", DASH]
+            assert not INTERVAL.search(" ".join(cells)), cells
     html = to_html(compare_blocks(comparison, {}), "Runs compared")
     # (head-to-head pairs are always compared unpaired: only the strategies' part here)
     strategies = html.split("Shared head-to-head")[0]
@@ -130,10 +133,12 @@ def test_the_terminal_and_the_files_describe_each_row_alike(runs, tmp_path):
         d = s["diffs"][0]
         how = compared_how(d)
         assert how == f"paired, {DEALS} deals"
-        assert diff_row(md, s["strategy"])[2] == how
+        assert diff_row(md, s["strategy"])[-1] == how
         text, interval = diff_cells(d, "win_share")
-        line = next(x for x in result.output.splitlines() if x.strip().startswith(s["strategy"]))
-        assert text in line and interval in line and how in line
+        win = result.output.split("Win share: ")[1]
+        line = next(x for x in win.splitlines() if x.strip().startswith(s["strategy"]))
+        assert text.strip() in line and interval in line
+        assert how in line or f"compared: {how} (every row)" in win
         assert interval in html
     for line in compare_notes(comparison):
         assert line in result.output and line in md
@@ -149,7 +154,7 @@ def test_an_unpaired_run_says_why_once(runs, tmp_path):
     assert md.count("unpaired: different seeds") == 0
     for s in comparison["strategies"]:
         cells = diff_row(md, s["strategy"])
-        assert cells[2] == "unpaired" and INTERVAL.search(cells[4])
+        assert cells[-1] == "unpaired" and INTERVAL.search(cells[3])
 
 
 def test_a_partly_paired_note_names_its_strategies(runs, tmp_path):
@@ -167,10 +172,10 @@ def test_player_counts_say_x_fair_and_the_refused_worms_test(tmp_path):
     comparison = two_and_four(tmp_path)
     md = markdown(comparison, tmp_path)
     cells = diff_row(md, "a")
-    assert cells[2] == "unpaired"
-    assert cells[3].endswith(" x fair") and "pts" not in cells[3]
-    assert re.fullmatch(r"[+-]\d+\.\d\d to [+-]\d+\.\d\d", cells[4])
-    assert cells[6:] == ["not compared", DASH, DASH]
+    assert cells[-1] == "unpaired"
+    assert cells[2].rstrip(" *°").endswith(" x fair") and "pts" not in cells[2]
+    assert re.fullmatch(r"[+-]\d+\.\d\d to [+-]\d+\.\d\d", cells[3])
+    assert diff_row(md, "a", measure="Mean worms")[2:4] == ["not compared", DASH]
     assert "- x fair: win shares relative to the fair share 1/players (1.0 = fair)." in md
     refusal = (
         "B − A: mean worms not compared (mean worms are not comparable between 2 and 4 players)"

@@ -55,7 +55,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PluginError, RunFailed, safe_text
+from harness.errors import PluginError, RunFailed, plural, safe_text
 from harness.plugins import names_a_file, parse_reference, resolve
 from harness.tourney.backends.base import (
     POLL,
@@ -183,7 +183,7 @@ class DaskBackend:
     def describe(self) -> str:
         if self.address:
             return f"Dask scheduler {self.address}"
-        return f"a local Dask cluster of {self.workers} worker{'s' * (self.workers > 1)}"
+        return f"a local Dask cluster of {plural(self.workers, 'worker')}"
 
     def in_flight(self) -> int:
         """Games played of the chunks in play, as their tasks report them (Dask events:

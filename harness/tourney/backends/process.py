@@ -62,7 +62,7 @@ from collections.abc import Iterable, Iterator
 from multiprocessing.connection import wait
 from typing import Any
 
-from harness.errors import GameError, SeatCrashed, TimeForfeit, safe_text
+from harness.errors import GameError, SeatCrashed, TimeForfeit, plural, safe_text
 from harness.game.rules import MAX_PLAYERS
 from harness.runfolder.timing import merge as merge_times
 from harness.tourney.backends.base import (
@@ -380,7 +380,7 @@ class ProcessBackend:
         return f"{self.prefix}-{index}"
 
     def describe(self) -> str:
-        return f"{self.workers} worker{'s' if self.workers > 1 else ''}"
+        return plural(self.workers, "worker")
 
     def in_flight(self) -> int:
         """Games played of the chunks in play, game by game: the rows a worker streamed
