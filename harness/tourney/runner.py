@@ -498,6 +498,8 @@ class _Run:
             for name in self.ever:
                 count = earlier.get(name)
                 self.ever[name] = count if type(count) is int and count >= 0 else 0
+        if len(self.plan.tables) > plan.PROGRESS_EVERY:  # run.json lists every table
+            self.say(f"Writing run.json ({len(self.plan.tables):,} tables) ...")
         self.write_status("running")
 
     # -- status: the folder's verified chunks are loaded ---------------------------------------
