@@ -15,7 +15,7 @@ play`` and a tournament (:func:`harness.play.open_seats`, :func:`harness.seats.g
 So an opponent that loops (over its limit), raises, exits its process or dies is that
 opponent's forfeit: the episode ends (terminated, ``info["status"] == "forfeit"``,
 ``info["error"]`` says who and why), never a hang or the end of the learner's process;
-what it prints goes to stderr, each line labelled, never to the learner's stdout.
+what it prints goes to stderr (its print() lines labelled), never to the learner's stdout.
 Without limits (the default, as a tournament config's) the opponents play in the
 learner's process, as built-in code does.
 """
@@ -33,7 +33,8 @@ from harness.seats.settings import SeatSettings, settings_from
 
 MAX_SEAT_PROCESSES = 256
 """Opponent seat processes one environment may hold (a vector env of N games has N per
-opponent in a process): each is a Python interpreter of some 30-50 MB."""
+opponent in a process): each is a Python interpreter (31.6 MB resident for a small
+plugin's seat, measured)."""
 
 
 def limits_of(
