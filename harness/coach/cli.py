@@ -24,6 +24,7 @@ from harness.cli_common import (
     engine_option,
     limits_options,
     max_turns_option,
+    out_folder,
     parse_variants,
     rules_options,
     seat_settings_of,
@@ -91,6 +92,7 @@ def _common(deals: int | None, noun: str, deals_help: str) -> Callable[[F], F]:
                     "--out",
                     type=click.Path(file_okay=False, path_type=Path),
                     default=None,
+                    callback=out_folder,  # one line, exit 2, before anything is played
                     help=f"Folder for {noun}.md, {noun}.html, {noun}.json and the examples' "
                     f"records [default: results/{noun}/<time>-<names>].",
                 ),

@@ -611,6 +611,17 @@ def sandbox_missing(seats: Sequence[Any]) -> list[str]:
     return []
 
 
+def in_process(seat: Any) -> bool:
+    """Whether a guarded seat plays in this process (a timed wrapper, which takes each
+    game's fresh instance through ``renew``), not in a process of its own."""
+    return isinstance(seat, _TimedSeat)
+
+
+def process_count(seats: Sequence[Any]) -> int:
+    """How many of ``seats`` play in processes of their own."""
+    return sum(isinstance(s, _ProcessSeat) for s in seats)
+
+
 def close_all(strategies: Sequence[Any]) -> None:
     """End every seat process among ``strategies`` and release the SIGALRM handler.
 
@@ -653,8 +664,10 @@ __all__ = [
     "SeatLimits",
     "close_all",
     "guard",
+    "in_process",
     "moved_to_processes",
     "plugin_traceback",
+    "process_count",
     "sandbox_missing",
     "unguarded",
 ]

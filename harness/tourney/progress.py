@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 log = logging.getLogger("harness.tourney")
@@ -24,6 +25,30 @@ def duration(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds // 60}m{seconds % 60:02d}s"
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+PLANNING_EVERY = 2.0  # seconds between two lines saying how far the planning is
+
+
+def planning_teller(say: Callable[[str], None]) -> Callable[[int, int, str], None]:
+    """A plan's progress for people: nothing for a plan made in under two seconds, then a
+    line every two seconds (tables listed, then keyed, of all), and one at the end."""
+    start = time.monotonic()
+    last = [start]
+
+    def tell(done: int, total: int, what: str = "keyed") -> None:
+        now = time.monotonic()
+        end = done >= total and what == "keyed"
+        if now - last[0] < PLANNING_EVERY and not (end and last[0] != start):
+            return
+        last[0] = now
+        if end:
+            say(f"Planned {total:,} tables in {now - start:.0f} s.")
+        else:
+            share = done / total if total else 1.0
+            say(f"Planning: {done:,} of {total:,} tables {what} ({share:.0%}) ...")
+
+    return tell
 
 
 def in_notebook() -> bool:

@@ -26,7 +26,7 @@ from harness.seats.settings import (  # the seat settings' keys are checked ther
     SettingsError,
     settings_from,
 )
-from harness.tourney.config.bounds import check_bounds, plan_problem
+from harness.tourney.config.bounds import check_bounds, plan_problem, table_count
 
 FORMATS = ("round_robin", "gauntlet")
 ALL_BUILTINS = "all-builtins"
@@ -87,6 +87,12 @@ DEFAULTS: dict[str, Any] = {
 # Chunk keys cover their deals, so folders written with another size (1,200 before) are
 # neither resumed nor reused from.
 CHUNK_GAMES = 12000
+# And at most CHUNK_CAP chunks in a run by default: where 12,000-game chunks would make
+# more (many tables, many deals), the default chunk grows, so that the parent's few ms a
+# chunk stay a small share (10,000 chunks: under a minute of it). A chunk holds deals of
+# one table, so a plan has at least one chunk per table whatever the size: a 4-player
+# sweep of 64 values is 635,376 tables, and as many chunks (docs/tourney.md).
+CHUNK_CAP = 10_000
 _T = TypeVar("_T")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -158,7 +164,14 @@ class TourneyConfig(HoldsSeatSettings):
 
     @property
     def deals_per_chunk(self) -> int:
-        return self.chunk or max(1, -(-CHUNK_GAMES // self.players))
+        """``chunk:`` if given, else about :data:`CHUNK_GAMES` games, grown so that the run
+        has at most :data:`CHUNK_CAP` chunks where its tables allow (at least one a table)."""
+        if self.chunk:
+            return self.chunk
+        size = max(1, -(-CHUNK_GAMES // self.players))
+        tables = table_count(self.format, self.players, len(self.entrants))
+        per_table = max(1, CHUNK_CAP // max(tables, 1))  # chunks each table may have
+        return max(size, -(-self.games // per_table))
 
     def all_entrants(self) -> tuple[Entrant, ...]:
         """The challenger (gauntlet) first, then the field."""
