@@ -22,11 +22,14 @@ line for the user (never a traceback for a user's mistake).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import sys
+import tempfile
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -100,6 +103,50 @@ class CommandError(click.ClickException):
     def __init__(self, message: str, exit_code: int) -> None:
         super().__init__(message)
         self.exit_code = exit_code
+
+
+def check_out_folder(folder: str | Path, option: str = "--out") -> Path:
+    """``folder`` if a command can write its output there: it is a folder, or one can be
+    made, and a file can be written in it. Otherwise one line (HarnessError: exit 2),
+    said before any game is played. Nothing is left behind: the folders made to try are
+    removed (the command makes them again when it writes)."""
+    from harness.runfolder.layout import path_problem  # the tree's verdict, one wording
+
+    path = Path(folder)
+    why = path_problem(path, folder=True)
+    if why is not None:
+        raise HarnessError(f"{option} {safe_text(path)}: {safe_text(why)}")
+    made: list[Path] = []
+    try:
+        missing, there = [], path.absolute()
+        while not there.exists() and there != there.parent:
+            missing.append(there)
+            there = there.parent
+        for step in reversed(missing):
+            step.mkdir()
+            made.append(step)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        why = exc.strerror or type(exc).__name__
+        raise HarnessError(f"{option} {safe_text(path)}: cannot write there ({why})") from None
+    finally:
+        for step in reversed(made):
+            with contextlib.suppress(OSError):
+                step.rmdir()
+    return path
+
+
+def out_folder(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A click callback for an output-folder option: :func:`check_out_folder` as the
+    option is read, one line and exit 2 for a folder that cannot be written."""
+    if value is None:
+        return value
+    try:
+        check_out_folder(value, (param.opts or ["--out"])[0])
+    except HarnessError as exc:
+        raise CommandError(safe_text(exc), EXIT_BAD_INPUT) from None
+    return value
 
 
 def interrupted() -> None:
@@ -243,11 +290,16 @@ def rules_options(func: F) -> F:
     )(func)
 
 
-def limits_options(isolation_default: str | None) -> Callable[[F], F]:
+def limits_options(
+    isolation_default: str | None, isolation_unset: str | None = None
+) -> Callable[[F], F]:
     """``--isolation``, ``--move-time`` and ``--game-time``, alike on every command that
-    plays (``play``, ``tourney``, ``sprt``). ``isolation_default`` None: the option only
-    overrides a config's ``isolation``."""
+    plays (``play``, ``tourney``, ``sprt``, ``coach``, ``diff``). ``isolation_default``
+    None: the option only overrides a config's ``isolation``, or (``isolation_unset``,
+    what the command does when it is not given, for the help) a command's own default."""
     config = " (overrides the config's; default none)" if isolation_default is None else ""
+    if isolation_unset is not None:
+        config = f" (none: in harness's own process; not given: {isolation_unset})"
 
     def decorate(func: F) -> F:
         seconds = float  # bounds checked by the command (check_bounds): one line, exit 2

@@ -201,6 +201,20 @@ class RunFailed(HarnessError):
     failing. The input was fine; the CLI exits with status 1, not 2 (bad input)."""
 
 
+def describe_exit(code: int | None) -> str:
+    """How a process ended, for a line: ``exit code 3``, ``killed by SIGSEGV``."""
+    import signal
+
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
 def plural(count: int, word: str, words: str | None = None) -> str:
     """``1 chunk``, ``2 chunks``, ``1,200 games``: a count and its noun, as people write
     it (``words``: an irregular plural; default ``word + "s"``)."""

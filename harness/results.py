@@ -106,7 +106,8 @@ class Run:
     What the call did (a Run from :func:`load_run` has the counts of the last call that
     wrote the folder, from its run.json, and ``played`` etc. of that call): ``status``,
     ``planned``, ``stored``, ``played``, ``reused``, ``resumed``, ``wall``, ``workers``,
-    ``forfeits``, ``forfeit_examples``, ``failed``, ``summary()`` (run.json's summary), and
+    ``forfeits``, ``forfeit_examples``, ``failed``, ``sandbox_missing`` (what the isolated
+    seats' sandbox lacked on this machine), ``summary()`` (run.json's summary), and
     ``counts``: the runner's counts per entrant, best first, a list of dicts (rank,
     strategy, games, wins, win_share, mean_worms, mean_rank, forfeits, capped;
     ``harness tourney`` adds the report's intervals and ratings to them in place): what
@@ -133,6 +134,9 @@ class Run:
     engine_used: dict[str, int] = field(default_factory=dict)  # chunks played now, by engine
     report_file: Path | None = None  # report.html, once written (run_tournament(report=True))
     recount: bool = False  # the report's numbers counted afresh, never read from report.json
+    # The protections the isolated seats' sandbox could not apply on this machine
+    # (harness.seats.sandbox.probe; empty when none is missing or nothing is isolated).
+    sandbox_missing: list[str] = field(default_factory=list)
     _cache: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -169,6 +173,7 @@ class Run:
             "standings": self.counts,  # the same list: harness tourney's figures show in it
             "forfeits": {"count": self.forfeits, "examples": self.forfeit_examples},
             "failed_chunks": self.failed,
+            "sandbox_missing": list(self.sandbox_missing),
         }
 
     # -- the folder -------------------------------------------------------------------------
@@ -465,6 +470,7 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
         engine=str(config.get("engine_choice") or "auto"),
         engine_used=dict(summary.get("engine_used") or {}),
         recount=recount,
+        sandbox_missing=_texts(summary.get("sandbox_missing")),
     )
     run._cache["info"] = info
     if report is not None and not recount:
@@ -477,6 +483,10 @@ def _current_report(info: RunInfo) -> dict[str, Any] | None:
     from harness.report.api import current_summary
 
     return current_summary(info)
+
+
+def _texts(value: Any) -> list[str]:
+    return [t for t in value if isinstance(t, str)] if isinstance(value, list) else []
 
 
 def _rows(value: Any) -> list[dict[str, Any]]:

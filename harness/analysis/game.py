@@ -74,6 +74,11 @@ def account_record(data: dict[str, Any]) -> GameAccount:
     A turn that carries its own ``"account"`` (records written by harness do) must agree
     with the one its moves give (to :data:`TOLERANCE`): a record that says otherwise
     contradicts itself, RecordError naming the turn.
+
+    This is the one check of a record that commands make: ``harness replay`` and
+    ``harness analyze game`` both call it, so a record one of them refuses the other
+    never calls legal. (:func:`harness.game.record.replay`, below the account, checks the
+    moves and the result only.)
     """
     from harness.game.record import record_rules, replay
 
@@ -161,20 +166,25 @@ def turn_lines(turn: TurnAccount, names: Sequence[str]) -> list[str]:
 
 
 def seat_lines(account: GameAccount) -> list[str]:
-    """Each seat's sums over its own turns, and the two-player margin split."""
+    """Each seat's sums over its own turns, and (two players) the worm margin split:
+    each line says which it is, so that the two luck figures of a seat never read as
+    one (the first is its own turns' luck, the second its own minus the other's)."""
     lines = []
     for seat, (name, ledger) in enumerate(zip(account.names, account.ledgers, strict=True)):
         lines.append(
-            f"seat {seat} {name}: {ledger.turns} turns, par {_signed(ledger.par)}, "
-            f"luck {_signed(ledger.luck)}, regret {ledger.regret:.3f} "
-            f"(picks {ledger.regret_pick:.3f}, stops {ledger.regret_stop:.3f}, "
-            f"claims {ledger.regret_claim:.3f})"
+            f"seat {seat} {name}, its own {ledger.turns} turns: par {_signed(ledger.par)}, "
+            f"luck {_signed(ledger.luck)}, regret {ledger.regret:.3f}"
+        )
+        lines.append(
+            f"  regret in picks {ledger.regret_pick:.3f}, stops {ledger.regret_stop:.3f}, "
+            f"claims {ledger.regret_claim:.3f}"
         )
         split = account.margin_split(seat)
         if split is not None:
             lines.append(
-                f"  par {_signed(split['par'])}, luck {_signed(split['luck'])}, "
-                f"skill {_signed(split['skill'])} = margin {_signed(split['margin'])}"
+                f"  margin over seat {1 - seat} (own minus theirs): par {_signed(split['par'])}, "
+                f"luck {_signed(split['luck'])}, skill {_signed(split['skill'])} = "
+                f"{_signed(split['margin'])} worms"
             )
     return lines
 

@@ -12,7 +12,8 @@ engine the audited seat is a Python seat called back from C, beside native oppon
 situation where the bot erred (:class:`~harness.coach.situations.Situation`) with its
 count, its regret and where its costliest instance was (deal, table, seat order, the
 decision's number in the game), so that an example can be played again with its record.
-Tallies of disjoint deals add up (:meth:`CoachTally.merge`).
+Only completed games count (:mod:`harness.coach.tally`). Tallies of disjoint deals add
+up (:meth:`CoachTally.merge`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from harness.coach.situations import (
     claim_text,
     faces_text,
     move_text,
+    roll_text,
 )
 from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import (
@@ -120,6 +122,7 @@ def situation_of(moment: Moment, kind: str) -> Situation:
     return Situation(
         kind=kind,
         dice=len(moment.roll) if kind == "pick" else DICE - len(seen),
+        roll=roll_text(moment.roll) if kind == "pick" else "-",
         total=total,
         set_aside=faces_text(seen),
         in_reach=claim_text(reach),
@@ -184,7 +187,7 @@ class CoachTally(DealTally):
 
     def add(self, moment: Moment, decision: Decision) -> None:
         """One valued decision of the bot (an :class:`Audited` sink)."""
-        row = self._row
+        row = self.game_row
         where = self.place(moment, decision)
         if not decision.choice:
             return  # one legal option: nothing was decided
@@ -201,10 +204,14 @@ class CoachTally(DealTally):
             if band:
                 row[base + 3 + band] += 1
             key = coach_key(moment, decision)
-            seen = self.situations.get(key)
-            if seen is None:
-                seen = self.situations[key] = Seen()
-            seen.add(regret, where)
+            self.later(lambda: self._seen(key, regret, where))
+
+    def _seen(self, key: Key, regret: float, where: Where) -> None:
+        """An error, counted once its game has completed."""
+        seen = self.situations.get(key)
+        if seen is None:
+            seen = self.situations[key] = Seen()
+        seen.add(regret, where)
 
     def merge(self, other: DealTally) -> None:
         """Add a tally of other deals (in deal order: sums come out the same)."""

@@ -20,10 +20,14 @@ import click
 
 from harness.cli_common import (
     complete_strategy,
+    echo_err,
     engine_option,
+    limits_options,
     max_turns_option,
+    out_folder,
     parse_variants,
     rules_options,
+    seat_settings_of,
     user_errors,
 )
 from harness.runfolder.layout import DEFAULT_OUT
@@ -31,7 +35,7 @@ from harness.runfolder.layout import DEFAULT_OUT
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _common(deals: int, noun: str) -> Callable[[F], F]:
+def _common(deals: int | None, noun: str, deals_help: str) -> Callable[[F], F]:
     """The options the coach and the diff share: who they meet, on what, and where to."""
 
     def decorate(func: F) -> F:
@@ -52,8 +56,8 @@ def _common(deals: int, noun: str) -> Callable[[F], F]:
                     "--deals",
                     type=click.IntRange(1, 10_000_000),
                     default=deals,
-                    show_default=True,
-                    help="Duplicate deals, each played in every seat order at every table.",
+                    show_default=deals is not None,
+                    help=deals_help,
                 ),
                 click.option(
                     "--seed",
@@ -63,6 +67,7 @@ def _common(deals: int, noun: str) -> Callable[[F], F]:
                     help="Seed of the deals (a tournament's deal d with this seed).",
                 ),
                 engine_option(config=False),
+                limits_options(isolation_default="none"),
                 click.option(
                     "--workers",
                     type=click.IntRange(1, 1024),
@@ -87,8 +92,12 @@ def _common(deals: int, noun: str) -> Callable[[F], F]:
                     "--out",
                     type=click.Path(file_okay=False, path_type=Path),
                     default=None,
+                    callback=out_folder,  # one line, exit 2, before anything is played
                     help=f"Folder for {noun}.md, {noun}.html, {noun}.json and the examples' "
                     f"records [default: results/{noun}/<time>-<names>].",
+                ),
+                click.option(
+                    "-q", "--quiet", is_flag=True, help="No progress and no notes on stderr."
                 ),
                 click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON."),
             ]
@@ -118,21 +127,27 @@ def _folder(out: Path | None, noun: str, *names: str) -> Path:
 
 
 class _Progress:
-    """Games done, on one line of stderr, when stderr is a terminal (and not for --json)."""
+    """Games done on stderr as the work goes (``-q`` and ``--json`` turn it off): a line
+    redrawn in place on a terminal or in a notebook, a line every 10 seconds elsewhere
+    (the tourney's progress, :class:`harness.tourney.progress.Progress`)."""
 
-    def __init__(self, label: str, show: bool) -> None:
-        self.label = label
-        self.show = show and sys.stderr.isatty()
-        self.shown = False
+    def __init__(self, show: bool) -> None:
+        self.show = show
+        self.bar: Any = None
 
     def __call__(self, done: int, total: int) -> None:
-        if self.show:
-            click.echo(f"\r{self.label}: {done:,} / {total:,} games", nl=False, err=True)
-            self.shown = True
+        if not self.show:
+            return
+        if self.bar is None:
+            from harness.tourney.progress import Progress
+
+            self.bar = Progress(total, lines=True)
+        self.bar.total = total
+        self.bar.add(done - self.bar.done)
 
     def close(self) -> None:
-        if self.shown:
-            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
+        if self.bar is not None:
+            self.bar.finish()
 
 
 def _workers(workers: int | None) -> int:
@@ -143,7 +158,7 @@ def _workers(workers: int | None) -> int:
 
 @click.command("coach")
 @click.argument("bot", shell_complete=complete_strategy)
-@_common(1000, "coach")
+@_common(1000, "coach", "Duplicate deals, each played in every seat order at every table.")
 @click.option(
     "--bands",
     default=None,
@@ -162,6 +177,10 @@ def coach(bot: str, bands: str | None, **options: Any) -> None:
     with the better move, and example positions with their game records; writes
     coach.md, coach.html and coach.json (docs/coach.md).
 
+    Every seat is held as in a tourney: a bot that raises, ends its process or runs over
+    --move-time / --game-time forfeits that game (left out of the figures, counted and
+    shown); what it prints goes to output.log, never to the terminal.
+
     \b
     Examples:
       harness coach greedy
@@ -179,7 +198,12 @@ def coach(bot: str, bands: str | None, **options: Any) -> None:
 @click.command("diff")
 @click.argument("a", shell_complete=complete_strategy)
 @click.argument("b", shell_complete=complete_strategy)
-@_common(500, "diff")
+@_common(
+    None,
+    "diff",
+    "Duplicate deals, each played in every seat order at every table [default: until the "
+    "answer is settled, at most 500: a sequential rule, at most 5% error; docs/coach.md].",
+)
 @user_errors
 def diff(a: str, b: str, **options: Any) -> None:
     """Where A and B decide differently on the same deals, and what it is worth.
@@ -192,6 +216,8 @@ def diff(a: str, b: str, **options: Any) -> None:
     (clustered by deal), where B gains and where it loses, and example positions with
     their game records; writes diff.md, diff.html and diff.json (docs/coach.md). Exact
     per decision, with no game outcome involved: it converges far faster than a compare.
+    Without --deals it stops as soon as the answer is settled (at most 500 deals). Seats
+    are held as in a tourney (forfeits, --move-time, --isolation, output.log).
 
     \b
     Examples:
@@ -210,7 +236,14 @@ def _run(
 ) -> Any:
     """The coach or the diff with the options they share, progress shown on a terminal."""
     defaults = sys.modules[run.__module__]
-    progress = _Progress(noun, not o["as_json"])
+    talk = not o["quiet"] and not o["as_json"]
+    progress = _Progress(talk)
+    seats = seat_settings_of(
+        move_time=o["move_time"],
+        game_time=o["game_time"],
+        isolation=o["isolation"],
+        engine=o["engine"],
+    )
     try:
         return run(
             *who,
@@ -219,7 +252,8 @@ def _run(
             players=o["players"],
             deals=o["deals"],
             seed=o["seed"],
-            engine=o["engine"],
+            settings=seats,
+            note=(lambda text: echo_err(f"Note: {text}.")) if talk else None,
             workers=_workers(o["workers"]),
             situations=defaults.DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
             examples=defaults.DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness.analysis.account import Decision
-from harness.coach.audit import Audited, CoachTally, Key, Seen, Where
-from harness.coach.deals import Field, make_field, play_field, replay_game, resolve_all
+from harness.coach.audit import Audited, CoachTally, Key, Seen, Where, coach_key
+from harness.coach.deals import Field, make_field, replay_game, resolve_all, shown_names
 from harness.coach.situations import (
     BAND_NAMES,
     BAND_PLURALS,
@@ -40,6 +40,7 @@ from harness.coach.situations import (
     check_bands,
 )
 from harness.coach.valuing import Moment
+from harness.coach.workers import Output, call_contained, forfeit_note, play_sides
 from harness.errors import HarnessError
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
@@ -58,13 +59,17 @@ DEFAULT_EXAMPLES = 3
 
 @dataclass
 class CoachSubject:
-    """The audited bot: a fresh :class:`Audited` instance per game."""
+    """The audited bot: a fresh :class:`Audited` seat per game around the bot."""
 
     spec: StrategySpec
     name: str
 
-    def make(self, tally: CoachTally) -> Audited:
-        return Audited(self.spec.create(), tally.add)
+    @property
+    def bots(self) -> tuple[StrategySpec, ...]:
+        return (self.spec,)
+
+    def seat(self, bots: list[Any], tally: CoachTally, failed: str | None = None) -> Audited:
+        return Audited(bots[0], tally.add)
 
 
 @dataclass(frozen=True)
@@ -149,11 +154,20 @@ class Coaching:
     cpu: float = 0.0
     wall: float = 0.0
     top: int = DEFAULT_SITUATIONS
+    output: Output = field(default_factory=Output)
+    notes: list[str] = field(default_factory=list)
+    settings: SeatSettings = field(default_factory=SeatSettings)
 
     # -- the numbers ------------------------------------------------------------------
     @property
     def games(self) -> int:
+        """The games that completed: every figure is per completed game."""
         return int(sum(self.tally.column("games")))
+
+    @property
+    def games_played(self) -> int:
+        """Every game played, forfeits included."""
+        return self.games + self.forfeits()
 
     def _per_game(self, values: Sequence[float]) -> Moments:
         return Moments.of(values, self.tally.column("games"))
@@ -227,7 +241,21 @@ class Coaching:
         return rows
 
     def forfeits(self) -> int:
+        """Games that did not complete (any seat's forfeit), left out of the figures."""
         return int(sum(self.tally.column("forfeits")))
+
+    def __repr__(self) -> str:
+        """What a person reads at a prompt (a notebook cell's last line): the setting, the
+        loss per game and where to look next."""
+        from harness.coach.render import coach_summary
+
+        return "\n".join(coach_summary(self.to_json()))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary, then the table of kinds."""
+        from harness.coach.render import summary_html
+
+        return summary_html(self.__repr__(), self.kinds)
 
     # -- for programs and notebooks -----------------------------------------------------
     def to_json(self) -> dict[str, Any]:
@@ -239,8 +267,10 @@ class Coaching:
             "players": self.rules.players,
             "deals": self.deals,
             "games": self.games,
+            "games_played": self.games_played,
             "seed": self.seed,
             "engine": self.engine,
+            "seat_settings": self.settings.limit_values(),
             "bands": dict(zip(BAND_NAMES, self.bands, strict=True)),
             "kinds": self.kind_rows(),
             "band_counts": self.band_rows(),
@@ -248,8 +278,13 @@ class Coaching:
             "situation_count": len(self.tally.situations),
             "examples": [e.to_json() for e in self.examples],
             "forfeits": self.forfeits(),
-            "forfeit_examples": self.tally.forfeit_lines[:3],
+            "forfeited": self.tally.forfeit_rows(),
+            "figures_from": forfeit_note(self.forfeits(), self.games_played)
+            if self.forfeits()
+            else None,
             "turn_capped": int(sum(self.tally.column("capped"))),
+            "plugin_output": self.output.to_json(),
+            "notes": list(self.notes),
             "cpu_seconds": self.cpu,
             "wall_seconds": self.wall,
         }
@@ -314,7 +349,13 @@ class Coaching:
 
         records = [e.record for e in self.examples]
         return write_answer(
-            Path(folder), "coach", f"Coach: {self.bot}", self.to_json(), records, coach_blocks
+            Path(folder),
+            "coach",
+            f"Coach: {self.bot}",
+            self.to_json(),
+            records,
+            coach_blocks,
+            self.output.lines,
         )
 
 
@@ -334,55 +375,84 @@ def coach(
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: Callable[[int, int], None] | None = None,
     settings: SeatSettings | None = None,
+    move_time: float | None = None,
+    game_time: float | None = None,
+    isolation: str | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Coaching:
     """Audit every decision ``bot`` takes on ``deals`` duplicate deals against its
     ``opponents`` (see the module docstring). ``examples``: how many of the costliest
-    situations get an example played again with its record. ``engine``: auto (the
-    default), python or native; or ``settings``, a SeatSettings (its engine: the coach
-    takes no seat limits), not both."""
+    situations get an example played again with its record. ``engine`` (auto, the
+    default; python or native), ``move_time``, ``game_time`` and ``isolation`` are the
+    seat settings every seat plays under, as in a tournament; or ``settings``, a
+    SeatSettings, not both. The bots play in worker processes (``workers``) whatever they
+    do: a bot that ends its process or runs over its time forfeits that game, its output
+    is kept apart (:attr:`Coaching.output`); ``note`` hears what a person should know as
+    it plays."""
     started, wall = time.process_time(), time.perf_counter()
     try:
         band_values = check_bands(tuple(bands))
     except ValueError as exc:
         raise HarnessError(f"--bands: {exc}") from None
-    seats = settings_from(settings, engine=engine)  # auto unless told
+    seats = settings_from(
+        settings, engine=engine, move_time=move_time, game_time=game_time, isolation=isolation
+    )
     field_ = make_field(opponents, rules, players, deals, seed, seats, max_turns)
     (spec,) = resolve_all([bot], "BOT")
-    subject = CoachSubject(spec, spec.label)
-    tally, used, worker_cpu = play_field(
-        field_, subject, lambda: CoachTally(band_values), workers=workers, progress=progress
-    )
+    shown = shown_names([spec, *field_.opponents])
+    field_ = replace(field_, opponent_names=tuple(shown[1:]))
+    subject = CoachSubject(spec, shown[0])
+    sides = [(subject, lambda: CoachTally(band_values))]
+    played = play_sides(field_, sides, workers=workers, progress=progress, note=note)
     result = Coaching(
         subject.name,
-        [o.label for o in field_.opponents],
+        list(shown[1:]),
         field_.rules,
         deals,
         seed,
-        used,
+        played.engine,
         band_values,
-        tally,
+        played.tallies[0],
         [],
         top=situations,
+        output=played.output,
+        notes=played.notes,
+        settings=seats,
     )
-    result.examples = _examples(result, field_, subject, examples)
-    result.cpu = time.process_time() - started + worker_cpu
+    wheres = [seen.where for _, seen in result.ranked()[:examples]]
+    found, output = (
+        call_contained(_examples, field_, sides, wheres, band_values) if wheres else ([], Output())
+    )
+    result.examples = [] if found is None else found
+    if found is None or len(found) < len(wheres):
+        result.notes.append(
+            f"{len(wheres) - len(result.examples)} of {len(wheres)} examples did not play "
+            "again the same way, and are left out"
+        )
+    result.output.count(output.by_strategy)
+    for line in output.lines:
+        result.output.add(line)
+    result.cpu = time.process_time() - started + played.cpu
     result.wall = time.perf_counter() - wall
     return result
 
 
-def _examples(result: Coaching, field_: Field, subject: CoachSubject, count: int) -> list[Example]:
-    """The costliest instance of each of the ``count`` costliest situations, played again
-    on the Python engine with its record."""
+def _examples(
+    field_: Field, sides: list[Any], wheres: list[Where], bands: Any, *, watch: Any = None
+) -> list[Example]:
+    """The costliest instance of each of the costliest situations (``wheres``), played
+    again on the Python engine with its record (in a worker process: :mod:`.workers`)."""
+    subject = sides[0][0]
     found = []
-    for key, seen in result.ranked()[:count]:
-        where = seen.where
-        assert where is not None
-        game, (moment, decision) = replay_game(
-            field_, subject, CoachTally(result.bands, catch=where.index), where
-        )
+    for where in wheres:
+        tally = CoachTally(bands, catch=where.index)
+        again = replay_game(field_, subject, tally, where, watch)
+        if again is None:
+            continue
+        game, (moment, decision) = again
         found.append(
             Example(
-                key,
+                coach_key(moment, decision),
                 where,
                 field_.seat_of_subject(where.order),
                 list(game.names),

@@ -22,16 +22,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from harness.coach import stopping
 from harness.coach.audit import situation_of
-from harness.coach.deals import Field, make_field, play_field, replay_game, resolve_all
+from harness.coach.deals import Field, make_field, replay_game, resolve_all, shown_names
 from harness.coach.shadow import Parting, Shadowed
-from harness.coach.situations import KINDS, Situation, move_text
+from harness.coach.situations import KINDS, Situation, move_text, risk_text
 from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import Moment
+from harness.coach.workers import Output, call_contained, forfeit_note, play_sides
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import StrategySpec
@@ -94,15 +96,16 @@ class DiffTally(DealTally):
 
     # -- what the seat reports (harness.coach.shadow.Watcher) ---------------------------------
     def asked(self, kind: str) -> None:
-        self._row[self.index(f"{kind}_asked")] += 1
+        self.game_row[self.index(f"{kind}_asked")] += 1
 
     def failed(self, message: str) -> None:
-        self._row[self.index("failed")] += 1
-        deal, _, order = self._game
-        self.failures.append(f"deal {deal}, seat order {order}, {message}")
+        self.game_row[self.index("failed")] += 1
+        deal, table, order = self._game
+        line = f"deal {deal}, table {table}, seat order {order}, {message}"
+        self.later(lambda: self.failures.append(line))
 
     def parted(self, moment: Moment, parting: Parting) -> None:
-        row = self._row
+        row = self.game_row
         kind = parting.kind
         a, b = parting.primary, parting.shadow
         if self.side == "B":
@@ -116,10 +119,15 @@ class DiffTally(DealTally):
         row[base + 1] += gain
         row[base + (2 if gain > 0 else 3)] += gain
         key = (situation_of(moment, kind), move_text(kind, a), move_text(kind, b))
+        where = (self.side, self.place(moment, parting))
+        self.later(lambda: self._spot(key, gain, where))
+
+    def _spot(self, key: Key, gain: float, where: tuple[str, Where]) -> None:
+        """A parting, counted once its game has completed."""
         spot = self.spots.get(key)
         if spot is None:
             spot = self.spots[key] = Spot()
-        spot.add(gain, (self.side, self.place(moment, parting)))
+        spot.add(gain, where)
 
     def merge(self, other: DealTally) -> None:
         assert isinstance(other, DiffTally)
@@ -142,9 +150,19 @@ class DiffSubject:
     primary: StrategySpec
     shadow: StrategySpec
     name: str
+    shadow_name: str = "the shadow"
 
-    def make(self, tally: DiffTally) -> Shadowed:
-        return Shadowed(self.primary.create(), self.shadow.create(), tally)
+    @property
+    def bots(self) -> tuple[StrategySpec, ...]:
+        return (self.primary, self.shadow)
+
+    @property
+    def extra_names(self) -> tuple[str, ...]:
+        """What the shadow's output is labelled with."""
+        return (f"{self.shadow_name} (shadow)",)
+
+    def seat(self, bots: list[Any], tally: DiffTally, failed: str | None = None) -> Shadowed:
+        return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed)
 
 
 @dataclass(frozen=True)
@@ -228,6 +246,10 @@ class Diff:
     cpu: float = 0.0
     wall: float = 0.0
     top: int = DEFAULT_SITUATIONS
+    output: Output = field(default_factory=Output)
+    notes: list[str] = field(default_factory=list)
+    settings: SeatSettings = field(default_factory=SeatSettings)
+    rule: stopping.Look | None = None  # the sequential rule's last look (None: a fixed --deals)
 
     def _columns(self, name: str, sides: Sequence[str]) -> list[float]:
         cols = [self.sides[s].column(name) for s in sides]
@@ -238,7 +260,30 @@ class Diff:
         return [sum(v) for v in zip(*cols, strict=True)]
 
     def games(self, sides: Sequence[str] = SIDES) -> int:
+        """The games that completed (every figure is per completed game)."""
         return int(sum(self._columns("games", sides)))
+
+    def forfeits(self, sides: Sequence[str] = SIDES) -> int:
+        """The games that did not complete (any seat's forfeit), left out of the figures."""
+        return int(sum(self._columns("forfeits", sides)))
+
+    def forfeit_rows(self) -> list[dict[str, Any]]:
+        """Who forfeited how many games and why, in whose games (A's or B's)."""
+        rows = [{"games_of": s, **r} for s in SIDES for r in self.sides[s].forfeit_rows()]
+        return sorted(rows, key=lambda r: (-r["games"], r["games_of"], r["strategy"]))
+
+    def __repr__(self) -> str:
+        """What a person reads at a prompt (a notebook cell's last line): the setting, the
+        verdict and where to look next."""
+        from harness.coach.render import diff_summary
+
+        return "\n".join(diff_summary(self.to_json()))
+
+    def _repr_html_(self) -> str:
+        """A notebook's view: the summary, then the table of gains."""
+        from harness.coach.render import summary_html
+
+        return summary_html(self.__repr__(), self.gains)
 
     def gain_rows(self) -> list[dict[str, Any]]:
         """B's gain over A per game (and partings), for A's games, B's games and both, by
@@ -282,7 +327,9 @@ class Diff:
         row = next(r for r in self.gain_rows() if r["games"] == "both" and r["kind"] == "all")
         gain = row["gain_per_game"]
         low, high = gain["low"], gain["high"]
-        if row["parted"] == 0:
+        if self.rule is not None:
+            says = stopping.says(self.rule)
+        elif row["parted"] == 0:
             says = "identical: A and B never decide differently on these deals"
         elif low is None or high is None:
             says = "too few deals for an interval"
@@ -307,16 +354,42 @@ class Diff:
                     found.merge(spot)
         return merged
 
-    def ranked(self, gains: bool) -> list[tuple[Key, Spot]]:
-        """Parting keys where B gains (``gains``) or loses in all, most first."""
-        spots = [(k, s) for k, s in self.spots().items() if (s.gain > 0 if gains else s.gain < 0)]
+    def lessons(self) -> dict[Key, Spot]:
+        """The parting keys grouped into lessons: keys that differ only in the tile at
+        risk are one lesson (what the bots do there does not turn on that tile), its
+        ``at_risk`` the tiles seen, its spot the keys' spots merged."""
+        merged: dict[Key, Spot] = {}
+        risks: dict[Key, set[str]] = {}
+        for (situation, a, b), spot in sorted(self.spots().items()):
+            key = (replace(situation, at_risk=""), a, b)
+            risks.setdefault(key, set()).add(situation.at_risk)
+            found = merged.get(key)
+            if found is None:
+                merged[key] = Spot(
+                    spot.count, spot.gain, spot.high, spot.high_at, spot.low, spot.low_at
+                )
+            else:
+                found.merge(spot)
+        return {
+            (replace(s, at_risk=risk_text(risks[s, a, b])), a, b): spot
+            for (s, a, b), spot in merged.items()
+        }
+
+    def ranked(self, gains: bool, lessons: bool = True) -> list[tuple[Key, Spot]]:
+        """Lessons (``lessons``; else parting keys) where B gains (``gains``) or loses in
+        all, most first."""
+        found = self.lessons() if lessons else self.spots()
+        spots = [(k, s) for k, s in found.items() if (s.gain > 0 if gains else s.gain < 0)]
         sign = -1 if gains else 1
         return sorted(spots, key=lambda ks: (sign * ks[1].gain, ks[0]))
 
-    def spot_rows(self, gains: bool, top: int | None = None) -> list[dict[str, Any]]:
+    def spot_rows(
+        self, gains: bool, top: int | None = None, lessons: bool = True
+    ) -> list[dict[str, Any]]:
         games = max(self.games(), 1)
         rows = []
-        for (situation, a, b), spot in self.ranked(gains)[: self.top if top is None else top]:
+        ranked = self.ranked(gains, lessons)
+        for (situation, a, b), spot in ranked[: self.top if top is None else top]:
             rows.append(
                 {
                     **situation.to_json(),
@@ -342,14 +415,33 @@ class Diff:
             "games": {"A": self.games(("A",)), "B": self.games(("B",))},
             "seed": self.seed,
             "engine": self.engine,
+            "seat_settings": self.settings.limit_values(),
             "verdict": self.verdict,
+            "sequential": None
+            if self.rule is None
+            else {
+                "deals": self.rule.deals,
+                "settled": self.rule.settled,
+                "level": self.rule.level,
+                "low": self.rule.low,
+                "high": self.rule.high,
+                "looks": stopping.looks(stopping.MAX_DEALS),
+                "alpha": stopping.ALPHA,
+                "delta": stopping.DELTA,
+            },
             "gains": self.gain_rows(),
             "where_b_gains": self.spot_rows(True),
             "where_b_loses": self.spot_rows(False),
             "examples": [e.to_json() for e in self.examples],
-            "forfeits": {s: int(sum(self.sides[s].column("forfeits"))) for s in SIDES},
+            "forfeits": {s: self.forfeits((s,)) for s in SIDES},
+            "forfeited": self.forfeit_rows(),
+            "figures_from": forfeit_note(self.forfeits(), self.games() + self.forfeits())
+            if self.forfeits()
+            else None,
             "shadow_failures": {s: int(sum(self.sides[s].column("failed"))) for s in SIDES},
             "failure_examples": [f for s in SIDES for f in self.sides[s].failures[:2]],
+            "plugin_output": self.output.to_json(),
+            "notes": list(self.notes),
             "cpu_seconds": self.cpu,
             "wall_seconds": self.wall,
         }
@@ -385,7 +477,9 @@ class Diff:
         first."""
         import pandas as pd
 
-        rows = self.spot_rows(True, top=10**9) + list(reversed(self.spot_rows(False, top=10**9)))
+        rows = self.spot_rows(True, 10**9, False) + list(
+            reversed(self.spot_rows(False, 10**9, False))
+        )
         columns = [*Situation.__dataclass_fields__, "a", "b", "count", "mean_gain", "gain_per_game"]
         return pd.DataFrame(rows, columns=[*columns, "describe"])[columns]
 
@@ -395,8 +489,10 @@ class Diff:
         from harness.coach.render import diff_blocks, write_answer
 
         records = [e.record for e in self.examples]
+        title = f"Diff: {self.a} / {self.b}"
+        data = self.to_json()
         return write_answer(
-            Path(folder), "diff", f"Diff: {self.a} / {self.b}", self.to_json(), records, diff_blocks
+            Path(folder), "diff", title, data, records, diff_blocks, self.output.lines
         )
 
 
@@ -422,7 +518,7 @@ def diff(
     opponents: Sequence[str | StrategySpec] = DEFAULT_OPPONENTS,
     rules: Rules | str | dict | None = "official",
     players: int = 2,
-    deals: int = DEFAULT_DEALS,
+    deals: int | None = None,
     seed: int = 1,
     engine: str | None = None,
     workers: int = 1,
@@ -431,72 +527,131 @@ def diff(
     max_turns: int = DEFAULT_MAX_TURNS,
     progress: Callable[[int, int], None] | None = None,
     settings: SeatSettings | None = None,
+    move_time: float | None = None,
+    game_time: float | None = None,
+    isolation: str | None = None,
+    note: Callable[[str], None] | None = None,
 ) -> Diff:
-    """A against B on ``deals`` duplicate deals against ``opponents`` (module docstring).
-    ``a`` and ``b`` may be ``NAME=REF`` (two versions of one bot under names of their
-    own). ``examples``: positions played again with their records, where B gains most
-    and where it loses most (as many of each). ``engine``: auto (the default), python or
-    native; or ``settings``, a SeatSettings (its engine: the diff takes no seat limits),
-    not both."""
+    """A against B on duplicate deals against ``opponents`` (module docstring): ``deals``
+    of them, or (None, the default) up to :data:`~harness.coach.stopping.MAX_DEALS`,
+    stopping once the answer is settled (:mod:`harness.coach.stopping`). ``a`` and ``b``
+    may be ``NAME=REF`` (two versions of one bot under names of their own).
+    ``examples``: positions played again with their records, where B gains most and
+    where it loses most (as many of each). ``engine`` (auto, the default; python or
+    native), ``move_time``, ``game_time`` and ``isolation`` are the seat settings every
+    seat plays under, as in a tournament (the shadow's calls count against its own
+    limits); or ``settings``, a SeatSettings, not both. The bots play in worker processes
+    whatever they do: a bot that ends its process forfeits that game (a shadow's death
+    is its failure), its output is kept apart (:attr:`Diff.output`)."""
     started, wall = time.process_time(), time.perf_counter()
-    seats = settings_from(settings, engine=engine)  # auto unless told
-    field_ = make_field(opponents, rules, players, deals, seed, seats, max_turns)
-    names = []
-    specs = []
+    seats = settings_from(
+        settings, engine=engine, move_time=move_time, game_time=game_time, isolation=isolation
+    )
+    sequential = deals is None
+    planned = stopping.MAX_DEALS if deals is None else deals
+    field_ = make_field(opponents, rules, players, planned, seed, seats, max_turns)
+    given, specs = [], []
     for what, ref in (("A", a), ("B", b)):
         name, text = named(ref) if isinstance(ref, str) else (None, ref)
         (spec,) = resolve_all([text], what)
         specs.append(spec)
-        names.append(name or spec.label)
+        given.append(name)
+    shown = shown_names([*specs, *field_.opponents])
+    field_ = replace(field_, opponent_names=tuple(shown[2:]))
+    names = [given[i] or shown[i] for i in range(2)]
     if names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
-    sides: dict[str, DiffTally] = {}
-    used = "python"
-    done_before = 0
-    worker_cpu = 0.0
-    for side, (primary, shadow) in zip(SIDES, (specs, specs[::-1]), strict=True):
-        subject = DiffSubject(primary, shadow, names[0] if side == "A" else names[1])
-
-        def told(done: int, total: int, before: int = done_before) -> None:
-            if progress is not None:
-                progress(before + done, 2 * field_.games)
-
-        sides[side], used, cpu = play_field(
-            field_, subject, lambda side=side: DiffTally(side), workers=workers, progress=told
+    sides = [
+        (DiffSubject(primary, shadow, name, other), lambda side=side: DiffTally(side))
+        for side, (primary, shadow), name, other in zip(
+            SIDES, (specs, specs[::-1]), names, names[::-1], strict=True
         )
-        worker_cpu += cpu
-        done_before += field_.games
+    ]
+    looks = stopping.looks(planned) if sequential else []
+    rule: list[stopping.Look] = []
+
+    def settled(count: int, tallies: list[DiffTally]) -> bool:
+        found = _look(tallies, len(looks), count == planned)
+        rule[:] = [found]
+        return found.settled is not None
+
+    played = play_sides(field_, sides, workers=workers, progress=progress, looks=looks,
+                        settled=settled if sequential else None, note=note)  # fmt: skip
+    if sequential and (not rule or rule[0].deals != played.deals):
+        rule[:] = [_look(played.tallies, len(looks), True)]  # the maximum: what it says there
     result = Diff(
         names[0],
         names[1],
-        [o.label for o in field_.opponents],
+        list(shown[2:]),
         field_.rules,
-        deals,
+        played.deals,
         seed,
-        used,
-        sides,
+        played.engine,
+        dict(zip(SIDES, played.tallies, strict=True)),
         top=situations,
+        output=played.output,
+        notes=played.notes,
+        settings=seats,
+        rule=rule[0] if rule else None,
     )
-    result.examples = _examples(result, field_, specs, names, examples)
-    result.cpu = time.process_time() - started + worker_cpu
+    picks = [(s.high_at, s.high) for _, s in result.ranked(True)[:examples]]
+    picks += [(s.low_at, s.low) for _, s in result.ranked(False)[:examples]]
+    found, output = call_contained(_examples, field_, sides, picks) if picks else ([], Output())
+    result.examples = [] if found is None else found
+    if len(result.examples) < len(picks):
+        result.notes.append(
+            f"{len(picks) - len(result.examples)} of {len(picks)} examples did not play "
+            "again the same way, and are left out"
+        )
+    result.output.count(output.by_strategy)
+    for line in output.lines:
+        result.output.add(line)
+    result.cpu = time.process_time() - started + played.cpu
     result.wall = time.perf_counter() - wall
     return result
 
 
+def _look(tallies: Sequence[DiffTally], count: int, last: bool) -> stopping.Look:
+    """The sequential rule at the deals the tallies hold: B's gain and the games per deal,
+    over both sides' games."""
+    gains, games, parted = deal_gains(tallies)
+    return stopping.look(gains, games, count, last, sum(p > 0 for p in parted))
+
+
+def deal_gains(tallies: Sequence[DiffTally]) -> tuple[list[float], list[float], list[float]]:
+    """Per deal, over both sides' games: B's gain, the completed games, the partings."""
+    n = len(tallies[0].rows)
+    gains, games, parted = [0.0] * n, [0.0] * n, [0.0] * n
+    for tally in tallies:
+        columns = [tally.column(f"{k}_gain") for k in KINDS]
+        partings = [tally.column(f"{k}_parted") for k in KINDS]
+        for i, (played, *kinds) in enumerate(zip(tally.column("games"), *columns, strict=True)):
+            games[i] += played
+            gains[i] += sum(kinds)
+            parted[i] += sum(p[i] for p in partings)
+    return gains, games, parted
+
+
 def _examples(
-    result: Diff, field_: Field, specs: list[StrategySpec], names: list[str], count: int
+    field_: Field, sides: list[Any], picks: list[Any], *, watch: Any = None
 ) -> list[DiffExample]:
-    """The extreme instance of the ``count`` keys where B gains most, and loses most."""
+    """The extreme instance of the lessons where B gains most, and loses most (``picks``:
+    (side, where) and B's gain there), played again with their records (in a worker
+    process: :mod:`.workers`)."""
     found = []
-    picks = [(k, s.high_at, s.high) for k, s in result.ranked(True)[:count]]
-    picks += [(k, s.low_at, s.low) for k, s in result.ranked(False)[:count]]
-    for key, at, gain in picks:
-        assert at is not None
+    for at, gain in picks:
         side, where = at
-        primary, shadow = (specs[0], specs[1]) if side == "A" else (specs[1], specs[0])
-        subject = DiffSubject(primary, shadow, names[0] if side == "A" else names[1])
+        subject = sides[SIDES.index(side)][0]
         tally = DiffTally(side, catch=where.index)
-        game, (moment, parting) = replay_game(field_, subject, tally, where)
+        again = replay_game(field_, subject, tally, where, watch)
+        if again is None:
+            continue
+        game, (moment, parting) = again
+        a, b = parting.primary, parting.shadow
+        if side == "B":
+            a, b = b, a
+        key = (situation_of(moment, parting.kind), move_text(parting.kind, a),
+               move_text(parting.kind, b))  # fmt: skip
         found.append(
             DiffExample(
                 key,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.coach.situations import BAND_PLURALS, KIND_NAMES
+from harness.errors import plural
 from harness.jsonsafe import json_safe
 from harness.report.files import write_text_atomic
 from harness.report.render import (
@@ -57,11 +58,53 @@ def _kind(kind: str) -> str:
 
 def _setting(data: dict[str, Any], who: str) -> str:
     games = data["games"] if isinstance(data["games"], int) else sum(data["games"].values())
-    return (
-        f"{games:,} games: {data['deals']:,} duplicate deals of {who} against "
-        f"{', '.join(data['opponents'])}, {data['rules_text']}, every seat "
-        f"order, seed {data['seed']}, {data['engine']} engine, {data['cpu_seconds']:.1f} CPU-s."
+    forfeits = (
+        data["forfeits"] if isinstance(data["forfeits"], int) else sum(data["forfeits"].values())
     )
+    played = f"{games + forfeits:,} games ({games:,} completed)" if forfeits else f"{games:,} games"
+    limits = _limits(data.get("seat_settings") or {})
+    return (
+        f"{played}: {data['deals']:,} duplicate deals of {who} against "
+        f"{', '.join(data['opponents'])}, {data['rules_text']}, every seat "
+        f"order, seed {data['seed']}, {data['engine']} engine{limits}, "
+        f"{data['cpu_seconds']:.1f} CPU-s."
+    )
+
+
+def _limits(settings: dict[str, Any]) -> str:
+    """The seat limits in force, for the setting's line (nothing when there are none)."""
+    words = [f"{key.replace('_', ' ')} {settings[key]:g} s" for key in ("move_time", "game_time")
+             if settings.get(key) is not None]  # fmt: skip
+    if settings.get("isolation", "none") != "none":
+        words.append(f"isolation {settings['isolation']}")
+    return f" ({', '.join(words)})" if words else ""
+
+
+_ROLE = {"bot": "the bot", "opponent": "an opponent", "none": "no seat"}
+
+
+def forfeit_lines(data: dict[str, Any], who: Callable[[dict[str, Any]], str]) -> list[str]:
+    """The forfeits, for people: what the figures are computed from, then one line per
+    (strategy, kind) with its count and its first game's line. Empty without forfeits."""
+    if not data["forfeited"]:
+        return []
+    lines = [f"Forfeits: {data['figures_from']}."]
+    for r in data["forfeited"]:
+        lines.append(f"{who(r)}: {plural(r['games'], 'game')}, {r['kind']}; first: {r['example']}")
+    return lines
+
+
+def output_lines(data: dict[str, Any], path: str | None) -> list[str]:
+    """What the bots wrote, for people: characters by strategy and where the lines are
+    (None: not written yet). Empty when no bot wrote anything."""
+    found = data.get("plugin_output") or {}
+    by = found.get("by_strategy") or {}
+    if not by:
+        return []
+    who = ", ".join(f"{name} {chars:,}" for name, chars in by.items())
+    where = f"; the lines are in {path}" if path else ""
+    cut = " (cut: the first ones only)" if found.get("cut") else ""
+    return [f"The bots' output (characters written, by strategy): {who}{where}{cut}."]
 
 
 # -- the coach -----------------------------------------------------------------------------
@@ -110,8 +153,8 @@ def band_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
 
 
 def situation_table(rows: list[dict[str, Any]], moves: tuple[str, str], value: str) -> Block:
-    header = ["#", "decision", "dice", "total", "set aside", "in reach", "at risk", "phase"]
-    header += [moves[0], moves[1], "times", f"mean {value}", f"{value}/game"]
+    header = ["#", "decision", "dice", "roll", "total", "set aside", "in reach", "at risk"]
+    header += ["phase", moves[0], moves[1], "times", f"mean {value}", f"{value}/game"]
     cells = []
     for n, r in enumerate(rows, 1):
         first, second = (r["did"], r["better"]) if "did" in r else (r["a"], r["b"])
@@ -119,8 +162,8 @@ def situation_table(rows: list[dict[str, Any]], moves: tuple[str, str], value: s
         per = r["loss_per_game"] if "loss_per_game" in r else r["gain_per_game"]
         cells.append(
             [
-                str(n), KIND_NAMES[r["kind"]], str(r["dice"]), str(r["total"]), r["set_aside"],
-                r["in_reach"], r["at_risk"], "end game" if r["end_game"] else "",
+                str(n), KIND_NAMES[r["kind"]], str(r["dice"]), r["roll"], str(r["total"]),
+                r["set_aside"], r["in_reach"], r["at_risk"], "end game" if r["end_game"] else "",
                 first, second, f"{r['count']:,}", num(mean, 3), num(per, 4),
             ]
         )  # fmt: skip
@@ -181,11 +224,7 @@ def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
             "against the best option for the turn's worm swing (docs/coach.md)."
         )
     )
-    if data["forfeits"]:
-        out.append(
-            bullets([f"{bot} forfeited {data['forfeits']:,} game(s); e.g. {line}"
-                     for line in data["forfeit_examples"][:1]])
-        )  # fmt: skip
+    out += _trouble_blocks(data, _coach_who(bot))
     out.append(h2("Worms lost per game, by kind of decision"))
     out.append(table(*kind_table(data)))
     out.append(
@@ -247,6 +286,7 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     """The terminal's answer (80 columns)."""
     bot = data["bot"]
     out = textwrap.wrap(f"Coach: {bot}. " + _setting(data, bot), WIDTH)
+    out += _forfeit_text(data, _coach_who(bot))
     out += ["", "Worms lost per game (regret against the exact turn optimum; 95% CI by deal):"]
     header, rows = kind_table(data)
     header[2] = "lost/game"
@@ -276,11 +316,55 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
         ],
         records,
     )
-    if data["forfeits"]:
-        out += [
-            "",
-            f"{bot} forfeited {data['forfeits']:,} game(s); first: {data['forfeit_examples'][0]}",
-        ]
+    out += _trouble_lines(data)
+    return out
+
+
+def _coach_who(bot: str) -> Callable[[dict[str, Any]], str]:
+    def who(r: dict[str, Any]) -> str:
+        if r["role"] == "none":
+            return "no seat (its process died outside any call)"
+        return f"{r['strategy']} ({'the bot' if r['role'] == 'bot' else 'an opponent'})"
+
+    return who
+
+
+def _diff_who(r: dict[str, Any]) -> str:
+    where = f"in {r['games_of']}'s games"
+    if r["role"] == "none":
+        return f"no seat {where} (its process died outside any call)"
+    return f"{r['strategy']} ({_ROLE[r['role']]}, {where})"
+
+
+def _trouble_blocks(data: dict[str, Any], who: Callable[[dict[str, Any]], str]) -> list[Block]:
+    """The forfeits, the bots' output and the notes, for the pages (nothing if none)."""
+    out: list[Block] = []
+    lines = forfeit_lines(data, who)
+    if lines:
+        out += [h2("Forfeits"), para(lines[0]), bullets(lines[1:])]
+    said = output_lines(data, "output.log") + [f"Note: {n}." for n in data.get("notes", [])]
+    if said:
+        out.append(bullets(said))
+    return out
+
+
+def _forfeit_text(data: dict[str, Any], who: Callable[[dict[str, Any]], str]) -> list[str]:
+    """The forfeits for the terminal (after the setting), wrapped at 80 columns."""
+    out: list[str] = []
+    lines = forfeit_lines(data, who)
+    if lines:
+        out += ["", *textwrap.wrap(lines[0], WIDTH)]
+        for line in lines[1:]:
+            out += textwrap.wrap(line, WIDTH, initial_indent="  ", subsequent_indent="    ")
+    return out
+
+
+def _trouble_lines(data: dict[str, Any]) -> list[str]:
+    """The bots' output and the notes for the terminal (at the end), in 80 columns."""
+    out: list[str] = []
+    path = data.get("files", {}).get("output")
+    for line in output_lines(data, path) + [f"Note: {n}." for n in data.get("notes", [])]:
+        out += ["", *textwrap.wrap(line, WIDTH)]
     return out
 
 
@@ -315,6 +399,7 @@ def diff_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
     out = [h1(f"Diff: A = {data['a']}, B = {data['b']}")]
     out.append(para(_setting(data, "A and B")))
     out.append(para(_verdict_text(data)))
+    out += _trouble_blocks(data, _diff_who)
     out.append(h2("Where they part, and what it is worth"))
     out.append(table(*gain_table(data)))
     for gains, title in ((True, "Where B gains most"), (False, "Where B loses most")):
@@ -351,6 +436,12 @@ def diff_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
                 "worth more and those where it is worth less.",
                 "No game outcome enters, only exact expectations, so a diff separates two "
                 "versions with far fewer games than a compare of results.",
+                "A row of where B gains or loses is one lesson: the situations that differ "
+                "only in the tile at risk (what the bots do there does not turn on it) are "
+                "one row, the tiles listed under at risk, counts and gains summed.",
+                "Without --deals the diff stops once its answer is settled (a sequential "
+                "rule: at most 5% error over all its looks; docs/coach.md), at most 500 "
+                "deals. Only completed games count: a game with a forfeit is left out whole.",
             ]
         )
     )
@@ -362,6 +453,7 @@ def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
         f"Diff: A = {data['a']}, B = {data['b']}. " + _setting(data, "A and B"), WIDTH
     )
     out += [""] + textwrap.wrap(_verdict_text(data), WIDTH)
+    out += _forfeit_text(data, _diff_who)
     header, rows = gain_table(data, "both")
     keep = [1, 3, 4, 5, 6, 7, 8]
     out += ["", "Where they part (both bots' games):"]
@@ -392,7 +484,10 @@ def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     )
     failures = data["shadow_failures"]
     if any(failures.values()):
-        out += ["", f"Shadow failures: {failures} (first: {data['failure_examples'][0]})"]
+        line = (f"Shadow failures: {failures['A']:,} in A's games, {failures['B']:,} in B's "
+                f"(first: {data['failure_examples'][0]})")  # fmt: skip
+        out += ["", *textwrap.wrap(line, WIDTH)]
+    out += _trouble_lines(data)
     return out
 
 
@@ -404,11 +499,21 @@ def write_answer(
     data: dict[str, Any],
     records: list[dict[str, Any]],
     blocks: Callable[[dict[str, Any], list[str]], list[Block]],
+    output: list[str] = (),  # type: ignore[assignment]
 ) -> tuple[dict[str, Any], dict[str, Path]]:
-    """The examples' records, then ``stem``.md, .html and .json, into ``folder``: the data
-    written (with the records' paths, ``records``) and the files."""
+    """The examples' records, the bots' output (``output.log``, when they wrote any), then
+    ``stem``.md, .html and .json, into ``folder``: the data written (with the records'
+    paths, ``records``, and the files) and the files."""
     data["records"] = paths = write_records(folder, records)
-    return data, write_files(folder, stem, title, blocks(data, paths), data)
+    extra: dict[str, Path] = {}
+    if output:
+        folder.mkdir(parents=True, exist_ok=True)
+        extra["output"] = write_text_atomic(folder / "output.log", "\n".join(output) + "\n")
+    data["files"] = {k: str(v) for k, v in extra.items()}
+    files = write_files(folder, stem, title, blocks(data, paths), data)
+    files.update(extra)
+    data["files"] = {k: str(v) for k, v in files.items()}
+    return data, files
 
 
 def write_records(folder: Path, records: list[dict[str, Any]]) -> list[str]:
@@ -438,8 +543,45 @@ def write_files(
     }
 
 
+# -- for notebooks ---------------------------------------------------------------------------
+def coach_summary(data: dict[str, Any]) -> list[str]:
+    """A coach's result in a few lines (its repr): the setting, the loss per game, the
+    forfeits, and where to look next."""
+    every = data["kinds"][-1]["loss_per_game"]
+    lines = textwrap.wrap(f"Coach: {data['bot']}. " + _setting(data, data["bot"]), WIDTH)
+    lines.append(
+        f"  worms lost per game to its decisions: {_est(every, 3)} (95% CI {_ci(every, 3)})"
+    )
+    lines += ["  " + line for line in forfeit_lines(data, _coach_who(data["bot"]))[:1]]
+    lines.append("  tables: c.kinds, c.situations, c.bands_frame; files: c.write(folder)")
+    return lines
+
+
+def diff_summary(data: dict[str, Any]) -> list[str]:
+    """A diff's result in a few lines (its repr): the setting, the verdict, the forfeits,
+    and where to look next."""
+    lines = textwrap.wrap(
+        f"Diff: A = {data['a']}, B = {data['b']}. " + _setting(data, "A and B"), WIDTH
+    )
+    lines += textwrap.wrap(_verdict_text(data), WIDTH, initial_indent="  ",
+                           subsequent_indent="  ")  # fmt: skip
+    lines += ["  " + line for line in forfeit_lines(data, _diff_who)[:1]]
+    lines.append("  tables: d.gains, d.partings; files: d.write(folder)")
+    return lines
+
+
+def summary_html(text: str, frame: Any) -> str:
+    """A notebook's view of a result: its summary lines, then a table (a DataFrame)."""
+    import html
+
+    return f"<pre>{html.escape(text)}</pre>" + (frame._repr_html_() or "")
+
+
 __all__ = [
     "coach_blocks",
+    "coach_summary",
+    "diff_summary",
+    "summary_html",
     "coach_lines",
     "diff_blocks",
     "diff_lines",

@@ -199,19 +199,28 @@ class Shadowed(Strategy):
     """The primary bot plays; the shadow is asked the same questions (module docstring).
 
     ``watcher`` hears every question with a choice, every parting and the shadow's
-    failure (which ends the shadowing of the game). The shadow is asked every question,
-    a pick with one legal face too: its state (``view.rng`` drawn from, say) follows the
-    primary's questions one for one. The primary's answers go to the
+    failure (which ends the shadowing of the game); ``failed`` is a failure decided before
+    the game (its process died in this game before: the game is played without it). The
+    shadow is asked every question, a pick with one legal face too: its state
+    (``view.rng`` drawn from, say) follows the primary's questions one for one. The
+    primary's answers go to the
     engine untouched. :attr:`error` holds an error of the valuation itself (raised by the
     caller after the game: never the primary's forfeit).
     """
 
     name = "shadowed"
 
-    def __init__(self, primary: Strategy, shadow: Strategy, watcher: Watcher) -> None:
+    def __init__(
+        self,
+        primary: Strategy,
+        shadow: Strategy | None,
+        watcher: Watcher,
+        failed: str | None = None,
+    ) -> None:
         self.primary = primary
         self.shadow = shadow
         self.watcher = watcher
+        self.failed_before = failed  # decided before the game (its process died in it)
         self.failure: str | None = None
         self.error: BaseException | None = None
         self._view: View | None = None
@@ -223,6 +232,9 @@ class Shadowed(Strategy):
 
     def new_game(self, seat: int, rules: Rules) -> None:
         self.primary.new_game(seat, rules)
+        if self.shadow is None or self.failed_before is not None:
+            self._fail(self.failed_before or "it could not be built")
+            return
         try:
             self.shadow.new_game(seat, rules)
         except BaseException as exc:

@@ -22,7 +22,9 @@ apart: a regret there is not necessarily a mistake.
 
 **Situation.** A decision's key, as a person reads it (:class:`Situation`): the kind of
 decision (pick a face, stop or roll on, choose a claim), the dice (rolled, for a pick;
-left, for a stop or claim), the total set aside before it, the faces set aside, the tile
+left, for a stop or claim) and, for a pick, the roll itself (what was rolled decides
+what is best: without it two picks would read the same), the total set aside before it,
+the faces set aside, the tile
 a stop would take now (``in reach``: the best claim at that total, ``-`` without a worm
 or a tile), the tile at risk (your top tile, lost on a bust, R9) and the phase. With
 what was done and the better move (the coach), or what each of two bots does (the diff),
@@ -82,6 +84,20 @@ def move_text(kind: str, move: Any) -> str:
     return f"take {tile}" if victim is None else f"steal {tile} from seat {victim}"
 
 
+def roll_text(faces: tuple[int, ...]) -> str:
+    """A roll as a person reads it: ``W W 5 4 4 3 2 1`` (highest first), ``-`` for none."""
+    return " ".join(face_name(f) for f in sorted(faces, reverse=True)) or "-"
+
+
+def risk_text(risks: set[str] | frozenset[str]) -> str:
+    """The tiles at risk of a lesson's situations, as a person reads them: ``24``,
+    ``none, 23, 27`` (``-``, no tile, read as none), lowest first."""
+    if risks <= {"-"}:
+        return "-"
+    tiles = sorted((r for r in risks if r != "-"), key=int)
+    return ", ".join(["none"] * ("-" in risks) + tiles)
+
+
 def claim_text(claim: tuple[int, int | None] | None) -> str:
     """What a stop would take, as a person reads it; ``-`` for nothing."""
     if claim is None:
@@ -96,6 +112,7 @@ class Situation:
 
     kind: str
     dice: int
+    roll: str  # a pick's roll, ``W W 5 4 4 3 2 1`` (highest first); ``-`` for a stop, a claim
     total: int
     set_aside: str
     in_reach: str
@@ -103,15 +120,20 @@ class Situation:
     end_game: bool
 
     def describe(self) -> str:
-        """One line: ``stop or roll on, 3 dice left, total 26 (W 5 4), a stop takes 26,
-        24 at risk``."""
-        dice = f"{self.dice} {'die' if self.dice == 1 else 'dice'}"
-        dice += " rolled" if self.kind == "pick" else " left"
+        """One line: ``pick a face, rolled W W 5 3 2, total 10 (4 1)``, ``stop or roll
+        on, 3 dice left, total 26 (W 5 4), a stop takes 26, 24 at risk``. An ``at_risk``
+        of several tiles (the diff's lessons, :func:`lessons`) reads ``24, 27 at risk``."""
+        if self.kind == "pick":
+            dice = f"rolled {self.roll}"
+        else:
+            dice = f"{self.dice} {'die' if self.dice == 1 else 'dice'} left"
         parts = [KIND_NAMES[self.kind], dice, f"total {self.total} ({self.set_aside})"]
         parts.append(
             "nothing in reach" if self.in_reach == "-" else f"a stop takes {self.in_reach}"
         )
-        if self.at_risk != "-":
+        if "," in self.at_risk:
+            parts.append(f"at risk: {self.at_risk}")
+        elif self.at_risk != "-":
             parts.append(f"{self.at_risk} at risk")
         if self.end_game:
             parts.append("end game")
@@ -121,6 +143,7 @@ class Situation:
         return {
             "kind": self.kind,
             "dice": self.dice,
+            "roll": self.roll,
             "total": self.total,
             "set_aside": self.set_aside,
             "in_reach": self.in_reach,
@@ -143,4 +166,6 @@ __all__ = [
     "claim_text",
     "faces_text",
     "move_text",
+    "risk_text",
+    "roll_text",
 ]

@@ -9,8 +9,11 @@
 * :mod:`harness.env.gym` -- Gymnasium's single-agent environment against harness
   strategies (the ``rl`` extra);
 * :mod:`harness.env.vector` -- N games a call with numpy arrays, in C where built;
+* :mod:`harness.env.opponents` -- the agent's opponents under the seat settings (time
+  limits, process isolation), held as a tournament holds its seats;
 * :mod:`harness.env.policy` -- a trained policy as a harness strategy.
 
 The room sits beside the tournament runner: it plays through the engines (Python and
-native) and takes its deal seeds from :mod:`harness.tourney.plan`; nothing below imports it.
+native), takes its deal seeds from :mod:`harness.tourney.plan` and builds guarded seats
+through :func:`harness.play.open_seats`; nothing below imports it.
 """

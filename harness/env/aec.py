@@ -36,6 +36,8 @@ from harness.env.game import (
     SteppedGame,
     board_of,
     check_choice,
+    check_episode,
+    check_reward,
     draw,
     final_reward,
     margin,
@@ -76,7 +78,7 @@ class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]
         n = self.rules.players
         self.schedule = Schedule(n, seat=0, dice=dice)  # every seat an agent: one order
         self.reward, self.illegal = reward, illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
         self.max_turns, self.record, self.render_mode = max_turns, record, render_mode
         self.possible_agents = [f"seat_{i}" for i in range(n)]
         self._spaces = {a: observation_space() for a in self.possible_agents}
@@ -102,7 +104,7 @@ class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]
         elif options and "deal" in options:
             episode = int(options["deal"])
         self._next = episode + 1
-        ep = self.schedule.episode(self._seed, episode)
+        ep = self.schedule.episode(self._seed, check_episode(episode, "reset"))
         self.episode, self.deal = episode, ep.deal
         names = list(self.possible_agents)
         self._builder = RecordBuilder(self.rules, names) if self.record else None
@@ -144,6 +146,13 @@ class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]
         }
 
     def step(self, action: Any) -> None:
+        if self.game is None:  # PettingZoo's own wording (its OrderEnforcingWrapper)
+            raise AssertionError("reset() needs to be called before step.")
+        if not self.agents:  # every agent stepped out: PettingZoo warns and does nothing
+            from pettingzoo.utils.env_logger import EnvLogger
+
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -22,6 +22,7 @@ at every turn's end, so an episode's swings add up to its margin.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -48,6 +49,9 @@ from harness.tourney.plan import deal_seed, game_seed
 REWARDS = ("margin", "win", "swing")
 ILLEGAL = ("penalty", "raise")
 DONE = -1  # the phase of a game with no question pending (over, capped or forfeited)
+MAX_EPISODE = 2**63 - 1
+"""The last episode number: ``info["episode"]`` is an int64 (the vector environment's
+array, the C slots); an episode past it is refused, never wrapped to a negative one."""
 
 
 class IllegalAction(ValueError):
@@ -279,6 +283,28 @@ def check_choice(what: str, value: Any, allowed: Sequence[Any]) -> None:
         raise ValueError(f"{what}: expected one of {', '.join(map(str, allowed))}, got {value!r}")
 
 
+def check_reward(what: str, value: Any) -> float:
+    """``value`` as a finite float, or one line (ValueError): a NaN or an infinity would
+    poison every return it is summed into."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: expected a number, got {value!r}") from None
+    if isinstance(value, bool) or not math.isfinite(number):
+        raise ValueError(f"{what}: expected a finite number, got {value!r}")
+    return number
+
+
+def check_episode(episode: int, where: str = "episode") -> int:
+    """``episode`` if it is an episode number (0 to :data:`MAX_EPISODE`), else one line."""
+    if not 0 <= episode <= MAX_EPISODE:
+        raise ValueError(
+            f"{where}: episode {episode} is past the last episode number, 2**63 - 1 "
+            "(an int64): reset with a smaller start or stride"
+        )
+    return episode
+
+
 # -- which game an episode is --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Episode:
@@ -338,6 +364,7 @@ class Schedule:
         return (self.players - self.seat) % self.players
 
     def episode(self, seed: int, e: int) -> Episode:
+        check_episode(e)
         orders = self.orders
         deal, k = divmod(e, len(orders))
         dseed = deal_seed(seed, deal)
@@ -434,9 +461,12 @@ __all__ = [
     "Episode",
     "ILLEGAL",
     "IllegalAction",
+    "MAX_EPISODE",
     "REWARDS",
     "Schedule",
     "SteppedGame",
+    "check_episode",
+    "check_reward",
     "final_reward",
     "margin",
     "Board",

@@ -30,8 +30,11 @@ import numpy as np
 
 from harness.env._extra import gymnasium, spaces
 from harness.env.encoding import ACTIONS, OBS_SIZE
+from harness.env.game import check_episode
+from harness.env.opponents import limits_of
 from harness.env.single import SingleAgent
 from harness.game.engines import ENGINES
+from harness.seats.settings import SeatSettings
 
 
 def observation_space() -> Any:
@@ -64,12 +67,16 @@ class PickominoEnv(gymnasium.Env):
         record: bool = False,
         render_mode: str | None = None,
         engine: str = "auto",
+        settings: SeatSettings | None = None,
+        move_time: float | None = None,
+        game_time: float | None = None,
+        isolation: str | None = None,
     ) -> None:
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode: expected None or 'ansi', got {render_mode!r}")
         if engine not in ENGINES:
             raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
-        settings = dict(
+        common = dict(
             rules=rules,
             seat=seat,
             seating=seating,
@@ -79,19 +86,20 @@ class PickominoEnv(gymnasium.Env):
             illegal_reward=illegal_reward,
             max_turns=max_turns,
         )
+        limits = limits_of(settings, move_time, game_time, isolation)
         self._core: Any = None
         if engine != "python" and not record:
             from harness.env.vector import NativeSingle, native_problem
 
-            problem = native_problem(opponents)
+            problem = native_problem(opponents, limits)
             if problem is None:
-                self._core = NativeSingle(opponents, **settings)
+                self._core = NativeSingle(opponents, **common)
             elif engine == "native":
                 raise ValueError(f"engine native: {problem}")
         elif engine == "native":
             raise ValueError("engine native: records are kept by the Python engine only")
         if self._core is None:
-            self._core = SingleAgent(opponents, record=record, **settings)
+            self._core = SingleAgent(opponents, record=record, limits=limits, **common)
         self.engine = "python" if isinstance(self._core, SingleAgent) else "native"
         self.render_mode = render_mode
         self.observation_space = observation_space()
@@ -113,10 +121,16 @@ class PickominoEnv(gymnasium.Env):
         elif options and "deal" in options:
             orders = len(self._core.schedule.orders)
             episode = int(options["deal"]) * orders + int(options.get("order", 0)) % orders
+        check_episode(episode, "reset")
         self._next = self._core.reset(self._seed, episode) + 1
         return self._observation(), self._core.info()
 
     def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        if self._core.ended:  # Gymnasium's error for its order of calls
+            raise gymnasium.error.ResetNeeded(
+                "step() after the episode ended (terminated or truncated) or before reset(): "
+                "call reset() first"
+            )
         reward, terminated, truncated, illegal = self._core.step(action)
         info = self._core.info()
         info["illegal_action"] = illegal
@@ -135,9 +149,17 @@ class PickominoEnv(gymnasium.Env):
             return None
         return self._core.render()
 
+    def close(self) -> None:
+        """End the opponents' seat processes, if any (under the seat settings)."""
+        close = getattr(self._core, "close", None)
+        if close is not None:
+            close()
+        super().close()
+
 
 ENV_ID = "harness/Pickomino-v0"
-if ENV_ID not in gymnasium.registry:  # gymnasium.make("harness/Pickomino-v0", opponents=...)
+# gymnasium.make("harness.env.gym:harness/Pickomino-v0", ...) imports this first (docs/rl.md)
+if ENV_ID not in gymnasium.registry:
     gymnasium.register(ENV_ID, entry_point=PickominoEnv)
 
 __all__ = ["ENGINES", "ENV_ID", "PickominoEnv", "observation_space"]

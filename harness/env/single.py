@@ -3,8 +3,9 @@ environment (:mod:`harness.env.gym`) and the vector environment's Python fallbac
 (:mod:`harness.env.vector`) both step.
 
 The agent is table entrant 0; the other entrants are the given strategies, built afresh
-every episode (an instance given is reused). Which game episode e is, rewards and the
-illegal-action rule: :mod:`harness.env.game`.
+every episode (an instance given is reused), held under the seat settings' limits as a
+tournament holds its seats (:mod:`harness.env.opponents`). Which game episode e is,
+rewards and the illegal-action rule: :mod:`harness.env.game`.
 """
 
 from __future__ import annotations
@@ -24,15 +25,17 @@ from harness.env.game import (
     SteppedGame,
     board_of,
     check_choice,
+    check_reward,
     draw,
     final_reward,
     margin,
-    seat_makers,
 )
+from harness.env.opponents import Opponents
 from harness.errors import HarnessError
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.record import RecordBuilder
 from harness.game.rules import Rules
+from harness.seats import SeatLimits
 
 MAX_SKIPPED = 100  # episodes in a row that may end before the agent's first question
 
@@ -53,6 +56,7 @@ class SingleAgent:
         illegal_reward: float = -1.0,
         max_turns: int = DEFAULT_MAX_TURNS,
         record: bool = False,
+        limits: SeatLimits | None = None,
     ) -> None:
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
         self.rules = Rules.coerce(rules, players=len(opponents) + 1)
@@ -66,9 +70,9 @@ class SingleAgent:
             self.rules.players, None if seat == "rotate" else seat, seating, dice
         )
         self.schedule.orders  # noqa: B018 - a bad seating is one line now, not at reset
-        self.makers = seat_makers(opponents)
+        # Last: the one step that may start processes (the opponents' seats under limits).
         self.reward, self.illegal = reward, illegal
-        self.illegal_reward = float(illegal_reward)
+        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
         self.max_turns, self.record = max_turns, record
         self.game: SteppedGame | None = None
         self.names: list[str] = []
@@ -76,6 +80,11 @@ class SingleAgent:
         self.seat = 0
         self._margin = 0.0
         self._builder: RecordBuilder | None = None
+        self.opponents = Opponents(opponents, limits or SeatLimits())
+
+    def close(self) -> None:
+        """End the opponents' seat processes, if any (under limits)."""
+        self.opponents.close()
 
     def reset(self, seed: int, episode: int, stride: int = 1) -> int:
         """Start episode ``episode`` of the run seeded ``seed`` and play to the agent's
@@ -95,8 +104,8 @@ class SingleAgent:
     def _begin(self, seed: int, episode: int) -> None:
         ep = self.schedule.episode(seed, episode)
         self.seed, self.episode, self.seat = seed, episode, ep.agent_seat
-        made = [None, *(m() for _, m in self.makers)]
-        names = ["agent", *(name for name, _ in self.makers)]
+        made = [None, *self.opponents.for_episode()]
+        names = ["agent", *self.opponents.names]
         strategies = [made[e] for e in ep.seats]
         self.names = [names[e] for e in ep.seats]
         self._builder = None
@@ -122,6 +131,11 @@ class SingleAgent:
         self.game.advance()
         self.deal, self.order = ep.deal, ep.order
 
+    @property
+    def ended(self) -> bool:
+        """No question is pending: not reset yet, or the episode ended."""
+        return self.game is None or self.game.phase == DONE
+
     def observe(
         self, obs: np.ndarray | None = None, legal: np.ndarray | None = None
     ) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +156,8 @@ class SingleAgent:
         raises :class:`IllegalAction`.
         """
         game = self.game
-        assert game is not None and game.phase != DONE, "step() after the episode ended"
+        if game is None or game.phase == DONE:
+            raise ValueError("step() after the episode ended (or before reset()): reset first")
         plain = as_action(action)
         if plain is None or not game.legal(plain):
             if self.illegal == "raise":

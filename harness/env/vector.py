@@ -27,6 +27,7 @@ and rewards bit for bit.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,6 +37,7 @@ from harness import native
 from harness.env.encoding import ACTIONS, OBS_SIZE
 from harness.env.game import (
     DONE,
+    MAX_EPISODE,
     REWARDS,
     Board,
     IllegalAction,
@@ -43,15 +45,18 @@ from harness.env.game import (
     check_choice,
     draw,
 )
+from harness.env.opponents import MAX_SEAT_PROCESSES, limits_of
 from harness.env.single import SingleAgent, as_action
 from harness.game.engine import DEFAULT_MAX_TURNS, rank_seats
 from harness.game.engines import ENGINES
 from harness.game.rules import Rules
+from harness.seats import SeatLimits
+from harness.seats.settings import SeatSettings
 
 
-def native_problem(opponents: Sequence[Any] | str) -> str | None:
-    """Why these opponents cannot be stepped in C (None: they can)."""
-    refused = native.refusal()
+def native_problem(opponents: Sequence[Any] | str, limits: SeatLimits | None = None) -> str | None:
+    """Why these opponents cannot be stepped in C under ``limits`` (None: they can)."""
+    refused = native.refusal(limits if limits is not None and limits.active else None)
     if refused is not None:
         return refused
     for item in [opponents] if isinstance(opponents, str) else opponents:
@@ -60,6 +65,52 @@ def native_problem(opponents: Sequence[Any] | str) -> str | None:
         except native.NotNative as exc:
             return str(exc)
     return None
+
+
+MAX_ENVS = 1 << 16
+"""The most games a vector env steps (65,536): in C one step of N games costs the same
+per game from N = 1,024 on (about 2 million agent steps per CPU-second at 1,024, 16,384
+and 65,536 alike), so more slots only take memory (docs/rl.md: 43 kB a slot at 2
+players). The memory the slots need must also fit: :func:`check_fits`."""
+
+ROW_BYTES = 4 * OBS_SIZE + ACTIONS + 4 + 1 + 1 + 1 + 8 + 1 + 8
+"""The bytes of one slot's rows in the arrays (observation, mask, reward, the three
+flags, episode, seat, and the action buffer)."""
+
+
+def slot_bytes(players: int, duplicate: bool) -> int:
+    """The memory one C slot holds once its games are under way, its arrays' rows
+    included (the C side's own count: its structs, dice streams and first dice blocks)."""
+    return int(native._core.vec_slot_bytes(players, duplicate)) + ROW_BYTES
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to a new allocation now (Linux: MemAvailable), or None
+    where the system does not say."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def check_fits(n: int, players: int, duplicate: bool) -> None:
+    """One line (MemoryError) unless N C slots take at most half the memory available
+    now: the other half is left to the learner (its model, its buffers) and the system."""
+    free = available_memory()
+    need = n * slot_bytes(players, duplicate)
+    if free is not None and need > free // 2:
+        raise MemoryError(
+            f"num_envs: {n:,} games x {slot_bytes(players, duplicate):,} bytes = "
+            f"{need / 2**30:.2f} GiB; the slots may take at most half the memory available "
+            f"now ({free / 2**30:.2f} GiB available): fewer games"
+        )
 
 
 class _Native:
@@ -120,15 +171,26 @@ class VectorEnv:
         max_turns: int = DEFAULT_MAX_TURNS,
         engine: str = "auto",
         autoreset: bool = True,
+        settings: SeatSettings | None = None,
+        move_time: float | None = None,
+        game_time: float | None = None,
+        isolation: str | None = None,
     ) -> None:
         check_choice("engine", engine, ENGINES)
-        if type(num_envs) is not int or not 1 <= num_envs <= 1 << 20:
-            raise ValueError(f"num_envs: expected 1 to {1 << 20}, got {num_envs!r}")
+        limits = limits_of(settings, move_time, game_time, isolation)
+        if type(num_envs) is not int or not 1 <= num_envs <= MAX_ENVS:
+            raise ValueError(
+                f"num_envs: expected 1 to {MAX_ENVS:,} games, got {num_envs!r} (more buy no "
+                "speed: docs/rl.md)"
+            )
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
-        # One Python agent checks every setting (one line each) and is the fallback's first.
-        first = SingleAgent(
-            opponents,
-            rules,
+        problem = native_problem(opponents, limits) if engine != "python" else "engine python"
+        if engine == "native" and problem is not None:
+            raise ValueError(f"engine native: {problem}")
+        self.engine = "python" if problem is not None else "native"
+        if self.engine == "native":
+            check_fits(num_envs, len(opponents) + 1, dice == "duplicate")
+        common = dict(
             seat=seat,
             seating=seating,
             dice=dice,
@@ -137,13 +199,13 @@ class VectorEnv:
             illegal_reward=illegal_reward,
             max_turns=max_turns,
         )
+        # One Python agent checks every setting (one line each) and is the fallback's
+        # first; under limits in C there are none (native_problem), so none it holds.
+        python = self.engine == "python"
+        first = SingleAgent(opponents, rules, limits=limits if python else None, **common)
         self.rules, self.schedule = first.rules, first.schedule
         self.num_envs, self.autoreset, self.illegal = num_envs, autoreset, illegal
-        self.names = ["agent", *(name for name, _ in first.makers)]
-        problem = native_problem(opponents) if engine != "python" else "engine python"
-        if engine == "native" and problem is not None:
-            raise ValueError(f"engine native: {problem}")
-        self.engine = "python" if problem is not None else "native"
+        self.names = ["agent", *first.opponents.names]
         self._native: _Native | None = None
         self._agents: list[SingleAgent] = []
         if self.engine == "native":
@@ -158,20 +220,14 @@ class VectorEnv:
                 max_turns,
             )
         else:
-            self._agents = [first] + [
-                SingleAgent(
-                    opponents,
-                    rules,
-                    seat=seat,
-                    seating=seating,
-                    dice=dice,
-                    reward=reward,
-                    illegal=illegal,
-                    illegal_reward=illegal_reward,
-                    max_turns=max_turns,
-                )
-                for _ in range(num_envs - 1)
-            ]
+            self._agents = [first]
+            self._hold(num_envs, first.opponents.processes)
+            try:
+                for _ in range(num_envs - 1):
+                    self._agents.append(SingleAgent(opponents, rules, limits=limits, **common))
+            except BaseException:
+                self.close()
+                raise
         n = num_envs
         self.observations = np.zeros((n, OBS_SIZE), np.float32)
         self.action_masks = np.zeros((n, ACTIONS), np.int8)
@@ -196,6 +252,17 @@ class VectorEnv:
         self.stride = n
         self._ready = False
 
+    def _hold(self, n: int, per_slot: int) -> None:
+        """One line, before any more are started, when N slots would hold more opponent
+        seat processes than :data:`MAX_SEAT_PROCESSES` (each slot plays its own games)."""
+        if per_slot and n * per_slot > MAX_SEAT_PROCESSES:
+            self.close()
+            raise ValueError(
+                f"num_envs: {n:,} games x {per_slot} opponent seat process(es) = "
+                f"{n * per_slot:,} processes; at most {MAX_SEAT_PROCESSES} (fewer games, or "
+                "opponents without isolation or time limits)"
+            )
+
     # -- the Gymnasium-like surface ---------------------------------------------------------
     def reset(
         self,
@@ -215,8 +282,8 @@ class VectorEnv:
         if begin.shape != (self.num_envs,) or (begin < 0).any():
             raise ValueError(f"starts: {self.num_envs} episode numbers >= 0")
         stride = self.num_envs if stride is None else stride
-        if type(stride) is not int or stride < 1:
-            raise ValueError(f"stride: expected an int >= 1, got {stride!r}")
+        if type(stride) is not int or not 1 <= stride <= MAX_EPISODE:
+            raise ValueError(f"stride: expected an int from 1 to 2**63 - 1, got {stride!r}")
         self.seed, self.stride = seed, stride
         if self._native is not None:
             self._native.reset(seed, begin, stride, self._out)
@@ -270,6 +337,11 @@ class VectorEnv:
             self.terminations[j], self.truncations[j] = terminated, truncated
             self.illegal_actions[j] = illegal
             if (terminated or truncated) and self.autoreset:
+                if agent.episode > MAX_EPISODE - self.stride:  # as the C slots say it
+                    raise ValueError(
+                        f"slot {j}: its next episode is past the last episode number, "
+                        "2**63 - 1 (an int64): reset with a smaller start or stride"
+                    )
                 agent.reset(agent.seed, agent.episode + self.stride, self.stride)
             self._row(j)
 
@@ -328,6 +400,9 @@ class VectorEnv:
         return draw(self.board(slot), self.names_of(slot))
 
     def close(self) -> None:
+        """Release the games, and end the opponents' seat processes if any."""
+        for agent in self._agents:
+            agent.close()
         self._native = None
         self._agents = []
         self._ready = False
@@ -341,6 +416,11 @@ class NativeSingle:
         self.vec = VectorEnv(1, opponents, engine="native", autoreset=False, **settings)
         self.schedule, self.reward = self.vec.schedule, settings.get("reward", "margin")
         self.seed = self.episode = 0
+
+    @property
+    def ended(self) -> bool:
+        """No question is pending: not reset yet, or the episode ended."""
+        return not self.vec._ready
 
     def reset(self, seed: int, episode: int) -> int:
         self.seed = seed
@@ -385,4 +465,13 @@ class NativeSingle:
         return self.vec.render(0)
 
 
-__all__ = ["ENGINES", "NativeSingle", "VectorEnv", "native_problem"]
+__all__ = [
+    "ENGINES",
+    "MAX_ENVS",
+    "NativeSingle",
+    "VectorEnv",
+    "available_memory",
+    "check_fits",
+    "native_problem",
+    "slot_bytes",
+]

@@ -13,8 +13,10 @@ had a new face, and ``end`` is ``{"claim": T}``, ``{"steal": T, "from": SEAT}`` 
 ``{"bust": "no-new-face" | "no-worm" | "no-tile"}``. A stop is implied when a claim or
 steal follows the last keep. Other fields (seed, ...) are allowed and kept; records
 written by harness give each turn its luck and skill ``account`` (par, luck, regret,
-swing: :mod:`harness.analysis.account`), which replay ignores and ``harness analyze game``
-checks against the moves. A record may end before the game is over.
+swing: :mod:`harness.analysis.account`), which :func:`replay` here ignores (the account
+is computed above this room) and :func:`harness.analysis.game.account_record` checks
+against the moves: the one check both ``harness replay`` and ``harness analyze game``
+make. A record may end before the game is over.
 
 Replay re-applies a record through the engine itself, with the recorded dice and the
 recorded decisions, so a record is checked by exactly the rules that produced it. A
@@ -350,6 +352,8 @@ def replay(data: dict[str, Any], observer: GameObserver | None = None) -> GameRe
     """Re-apply a checked record through the engine; RecordError names turn, seat and rule.
 
     ``observer`` (e.g. a :class:`harness.play.narrate.Narrator`) hears the replayed game.
+    A turn's stored ``account`` is not looked at here:
+    :func:`harness.analysis.game.account_record` checks it too.
     """
     data = check_record(data)
     rules = record_rules(data)

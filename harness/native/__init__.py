@@ -245,10 +245,42 @@ def native_seat(strategy: Any) -> NativeSeat:
             raise  # the one refusal either engine gives
         except Exception as exc:  # noqa: BLE001 - a bad reference: not ours to report
             raise NotNative(f"{strategy}: {exc}") from None
+    key = None
     if type(strategy) is StrategySpec:
         cls, instance, make = strategy.cls, None, strategy.create
+        key = _spec_key(strategy)
+        if key is not None and key in _SEATS:
+            return _SEATS[key]
     else:
         cls, instance, make = type(strategy), strategy, None
+    seat = _native_of(cls, instance, make)
+    if key is not None:
+        if len(_SEATS) >= _SEATS_KEPT:
+            _SEATS.clear()
+        _SEATS[key] = seat
+    return seat
+
+
+# The native seats of resolved specs: a plan asks for every entrant of every table (635,376
+# tables of 4 seats for a 64-value sweep), and a built-in's class and parameters decide its
+# seat, so each is worked out once (an instance built and checked), then looked up.
+_SEATS: dict[tuple[Any, ...], NativeSeat] = {}
+_SEATS_KEPT = 4096
+
+
+def _spec_key(spec: Any) -> tuple[Any, ...] | None:
+    """What decides a spec's native seat (its class and parameters), or None when its
+    parameters cannot be a dict key (then it is worked out every time)."""
+    try:  # the types too: 28 and 28.0 are one dict key but not one parameter
+        key = (spec.cls, tuple((name, type(value), value) for name, value in spec.params))
+        hash(key)
+    except (TypeError, ValueError):
+        return None
+    return key
+
+
+def _native_of(cls: type, instance: Any, make: Any) -> NativeSeat:
+    """:func:`native_seat` of a class and its instance (or its maker)."""
     name = next((n for n in _KINDS if _builtin_class(n) is cls), None)
     if name is None:
         raise NotNative(f"{type.__repr__(cls)}: no native version (not a built-in)")

@@ -24,10 +24,16 @@ from typing import Any, TextIO
 
 import click
 
+from harness.errors import printable
 from harness.game.rules import DICE, FACE_POINTS, TILES, face_name, worms
 
 WIDTH = 80
 RULE = "=" * WIDTH
+MAX_ANSWER = 200
+"""Characters of an answer kept (the longest word an answer can be is "threes"): a
+longer line is read on to its end without being held, so a megabyte pasted or piped
+costs a linear read, never a quadratic wrap or a megabyte echoed."""
+_DRAIN = 1 << 16  # characters read at a time from the rest of an over-long line
 
 
 def _isatty(stream: Any) -> bool:
@@ -76,12 +82,25 @@ class Console:
                 print(shown, file=self.stream, flush=True)
 
     def ask(self, prompt: str) -> str:
-        """One answer (stripped). EOFError at the end of the input. An answer read from
-        a pipe or a file is echoed, so that the output reads as a dialogue."""
-        answer = self._read(self.paint(prompt, "prompt"))
+        """One answer (stripped, at most :data:`MAX_ANSWER` characters). EOFError at the
+        end of the input. An answer read from a pipe or a file is echoed, so that the
+        output reads as a dialogue: escaped (``\\x1b``), never acted on by the terminal."""
+        shown = self.paint(prompt, "prompt")
         if self._read is input and not _isatty(sys.stdin):
-            self.say(answer)
+            self._show_prompt(shown)
+            answer, more = read_bounded(sys.stdin, MAX_ANSWER)
+            self.say(printable(answer) + (f"... ({more:,} more characters)" if more else ""))
+        else:
+            answer = self._read(shown)[:MAX_ANSWER]
         return answer.strip()
+
+    def _show_prompt(self, prompt: str) -> None:
+        """The prompt with no line end, as ``input()`` writes it."""
+        if self._write is not None:
+            self._write(prompt)
+            return
+        self.stream.write(prompt)
+        self.stream.flush()
 
     def paint(self, text: str, style: str) -> str:
         """``text`` in a style (prompt, title, warn, error, you, good) where colour is on."""
@@ -89,6 +108,27 @@ class Console:
             return text
         look = _STYLES.get(style, {})
         return click.style(text, **look)
+
+
+def read_bounded(stream: TextIO, limit: int) -> tuple[str, int]:
+    """One line of ``stream`` (its line end dropped): its first ``limit`` characters and
+    how many more it had, read and let go (EOFError at the end of the input)."""
+    line = stream.readline(limit + 1)
+    if not line:
+        raise EOFError
+    if line.endswith("\n"):
+        return line[:-1][:limit], max(len(line) - 1 - limit, 0)
+    more = max(len(line) - limit, 0)
+    if more:  # the line goes on: read it to its end, a bounded piece at a time
+        while True:
+            rest = stream.readline(_DRAIN)
+            if not rest:
+                break
+            if rest.endswith("\n"):
+                more += len(rest) - 1
+                break
+            more += len(rest)
+    return line[:limit], more
 
 
 _STYLES: dict[str, dict[str, Any]] = {
@@ -198,6 +238,7 @@ HELP = [
 __all__ = [
     "COMMANDS",
     "Console",
+    "MAX_ANSWER",
     "FACE_WORDS",
     "HELP",
     "RULE",
@@ -208,6 +249,7 @@ __all__ = [
     "dice_text",
     "grill_lines",
     "kept_line",
+    "read_bounded",
     "roll_lines",
     "stack_lines",
 ]

@@ -13,7 +13,7 @@ callers that play several games or must fail before telling anything (``harness 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.errors import GameError, HarnessError
@@ -127,10 +127,17 @@ class Seats:
     another ``open_seats``) stay open for their owner's next game.
     """
 
-    def __init__(self, strategies: list[Strategy], names: list[str], owned: bool = True) -> None:
+    def __init__(
+        self,
+        strategies: list[Strategy],
+        names: list[str],
+        owned: bool = True,
+        limits: SeatLimits | None = None,
+    ) -> None:
         self.strategies = strategies
         self.names = names
         self.owned = owned
+        self.limits = limits if limits is not None else SeatLimits()
 
     def close(self) -> None:
         if self.owned:
@@ -142,7 +149,7 @@ class Seats:
         hold only if they let themselves be interrupted, an incomplete sandbox."""
         lines = []
         moved = moved_to_processes(self.strategies)
-        if moved:
+        if moved and self.limits.timed:  # (moved only to contain them: nothing to say)
             lines.append(
                 f"{', '.join(moved)} {'plays' if len(moved) == 1 else 'play'} in a process of "
                 "its own so that the time limits hold (in harness's own process a plugin "
@@ -173,6 +180,8 @@ def open_seats(
     names: Sequence[str] | None = None,
     *,
     display: bool = False,
+    contain: bool = False,
+    output: Callable[[str], None] | None = None,
 ) -> Seats:
     """Build the seats for ``strategies`` under ``limits``; one-line errors, nothing played.
 
@@ -181,6 +190,10 @@ def open_seats(
     bot is named by its reference there: its class is never loaded here). A new instance
     is built in the seat's process for every game. ``display``: in-process, a file or
     module bot is named by its class's own ``name`` (:func:`build_strategies`).
+    ``contain``: a plugin seat plays in a process of its own even without limits (no
+    sandbox), so that a plugin that ends its process forfeits instead of ending this one
+    (``harness play``); ``output`` gets the lines the seats' processes write
+    (:func:`harness.seats.guard`).
     """
     limits = limits if limits is not None else SeatLimits()
     if limits.isolation == "process":
@@ -193,8 +206,9 @@ def open_seats(
     elif len(names) != len(instances):
         raise HarnessError(f"{len(names)} names for {len(instances)} seats")
     names = list(names)
-    seated = guard(instances, names, limits, refs=refs)
-    return Seats(list(seated), names, owned=seated is not instances)  # type: ignore[arg-type]
+    seated = guard(instances, names, limits, refs=refs, contain=contain, output=output)
+    owned = seated is not instances
+    return Seats(list(seated), names, owned=owned, limits=limits)  # type: ignore[arg-type]
 
 
 def play_game(

@@ -48,7 +48,10 @@ from harness.errors import plural
     help="Write the game record (JSON) to this file.",
 )
 @max_turns_option("Turn cap: stop the game unfinished after this many turns.")
-@limits_options(isolation_default="none")
+@limits_options(
+    isolation_default=None,
+    isolation_unset="a plugin in a process of its own, no sandbox: its crash is its forfeit",
+)
 @engine_option(config=False)
 @click.option(
     "--traceback",
@@ -94,7 +97,7 @@ def play(
     dice: str,
     record_path: str | None,
     max_turns: int | None,
-    isolation: str,
+    isolation: str | None,
     move_time: float | None,
     game_time: float | None,
     engine: str,
@@ -153,8 +156,13 @@ def play(
         _check_native(strategies, seed, seat_settings, record_path,
                       narrated=not (quiet or as_json), analyze=analyze)  # fmt: skip
     # Every strategy loaded (in its own process with --isolation process) before the
-    # first line: a bad reference is one line, nothing told.
-    with open_seats(list(strategies), seat_settings.limits, display=True) as seats:
+    # first line: a bad reference is one line, nothing told. Unless told --isolation
+    # none, a plugin plays in a process of its own (its death is its forfeit) and what
+    # it writes reaches stderr escaped, labelled and capped, never stdout.
+    output = _plugin_output()
+    contain = isolation is None and seat_settings.engine != "native"
+    with open_seats(list(strategies), seat_settings.limits, display=True, contain=contain,
+                    output=output) as seats:  # fmt: skip
         names = seats.names
         narrator, accountant = _watchers(seats, rules, seed, dice, quiet=quiet,
                                          as_json=as_json, analyze=analyze)  # fmt: skip
@@ -186,6 +194,21 @@ def play(
         _tell_end(result, account, record_path, trace, spaced=narrator is not None)
     if result.error is not None and strict:  # a forfeit ends the game: it is finished
         sys.exit(EXIT_FORFEITS)
+
+
+def _plugin_output() -> Any:
+    """Where the seats' processes' lines go: stderr, each escaped and labelled, at most
+    the tourney's allowance per game (:class:`harness.seats.output.PluginOutput`)."""
+    from harness.cli_common import echo_err
+    from harness.seats.output import Playing, PluginOutput
+
+    sink = PluginOutput(echo_err, Playing())
+
+    def line(text: str) -> None:
+        sink.count(len(text) + 1)
+        sink.line(text)
+
+    return line
 
 
 def _checked_rules(
@@ -421,18 +444,23 @@ def replay(record_file: str, as_json: bool) -> None:
     """Re-apply a game record through the engine, checking every step, and print the state.
 
     An inconsistent or illegal record exits with status 2 and one line naming the
-    turn, the seat and the rule.
+    turn, the seat and the rule (or the stored figure its moves contradict).
     """
+    from harness.analysis.game import account_record
     from harness.game.record import load_record
-    from harness.game.record import replay as replay_record
     from harness.play.narrate import summary_lines
 
     data = load_record(record_file)
-    result = replay_record(data)
+    # The one check of a record, the one `harness analyze game` makes: every move through
+    # the engine, the stated result, and each turn's stored luck account against its moves.
+    result = account_record(data).result
     if as_json:
         click.echo(json.dumps(result.state()))
         return
-    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal.")
+    accounts = sum(1 for turn in data["turns"] if "account" in turn)
+    agree = f"; the stored account of {plural(accounts, 'turn')} matches its moves"
+    agree = agree if accounts else ""
+    click.echo(f"{record_file}: {len(data['turns'])} turns replayed, all legal{agree}.")
     click.echo(f"Grill: {' '.join(map(str, result.grill)) or '-'}")
     click.echo(f"Face down: {' '.join(map(str, result.flipped)) or '-'}")
     for line in summary_lines(result):

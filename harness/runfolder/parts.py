@@ -4,8 +4,10 @@ the complete ones.
 A part is the Parquet file of one chunk: the games of one table, every seat order of deals
 first..stop-1, rows by deal then seat order (harness.runfolder.schema). Nothing stored is
 believed unchecked: :func:`read_part` reads a part once and holds it to its manifest line
-(the same size, the same sha256, rows that are exactly the games the line says), for the
-writer's resume and reuse and for every reader alike.
+(the same size, the same sha256, rows that are exactly the games the line says) and its
+luck account to the identities the account keeps by construction
+(:mod:`harness.runfolder.identities`: a digest sealed again over edited rows does not
+make them an account), for the writer's resume and reuse and for every reader alike.
 """
 
 from __future__ import annotations
@@ -163,12 +165,20 @@ def part_columns(players: int) -> list[str]:
     return [*COVER_COLUMNS, *_COUNT_COLUMNS, *seats]
 
 
-def read_part(path: Path, entry: Mapping[str, Any], columns: Iterable[str] | None = None) -> Any:
+def read_part(
+    path: Path,
+    entry: Mapping[str, Any],
+    columns: Iterable[str] | None = None,
+    *,
+    account: bool | None = None,
+) -> Any:
     """A stored chunk's rows (a pyarrow Table), after checking them against the manifest.
 
-    The file is read once: its size and sha256 must be the line's (``bytes``, ``sha256``)
-    and its rows exactly the games the line says it holds. ``columns`` are read (default:
-    what verifying and counting need). Raises :class:`ChunkDamaged`, one line, otherwise.
+    The file is read once: its size and sha256 must be the line's (``bytes``, ``sha256``),
+    its rows exactly the games the line says it holds, and its luck account (``account``:
+    whether its table keeps one, None if unknown) what the account keeps by construction
+    (:func:`check_account`). ``columns`` are returned (default: what verifying and
+    counting need). Raises :class:`ChunkDamaged`, one line, otherwise.
     """
     name = str(entry.get("file"))
     try:
@@ -177,7 +187,7 @@ def read_part(path: Path, entry: Mapping[str, Any], columns: Iterable[str] | Non
         raise ChunkDamaged(name, "listed in the manifest but missing") from None
     except OSError as exc:
         raise ChunkDamaged(name, f"cannot be read ({exc.strerror or exc})") from None
-    return verify_bytes(data, entry, columns)
+    return verify_bytes(data, entry, columns, account=account)
 
 
 def verify_bytes(
@@ -185,6 +195,8 @@ def verify_bytes(
     entry: Mapping[str, Any],
     columns: Iterable[str] | None = None,
     players: int | None = None,
+    *,
+    account: bool | None = None,
 ) -> Any:
     """:func:`read_part` on bytes already read (reuse copies exactly the bytes it checked).
 
@@ -192,6 +204,8 @@ def verify_bytes(
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
+
+    from harness.runfolder.identities import identity_columns
 
     name = str(entry.get("file"))
     claim = covered(entry)
@@ -215,11 +229,15 @@ def verify_bytes(
         for needed in COVER_COLUMNS:
             if needed not in wanted:
                 wanted.append(needed)
+        # The account's identities are checked on every read (a part of schema 1-3 has
+        # no account columns: they count as null).
+        checked = [c for c in identity_columns(players) if c in names or not schema.is_optional(c)]
+        wanted_all = wanted + [c for c in checked if c not in wanted]
         # A part of schema 1/2 (a report of an older run) has ``rotation``: under the
         # cyclic design rotation r is order r. Resume and reuse never reach one (their
         # keys and run.json's schema differ), so only reports read it this way.
         old = "seating" not in names and _OLD_SEATING in names
-        read = [(_OLD_SEATING if old and c == "seating" else c) for c in wanted]
+        read = [(_OLD_SEATING if old and c == "seating" else c) for c in wanted_all]
         missing = [c for c in read if c not in names]
         table = None if missing else part.read(columns=read)
         if old and table is not None:
@@ -234,7 +252,21 @@ def verify_bytes(
             name, f"missing column(s) {', '.join(missing)} (harness/runfolder/schema.py)"
         )
     check_rows(table, claim, name, players)
-    return table
+    check_account(table, name, players, account)
+    return table.select(wanted)
+
+
+def check_account(table: Any, name: str, players: int, account: bool | None = None) -> None:
+    """The chunk's luck account keeps every identity the account keeps by construction
+    (:func:`harness.runfolder.identities.account_problem`); ``account``: whether its table
+    keeps one (None: unknown). A chunk that breaks one is damaged: its games are seeded,
+    so playing it again (``--repair``, a resume) stores the same games with their own
+    account."""
+    from harness.runfolder.identities import account_problem  # numpy: imported when used
+
+    problem = account_problem(table, players, account)
+    if problem is not None:
+        raise ChunkDamaged(name, problem)
 
 
 def check_rows(table: Any, claim: Coverage, name: str, players: int | None = None) -> None:

@@ -3,11 +3,13 @@ manifest lists (:func:`open_run` -> :class:`RunInfo`), before anything reads a g
 
 Nothing is read unverified from a folder the runner wrote (its ``run.json`` has a
 ``run_format``): every part the manifest lists is checked against its line first, with
-the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, and rows
-that are exactly the deals the line claims), and the lines must not overlap (nor, for a
-complete run, leave a deal out). A chunk that fails is one line naming it
+the runner's own check (:func:`harness.runfolder.parts.read_part`: size, sha256, rows
+that are exactly the deals the line claims, and a luck account that keeps the account's
+identities, :mod:`harness.runfolder.identities`), and the lines must not overlap (nor,
+for a complete run, leave a deal out). A chunk that fails is one line naming it
 (:class:`DamagedRun`); ``harness report RUN --repair`` plays it again. Folders assembled
-by hand (no ``run_format``) are read as they are.
+by hand (no ``run_format``) are read as they are, but for the account's identities,
+which hold for any games.
 
 (:func:`harness.load_run` is the notebook's face on a run, a :class:`harness.results.Run`;
 this is the verified folder under it.)
@@ -25,6 +27,7 @@ import numpy as np
 
 from harness.errors import HarnessError, safe_text
 from harness.jsonsafe import TooDeep, loads_bounded
+from harness.runfolder.identities import account_problem, identity_columns
 from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
 from harness.runfolder.manifest import covered, read_manifest, safe_part_name
 from harness.runfolder.parts import (
@@ -33,6 +36,7 @@ from harness.runfolder.parts import (
     read_part,
     unlisted_note,
 )
+from harness.runfolder.schema import ACCOUNT_FIELDS
 
 ProgressCallback = Callable[[str, int, int], None]
 """progress(phase, rows done, rows in all): called after every batch."""
@@ -52,8 +56,9 @@ class DamagedRun(ReportError):
         self.problems = problems
         more = f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""
         super().__init__(
-            f"{folder}: {problems[0]}{more}; the results are not reported: "
-            f"`harness report {folder} --repair` plays the damaged chunks again"
+            f"{folder}: {problems[0]}{more}; the results are not reported (recounting reads "
+            f"the same rows): `harness report {folder} --repair` plays the damaged chunks "
+            "again (their games are seeded: the same games come back, checked)"
         )
 
 
@@ -214,7 +219,28 @@ def open_run(path: str | Path, *, check: bool = True) -> RunInfo:
     manifest = folder / MANIFEST
     entries = _manifest_lines(manifest) if manifest.is_file() else None
     parts, notes = complete_parts(folder / GAMES, entries)
+    for part in parts:
+        _check_hand_part(part, players)
     return RunInfo(folder, config, parts, notes)
+
+
+def _check_hand_part(part: Path, players: int) -> None:
+    """A part of a folder assembled by hand holds no account that breaks an identity (it
+    has no digest to check, but the account's identities hold for any games): ReportError,
+    one line. A part that cannot be read is left to the reading, which says why."""
+    import pyarrow.parquet as pq
+
+    try:
+        names = set(pq.read_schema(part).names)
+        cols = [c for c in ("deal", "seating", *identity_columns(players)) if c in names]
+        if not any(c.endswith(f"_{ACCOUNT_FIELDS[0]}") for c in cols):
+            return
+        table = pq.read_table(part, columns=cols)
+    except Exception:  # noqa: BLE001 - an unreadable part is the reading's to word
+        return
+    problem = account_problem(table, players, chunk=False)
+    if problem is not None:
+        raise ReportError(f"{part}: {problem}; the results are not reported")
 
 
 def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
@@ -232,6 +258,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     spans: dict[str, list[tuple[int, int, str]]] = {}
     layouts: dict[Path, tuple[int, int, int, bool]] = {}
     good: list[dict[str, Any]] = []
+    kept = account_kept(config)
     for entry in entries:
         name = entry["file"]
         claim = covered(entry)
@@ -243,7 +270,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
         spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
         listed.add(name)
         try:
-            rows = read_part(games_dir / name, entry, columns=["deal"])
+            rows = read_part(games_dir / name, entry, columns=["deal"], account=kept.get(claim[0]))
         except ChunkDamaged as exc:
             problems.append(f"games/{exc}")
             continue
@@ -259,6 +286,24 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
         notes.append(unlisted_note(unlisted))
     parts.sort()
     return RunInfo(folder, config, parts, notes, problems, layouts, good)
+
+
+def account_kept(config: dict[str, Any]) -> dict[str, bool]:
+    """Which tables keep the luck account, by table id: every table under run.json's
+    ``luck: on`` or ``off``, each as its ``tables[].luck`` says under ``auto``. A run.json
+    of schema 3 or older says nothing: its tables are left out (unknown)."""
+    mode = config.get("luck")
+    tables = config.get("tables")
+    kept = {}
+    for table in tables if isinstance(tables, list) else []:
+        if not isinstance(table, dict) or "id" not in table:
+            continue
+        said = table.get("luck")
+        if mode in ("on", "off"):
+            kept[str(table["id"])] = mode == "on"
+        elif mode == "auto" and isinstance(said, bool):
+            kept[str(table["id"])] = said
+    return kept
 
 
 def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness.errors import (
@@ -52,6 +52,7 @@ from harness.errors import (
     TimeForfeit,
 )
 from harness.game.engine import NOT_INT, plain_int, plain_pair  # the engine's own reading
+from harness.game.rules import Rules
 from harness.game.strategy import Strategy
 from harness.interrupts import is_user_interrupt
 from harness.seats.isolation import (
@@ -89,6 +90,39 @@ class Beacon:
 
     def leave(self) -> None:
         """The plugin code returned (or raised)."""
+
+
+class Traced(Strategy):
+    """Tells ``watch`` every call into the strategy it wraps (``watch.trace(seat, turn,
+    method)``, the method by its index in ``new_game, pick, stop, claim`` counted from 1)
+    and its end (``watch.leave()``): a process that died is replayed this way to find the
+    seat, turn and method (the tourney's traced rows, the coach's traced deals). The end
+    matters: a death after the call returned is not that seat's."""
+
+    def __init__(self, inner: Strategy, watch: Any) -> None:
+        self.inner = inner
+        self.watch = watch
+        self.seat = 0
+
+    def _call(self, turn: int, method: int, call: Callable[..., Any], *args: Any) -> Any:
+        self.watch.trace(self.seat, turn, method)
+        try:
+            return call(*args)
+        finally:
+            self.watch.leave()
+
+    def new_game(self, seat: int, rules: Rules) -> None:
+        self.seat = seat
+        self._call(0, 1, self.inner.new_game, seat, rules)
+
+    def pick(self, view: Any) -> Any:
+        return self._call(view.turn, 2, self.inner.pick, view)
+
+    def stop(self, view: Any) -> Any:
+        return self._call(view.turn, 3, self.inner.stop, view)
+
+    def claim(self, view: Any, choices: Any) -> Any:
+        return self._call(view.turn, 4, self.inner.claim, view, choices)
 
 
 def _seconds(value: float) -> str:
@@ -482,8 +516,11 @@ def guard(
     *,
     refs: Sequence[tuple[str, Any] | None] | None = None,
     beacon: Beacon | None = None,
+    contain: bool = False,
+    output: Callable[[str], None] | None = None,
 ) -> list[Strategy]:
-    """The seats' strategies under ``limits``: the same list when no limit is active.
+    """The seats' strategies under ``limits``: the same list when no limit is active
+    (and ``contain`` is not asked).
 
     Otherwise one wrapper per seat that enforces move_time/game_time (TimeForfeit) and,
     with isolation "process", runs the strategy in a process of its own: built there
@@ -495,8 +532,13 @@ def guard(
     sent (:func:`unguarded` names those). Processes are started at once, in parallel, and
     ready when this returns (a strategy that cannot be loaded raises PluginError, one
     line). End them with :func:`close_all`.
+
+    ``contain`` (no limits needed): a seat whose code is not harness's own plays in a
+    process of its own (no sandbox) where it can be sent, so that its death is its
+    seat's forfeit (SeatCrashed), not the end of this process (``harness play``).
+    ``output`` gets every line the seats' processes write (else they go to stderr).
     """
-    if not limits.active:
+    if not limits.active and not contain:
         return strategies  # type: ignore[return-value]
     if len(names) != len(strategies) or (refs is not None and len(refs) != len(strategies)):
         raise HarnessError(f"{len(strategies)} strategies, {len(names)} names")
@@ -511,6 +553,9 @@ def guard(
             if ref is None and strategy is None:
                 raise HarnessError(f"seat {i}: neither a strategy nor a reference")
             moved = not isolated and not watched and not _own_code(strategy, ref)
+            if not limits.active and not (moved and _sendable(strategy, ref)):
+                seats.append(strategy)  # contained where it can be: harness's own, or here
+                continue
             if not isolated and not (moved and _sendable(strategy, ref)):
                 timed = _TimedSeat(strategy, name, limits, beacon)  # type: ignore[arg-type]
                 timed.unguarded = moved
@@ -518,7 +563,11 @@ def guard(
                 continue
             game_time = limits.game_time or ISOLATED_GAME_TIME
             process = SeatProcess(
-                _recipe(strategy, ref, name), name, cpu_budget(game_time), sandboxed=isolated
+                _recipe(strategy, ref, name),
+                name,
+                cpu_budget(game_time),
+                sandboxed=isolated,
+                output=output,
             )
             seat = _ProcessSeat(process, name, limits, beacon, moved=not isolated)
             seats.append(seat)
@@ -562,6 +611,17 @@ def sandbox_missing(seats: Sequence[Any]) -> list[str]:
     return []
 
 
+def in_process(seat: Any) -> bool:
+    """Whether a guarded seat plays in this process (a timed wrapper, which takes each
+    game's fresh instance through ``renew``), not in a process of its own."""
+    return isinstance(seat, _TimedSeat)
+
+
+def process_count(seats: Sequence[Any]) -> int:
+    """How many of ``seats`` play in processes of their own."""
+    return sum(isinstance(s, _ProcessSeat) for s in seats)
+
+
 def close_all(strategies: Sequence[Any]) -> None:
     """End every seat process among ``strategies`` and release the SIGALRM handler.
 
@@ -597,14 +657,17 @@ def plugin_traceback(error: BaseException | None) -> str | None:
 
 __all__ = [
     "Beacon",
+    "Traced",
     "ISOLATED_GAME_TIME",
     "ISOLATION_MODES",
     "MAX_SECONDS",
     "SeatLimits",
     "close_all",
     "guard",
+    "in_process",
     "moved_to_processes",
     "plugin_traceback",
+    "process_count",
     "sandbox_missing",
     "unguarded",
 ]

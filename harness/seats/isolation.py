@@ -111,7 +111,10 @@ class SeatProcess:
     ``cpu_seconds`` is the CPU budget of each process it starts (RLIMIT_CPU; None: no
     limit). ``missing`` lists the sandbox's protections the child could not apply;
     ``sandboxed=False`` starts it without the sandbox (a seat moved out of the engine
-    process only so that its time limits hold).
+    process only so that its time limits hold, or so that its death is its own).
+    ``output``: each line the child writes (its stdout and stderr, C code's too) is
+    handed to it, read by a thread of its own (:class:`harness.seats.output.PluginOutput`
+    escapes, caps and labels them); without it they go to this process's stderr.
     """
 
     def __init__(
@@ -121,11 +124,13 @@ class SeatProcess:
         cpu_seconds: int | None = None,
         *,
         sandboxed: bool = True,
+        output: Callable[[str], None] | None = None,
     ) -> None:
         self.recipe = recipe
         self.label = label
         self.cpu_seconds = cpu_seconds if sandboxed else None
         self.sandboxed = sandboxed
+        self.output = output
         self.missing: list[str] = []
         self.scratch: str | None = None  # the one folder its process may write in
         self._proc: subprocess.Popen[bytes] | None = None
@@ -168,7 +173,9 @@ class SeatProcess:
             str(self.cpu_seconds or 0),
             "1" if self.sandboxed else "0",
         ]
-        out = _child_stdio()
+        out, reader = _child_stdio(), None
+        if self.output is not None:
+            reader, out = os.pipe()
         try:
             self._proc = subprocess.Popen(
                 args,
@@ -188,6 +195,9 @@ class SeatProcess:
             ) from None
         finally:
             child_end.close()
+            if reader is not None:
+                os.close(out)  # the child's copy is the only write end now
+                _read_lines(reader, self.output)
         parent_end.setblocking(False)
         self._pollers = {}
         for events in (select.POLLIN, select.POLLOUT):
@@ -394,6 +404,30 @@ def _reap(proc: subprocess.Popen[bytes], sock: socket.socket, scratch: str) -> N
     with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL: it ends
         proc.wait(5.0)
     shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _read_lines(fd: int, output: Callable[[str], None]) -> None:
+    """A thread that hands every line read from ``fd`` to ``output``, until end of file
+    (the child and whatever it started have closed it), each at most a few message
+    lengths (the rest of an unending line is dropped)."""
+
+    def read() -> None:
+        pending = b""
+        with open(fd, "rb", buffering=0) as pipe:
+            while True:
+                data = pipe.read(65536)
+                if not data:
+                    break
+                *lines, pending = (pending + data).split(b"\n")
+                pending = pending[: MESSAGE_LIMIT * 4]
+                for line in lines:
+                    with contextlib.suppress(Exception):
+                        output(line.decode("utf-8", "replace"))
+        if pending:
+            with contextlib.suppress(Exception):
+                output(pending.decode("utf-8", "replace"))
+
+    threading.Thread(target=read, name="harness-seat-output", daemon=True).start()
 
 
 def close_processes(processes: list[SeatProcess]) -> None:

@@ -160,9 +160,9 @@ def header_lines(setup: Any, workers: int) -> list[str]:
         f"{setup.games_per_deal} games (1 a game A finished ahead, 0.5 a tie)",
     ]
     if setup.settings.isolation == "process":
-        from harness.seats.sandbox import missing_note, probe
+        from harness.seats.sandbox import missing_note
 
-        missing = missing_note(list(probe()))
+        missing = missing_note(_sandbox_missing(setup.settings))
         if missing is not None:
             lines.append(f"Note: {missing}.")
     if setup.same:
@@ -172,6 +172,16 @@ def header_lines(setup: Any, workers: int) -> list[str]:
             "differently from game to game. This checks the harness; expect H0."
         )
     return lines
+
+
+def _sandbox_missing(settings: Any) -> list[str]:
+    """What the isolated seats' sandbox lacks on this machine (empty when nothing is
+    isolated): the note for people, and ``sandbox_missing`` in the JSON summary."""
+    if settings.isolation != "process":
+        return []
+    from harness.seats.sandbox import probe
+
+    return list(probe())
 
 
 # -- the command ----------------------------------------------------------------------------
@@ -334,7 +344,9 @@ def sprt(
             echo_err(line)
     result = run_sprt(setup, workers=workers, on_check=check_teller() if talk else None)
     if as_json:
-        click.echo(json.dumps(json_safe(result.summary())))
+        summary = result.summary()
+        summary["sandbox_missing"] = _sandbox_missing(setup.settings)
+        click.echo(json.dumps(json_safe(summary)))
     else:
         for line in verdict_lines(result):
             click.echo(line)

@@ -57,6 +57,8 @@ from harness.runfolder.schema import (  # GAME_ARRAYS, SEAT_ARRAYS: the columns 
     TURN_CAP,
 )
 from harness.runfolder.timing import ChunkTimes
+from harness.seats import Traced
+from harness.seats.output import Playing  # re-exported: the game in play, for output labels
 from harness.tourney.chunk_result import (  # re-exported: the chunk room's face
     ChunkResult,
     chunk_stats,
@@ -66,7 +68,7 @@ from harness.tourney.chunk_result import (  # re-exported: the chunk room's face
     kind_code,
     rows_of,
 )
-from harness.tourney.decisions import Timed, Traced
+from harness.tourney.decisions import Timed
 from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
 
 __all__ = [
@@ -205,30 +207,6 @@ def loaded_code(entrants: tuple[EntrantRef, ...] = ()) -> list[str]:
             _DIGESTS[cls] = code_digest(cls)
         digests.add(_DIGESTS[cls])
     return sorted(digests)
-
-
-# -- the game being played (for labels of plugin output and forfeits) ---------------------
-class Playing:
-    """The game a chunk plays now: what labels a plugin's output in run.log.
-
-    The backend that plays a chunk makes one and hands it to both sides: to
-    :func:`play_chunk` (``now=``), which writes it (five attribute stores per game), and to
-    its plugin output, which reads it only when a plugin writes something.
-    """
-
-    __slots__ = ("spec", "deal", "order", "row", "names", "seats")
-
-    def __init__(self) -> None:
-        self.spec: ChunkSpec | None = None
-        self.deal = -1
-        self.order = -1  # the seat order's index in the spec's design
-        self.row = -1
-        self.names: list[str] = []
-        self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
-
-    def clear(self) -> None:
-        self.spec, self.deal, self.order, self.row = None, -1, -1, -1
-        self.names, self.seats = [], []
 
 
 def timed_entrants(spec: ChunkSpec) -> tuple[bool, ...]:

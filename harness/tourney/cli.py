@@ -12,6 +12,7 @@ from harness.cli_common import (
     EXIT_FAILED,
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
+    check_out_folder,
     complete_config,
     console_log,
     deals_option,
@@ -178,6 +179,7 @@ def tourney(
         _replay_one(loaded, game, seed, show_traceback, settings, seating)
         return
     settings = seat_settings_of(loaded.settings, **limits, engine=engine, luck=luck)
+    check_out_folder(out)  # one line, exit 2, before anything is played
     if backend is None:
         backend = "dask" if address or dashboard else "local"
     try:

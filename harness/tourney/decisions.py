@@ -1,52 +1,20 @@
 """Wrappers around a chunk's seats that watch their decisions: tracing and timing.
 
-:class:`Traced` tells a backend's watch which seat, turn and method a game is in (a
-worker that died is replayed this way); :class:`Timed` times a user strategy's
-decisions into the chunk's :class:`~harness.runfolder.timing.ChunkTimes`. Neither
-changes what the wrapped strategy decides.
+``Traced`` (:class:`harness.seats.Traced`) tells a backend's watch which
+seat, turn and method a game is in (a worker that died is replayed this way);
+:class:`Timed` times a user strategy's decisions into the chunk's
+:class:`~harness.runfolder.timing.ChunkTimes`. Neither changes what the wrapped strategy
+decides.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from time import perf_counter_ns
 from typing import Any
 
 from harness.game.rules import Rules
 from harness.game.strategy import Strategy
 from harness.runfolder.timing import ChunkTimes
-
-
-# -- tracing: which seat, turn and method a worker died in ---------------------------------
-class Traced(Strategy):
-    """Tells the watch every call into the strategy it wraps, and its end (only in
-    traced rows: a worker that died is replayed this way to find the seat, turn and
-    method). The end matters: a death after the call returned is not that seat's."""
-
-    def __init__(self, inner: Strategy, watch: Any) -> None:
-        self.inner = inner
-        self.watch = watch
-        self.seat = 0
-
-    def _call(self, turn: int, method: int, call: Callable[..., Any], *args: Any) -> Any:
-        self.watch.trace(self.seat, turn, method)
-        try:
-            return call(*args)
-        finally:
-            self.watch.leave()
-
-    def new_game(self, seat: int, rules: Rules) -> None:
-        self.seat = seat
-        self._call(0, 1, self.inner.new_game, seat, rules)
-
-    def pick(self, view: Any) -> Any:
-        return self._call(view.turn, 2, self.inner.pick, view)
-
-    def stop(self, view: Any) -> Any:
-        return self._call(view.turn, 3, self.inner.stop, view)
-
-    def claim(self, view: Any, choices: Any) -> Any:
-        return self._call(view.turn, 4, self.inner.claim, view, choices)
 
 
 # -- timing: how long a user strategy takes to decide ---------------------------------------

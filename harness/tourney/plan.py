@@ -37,7 +37,7 @@ from harness.game.rules import Rules
 from harness.plugins import files_digest, is_own_module
 from harness.runfolder import layout, schema
 from harness.seats.settings import HoldsSeatSettings, SeatSettings
-from harness.tourney.config import Entrant, TourneyConfig
+from harness.tourney.config import Entrant, TourneyConfig, table_count
 
 SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
 
@@ -198,17 +198,25 @@ def design_of(config: TourneyConfig) -> list[list[int]]:
     return [list(o) for o in seating_design.design(config.players, config.seating)]
 
 
-def tables(config: TourneyConfig) -> list[Table]:
-    """Every table of the tournament, sorted by id (a stable order for any entrant list)."""
+def tables(
+    config: TourneyConfig, progress: Callable[[int, int, str], None] | None = None
+) -> list[Table]:
+    """Every table of the tournament, sorted by id (a stable order for any entrant list);
+    ``progress(done, total, "listed")`` is told every :data:`PROGRESS_EVERY` tables."""
     n = config.players
     if config.format == "gauntlet":
         assert config.challenger is not None
-        found = [
-            table_of((config.challenger, *others))
-            for others in combinations(config.entrants, n - 1)
-        ]
+        groups: Iterator[tuple[Entrant, ...]] = (
+            (config.challenger, *others) for others in combinations(config.entrants, n - 1)
+        )
     else:
-        found = [table_of(group) for group in combinations(config.entrants, n)]
+        groups = combinations(config.entrants, n)
+    total = table_count(config.format, n, len(config.entrants))
+    found = []
+    for done, group in enumerate(groups):
+        if progress is not None and done % PROGRESS_EVERY == 0:
+            progress(done, total, "listed")
+        found.append(table_of(group))
     return sorted(found, key=lambda t: t.id)
 
 
@@ -333,9 +341,9 @@ def _pays(entrant: Entrant) -> bool:
     return module == _OPTIMAL_MODULE or not is_own_module(module)
 
 
-def key_content(config: TourneyConfig, table: Table) -> dict[str, Any]:
-    """What a table's chunk keys hash, but the deal range: the same for every chunk of the
-    table, so a plan works it out once per table (``rules.to_dict`` deep-copies)."""
+def key_base(config: TourneyConfig) -> dict[str, Any]:
+    """What every chunk key of the config hashes alike: worked out once per plan (its
+    ``rules.to_dict`` deep-copies; a table's keys only read it)."""
     return {
         "schema": schema.SCHEMA_VERSION,
         "engine": engine_digest(),
@@ -343,11 +351,21 @@ def key_content(config: TourneyConfig, table: Table) -> dict[str, Any]:
         "dice": config.dice,
         "max_turns": config.max_turns,
         "seed": config.seed,
-        "table": table.key,
         # The design itself, not its name: at 2 players every mode is the same games.
         "seating": design_of(config),
-        "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
         **limits_of(config),
+    }
+
+
+def key_content(
+    config: TourneyConfig, table: Table, base: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What a table's chunk keys hash, but the deal range: the same for every chunk of the
+    table, so a plan works it out once per table (``base``: its :func:`key_base`)."""
+    return {
+        **(key_base(config) if base is None else base),
+        "table": table.key,
+        "entrants": [[e.name, e.key, e.code, e.class_name] for e in table.entrants],
         "luck": table_luck(config, table),
     }
 
@@ -363,6 +381,32 @@ def chunk_key(
     :func:`key_content`, worked out here when not given)."""
     whole = {**(content or key_content(config, table)), "deals": [first, stop]}
     return hashlib.sha256(json.dumps(whole, sort_keys=True).encode()).hexdigest()[:32]
+
+
+class KeyText:
+    """:func:`chunk_key` of many chunks, its JSON written once for what they share.
+
+    ``json.dumps(whole, sort_keys=True)`` is ``{`` + the ``"key": value`` pairs in key
+    order + ``}``, each value dumped with ``sort_keys`` too: so the base's values (the
+    rules, the design, the engine digest...) are dumped once per plan and only a table's
+    own (its key, entrants, luck) and a chunk's deals per chunk. The text, and so every
+    key, is exactly :func:`chunk_key`'s (tests/tourney/test_plan_scale.py compares them)."""
+
+    def __init__(self, base: dict[str, Any]) -> None:
+        self.parts = {name: json.dumps(value, sort_keys=True) for name, value in base.items()}
+
+    def keys(self, content: dict[str, Any], ranges: list[tuple[int, int]]) -> list[str]:
+        parts = dict(self.parts)
+        for name, value in content.items():
+            if name not in parts:
+                parts[name] = json.dumps(value, sort_keys=True)
+        parts["deals"] = "\0"  # where each chunk's deal range goes
+        text = "{" + ", ".join(f"{json.dumps(n)}: {parts[n]}" for n in sorted(parts)) + "}"
+        before, after = text.split("\0")
+        return [
+            hashlib.sha256(f"{before}[{first}, {stop}]{after}".encode()).hexdigest()[:32]
+            for first, stop in ranges
+        ]
 
 
 def entrant_refs(table: Table) -> tuple[EntrantRef, ...]:
@@ -409,6 +453,9 @@ def spec_for(
     )
 
 
+PROGRESS_EVERY = 4096  # tables planned between two calls of a plan's progress
+
+
 def deal_ranges(config: TourneyConfig) -> list[tuple[int, int]]:
     """The (first, stop) deal ranges of a table's chunks, in order."""
     size = config.deals_per_chunk
@@ -427,6 +474,36 @@ def chunks(config: TourneyConfig, table_list: list[Table] | None = None) -> Iter
             )
 
 
+class _EngineMemo:
+    """:func:`table_engine` of many tables, each answer worked out once per kind of table.
+
+    What decides it is the config (its engine choice, rules, dice, seed) and which of the
+    table's entrants have a native version (the others play as Python seats): tables
+    alike in that get the same answer, so a 635,376-table sweep asks the native engine a
+    handful of times, not once per table (each entrant's own check is done once too)."""
+
+    def __init__(self, config: TourneyConfig) -> None:
+        self.config = config
+        self.native: dict[str, bool] = {}  # entrant key -> it has a native version
+        self.answers: dict[tuple[bool, ...], str] = {}
+
+    def __call__(self, table: Table) -> str:
+        if self.config.settings.engine == "python":
+            return "python"
+        from harness import native
+
+        kinds = []
+        for entrant in table.entrants:
+            known = self.native.get(entrant.key)
+            if known is None:
+                known = self.native[entrant.key] = native.supports([entrant.spec])
+            kinds.append(known)
+        kind = tuple(sorted(kinds))
+        if kind not in self.answers:
+            self.answers[kind] = table_engine(self.config, table)
+        return self.answers[kind]
+
+
 class Plan:
     """A tournament's plan, worked out once: its tables, each table's engine, every
     chunk's key and games (``planned``, in plan order), and the chunks themselves.
@@ -437,22 +514,37 @@ class Plan:
     for a table the config's engine refuses, before anything is played.
     """
 
-    def __init__(self, config: TourneyConfig) -> None:
+    def __init__(
+        self, config: TourneyConfig, progress: Callable[[int, int, str], None] | None = None
+    ) -> None:
         self.config = config
-        self.tables = tables(config)
-        self.engines = {t.id: table_engine(config, t) for t in self.tables}
-        self.settings = {t.id: table_settings(config, t, self.engines[t.id]) for t in self.tables}
-        self.luck = {t.id: table_luck(config, t) for t in self.tables}
+        self.tables = tables(config, progress)
         self.ranges = deal_ranges(config)
+        self.engines: dict[str, str] = {}
+        self.settings: dict[str, SeatSettings] = {}
+        self.luck: dict[str, bool] = {}
         self.keys: dict[str, list[str]] = {}  # table id -> its chunks' keys, in deal order
         self.planned: dict[str, int] = {}  # chunk key -> games, in plan order
         per_deal = len(design_of(config))
-        for table in self.tables:
-            content = key_content(config, table)
-            keys = [chunk_key(config, table, a, b, content) for a, b in self.ranges]
+        base = key_base(config)
+        key_text = KeyText(base)
+        by_engine: dict[str, SeatSettings] = {}  # a few engines: one SeatSettings each
+        engine_of = _EngineMemo(config)
+        for done, table in enumerate(self.tables):
+            if progress is not None and done % PROGRESS_EVERY == 0:
+                progress(done, len(self.tables), "keyed")
+            engine = self.engines[table.id] = engine_of(table)
+            if engine not in by_engine:
+                by_engine[engine] = table_settings(config, table, engine)
+            self.settings[table.id] = by_engine[engine]
+            content = key_content(config, table, base)
+            self.luck[table.id] = content["luck"]
+            keys = key_text.keys(content, self.ranges)
             self.keys[table.id] = keys
             for key, (first, stop) in zip(keys, self.ranges, strict=True):
                 self.planned[key] = (stop - first) * per_deal
+        if progress is not None:
+            progress(len(self.tables), len(self.tables), "keyed")
         self.games = sum(self.planned.values())
         self.run_key = run_key(config)
         self._index: dict[str, tuple[int, int]] | None = None

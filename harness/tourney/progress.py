@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any, TextIO
 
 log = logging.getLogger("harness.tourney")
@@ -24,6 +25,30 @@ def duration(seconds: float) -> str:
     if seconds < 3600:
         return f"{seconds // 60}m{seconds % 60:02d}s"
     return f"{seconds // 3600}h{seconds % 3600 // 60:02d}m"
+
+
+PLANNING_EVERY = 2.0  # seconds between two lines saying how far the planning is
+
+
+def planning_teller(say: Callable[[str], None]) -> Callable[[int, int, str], None]:
+    """A plan's progress for people: nothing for a plan made in under two seconds, then a
+    line every two seconds (tables listed, then keyed, of all), and one at the end."""
+    start = time.monotonic()
+    last = [start]
+
+    def tell(done: int, total: int, what: str = "keyed") -> None:
+        now = time.monotonic()
+        end = done >= total and what == "keyed"
+        if now - last[0] < PLANNING_EVERY and not (end and last[0] != start):
+            return
+        last[0] = now
+        if end:
+            say(f"Planned {total:,} tables in {now - start:.0f} s.")
+        else:
+            share = done / total if total else 1.0
+            say(f"Planning: {done:,} of {total:,} tables {what} ({share:.0%}) ...")
+
+    return tell
 
 
 def in_notebook() -> bool:
@@ -70,7 +95,9 @@ class Progress:
     line goes to the log every ``every`` seconds. ``bar`` forces the bar on (True: the
     terminal's or the notebook's) or off (False: log lines). Rates count only games
     played now, not chunks that were already done or reused. ``pending``: games played
-    of chunks not stored yet (the backend's ``in_flight()``), shown as done.
+    of chunks not stored yet (the backend's ``in_flight()``), shown as done. ``lines``:
+    where there is no bar, the lines go to ``stream`` instead of the log (a command with
+    no log of its own: the coach and the diff).
     """
 
     def __init__(
@@ -81,6 +108,7 @@ class Progress:
         stream: TextIO | None = None,
         bar: bool | None = None,
         every: float = 10.0,
+        lines: bool = False,
     ) -> None:
         self.total = total
         self.done = done
@@ -94,7 +122,8 @@ class Progress:
         notebook = not tty and bar is not False and stream is None and in_notebook()
         self.bar = (tty if bar is None else bar) and not notebook
         self.line_out: NotebookLine | None = None
-        self.notebook_lines = False  # no IPython display: a line on the stream now and then
+        # No IPython display (or ``lines``): a line on the stream now and then.
+        self.notebook_lines = lines and not self.bar
         if notebook:
             try:
                 self.line_out = NotebookLine()

@@ -57,7 +57,10 @@ def repair_run(path: str | Path, *, echo: Any = None, workers: int | None = None
     if len(info.problems) > 10:
         say(f"... and {len(info.problems) - 10} more")
     config = config_from_run(info)
-    say(f"Repairing {info.path}: verifying every chunk, playing the damaged and missing ones.")
+    say(
+        f"Repairing {info.path}: verifying every chunk, playing the damaged and missing ones "
+        "again from their seeds (the same games, their rows and luck account stored afresh)."
+    )
     run = run_tournament(config, out=info.path.parent.parent, workers=workers, echo=say)
     if run.status != "complete":
         failed = "; ".join(f["reason"] for f in run.failed[:1])

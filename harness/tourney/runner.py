@@ -38,7 +38,7 @@ from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.config.python_entrants import main_entrants_here
-from harness.tourney.progress import Progress, watched
+from harness.tourney.progress import Progress, planning_teller, watched
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
@@ -240,7 +240,7 @@ def run_tournament(
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
     # and every chunk's key (a hash of its content: at native speed, building them
     # three times cost as much as storing the chunks).
-    the_plan = plan.Plan(config)
+    the_plan = plan.Plan(config, progress=planning_teller(options.say))
     root, key = Path(out), the_plan.run_key
     why = layout.path_problem(root / config.name, folder=True)
     if why is not None:  # bad input: one line, nothing written
@@ -446,6 +446,7 @@ class _Run:
         self.ever = {"native": 0, "python": 0}  # chunks each engine played in earlier calls
         self.played = _Played()
         self.resumed = 0  # games kept from this folder
+        self.sandbox_missing: list[str] = []  # what the isolated seats' sandbox lacks here
         self.reused = 0  # games copied from other runs' folders
         self.to_play = 0  # games left to play when play starts
         self.ended = started  # when the play loop ended
@@ -491,6 +492,8 @@ class _Run:
             for name in self.ever:
                 count = earlier.get(name)
                 self.ever[name] = count if type(count) is int and count >= 0 else 0
+        if len(self.plan.tables) > plan.PROGRESS_EVERY:  # run.json lists every table
+            self.say(f"Writing run.json ({len(self.plan.tables):,} tables) ...")
         self.write_status("running")
 
     # -- status: the folder's verified chunks are loaded ---------------------------------------
@@ -511,11 +514,12 @@ class _Run:
             config.seed,
         )
         if config.settings.isolation == "process":  # what this system's sandbox lacks, if anything
-            missing = missing_note(list(probe()))
+            self.sandbox_missing = list(probe())
+            missing = missing_note(self.sandbox_missing)
             if missing is not None:
                 log.warning("%s", missing)
                 self.say(f"Note: {missing}.")
-        for note in folder.load(set(self.plan.planned)):
+        for note in folder.load(set(self.plan.planned), self.plan.luck):
             log.warning("%s", note)
         self.resumed = self.stored_games()
         if self.resumed:
@@ -731,6 +735,7 @@ class _Run:
             worker_wait=stats.worker_wait,
             engine=config.settings.engine,
             engine_used=dict(played.engine_used),
+            sandbox_missing=list(self.sandbox_missing),
         )
         self.write_status(status, run.summary())
         if status == "complete":

@@ -64,6 +64,7 @@ from harness.runfolder.manifest import (
 )
 from harness.runfolder.parts import (
     ChunkDamaged,
+    check_account,
     check_rows,
     parquet_options,
     part_columns,
@@ -87,6 +88,7 @@ __all__ = [
     "ChunkDamaged",
     "RunFolder",
     "StorageError",
+    "check_account",
     "check_rows",
     "describe_os_error",
     "digest_of",
@@ -257,6 +259,7 @@ class RunFolder:
         self.examples: list[dict[str, Any]] = []  # the first forfeits, with their table
         self.damaged: list[str] = []  # notes on stored chunks found damaged (played again)
         self._planned: set[str] = set()
+        self._accounts: Mapping[str, bool] = {}  # table id -> whether it keeps the account
         self._manifest: Any = None
         self._lock: Any = None
 
@@ -413,15 +416,19 @@ class RunFolder:
         atomic_write(self.path / RUN_JSON, text.encode())
 
     # -- the manifest --------------------------------------------------------------------
-    def load(self, planned: set[str]) -> list[str]:
+    def load(self, planned: set[str], accounts: Mapping[str, bool] | None = None) -> list[str]:
         """Read the manifest, keep the chunks that verify, clear the rest.
 
         Every listed chunk is read and held to its line (:func:`read_part`): a chunk that
-        is missing, changed (sha256), unreadable or holds other games is dropped from the
-        manifest and its file deleted, so it is played again. Its counters are counted
-        from its rows. Returns notes for the log (what was dropped and why).
+        is missing, changed (sha256), unreadable, holds other games or an account that
+        breaks an identity (``accounts``: whether each table id keeps one, the plan's
+        ``luck``) is dropped from the manifest and its file deleted, so it is played
+        again. Its counters are counted from its rows. Returns notes for the log (what
+        was dropped and why).
         """
         self._planned = set(planned)
+        if accounts is not None:
+            self._accounts = dict(accounts)
         notes: list[str] = []
         entries, good = read_manifest(self.manifest_path)
         kept: dict[str, tuple[dict[str, Any], PartSummary]] = {}
@@ -437,7 +444,9 @@ class RunFolder:
                 notes.append(f"{safe_text(name, 200)}: listed twice or misnamed; dropped")
                 continue
             try:
-                table = read_part(self.games_dir / name, entry)
+                table = read_part(
+                    self.games_dir / name, entry, account=self._accounts.get(entry["table"])
+                )
             except ChunkDamaged as exc:
                 notes.append(f"{exc}; played again")
                 self.damaged.append(str(exc))
@@ -557,6 +566,7 @@ class RunFolder:
         table = to_arrow(spec, result, encoded=True)
         try:  # the rows resume will hold it to: a chunk that would fail is never stored
             check_rows(table, claim_of(spec), spec.file, spec.rules.players)
+            check_account(table, spec.file, spec.rules.players, spec.account)
         except ChunkDamaged as exc:
             raise StorageError(f"{spec.describe()}: not stored: {exc.reason}") from None
         summary = played_summary(spec, result, table)
@@ -603,6 +613,7 @@ class RunFolder:
                 entry,
                 [*part_columns(spec.rules.players), "seed"],
                 spec.rules.players,
+                account=spec.account,
             )
         except (OSError, ChunkDamaged) as exc:
             reason = exc.reason if isinstance(exc, ChunkDamaged) else exc.strerror or str(exc)

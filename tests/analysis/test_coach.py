@@ -19,9 +19,10 @@ from harness.coach import audit as audit_module
 from harness.coach import valuing
 from harness.coach.audit import Audited, CoachTally, situation_of
 from harness.coach.coaching import CoachSubject, coach
-from harness.coach.deals import Field, play_field, tables_for
+from harness.coach.deals import Field, tables_for
 from harness.coach.situations import BANDS, KINDS, band_of, check_bands
 from harness.coach.valuing import Moment
+from harness.coach.workers import play_sides
 from harness.game.dice import DuplicateDice
 from harness.game.record import replay
 from harness.game.seating import design, seats_of
@@ -96,8 +97,9 @@ def test_the_coach_agrees_with_the_account_to_the_last_bit(
 ):
     rules = Rules.coerce({"preset": "official", **variant}, players=players)
     field = Field(rules, tuple(resolve(o) for o in opponents), 1, 6, engine)
-    tally, used, _ = play_field(field, CoachSubject(resolve(bot), bot), PerGame)
-    assert used == engine
+    played = play_sides(field, [(CoachSubject(resolve(bot), bot), PerGame)])
+    tally = played.tallies[0]
+    assert played.engine == engine
     expected = _account_of_bot(bot, opponents, rules, 6)
     assert tally.games == expected  # == on floats: the same operations in the same order
 
@@ -149,8 +151,13 @@ def test_answers_are_valued_by_their_plain_value():
 def test_a_forfeiting_bot_is_counted_and_the_games_go_on():
     c = coach(f"{STRATEGIES}:BreaksOnTurnFive", opponents=["simple"], deals=6, examples=0)
     assert c.forfeits() == 12  # every game reaches its fifth turn
-    assert "turn" in c.tally.forfeit_lines[0] and "boom" in c.tally.forfeit_lines[0]
-    assert c.kind_rows()[-1]["decisions"] > 0  # what it decided before is audited
+    (row,) = c.tally.forfeit_rows()
+    assert (row["strategy"], row["role"], row["kind"], row["games"]) == ("breaks", "bot",
+                                                                          "raised", 12)  # fmt: skip
+    assert "turn" in row["example"] and "boom" in row["example"]
+    # Only completed games count: a forfeited game's decisions are left out with it.
+    assert c.games == 0 and c.games_played == 12
+    assert c.kind_rows()[-1]["decisions"] == 0
 
 
 def test_a_bug_of_the_coach_is_never_the_bots_forfeit(monkeypatch):
@@ -260,8 +267,8 @@ def test_frames_for_notebooks():
     )
     sits = c.situations
     assert len(sits) == len(c.tally.situations)
-    assert list(sits.columns[:9]) == ["kind", "dice", "total", "set_aside", "in_reach", "at_risk",
-                                      "end_game", "did", "better"]  # fmt: skip
+    assert list(sits.columns[:10]) == ["kind", "dice", "roll", "total", "set_aside", "in_reach",
+                                       "at_risk", "end_game", "did", "better"]  # fmt: skip
     assert sits.loss_per_game.is_monotonic_decreasing
     assert math.isclose(sits.loss_per_game.sum(), kinds.loc["all", "loss_per_game"], rel_tol=1e-6)
     assert list(c.bands_frame.index) == ["inaccuracy", "mistake", "blunder"]
@@ -357,6 +364,8 @@ class Careful(Strategy):
 def test_a_notebooks_class_or_instance_is_coached_as_a_reference_would_be():
     by_class = coach(Careful, deals=6, examples=1)
     by_instance = coach(Careful(target=27), deals=6, examples=0)
-    assert by_class.bot.endswith("Careful") and by_instance.bot.endswith("Careful(target=27)")
+    # Named by the strategy's name, as a tourney names it (its reference only where two
+    # bots would read the same).
+    assert (by_class.bot, by_instance.bot) == ("careful", "careful(target=27)")
     assert by_class.tally.rows != by_instance.tally.rows  # the parameter is kept
     assert by_class.examples and by_class.examples[0].record["seats"]

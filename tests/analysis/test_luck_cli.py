@@ -143,7 +143,7 @@ def test_a_record_without_an_account_is_accounted_from_its_moves(record_file, tm
 def test_play_analyze_shows_the_account_and_json_holds_it():
     out = _run("play", "greedy", "optimal", "--seed", "5", "--analyze")
     assert out.exit_code == 0, out.output
-    assert "Luck and skill" in out.output and "= margin" in out.output
+    assert "Luck and skill" in out.output and "margin over seat 1" in out.output
     data = json.loads(
         _run("play", "greedy", "optimal", "--seed", "5", "--analyze", "--json").output
     )

@@ -81,13 +81,18 @@ def test_chunk_keys_are_the_documented_content_hash():
 
 def test_keys_are_hashed_once_per_chunk_and_never_when_specs_are_built(monkeypatch):
     calls = []
-    real = plan.chunk_key
+    real, real_keys = plan.chunk_key, plan.KeyText.keys
 
     def counting(*args, **kwargs):
         calls.append(args[2:4])
         return real(*args, **kwargs)
 
+    def counting_keys(self, content, ranges):  # a plan keys a table's chunks at once
+        calls.extend(ranges)
+        return real_keys(self, content, ranges)
+
     monkeypatch.setattr(plan, "chunk_key", counting)
+    monkeypatch.setattr(plan.KeyText, "keys", counting_keys)
     the_plan = plan.Plan(load_config(SMALL))
     assert len(calls) == len(the_plan.planned) == 3 * 3
     calls.clear()

@@ -3,7 +3,8 @@
 ``--address notaurl`` wrote a run folder and exited 1, and so did four other bad-path
 options: a path through a file, or a record in a folder that does not exist. Each is now
 one line, exit 2, before anything is planned or written: every command, in a real
-``harness`` process.
+``harness`` process. So is an output folder that cannot be made at all (``--out
+/proc/nope`` of ``tourney`` and ``coach`` exited 1: issue 30, item 4.7).
 """
 
 from __future__ import annotations
@@ -47,6 +48,15 @@ CASES = {
     "compare-out": (["compare", "{a}", "{b}", "--out", "{tmp}/afile/sub"],
                     "--out {tmp}/afile/sub: {tmp}/afile is a file, not a folder"),
     "init": (["init", "{tmp}/afile/sub"], "afile is a file, not a folder"),
+    # Issue 30, item 4.7: a folder that cannot be made (no file in its way) was exit 1.
+    "tourney-out-impossible": (["tourney", "{config}", "--out", "/proc/nope"],
+                               "--out /proc/nope: cannot write there"),
+    "coach-out-impossible": (["coach", "greedy", "--deals", "2", "--out", "/proc/x"],
+                             "--out /proc/x: cannot write there"),
+    "coach-out-through-a-file": (["coach", "greedy", "--deals", "2", "--out", "{tmp}/afile/x"],
+                                 "afile is a file, not a folder"),
+    "diff-out-impossible": (["coach", "diff", "greedy", "simple", "--deals", "2", "--out",
+                             "/proc/x/y"], "--out /proc/x/y: cannot write there"),
 }  # fmt: skip
 
 

@@ -234,6 +234,45 @@ def test_through_a_pipe_no_terminal_no_colour_and_the_end_of_the_input(tmp_path)
     replay(load_record(written[0]))
 
 
+def test_a_huge_piped_answer_is_read_once_and_echoed_cut_and_escaped(tmp_path):
+    """Issue 30, item 4.4: one 3 MB answer line took 8-49 s (a quadratic wrap of its
+    echo) and 10 MB did not finish; a piped answer was echoed with its raw terminal
+    escapes. Now a long line is read to its end without being held, its echo is cut
+    (MAX_ANSWER) and escaped, and the game goes on with the next line."""
+    huge = "x" * 10_000_000
+    answers = f"\x1b[2J\x1b]0;owned\x07w\n{huge}\nw\n"
+    out = _piped("you", "greedy", "--seed", "9", answers=answers, tmp=tmp_path)
+    assert out.returncode == 130, out.stderr[-500:]
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout  # NO_COLOR: no raw escape
+    assert "\\x1b[2J\\x1b]0;owned\\x07w" in out.stdout  # shown, escaped, not acted on
+    assert re.search(r"x\.\.\. \(9,999,\d{3} more characters\)", out.stdout)
+    assert len(out.stdout) < 20_000  # the 10 MB line was never echoed whole
+    assert out.stdout.count("not a face") == 2  # both bad answers refused, the game went on
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("w\nrest", ("w", 0)),
+        ("abc", ("abc", 0)),
+        ("abcdef\nnext", ("abcd", 2)),
+        ("abcde\n", ("abcd", 1)),
+        ("a" * 200_000 + "\nnext", ("aaaa", 199_996)),
+        ("a" * 200_000, ("aaaa", 199_996)),
+    ],
+)
+def test_read_bounded_keeps_the_head_and_counts_the_rest(text, want):
+    import io
+
+    from harness.people.console import read_bounded
+
+    stream = io.StringIO(text)
+    assert read_bounded(stream, 4) == want
+    assert stream.read() == text.partition("\n")[2]  # the next line is untouched
+    with pytest.raises(EOFError):
+        read_bounded(io.StringIO(""), 4)
+
+
 def test_a_seed_deals_the_same_dice_again(tmp_path):
     records = []
     for n in range(2):

@@ -361,6 +361,8 @@ JSON_KEYS = [
     *("wall_seconds", "games_per_second"),
     # the luck-adjusted test (docs/luck.md), after the older keys
     *("luck", "luck_adjusted", "adjusted", "raw"),
+    # what the isolated seats' sandbox lacks on this machine (issue 30, item 4.6)
+    "sandbox_missing",
 ]
 
 

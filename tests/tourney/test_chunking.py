@@ -52,11 +52,14 @@ def test_the_rule_is_the_configs_alone():
 @pytest.mark.parametrize("tables", [1, 2, 15, 16, 17, 100])
 def test_default_chunk_bounds(players, deals, tables):
     size = model.default_chunk(players, deals, tables)
-    assert 1 <= size <= -(-CHUNK_GAMES // players)
+    capped = -(-deals // max(1, model.CHUNK_CAP // tables))  # huge plans: at most CHUNK_CAP
+    assert 1 <= size <= max(-(-CHUNK_GAMES // players), capped)
     assert size * players >= min(model.MIN_CHUNK_GAMES, CHUNK_GAMES)
     chunks = tables * -(-deals // size)
     floor_bound = size == -(-model.MIN_CHUNK_GAMES // players)
     assert chunks >= model.MIN_CHUNKS or floor_bound or size >= deals
+    if size < -(-CHUNK_GAMES // players):  # cut finer only where it makes more chunks
+        assert -(-deals // size) > -(-deals // -(-CHUNK_GAMES // players))
 
 
 def test_chunking_never_changes_the_rows(tmp_path):

@@ -42,6 +42,7 @@ typedef ptrdiff_t Py_ssize_t;
 #define PyMem_Free free
 #endif
 
+#include <limits.h> /* LLONG_MAX: the last episode number (vecenv.inc.c) */
 #include <math.h>
 #include <stdint.h>
 #if defined(__linux__)
@@ -722,10 +723,11 @@ static void dup_attach(Dup *d, int64_t key, MT *streams) {
     }
 }
 
+#define DUP_FIRST_BLOCKS 64 /* a seat's first allocation of blocks (turns), doubled as needed */
 static int dup_block(Dup *d, int seat, int turn, Block *out) {
     while (d->count[seat] <= turn) {
         if (d->count[seat] == d->cap[seat]) {
-            int cap = d->cap[seat] ? 2 * d->cap[seat] : 64;
+            int cap = d->cap[seat] ? 2 * d->cap[seat] : DUP_FIRST_BLOCKS;
             Block *grown = realloc(d->blocks[seat], (size_t)cap * sizeof(Block));
             if (grown == NULL) return -1;
             d->blocks[seat] = grown;
@@ -782,7 +784,7 @@ typedef struct {
     int duplicate;
     MT *dice;
     Dup dup;
-    MT pool[POOL]; /* the streams of the games (or deals) being played */
+    MT *pool; /* the streams of the games (or deals) being played: new_game's `streams` */
     /* view.rng per seat: random.Random(derive_seed(game seed, "strategy", seat)) */
     int64_t gseed;
     MT rng[MAXP];
@@ -1408,10 +1410,14 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
     return 0;
 }
 
-static Game *new_game(const Game *proto, int duplicate, int max_turns, int account) {
+/* A game with `streams` dice streams (POOL for the lanes of play_deals; a vector env's
+ * slot needs MAXP, one per seat, and so holds 22 kB less). NULL: out of memory. */
+static Game *new_game(const Game *proto, int duplicate, int max_turns, int account, int streams) {
     Game *g = PyMem_Calloc(1, sizeof(Game));
     if (g == NULL) return NULL;
-    if (account && (g->acc = PyMem_Calloc(1, sizeof(Account))) == NULL) {
+    g->pool = PyMem_Calloc((size_t)streams, sizeof(MT));
+    if (g->pool == NULL || (account && (g->acc = PyMem_Calloc(1, sizeof(Account))) == NULL)) {
+        PyMem_Free(g->pool);
         PyMem_Free(g);
         return NULL;
     }
@@ -1429,6 +1435,7 @@ static void free_game(Game *g) {
     if (g == NULL) return;
     for (int s = 0; s < MAXP; s++) free(g->dup.blocks[s]);
     PyMem_Free(g->acc);
+    PyMem_Free(g->pool);
     PyMem_Free(g);
 }
 
@@ -1908,7 +1915,7 @@ static PyObject *py_play_deals_told(PyObject *rules, PyObject *seats, int max_tu
         release_buffers(&b);
         return NULL;
     }
-    Game *g = new_game(&proto, duplicate, max_turns, accounted);
+    Game *g = new_game(&proto, duplicate, max_turns, accounted, POOL);
     if (g == NULL) {
         release_buffers(&b);
         return PyErr_NoMemory();
@@ -1974,7 +1981,7 @@ static PyObject *py_play_games(PyObject *self, PyObject *args) {
             release_buffers(&b);
             return NULL;
         }
-    Game *g = new_game(&proto, duplicate, max_turns, accounted);
+    Game *g = new_game(&proto, duplicate, max_turns, accounted, POOL);
     if (g == NULL) {
         release_buffers(&b);
         return PyErr_NoMemory();
@@ -2316,6 +2323,7 @@ static PyMethodDef methods[] = {
     {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
     {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
     {"vec_board", py_vec_board, METH_VARARGS, "One slot's board (render, info)."},
+    {"vec_slot_bytes", py_vec_slot_bytes, METH_VARARGS, "Bytes a slot holds once playing."},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "harness._native_core",

@@ -23,6 +23,7 @@
  *   vec_reset(cap, prefix, starts, stride, out)   every slot to its first question
  *   vec_step(cap, actions, autoreset, out)        one answer per slot, on to the next
  *   vec_board(cap, slot)            one slot's board, for render() and info
+ *   vec_slot_bytes(players, duplicate)  the memory one slot holds once playing
  * `out` is (obs, mask, reward, terminated, truncated, illegal, episode, seat): writable
  * buffers of n rows (reward float32, the flags uint8, episode int64, seat int8).
  */
@@ -314,10 +315,16 @@ static void ve_begin(VecEnv *e, Slot *s, long long episode) {
 }
 
 /* SingleAgent.reset: episode `from` or, when it ends before the agent is asked anything,
- * the slot's next ones. 0, -1 out of memory, -2 every try ended first. */
+ * the slot's next ones. 0, -1 out of memory, -2 every try ended first, -4 the next
+ * episode number would pass 2**63 - 1 (harness.env.game.MAX_EPISODE: never wrapped). */
 static int ve_reset_slot(VecEnv *e, Slot *s, long long from) {
+    long long episode = from;
     for (int k = 0; k < VE_SKIPS; k++) {
-        ve_begin(e, s, from + k * e->stride);
+        if (k > 0) {
+            if (episode > LLONG_MAX - e->stride) return -4;
+            episode += e->stride;
+        }
+        ve_begin(e, s, episode);
         if (ve_advance(s) < 0) return -1;
         if (s->phase != VE_DONE) return 0;
     }
@@ -360,9 +367,9 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
             if (e->table[i].kind == S_PYTHON) ok = 0;
         if (!ok) PyErr_SetString(PyExc_ValueError, "vec_new: every opponent must be native");
     }
-    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 20) || max_turns < 1 ||
+    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 ||
                reward < 0 || reward > 2)) {
-        PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**20 slots");
+        PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**16 slots");
         ok = 0;
     }
     if (ok)
@@ -385,7 +392,7 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
         return PyErr_NoMemory();
     }
     for (int i = 0; i < n_envs; i++) {
-        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0); /* no account */
+        e->slots[i].g = new_game(&e->proto, e->duplicate, max_turns, 0, MAXP); /* no account */
         if (e->slots[i].g == NULL) {
             ve_free(e);
             return PyErr_NoMemory();
@@ -396,6 +403,21 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
     PyObject *cap = PyCapsule_New(e, "harness.vecenv", ve_capsule_free);
     if (cap == NULL) ve_free(e);
     return cap;
+}
+
+/* vec_slot_bytes(players, duplicate): what one slot holds once its games are under way:
+ * the slot, its game and dice streams, and with duplicate dice each seat's first blocks
+ * (a seat of a longer game doubles them); harness/env/vector.py adds its arrays' rows. */
+static PyObject *py_vec_slot_bytes(PyObject *self, PyObject *args) {
+    int players, duplicate;
+    if (!PyArg_ParseTuple(args, "ip", &players, &duplicate)) return NULL;
+    if (players < 2 || players > MAXP) {
+        PyErr_SetString(PyExc_ValueError, "vec_slot_bytes: 2 to 7 players");
+        return NULL;
+    }
+    size_t bytes = sizeof(Slot) + sizeof(Game) + MAXP * sizeof(MT);
+    if (duplicate) bytes += (size_t)players * DUP_FIRST_BLOCKS * sizeof(Block);
+    return PyLong_FromSize_t(bytes);
 }
 
 typedef struct {
@@ -446,6 +468,12 @@ static void ve_row(const VecEnv *e, const Slot *s, VeOut *o, Py_ssize_t i) {
 
 static PyObject *ve_failed(int rc, Py_ssize_t slot) {
     if (rc == -1) return PyErr_NoMemory();
+    if (rc == -4) {
+        PyErr_Format(PyExc_ValueError,
+                     "slot %zd: its next episode is past the last episode number, 2**63 - 1 "
+                     "(an int64): reset with a smaller start or stride", slot);
+        return NULL;
+    }
     PyErr_Format(PyExc_RuntimeError,
                  "slot %zd: %d episodes in a row ended before the agent was asked anything",
                  slot, VE_SKIPS);
@@ -558,7 +586,8 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
                 o.trunc[i] = ve_capped(g);
             }
             if (autoreset) {
-                rc = ve_reset_slot(e, s, s->episode + e->stride);
+                rc = s->episode > LLONG_MAX - e->stride ? -4
+                                                        : ve_reset_slot(e, s, s->episode + e->stride);
                 if (rc) break;
             }
         }

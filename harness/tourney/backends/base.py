@@ -4,11 +4,11 @@ retries, and which entrants are user code. See :mod:`harness.tourney.backends`."
 from __future__ import annotations
 
 import logging
-import signal
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from harness.errors import describe_exit as describe_exit  # the backends' word for a death
 from harness.plugins import builtin_strategies, is_own_module, names_a_file, parse_reference
 from harness.tourney.chunks import (
     ChunkResult,
@@ -95,17 +95,6 @@ class Retries:
 
 class WorkersCannotStart(RuntimeError):
     """Worker processes die before they are ready (one line, for the run to stop)."""
-
-
-def describe_exit(code: int | None) -> str:
-    if code is None:
-        return "no exit code"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
 
 
 # -- user code ----------------------------------------------------------------------------

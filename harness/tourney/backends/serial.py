@@ -10,6 +10,12 @@ from harness.errors import safe_text, type_name
 from harness.interrupts import reraise_if_user
 from harness.runfolder.timing import ChunkTimes
 from harness.seats import Beacon
+from harness.seats.output import (
+    OUTPUT_LOGGER,
+    Outside,
+    PluginOutput,
+    contained,
+)
 from harness.tourney.backends.base import (
     PUBLISH_EVERY,
     BackendStats,
@@ -18,12 +24,6 @@ from harness.tourney.backends.base import (
     Retries,
     log,
     user_codes,
-)
-from harness.tourney.backends.output import (
-    OUTPUT_LOGGER,
-    Outside,
-    PluginOutput,
-    contained,
 )
 from harness.tourney.chunks import Playing, play_chunk
 from harness.tourney.plan import ChunkSpec

@@ -20,16 +20,16 @@ from harness.game.rules import MAX_PLAYERS
 from harness.interrupts import plugin_interrupts_only
 from harness.runfolder.timing import ChunkTimes
 from harness.seats import Beacon
-from harness.tourney import chunks
-from harness.tourney.backends.base import (
-    PUBLISH_EVERY,
-)
-from harness.tourney.backends.output import (
+from harness.seats.output import (
     OUTPUT_LOGGER,
     FdCapture,
     Lines,
     PluginOutput,
     PluginRecords,
+)
+from harness.tourney import chunks
+from harness.tourney.backends.base import (
+    PUBLISH_EVERY,
 )
 from harness.tourney.chunks import (
     WORKER_LOGGER,

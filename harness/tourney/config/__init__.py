@@ -69,6 +69,7 @@ from harness.tourney.config.bounds import (
     plan_problem,
     plan_size,
     seating_orders,
+    table_count,
 )
 from harness.tourney.config.checker import (
     Checker,
@@ -78,6 +79,7 @@ from harness.tourney.config.checker import (
 from harness.tourney.config.model import (
     ALL_BUILTINS,
     CHOICES,
+    CHUNK_CAP,
     CHUNK_GAMES,
     DEFAULTS,
     DICE_MODES,
@@ -168,6 +170,7 @@ __all__ = [
     "ALL_BUILTINS",
     "BOUNDS",
     "CHOICES",
+    "CHUNK_CAP",
     "CHUNK_GAMES",
     "Checker",
     "ConfigProblems",
@@ -205,6 +208,7 @@ __all__ = [
     "name_problem",
     "plan_problem",
     "plan_size",
+    "table_count",
     "python_entrant",
     "resolve_entrant",
     "seating_orders",

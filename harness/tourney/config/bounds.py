@@ -97,10 +97,15 @@ def seating_orders(players: int, seating: str) -> int:
     return len(seating_design.design(players, seating))
 
 
+def table_count(fmt: str, players: int, entrants: int) -> int:
+    """The tables of a tournament (a gauntlet's ``entrants`` is its field), counted."""
+    seats = players if fmt == "round_robin" else players - 1
+    return math.comb(entrants, seats) if entrants >= seats >= 0 else 0
+
+
 def plan_size(fmt: str, players: int, entrants: int, games: int, chunk: int) -> tuple[int, int]:
     """(tables, chunks) of a tournament, counted without building it."""
-    field_size, seats = (entrants, players) if fmt == "round_robin" else (entrants, players - 1)
-    tables = math.comb(field_size, seats) if field_size >= seats else 0
+    tables = table_count(fmt, players, entrants)
     return tables, tables * -(-games // chunk)
 
 

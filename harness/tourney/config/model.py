@@ -26,7 +26,7 @@ from harness.seats.settings import (  # the seat settings' keys are checked ther
     SettingsError,
     settings_from,
 )
-from harness.tourney.config.bounds import check_bounds, plan_problem, plan_size
+from harness.tourney.config.bounds import check_bounds, plan_problem, table_count
 
 FORMATS = ("round_robin", "gauntlet")
 ALL_BUILTINS = "all-builtins"
@@ -87,6 +87,12 @@ DEFAULTS: dict[str, Any] = {
 # Chunk keys cover their deals, so folders written with another size (1,200 before) are
 # neither resumed nor reused from.
 CHUNK_GAMES = 12000
+# And at most CHUNK_CAP chunks in a run by default: where 12,000-game chunks would make
+# more (many tables, many deals), the default chunk grows, so that the parent's few ms a
+# chunk stay a small share (10,000 chunks: under a minute of it). A chunk holds deals of
+# one table, so a plan has at least one chunk per table whatever the size: a 4-player
+# sweep of 64 values is 635,376 tables, and as many chunks (docs/tourney.md).
+CHUNK_CAP = 10_000
 # A small run is cut finer (default_chunk): at least MIN_CHUNKS chunks in all, so that a
 # slow run of one table (optimal on the Python engine, a plugin) keeps every worker of a
 # machine of up to 16 cores at work instead of being one chunk on one of them; never
@@ -98,13 +104,17 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
 def default_chunk(players: int, deals: int, tables: int) -> int:
-    """Deals a chunk when the config gives no ``chunk``: about CHUNK_GAMES games, fewer
-    in a small run so that its ``tables`` make MIN_CHUNKS chunks or more, but never fewer
-    than MIN_CHUNK_GAMES games. A function of the config alone (never of the worker
-    count: the same run resumes on any); chunking never changes a game."""
-    per_table = -(-MIN_CHUNKS // max(1, tables))  # chunks a table needs for MIN_CHUNKS
-    floor = -(-MIN_CHUNK_GAMES // players)
-    return min(-(-CHUNK_GAMES // players), max(floor, -(-deals // per_table)))
+    """Deals a chunk when the config gives no ``chunk``: about CHUNK_GAMES games, grown so
+    that the run has at most CHUNK_CAP chunks where its ``tables`` allow (at least one a
+    table), and cut finer in a small run, so that it has MIN_CHUNKS chunks or more, never
+    under MIN_CHUNK_GAMES games (where that makes no more chunks, the default stands). A
+    function of the config alone (never of the worker count: the same run resumes on
+    any); chunking never changes a game."""
+    size = max(1, -(-CHUNK_GAMES // players))
+    size = max(size, -(-deals // max(1, CHUNK_CAP // max(tables, 1))))  # the cap
+    wanted = -(-MIN_CHUNKS // max(1, tables))  # chunks a table needs for MIN_CHUNKS
+    small = min(size, max(-(-MIN_CHUNK_GAMES // players), -(-deals // wanted)))
+    return small if -(-deals // small) > -(-deals // size) else size
 
 
 # -- the resolved config ----------------------------------------------------------------
@@ -174,11 +184,10 @@ class TourneyConfig(HoldsSeatSettings):
 
     @property
     def deals_per_chunk(self) -> int:
-        """The config's ``chunk``, or :func:`default_chunk` for this run."""
+        """``chunk:`` if given, else :func:`default_chunk` for this run's tables."""
         if self.chunk:
             return self.chunk
-        fmt, entrants = self.format, len(self.entrants)
-        tables, _ = plan_size(fmt, self.players, entrants, self.games, 1)
+        tables = table_count(self.format, self.players, len(self.entrants))
         return default_chunk(self.players, self.games, tables)
 
     def all_entrants(self) -> tuple[Entrant, ...]:

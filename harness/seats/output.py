@@ -1,5 +1,12 @@
 """Plugin output, contained: what plugins write (sys.stdout, logging, file descriptors 1
-and 2) as labelled lines for run.log, at most :data:`OUTPUT_LIMIT` characters per chunk."""
+and 2) as labelled, escaped lines, at most :data:`OUTPUT_LIMIT` characters per unit of
+work (a tourney's chunk, a coach's block, one game of ``harness play``).
+
+Every command that runs a bot holds its output here: the tourney's workers and its serial
+backend (to run.log), the coach's and the diff's worker processes (to their output.log)
+and ``harness play`` (to stderr). :class:`Playing` is the game in play, written by
+whoever plays it and read only when a plugin writes something.
+"""
 
 from __future__ import annotations
 
@@ -14,12 +21,37 @@ from typing import Any
 
 from harness.errors import MESSAGE_LIMIT, safe_text, type_name
 from harness.runfolder.manifest import OUTPUT_KEPT, UNLABELLED
-from harness.tourney.chunks import (
-    Playing,
-)
 
 OUTPUT_LIMIT = OUTPUT_KEPT  # characters of plugin output stored per chunk
 OUTPUT_LOGGER = "harness.tourney.output"
+
+
+class Playing:
+    """The game in play: what labels a plugin's output.
+
+    Whoever plays makes one and hands it to both sides: to the code that plays (a chunk,
+    a coach's block, one game), which writes it (a few attribute stores per game), and to
+    its :class:`PluginOutput`, which reads it only when a plugin writes something.
+    ``spec`` is what is played (anything with a ``table``: a tourney's chunk spec, a
+    coach's table; None for a lone game), ``seats`` the strategy instances by seat (a
+    plugin's ``self``), ``names`` their names; ``others`` strategies asked beside the
+    seats, as (instance, name) (the diff's shadow): their output is theirs, by name.
+    """
+
+    __slots__ = ("spec", "deal", "order", "row", "names", "seats", "others")
+
+    def __init__(self) -> None:
+        self.spec: Any = None
+        self.deal = -1
+        self.order = -1  # the seat order's index in the design
+        self.row = -1
+        self.names: list[str] = []
+        self.seats: list[Any] = []  # the instances by seat: a plugin's ``self``
+        self.others: list[tuple[Any, str]] = []
+
+    def clear(self) -> None:
+        self.spec, self.deal, self.order, self.row = None, -1, -1, -1
+        self.names, self.seats, self.others = [], [], []
 
 
 class PluginOutput:
@@ -27,9 +59,10 @@ class PluginOutput:
     characters per chunk (then one "output truncated" line); each line at most
     :data:`~harness.errors.MESSAGE_LIMIT` characters.
 
-    A line is labelled with the game being played (``now``: the backend hands the same
-    :class:`~harness.tourney.chunks.Playing` to the chunk it plays) and, found at write
-    time from the writer's stack, the seat whose strategy wrote it.
+    A line is labelled with the game being played (``now``: whoever plays hands the same
+    :class:`Playing` to the code that plays) and, found at write time from the writer's
+    stack, the seat whose strategy wrote it. Every line is escaped
+    (:func:`~harness.errors.safe_text`: no terminal control character gets through).
     """
 
     def __init__(self, emit: Callable[[str], None], now: Playing) -> None:
@@ -53,8 +86,7 @@ class PluginOutput:
         if chars <= 0:
             return
         seat = self.seat_of(frame) if frame is not None else None
-        names = self.now.names
-        who = names[seat] if seat is not None and seat < len(names) else UNLABELLED
+        who = self.name_of(seat) or UNLABELLED
         with self.lock:
             self.written[who] = self.written.get(who, 0) + chars
 
@@ -77,8 +109,10 @@ class PluginOutput:
             self.emit(f"{where}: {safe_text(text, MESSAGE_LIMIT + 40)}")
 
     def seat_of(self, frame: Any) -> int | None:
-        """The seat whose strategy instance is running in ``frame`` or a caller of it."""
-        seats = self.now.seats
+        """The seat whose strategy instance is running in ``frame`` or a caller of it
+        (from ``len(seats)`` on: one of the ``others``, in their order)."""
+        now = self.now
+        seats = [*now.seats, *(instance for instance, _ in now.others)]
         depth = 0
         while frame is not None and seats and depth < 40:
             try:
@@ -91,6 +125,16 @@ class PluginOutput:
             frame, depth = frame.f_back, depth + 1
         return None
 
+    def name_of(self, seat: int | None) -> str | None:
+        """The name of what :meth:`seat_of` found (None: nothing)."""
+        now = self.now
+        if seat is None:
+            return None
+        if seat < len(now.seats):
+            return now.names[seat] if seat < len(now.names) else None
+        other = seat - len(now.seats)
+        return now.others[other][1] if other < len(now.others) else None
+
     def raw_label(self) -> str:
         spec = self.now.spec
         where = f", table {spec.table}" if spec is not None else ""
@@ -100,15 +144,17 @@ class PluginOutput:
         """How a line of plugin output is labelled: strategy, seat, table, deal."""
         now = self.now
         spec = now.spec
-        if spec is None:
-            return "plugin output"
-        if now.deal < 0:
+        if spec is not None and now.deal < 0:
             return f"plugin output, table {spec.table} (loading its strategies)"
-        where = f"table {spec.table} deal {now.deal} seating {now.order}"
+        # A lone game (no spec) is labelled by its seat alone.
+        where = "" if spec is None else f", table {spec.table} deal {now.deal} seating {now.order}"
         seat = self.seat_of(frame) if frame is not None else None
-        if seat is None:
-            return f"plugin output, {where}"
-        return f"output of {now.names[seat]} (seat {seat}), {where}"
+        name = self.name_of(seat)
+        if seat is None or name is None:
+            return f"plugin output{where}"
+        if seat >= len(now.seats):  # asked beside the seats: by its name alone
+            return f"output of {name}{where}"
+        return f"output of {name} (seat {seat}){where}"
 
 
 class Lines(io.TextIOBase):
