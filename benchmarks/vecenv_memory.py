@@ -30,22 +30,23 @@ def rss():
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
 
-n, players, engine = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+n, players, engine, steps = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 opponents = ["greedy"] * (players - 1)
 VectorEnv(1, opponents, engine=engine).reset(seed=1)  # first-use costs, not counted
 before = rss()
 vec = VectorEnv(n, opponents, engine=engine)
 obs, _ = vec.reset(seed=1)
-for _ in range(200):
+for _ in range(steps):
     obs, *_ = vec.step(obs["action_mask"].argmax(axis=1))
 said = slot_bytes(players, True) if engine == "native" else 0
 print((rss() - before) / n, said)
 """
 
 
-def measure(n: int, players: int, engine: str) -> tuple[float, int]:
+def measure(n: int, players: int, engine: str, steps: int = 200) -> tuple[float, int]:
+    """(resident bytes a slot added, the C side's count) in a fresh process."""
     done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(n), str(players), engine],
+        [sys.executable, "-c", CHILD, str(n), str(players), engine, str(steps)],
         capture_output=True,
         text=True,
         check=True,

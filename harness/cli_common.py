@@ -110,7 +110,7 @@ def check_out_folder(folder: str | Path, option: str = "--out") -> Path:
     made, and a file can be written in it. Otherwise one line (HarnessError: exit 2),
     said before any game is played. Nothing is left behind: the folders made to try are
     removed (the command makes them again when it writes)."""
-    from harness.runfolder.layout import path_problem  # the tree's verdict, one wording
+    from harness.runfolder.layout import os_error_cause, path_problem  # one wording
 
     path = Path(folder)
     why = path_problem(path, folder=True)
@@ -128,8 +128,8 @@ def check_out_folder(folder: str | Path, option: str = "--out") -> Path:
         with tempfile.TemporaryFile(dir=path):
             pass
     except OSError as exc:
-        why = exc.strerror or type(exc).__name__
-        raise HarnessError(f"{option} {safe_text(path)}: cannot write there ({why})") from None
+        why = os_error_cause(exc)
+        raise HarnessError(f"{option} {safe_text(path)}: cannot write there: {why}") from None
     finally:
         for step in reversed(made):
             with contextlib.suppress(OSError):

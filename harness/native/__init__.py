@@ -190,6 +190,11 @@ def _stale(name: str) -> bool:
     return found
 
 
+def _refuse_stale(name: str) -> None:
+    if _stale(name):
+        raise NotNative(f"{name}: its source differs from the one the native engine mirrors")
+
+
 def _account_stale() -> bool:
     """Whether the luck account's reference is not the source account.inc.c mirrors (cached)."""
     found = _STALE.get(" account")  # not a strategy's name
@@ -250,6 +255,7 @@ def native_seat(strategy: Any) -> NativeSeat:
         cls, instance, make = strategy.cls, None, strategy.create
         key = _spec_key(strategy)
         if key is not None and key in _SEATS:
+            _refuse_stale(_SEATS[key].name)  # a kept seat is no license: asked every time
             return _SEATS[key]
     else:
         cls, instance, make = type(strategy), strategy, None
@@ -285,8 +291,7 @@ def _native_of(cls: type, instance: Any, make: Any) -> NativeSeat:
     if name is None:
         raise NotNative(f"{type.__repr__(cls)}: no native version (not a built-in)")
     kind, _, _, attributes = _KINDS[name]
-    if _stale(name):
-        raise NotNative(f"{name}: its source differs from the one the native engine mirrors")
+    _refuse_stale(name)
     if make is not None:
         try:
             instance = make()

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from harness.cli_common import console_log, user_errors, verbosity_options
+from harness.cli_common import console_log, out_folder, user_errors, verbosity_options
 from harness.errors import plural
 
 
@@ -144,6 +144,7 @@ def report(
     "--out",
     type=click.Path(file_okay=False, path_type=Path),
     default=None,
+    callback=out_folder,  # one line, exit 2, before anything is read
     help="Folder for compare.md/.html/.json and charts "
     "(default: results/compare/<run A>_vs_<run B>... beside the runs).",
 )

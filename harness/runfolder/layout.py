@@ -87,19 +87,22 @@ def path_problem(path: Path | str, *, folder: bool) -> str | None:
     return None
 
 
+def os_error_cause(exc: OSError) -> str:
+    """The cause of a failed write, in words a person can act on (one wording)."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full"
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.EROFS:
+        return "the file system is read-only"
+    if exc.errno == errno.ENOTDIR:
+        return "a part of the path is a file, not a folder"
+    return exc.strerror or str(exc)
+
+
 def describe_os_error(exc: OSError, path: Path | str, doing: str) -> StorageError:
     """A one-line error for a failed write, naming the cause a person can fix."""
-    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        why = "the disk is full"
-    elif exc.errno in (errno.EACCES, errno.EPERM):
-        why = "permission denied"
-    elif exc.errno == errno.EROFS:
-        why = "the file system is read-only"
-    elif exc.errno == errno.ENOTDIR:
-        why = "a part of the path is a file, not a folder"
-    else:
-        why = exc.strerror or str(exc)
-    return StorageError(f"{path}: cannot {doing}: {why}")
+    return StorageError(f"{path}: cannot {doing}: {os_error_cause(exc)}")
 
 
 def atomic_write(path: Path, data: bytes, tmp: Path | None = None, doing: str = "write") -> None:

@@ -57,6 +57,8 @@ CASES = {
                                  "afile is a file, not a folder"),
     "diff-out-impossible": (["coach", "diff", "greedy", "simple", "--deals", "2", "--out",
                              "/proc/x/y"], "--out /proc/x/y: cannot write there"),
+    "compare-out-impossible": (["compare", "{a}", "{b}", "--out", "/proc/nope"],
+                               "--out /proc/nope: cannot write there"),
 }  # fmt: skip
 
 

@@ -181,7 +181,11 @@ def test_the_quick_start_runs_from_an_empty_folder(installed):
     lines = done.stdout.splitlines()
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["#", "strategy"])
     assert set(lines[header + 1]) <= {"-", " "}  # the rule every terminal table has
-    table = lines[header + 2 : lines.index("", header)]
+    table = []
+    for line in lines[header + 2 :]:  # ranked rows, up to the notes below the table
+        if not line[:1].isdigit():
+            break
+        table.append(line)
     standings = [line.split() for line in table]
     assert [int(row[0]) for row in standings] == list(range(1, 9))
     names = {row[1] for row in standings}

@@ -428,8 +428,10 @@ def test_read_only_results_folder_is_one_line_for_tourney_and_report(tmp_path, c
             result = cli("report", str(run_dir), "--no-plots")
             assert result.exit_code == 1
             assert "the file system is read-only" in one_line_error(result)
+            # an --out that cannot be written in is the user's to fix: exit 2, before any
+            # game (docs/trust.md)
             result = cli("tourney", str(config), "--out", str(mnt), "--fresh")
-            assert result.exit_code == 1
+            assert result.exit_code == 2
             assert "the file system is read-only" in one_line_error(result)
         finally:
             remount(mnt, "rw")
