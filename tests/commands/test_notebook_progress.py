@@ -253,10 +253,10 @@ def test_a_notebook_class_s_workers_0_notes_show_in_the_notebook_and_run_log(tmp
     this process (workers: 0) reach the cell's output, not run.log alone."""
     err, log = _notebook_run(tmp_path, None)
     here = "entrant mine is defined in this notebook or script (__main__)"
-    one_process = "workers: 0 plays every table in this one process"
-    assert err.count(here) == 1 and err.count(one_process) == 1, err
+    told = "Note: workers: 0 put every plugin in one process: later runs will not reuse"
+    assert err.count(here) == 1 and err.count(told) == 1, err
     assert "Traceback" not in err
-    assert here in log and one_process in log
+    assert here in log and "workers: 0 plays every table in this one process" in log
 
 
 def test_no_notes_when_the_progress_is_off(tmp_path):
