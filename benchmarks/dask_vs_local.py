@@ -8,9 +8,14 @@ processes of our own) and on a local Dask cluster of as many one-thread workers,
 interleaved, ``--repeats`` times, each a fresh run (:func:`run_tournament` into a
 temporary folder), and prints medians.
 
-CPU time counts this process (time.process_time: for Dask that is also the scheduler,
-the nannies and the client, which run in it) and its finished children (the workers, via
-getrusage, once the run has closed them). Starting a Dask cluster is a fixed cost (fresh
+CPU time counts the whole process tree (:func:`tree_cpu`): this process (for Dask also
+the scheduler, the nannies' threads and the client, which run in it) and every process
+below it, live, exited or reaped, read from /proc: each one's own user and system time,
+plus what it collected from the children it reaped. The local backend's workers are
+forked by a fork server that outlives the run, so ``getrusage(RUSAGE_CHILDREN)``, which
+counts only children this process reaped, never saw them (it reported 1.56 M games per
+CPU-s, more than the chunk path's measured 262-286k per core: docs/speed.md). Without
+/proc (not Linux) the script says so and stops. Starting a Dask cluster is a fixed cost (fresh
 Python processes importing harness and Dask), measured apart by runs of one table of two
 one-deal chunks (so that every worker starts); "beyond it" is what Dask costs per game
 once running. Here the scheduler, the nannies and the client share the two cores with
@@ -23,29 +28,64 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import tempfile
 import time
+from pathlib import Path
 
 from harness.tourney import load_config, plan, run_tournament
 
 DEFAULT = "env-heuristic,greedy,random,simple,tactician,threshold,worm-first"
 
 
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+PROC = Path("/proc")
+TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _stat(pid: str) -> tuple[int, int] | None:
+    """(parent pid, CPU ticks: utime + stime + cutime + cstime) of a process, or None if
+    it is gone. The command name, in parentheses, may hold spaces: fields follow its ')'."""
+    try:
+        text = (PROC / pid / "stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    # after the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
+    return int(fields[1]), sum(int(f) for f in fields[11:15])
+
+
+def tree_cpu(root: int | None = None) -> float:
+    """CPU seconds of process ``root`` (this one) and every process below it: each live
+    or not yet reaped process's own time, plus what it collected from children it reaped.
+    A process counts in one place at a time (itself, or its reaper's children's time)."""
+    root = os.getpid() if root is None else root
+    parent: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in PROC.iterdir():
+        if entry.name.isdigit():
+            found = _stat(entry.name)
+            if found is not None:
+                parent[int(entry.name)], ticks[int(entry.name)] = found
+    below = {root}
+    grew = True
+    while grew:  # every descendant, whatever order /proc lists them in
+        grew = False
+        for pid, ppid in parent.items():
+            if ppid in below and pid not in below:
+                below.add(pid)
+                grew = True
+    return sum(ticks.get(pid, 0) for pid in below) / TICKS
 
 
 def measure(config, backend: str, workers: int, out: str) -> tuple[int, float, float]:
-    """A fresh run: (games, CPU seconds of this process and its workers, wall seconds)."""
-    cpu0, kids0, wall0 = time.process_time(), children_cpu(), time.perf_counter()
+    """A fresh run: (games, CPU seconds of the process tree, wall seconds)."""
+    cpu0, wall0 = tree_cpu(), time.perf_counter()
     run = run_tournament(
         config, workers=workers, out=out, fresh=True, progress=False, backend=backend
     )
     wall = time.perf_counter() - wall0
-    cpu = time.process_time() - cpu0 + children_cpu() - kids0
+    time.sleep(0.2)  # let the fork server reap the run's last workers
+    cpu = tree_cpu() - cpu0
     assert run.status == "complete" and run.played == run.planned, run.status
     return run.played, cpu, wall
 
@@ -58,6 +98,8 @@ def main() -> None:
     parser.add_argument("--entrants", default=DEFAULT, help="comma-separated strategies")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
+    if not (PROC / str(os.getpid()) / "stat").exists():
+        raise SystemExit("dask_vs_local.py counts the process tree's CPU from /proc (Linux)")
     config = load_config(
         {"name": "bench", "entrants": args.entrants.split(","), "deals": args.games, "seed": 1}
     )

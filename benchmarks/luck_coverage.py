@@ -38,7 +38,7 @@ from luck_pool import GROUPS, Case, cases, centred
 
 from harness import stats
 
-KINDS = ("win", "margin", "h2h", "win_diff", "margin_diff")
+KINDS = ("win", "margin", "h2h", "win_diff", "margin_diff", "worms_diff")
 SHARES = ("win", "h2h")  # intervals for shares; margins and paired differences: t intervals
 
 

@@ -202,8 +202,9 @@ def deal_totals(p: DealPool, kind: str, a: int, b: int | None = None) -> tuple[n
     """Per deal: (Y, M, C) totals of field member ``a``'s outcome, games and control.
 
     ``kind``: "win" (win share, ties split; control W - the others' mean W), "margin"
-    (worms - the others' mean; control L - the others' mean L) or "h2h" (a's point
-    against ``b``: ahead 1, tied 1/2; control W_a - W_b).
+    (worms - the others' mean; control L - the others' mean L), "worms" (its own worms,
+    what ``harness compare`` pairs as "mean worms"; control L - the others' mean L, as
+    compare's) or "h2h" (a's point against ``b``: ahead 1, tied 1/2; control W_a - W_b).
     """
     d = p.data
     over = d["over"][..., None]
@@ -213,6 +214,9 @@ def deal_totals(p: DealPool, kind: str, a: int, b: int | None = None) -> tuple[n
         c = stats.versus_others(d["wluck"])
     elif kind == "margin":
         y = stats.versus_others(d["worms"])
+        c = stats.versus_others(d["luck"])
+    elif kind == "worms":
+        y = d["worms"]
         c = stats.versus_others(d["luck"])
     elif kind == "h2h":
         theirs = d["strat"] == b
@@ -274,8 +278,11 @@ def cases(group: str, deals: int, seed: int, workers: int, cache: Path | None, s
             a = pool(before, 2, deals, seed, workers, cache, say)
             b = pool(after, 2, deals, seed, workers, cache, say)
             name = f"{after[0]} - {before[0]}"
+            # win and worms: the two differences harness compare adjusts (win share, mean
+            # worms); margin: the worm margin (worms - the others' mean), not shown by it.
             found = [
-                (f"{kind}_diff", name, *paired_totals(a, b, kind)) for kind in ("win", "margin")
+                (f"{kind}_diff", name, *paired_totals(a, b, kind))
+                for kind in ("win", "margin", "worms")
             ]
             title = f"{name}, v {' v '.join(before[1:])} (paired)"
             cpu = (a.cpu + b.cpu) / (a.games + b.games) * 1000 if a.cpu and b.cpu else None

@@ -10,9 +10,12 @@ played in every seat rotation), for every target:
 * win: a strategy's win share (ties split), control W - the others' mean W (win-weighted
   luck); margin: its worms - the others' mean, control L - the others' mean L (luck);
   h2h (3-4 players): A's share of the games where it finished ahead of B, control W_A - W_B;
-  win_diff, margin_diff: the paired difference of two runs on the same deals (what
-  ``harness compare`` pairs: threshold(target=27) in place of threshold(target=26)),
-  control the difference of the twin games' controls;
+  win_diff, margin_diff, worms_diff: the paired difference of two runs on the same deals
+  (what ``harness compare`` pairs: threshold(target=27) in place of threshold(target=26)),
+  control the difference of the twin games' controls; worms_diff is the difference of
+  the entrant's own worms, the "mean worms" that ``harness compare`` adjusts (control:
+  its luck against the others' mean, as compare's); margin_diff (worms minus the others'
+  mean) is not a figure compare shows;
 * raw: the estimate with its standard error clustered by deal (harness.stats.Moments);
 * adjusted: the same with the control's coefficient cross-fitted on the other fold of
   deals (harness.stats.ControlMoments.adjusted, two folds by deal index);

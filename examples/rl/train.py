@@ -12,8 +12,12 @@ played by ``harness.env.vector.VectorEnv`` in C.
     python examples/rl/train.py                       # the documented run (a few minutes)
     python examples/rl/train.py --generations 2 --population 4 --deals 4 --out /tmp/a.py
 
-It writes ``examples/rl/agent.py``: a harness strategy with the weights in its own source
-(so a tournament's code identity covers them), which enters a tournament by reference:
+It writes ``agent_trained.py`` in the current folder (``--out`` another file): a harness
+strategy with the weights in its own source (so a tournament's code identity covers
+them), which enters a tournament by reference (``agent_trained.py:TrainedAgent``). A file
+that exists is never overwritten without ``--force``: the agent shipped with the example,
+``examples/rl/agent.py``, which ``examples/rl/gauntlet.yaml`` judges, stays as it is
+unless asked (``--out examples/rl/agent.py --force``):
 
     harness tourney examples/rl/gauntlet.yaml
 """
@@ -87,8 +91,13 @@ def main() -> None:
     parser.add_argument("--sigma", type=float, default=0.05)
     parser.add_argument("--lr", type=float, default=0.03)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE / "agent.py")
+    parser.add_argument(
+        "--out", type=Path, default=Path("agent_trained.py"), help="the agent file to write"
+    )
+    parser.add_argument("--force", action="store_true", help="overwrite --out if it exists")
     args = parser.parse_args()
+    if args.out.exists() and not args.force:  # said before minutes of training, not after
+        parser.exit(2, f"{args.out} exists: give another --out, or --force to overwrite it\n")
 
     opponents = args.opponents.split(",")
     rng = np.random.default_rng(args.seed)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.analysis.account import Accountant, Decision, Ledger, TurnAccount
+from harness.analysis.roll import claim_words
 from harness.game.engine import GameResult
 from harness.game.rules import Rules, face_name
 
@@ -126,8 +127,7 @@ def _move(decision: Decision, move: Any) -> str:
         return f"keep {face_name(move)}"
     if decision.kind == "stop":
         return "stop" if move == "stop" else "roll on"
-    tile, victim = move
-    return f"take {tile}" if victim is None else f"steal {tile} from seat {victim}"
+    return claim_words(*move)
 
 
 def decision_line(decision: Decision) -> str:

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.analysis.account import claim_options, solved, swing_payoff
-from harness.analysis.roll import RollAnalysis, TurnPosition, roll_options
+from harness.analysis.roll import RollAnalysis, TurnPosition, claim_words, roll_options
 from harness.analysis.turn import STATES, WORM_BIT
 from harness.errors import HarnessError
-from harness.game.rules import worms
 from harness.game.view import View
 
 
@@ -113,10 +112,7 @@ def claim_hints(view: View, choices: Sequence[Any] | None = None) -> tuple[Hint,
 
 
 def _claim_text(move: tuple[int, int | None]) -> str:
-    tile, victim = move
-    n = worms(tile)
-    what = f"{tile} ({n} worm{'' if n == 1 else 's'})"
-    return f"take {what}" if victim is None else f"steal {what} from seat {victim}"
+    return claim_words(*move, worm_count=True)
 
 
 __all__ = [

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from harness.analysis.account import claim_options, solved, swing_payoff
 from harness.analysis.turn import CHILD, STATES, WORM_BIT, state_index
 from harness.errors import HarnessError
-from harness.game.rules import DICE, FACE_POINTS, face_name
+from harness.game.rules import DICE, FACE_POINTS, face_name, worms
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,7 @@ class RollOption:
         keep = f"keep {self.count} x {face_name(self.face)}"
         if self.then == "stop":
             tile, victim = self.claim if self.claim else (0, None)
-            where = "" if victim is None else f" from seat {victim}"
-            return f"{keep}, stop: take {tile}{where}"
+            return f"{keep}, stop: {claim_words(tile, victim)}"
         if self.then == "roll":
             return f"{keep}, roll on"
         return f"{keep}, end of the turn"
@@ -151,10 +150,20 @@ def option_lines(analysis: RollAnalysis) -> list[str]:
     return option_table((o.describe(), o.value, o.regret) for o in analysis.options)
 
 
+def claim_words(tile: int, victim: int | None, *, worm_count: bool = False) -> str:
+    """A claim as every option list words it: ``take 28`` from the grill, ``steal 28 from
+    seat 1`` (``worm_count``: ``take 28 (2 worms)``)."""
+    shown = f"{tile} ({worms(tile)} worm{'' if worms(tile) == 1 else 's'})" if worm_count else tile
+    return f"take {shown}" if victim is None else f"steal {shown} from seat {victim}"
+
+
 def option_table(rows: Iterable[tuple[str, float, float]]) -> list[str]:
-    """Options as lines: a header, then (what, value, regret) one per line."""
-    lines = [f"  {'option':<34} {'value':>9} {'regret':>8}"]
-    lines += [f"  {what:<34} {value:>+9.4f} {regret:>8.4f}" for what, value, regret in rows]
+    """Options as lines: a header, then (what, value, regret) one per line, the numbers in
+    columns however long the longest option's words (a steal's are the longest)."""
+    rows = list(rows)
+    width = max([34, *(len(what) for what, _, _ in rows)])
+    lines = [f"  {'option':<{width}} {'value':>9} {'regret':>8}"]
+    lines += [f"  {what:<{width}} {value:>+9.4f} {regret:>8.4f}" for what, value, regret in rows]
     return lines
 
 

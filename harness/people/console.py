@@ -181,15 +181,15 @@ def _who(name: str, seat: int, you: int | None) -> str:
 
 
 def dice_text(faces: Sequence[int]) -> str:
-    """Dice highest first, the worm as W: ``W W 5 3 1``."""
-    return " ".join(face_name(f) for f in sorted(faces, reverse=True)) or "-"
+    """Dice lowest first, the worm (W) last: ``1 3 5 W W``, the order the narration's
+    ``rolls`` lines use on the same screen."""
+    return " ".join(face_name(f) for f in sorted(faces)) or "-"
 
 
 def roll_lines(rolled: Sequence[int], counts: Sequence[int], choices: Sequence[int]) -> list[str]:
     """The roll, then each face that may be kept: its dice and the points they add."""
     keep = "  ".join(
-        f"{face_name(f)} x{counts[f]} ({counts[f] * FACE_POINTS[f]})"
-        for f in sorted(choices, reverse=True)
+        f"{face_name(f)} x{counts[f]} ({counts[f] * FACE_POINTS[f]})" for f in sorted(choices)
     )
     return [f"Roll: {dice_text(rolled)}", f"  may keep:  {keep}"]
 
@@ -206,8 +206,8 @@ def kept_line(kept: Sequence[int], total: int, left: int, worm: bool) -> str:
 
 
 def choice_keys(choices: Sequence[int]) -> str:
-    """The keys that keep each face: ``W 5 3 1``."""
-    return " ".join(face_name(f) for f in sorted(choices, reverse=True))
+    """The keys that keep each face, in the dice's order: ``1 3 5 W``."""
+    return " ".join(face_name(f) for f in sorted(choices))
 
 
 FACE_WORDS = {

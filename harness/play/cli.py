@@ -227,9 +227,12 @@ def _checked_rules(
             f"{plural(len(strategies), 'strategy', 'strategies')} given; a game has 2 to 7 "
             "players (R3)"
         )
+    from harness.people.seat import SEAT_NAME
     from harness.play import GAME_SETTINGS
+    from harness.plugins import check_names
     from harness.tourney.config import check_bounds
 
+    check_names([s for s in strategies if s != SEAT_NAME])  # every unknown name, at once
     check_bounds(**bounded)
     seat_settings = seat_settings_of(GAME_SETTINGS, **seat_options)
     rules = parse_variants(preset, settings, players=len(strategies))
@@ -396,7 +399,10 @@ def _play_person(
         for line in account_lines(game.account):  # in 80 columns, as the game was shown
             for part in textwrap.wrap(f"  {line}", 80, subsequent_indent="        ") or [""]:
                 click.echo(part)
-    click.echo(f"Record: {game.path} (harness replay / harness analyze game {game.path})")
+    # The game was drawn in 80 columns: the record and its two commands, a line each.
+    click.echo(f"Record: {game.path}")
+    click.echo(f"  replay it:  harness replay {game.path}")
+    click.echo(f"  its luck:   harness analyze game {game.path}")
     if game.stopped is not None:
         sys.exit(EXIT_INTERRUPTED)
     if game.result is not None and game.result.error is not None and strict:

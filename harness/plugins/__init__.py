@@ -40,7 +40,7 @@ import math
 import re
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import EntryPoint, distributions, entry_points
@@ -410,12 +410,45 @@ def _find_class(ref: str) -> tuple[type[Strategy], str]:
         with _plugin_code(ref, f"loading entry point {safe_text(eps[ref].value, SHOWN_LIMIT)}"):
             obj = eps[ref].load()
         return _check_class(ref, obj), "entry-point"
+    raise PluginError(_unknown([ref]))
+
+
+def check_names(references: Sequence[str]) -> None:
+    """Every strategy name among ``references`` known (a built-in's or an installed
+    plugin's; a file or module reference is found when it is loaded), or one PluginError
+    naming each unknown name with its did-you-mean: a command given several seats says
+    every slip at once, not the first alone. A reference that cannot be read is left to
+    :func:`resolve`, which says why."""
+    unknown: list[str] = []
+    for text in references:
+        try:
+            ref, _ = parse_reference(text)
+        except PluginError:
+            continue
+        known = ref in builtin_strategies() or ref in entry_point_strategies()
+        if ":" not in ref and not known and ref not in unknown:
+            unknown.append(ref)
+    if unknown:
+        raise PluginError(_unknown(unknown))
+
+
+def _unknown(refs: Sequence[str]) -> str:
+    """The one line for unknown strategy names: each with its did-you-mean, then what is
+    available (and any built-in that could not be loaded)."""
     names = available()
-    close = difflib.get_close_matches(ref, names, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+
+    hints = {}
+    for ref in refs:
+        close = difflib.get_close_matches(ref, names, n=1)
+        hints[ref] = f"did you mean {close[0]!r}?" if close else ""
+    if len(refs) == 1:
+        said = f"unknown strategy {refs[0]!r}; " + (f"{hints[refs[0]]} " if hints[refs[0]] else "")
+    else:
+        each = [f"{ref!r}" + (f" ({hints[ref]})" if hints[ref] else "") for ref in refs]
+        said = f"unknown strategies {', '.join(each)}; "
     broken = "".join(f"; {m} could not be loaded: {why}" for m, why in broken_builtins().items())
-    raise PluginError(
-        f"unknown strategy {ref!r}; {hint}available: {', '.join(names)} "
+    return (
+        f"{said}available: {', '.join(names)} "
         f"(or path/to/file.py:ClassName, package.module:ClassName){broken}"
     )
 

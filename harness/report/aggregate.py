@@ -32,6 +32,7 @@ import pandas as pd
 from harness import stats
 from harness.errors import safe_text
 from harness.game.ranking import POINT, Counts
+from harness.report.same_games import SameGames
 from harness.runfolder.games import (
     Games,
     deal_clusters,
@@ -166,6 +167,9 @@ class Aggregates:
     luck_pairs: np.ndarray = field(default_factory=lambda: _control_zeros(0, 0))
     account: np.ndarray = field(default_factory=lambda: np.zeros((0, len(ACCOUNT_SUMS))))
     luck_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, len(LUCK_BINS) + 1)))
+    # Digests of each entrant's games, to find entrants that played the same games
+    # (harness.report.same_games); None with independent dice, where no two games compare.
+    same: SameGames | None = None
 
     def entrant_counts(self) -> dict[str, Counts]:
         """Each strategy's :class:`~harness.game.ranking.Counts`, exact (counted as integers)."""
@@ -213,6 +217,8 @@ class _Aggregator:
         # older, or with luck off, has none: its luck moments are skipped).
         self.luck_kept = info.config.get("luck", "off") != "off"
         self._seen_messages: dict[tuple[str, str, str], set[str]] = {}  # per forfeit group
+        if info.config.get("dice") == "duplicate":
+            self.agg.same = SameGames()
         for entrant in info.entrants:
             name = entrant.get("name")
             if isinstance(name, str) and name not in self.code:
@@ -275,6 +281,8 @@ class _Aggregator:
             for table, count in tables.value_counts().items():
                 a.capped_tables[table] = a.capped_tables.get(table, 0) + int(count)
         self._forfeits(games, strat, games.matches("status", STATUSES[FORFEIT]))
+        if a.same is not None:  # every game, capped ones too: the same decisions, the same cap
+            a.same.add(games, strat, len(a.strategies), self.luck_kept)
         keep = ~capped
         games, strat = games.select(keep), strat[keep]
         g = len(games)

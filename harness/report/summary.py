@@ -31,6 +31,7 @@ from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
 from harness.report.luck import luck_summary
+from harness.report.same_games import same_game_groups, same_games_line
 from harness.report.summary_gauntlet import (
     challenger_of,
     elo_span,
@@ -73,8 +74,9 @@ __all__ = [
 # date (``run.created``) and each convergence point's units (its fifth value), decision
 # times (``timing``), plugin output (``output``), forfeits grouped by cause, headlines;
 # 5: the luck-adjusted figures (``luck``, the standings' ``win_adj``... keys); 6: the
-# standings' ``luck_games`` (the games adjusted), a gauntlet's ratings on the field's average.
-SUMMARY_VERSION = 6
+# standings' ``luck_games`` (the games adjusted), a gauntlet's ratings on the field's average;
+# 7: entrants that played the same games (``same_games``, and a headline).
+SUMMARY_VERSION = 7
 # Fewer units (deals, or games with independent dice) than this: intervals are rough.
 FEW_UNITS = 30
 # What each error_kind means, for people; time forfeits depend on the machine.
@@ -136,6 +138,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     )
     out["luck"] = luck_summary(agg, standings)  # adds the adjusted figures to the rows
     out["mirrors"] = mirror_section(agg, out["head_to_head"])
+    out["same_games"] = _same_games(agg)
     out["seats"] = _seats(agg, by_deal)
     out["worm_histogram"] = {names[s]: agg.worm_hist[s].astype(int).tolist() for s in range(p)}
     out["curve"] = _curve(agg, by_deal)
@@ -258,10 +261,22 @@ def _output(info: RunInfo) -> dict[str, Any]:
     return {"by_strategy": dict(ordered), "cut_chunks": cut, "kept_per_chunk": OUTPUT_KEPT}
 
 
+def _same_games(agg: Aggregates) -> list[dict[str, Any]]:
+    """Entrants that played the same games (harness.report.same_games); none with independent
+    dice. Games of two of them together compare only where the design holds every order."""
+    if agg.same is None:
+        return []
+    info = agg.info
+    every_order = len({tuple(o) for o in info.design}) == math.factorial(info.players)
+    mirrors = mirror_pairs(info.entrants)
+    return same_game_groups(agg.same, agg.strategies, mirrors, every_order)
+
+
 def _headlines(out: dict[str, Any]) -> list[str]:
-    """What must not be missed: a strategy that forfeited every game it played."""
+    """What must not be missed: entrants that played the same games (a parameter that
+    changed nothing), a strategy that forfeited every game it played."""
     by = out["forfeit_kinds"]["by_strategy"]
-    lines = []
+    lines = [same_games_line(group) for group in out["same_games"]]
     for row in out["standings"]:
         name, games = row["strategy"], row["games"]
         lost = sum((by.get(name) or {}).values())

@@ -205,7 +205,7 @@ def tourney(
         echo_err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
     report, reported = (
-        _write_report(run, as_json, write=not no_report) if run.stored else (None, None)
+        _write_report(run, as_json or quiet, write=not no_report) if run.stored else (None, None)
     )
     if as_json:
         summary = run.summary()

@@ -60,6 +60,19 @@ def in_notebook() -> bool:
         return False
 
 
+def watched(stream: TextIO | None, bar: bool | None) -> bool:
+    """Whether a person watches a run's progress on ``stream`` (None: stderr, or the
+    notebook's output): a terminal, a notebook, or a bar forced on. Where
+    :class:`Progress` draws a bar or a notebook line, notes for people go too."""
+    if bar is False:
+        return False
+    return (
+        bool(bar)
+        or _isatty(stream if stream is not None else sys.stderr)
+        or (stream is None and in_notebook())
+    )
+
+
 class NotebookLine:
     """One text line in a notebook's output, replaced in place (IPython display_id)."""
 
@@ -121,6 +134,7 @@ class Progress:
         self._drawn = 0.0
         self._logged = self.start
         self._width = 0
+        self._ended_early = False  # a note ended the bar's line (end_line)
         if self.line_out is not None:
             self.show(force=True)  # the bar at 0 (or at what was stored) from the start
 
@@ -178,11 +192,20 @@ class Progress:
             else:
                 log.info("progress: %s", self.line())
 
+    def end_line(self) -> None:
+        """End the line of a bar drawn in place (a note is written next: on a line of its
+        own); the bar is drawn again below it at the next count."""
+        if self.bar and self._width:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._width, self._drawn = 0, 0.0  # drawn again at the next count, or finish
+            self._ended_early = True
+
     def finish(self) -> None:
         """End the bar's line (the bar is left showing the last count)."""
         if self.line_out is not None or self.notebook_lines:
             self.show(force=True)
-        elif self.bar and self._width:
+        elif self.bar and (self._width or self._ended_early):
             self.show(force=True)
             self.stream.write("\n")
             self.stream.flush()

@@ -37,7 +37,8 @@ from harness.seats.settings import SeatSettings
 from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
-from harness.tourney.progress import Progress, planning_teller
+from harness.tourney.config.python_entrants import main_entrants_here
+from harness.tourney.progress import Progress, planning_teller, watched
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
@@ -183,28 +184,6 @@ def _check_backend(backend: str, address: str | None, dashboard: bool, workers: 
             )
 
 
-def _main_entrants_here(config: TourneyConfig, backend: str, say: Any) -> TourneyConfig:
-    """A config whose entrants workers can build: a class of ``__main__`` (a notebook's or
-    a script's own, e.g. passed to run_tournament as a class) exists only in this process
-    (workers never import the user's main), so its games are played here (workers: 0)."""
-    mains = [e.name for e in config.all_entrants() if e.load.startswith("__main__:")]
-    if not mains:
-        return config
-    where = "this notebook or script (__main__)"
-    if backend == "dask":
-        raise HarnessError(
-            f"entrant {mains[0]} is defined in {where}: Dask workers cannot import it; "
-            "put it in a file (path/to/file.py:Class) or a module"
-        )
-    if config.workers == 0:
-        return config
-    say(
-        f"Note: entrant {mains[0]} is defined in {where}, which worker processes cannot "
-        "import: playing in this process (workers: 0); put it in a file to use workers."
-    )
-    return config.override(workers=0)
-
-
 # -- the run ------------------------------------------------------------------------------
 def run_tournament(
     config: TourneyConfig | str | os.PathLike[str] | dict[str, Any],
@@ -324,11 +303,21 @@ class Options:
     backend: str = "local"
     address: str | None = None
     dashboard: bool = False
+    drawn: list[Progress] = field(default_factory=list)  # the bar of the play loop, if any
+    notes: list[str] = field(default_factory=list)  # said before run.log was open: logged then
 
     def say(self, text: str) -> None:
-        """A one-line note for people (nowhere without ``echo``)."""
+        """A one-line note for people: to ``echo``; without it (a notebook, a script) on the
+        progress stream where a person watches it (:func:`watched`), else nowhere. Never
+        on the bar's line: a bar drawn in place is ended first and goes on below."""
+        for bar in self.drawn:
+            bar.end_line()
         if self.echo is not None:
             self.echo(text)
+        elif watched(self.stream, self.progress):
+            out = self.stream if self.stream is not None else sys.stderr
+            out.write(f"{text}\n")
+            out.flush()
 
 
 def _prepared(
@@ -337,13 +326,16 @@ def _prepared(
     overrides: dict[str, Any],
 ) -> TourneyConfig:
     """The config as this call plays it (loaded, ``overrides`` applied), after the checks
-    and notes that come before any folder is made."""
+    and notes that come before any folder is made (``options.notes``: those run.log keeps)."""
     if not isinstance(config, TourneyConfig):
         config = load_config(config)
     config = config.override(**overrides)
     _check_backend(options.backend, options.address, options.dashboard, config.workers)
     say = options.say
-    config = _main_entrants_here(config, options.backend, say)
+    config, note = main_entrants_here(config, options.backend)
+    if note is not None:  # said to the person now, to run.log once it exists
+        say(note)
+        options.notes.append(note)
     if options.address and overrides["workers"] is not None:
         say(f"Note: the workers of the cluster at {options.address} play; --workers is ignored.")
     for entrant in config.all_entrants():
@@ -463,6 +455,8 @@ class _Run:
     def go(self, resuming: bool) -> Run:
         """Every phase after :meth:`begin` in order; the run's results (TourneyInterrupted
         on Ctrl-C)."""
+        for note in self.options.notes:  # said before run.log was open
+            log.info("%s", note)
         self.status(resuming)
         self.keep()
         self.reuse()
@@ -611,6 +605,7 @@ class _Run:
         total, played, folder = self.plan.games, self.played, self.folder
         options = self.options
         bar = Progress(total, total - self.to_play, stream=options.stream, bar=options.progress)
+        options.drawn.append(bar)
         play_start = time.monotonic()
         outcomes = backend.results(self.plan.specs(lambda key: key not in folder.entries))
 
@@ -643,6 +638,7 @@ class _Run:
             outcomes.close()  # stops the workers at once if anything is left
             bar.pending = 0  # the last line counts what was stored
             bar.finish()
+            options.drawn.remove(bar)
             self.ended = time.monotonic()
             played.played, played.wall = bar.played, self.ended - play_start
 

@@ -150,3 +150,22 @@ def test_hints_at_the_wrong_moment_are_one_line():
             return True
 
     play_game([Early(), Greedy()], seed=1)
+
+
+def test_the_coach_pages_python_sample_runs_and_writes_the_worm_by_name():
+    """docs/coach.md's hints sample (issue 30, item 5): it runs as printed, names the worm
+    WORM (never a bare 6), and its two boards are the moments it says: the roll before
+    the keep, the total after it."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "coach.md").read_text()
+    block = next(b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "roll_options(" in b)
+    assert not re.search(r"kept=\([^)]*\b6\b", block)  # the worm by name in a kept tuple
+    names: dict = {}
+    exec(compile(block, "docs/coach.md", "exec"), names)  # noqa: S102 - the page's own code
+    board, after = names["board"], names["after"]
+    assert sum(min(f, 5) for f in board.kept) == 18 and len(board.kept) == 5  # before
+    assert sum(min(f, 5) for f in after.kept) == 28 and len(after.kept) == 7  # after 5 5
+    keeps = {o.face for o in roll_options(board, (5, 5, 4)).options}
+    assert keeps == {5, 4}

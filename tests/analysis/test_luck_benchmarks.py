@@ -97,3 +97,29 @@ def test_the_benchmarks_run_on_it(pool_module, tiny):
     run = sprt.one_run(y / m, pool_module.centred(y, m, c) / m, 0.0, 400.0, 1, 100)
     assert set(run) == set(sprt.TESTS)
     assert all(deals % sprt.CHECK_DEALS == 0 for _, deals in run.values())
+
+
+def test_the_paired_worms_target_is_what_compare_adjusts(pool_module, tmp_path):
+    """luck_variance.py's ``worms_diff`` (issue 30, item 6) is harness compare's paired
+    difference of mean worms, with compare's control: the same numbers from two runs of
+    the runner on the pool's deals (the worm margin, ``margin_diff``, is not a figure
+    compare shows)."""
+    from harness.report import cached_summary
+    from harness.report.compare import compare
+    from harness.tourney import run_tournament
+
+    deals, seed = 16, 5
+    before, after = pool_module.PAIRED[0]
+    pools = [pool_module.play_pool(field, 2, deals, seed) for field in (before, after)]
+    y, m, c = pool_module.paired_totals(*pools, "worms")
+    summaries = []
+    for k, field in enumerate((before, after)):
+        entrants = [{"strategy": field[0], "name": "thr"}, *field[1:]]
+        config = {"name": f"w{k}", "entrants": entrants, "deals": deals, "seed": seed}
+        run = run_tournament({**config, "luck": "on", "workers": 0}, out=tmp_path)
+        summaries.append(cached_summary(run.run_dir))
+    thr = next(s for s in compare(summaries)["strategies"] if s["strategy"] == "thr")
+    cell = thr["diffs"][0]["worms"]
+    assert cell["diff"] == pytest.approx(y.sum() / m.sum(), abs=1e-12)
+    adjusted = stats.ControlMoments.of(y, c, m, deal=np.arange(deals)).adjusted()
+    assert cell["luck_adjusted"]["diff"] == pytest.approx(adjusted.estimate, abs=1e-9)

@@ -6,8 +6,6 @@ Python seats use it (harness.native.seats.SeatHost), and ``play_observed``.
 answers by the same checks. Here a game is played by ``play_turn`` while every question
 is logged; then the same questions are put, as core.c puts them, to a SeatHost driven
 from Python (no native build needed). The strategies must see the same views, give the
-
-pytestmark = pytest.mark.engine
 same answers and, when they cheat or raise, forfeit with the same error, word for word.
 """
 
@@ -28,6 +26,8 @@ from harness.plugins import resolve
 from harness.rules import Rules
 from harness.runfolder.schema import ERROR_KINDS
 from harness.strategy import Strategy
+
+pytestmark = pytest.mark.engine
 
 HOSTILE = Path(__file__).resolve().parents[1] / "fixtures" / "hostile"
 BY_COUNTS = {roll.counts: roll for roll in ROLLS.values()}

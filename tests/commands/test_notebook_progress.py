@@ -195,3 +195,113 @@ def test_games_of_chunks_in_play_show_as_done_and_count_in_the_rate(monkeypatch)
     assert bar.line().startswith("1,000/1,000 games (100%)")
     bar.pending = 0
     assert bar.line().startswith("300/1,000 games (30%)")
+
+
+# -- notes where the person is (issue 30, item 5) -------------------------------------------
+NOTEBOOK_CLASSES = """
+import sys, types
+# A Jupyter kernel as harness sees one: IPython with a kernel and an updatable display.
+ipython = types.ModuleType("IPython")
+shell = types.SimpleNamespace(kernel=object())
+ipython.get_ipython = lambda: shell
+shown = types.ModuleType("IPython.display")
+shown.Pretty = lambda text: text
+shown.display = lambda obj, display_id=False: types.SimpleNamespace(update=lambda obj: None)
+ipython.display = shown
+sys.modules["IPython"], sys.modules["IPython.display"] = ipython, shown
+
+from harness.strategy import Strategy
+from harness.tourney import run_tournament
+
+class Mine(Strategy):
+    name = "mine"
+    def pick(self, view):
+        return max(view.choices)
+    def stop(self, view):
+        return view.total >= 25
+
+class Other(Mine):
+    name = "other"
+    def stop(self, view):
+        return view.total >= 27
+
+run = run_tournament(
+    {"name": "nb", "entrants": [Mine, Other, "greedy"], "deals": 4, "seed": 3,
+     "workers": 2, "engine": "python"},
+    out=OUT, progress=PROGRESS,
+)
+print(run.run_dir)
+"""
+
+
+def _notebook_run(tmp_path: Path, progress: bool | None) -> tuple[str, str]:
+    import subprocess
+
+    source = NOTEBOOK_CLASSES.replace("OUT", repr(str(tmp_path))).replace(
+        "PROGRESS", repr(progress)
+    )
+    done = subprocess.run(
+        [sys.executable, "-"], input=source, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    run_dir = Path(done.stdout.strip().splitlines()[-1])
+    return done.stderr, (run_dir / "run.log").read_text()
+
+
+def test_a_notebook_class_s_workers_0_notes_show_in_the_notebook_and_run_log(tmp_path):
+    """No echo (a notebook calls run_tournament as it is): the notes about playing in
+    this process (workers: 0) reach the cell's output, not run.log alone."""
+    err, log = _notebook_run(tmp_path, None)
+    here = "entrant mine is defined in this notebook or script (__main__)"
+    told = "Note: workers: 0 put every plugin in one process: later runs will not reuse"
+    assert err.count(here) == 1 and err.count(told) == 1, err
+    assert "Traceback" not in err
+    assert here in log and "workers: 0 plays every table in this one process" in log
+
+
+def test_no_notes_when_the_progress_is_off(tmp_path):
+    err, log = _notebook_run(tmp_path, False)
+    assert err == ""
+    assert "defined in this notebook or script" in log  # run.log keeps them all the same
+
+
+def test_a_note_never_lands_on_the_bars_line():
+    from harness.tourney.runner import Options
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    out = Tty()
+    options = Options(stream=out)
+    bar = Progress(10, stream=out)
+    options.drawn.append(bar)
+    bar.add(4)
+    options.say("Note: something")
+    bar.add(6)
+    bar.finish()
+    lines = out.getvalue().split("\n")
+    assert "Note: something" in lines  # a line of its own
+    assert lines[0].startswith("\r[") and "4/10 games" in lines[0]
+    assert "10/10 games" in lines[-2]
+
+
+@pytest.mark.parametrize("tty", [True, False])
+@pytest.mark.parametrize("notebook", [True, False])
+@pytest.mark.parametrize("bar", [None, True, False])
+@pytest.mark.parametrize("own_stream", [True, False])
+def test_notes_go_where_the_progress_is_drawn(monkeypatch, tty, notebook, bar, own_stream):
+    from harness.tourney.progress import watched
+
+    fake_ipython(monkeypatch, kernel=notebook)
+
+    class Stream(io.StringIO):
+        def isatty(self) -> bool:
+            return tty
+
+    stream = Stream()
+    if not own_stream:
+        monkeypatch.setattr(sys, "stderr", stream)
+    given = stream if own_stream else None
+    drawn = Progress(10, stream=given, bar=bar)
+    assert watched(given, bar) == (drawn.bar or drawn.line_out is not None)

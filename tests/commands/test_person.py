@@ -53,7 +53,7 @@ def spawn(*args: str, colour: bool = False) -> pexpect.spawn:
 
 
 def play_out(child: pexpect.spawn, on_keep=None) -> str:
-    """Answer every question (the first face offered, stop, the first claim) to the end."""
+    """Answer every question (the highest face offered, stop, the first claim) to the end."""
     seen = []
     while True:
         i = child.expect([KEEP, STOP, TAKE, SURE, pexpect.EOF])
@@ -61,7 +61,7 @@ def play_out(child: pexpect.spawn, on_keep=None) -> str:
         if i == 0:
             if on_keep is not None:
                 on_keep(child)
-            child.sendline(child.match.group(1).split()[0])
+            child.sendline(child.match.group(1).split()[-1])
         elif i == 1:
             child.sendline("s")
         elif i == 2:
@@ -86,7 +86,7 @@ def test_a_whole_game_typed_at_a_terminal(tmp_path):
     child.sendline("?")  # help, then the same question
     child.expect("Keep a face: type it")
     child.expect(re.escape(first))
-    child.sendline(re.match(KEEP, first).group(1).split()[0])
+    child.sendline(re.match(KEEP, first).group(1).split()[-1])
     text = play_out(child)
     child.close()
     assert child.exitstatus == 0, text
@@ -136,7 +136,7 @@ def test_hints_are_analyze_rolls_lines(tmp_path, cli):
         i = child.expect([KEEP, STOP, TAKE, pexpect.EOF])
         if i == 0:
             check(child)
-            child.sendline(child.match.group(1).split()[0])
+            child.sendline(child.match.group(1).split()[-1])
         else:
             screen.append(child.before)
             if i == 3:
@@ -157,7 +157,7 @@ def test_the_tutor_warns_before_a_costly_keep(tmp_path):
         if len(faces) < 2:
             child.sendline(faces[0])
             continue
-        child.sendline(faces[-1])  # the lowest face: usually a poor keep
+        child.sendline(faces[0])  # the lowest face (keys go lowest first): usually a poor keep
         i = child.expect([r"Tutor: keep .+ gives up (\d\.\d+) worms", KEEP, STOP])
         if i == 0:
             assert float(child.match.group(1)) > 0.3
@@ -166,7 +166,7 @@ def test_the_tutor_warns_before_a_costly_keep(tmp_path):
             child.expect(KEEP)
             warned = True
         elif i == 1:
-            child.sendline(child.match.group(1).split()[0])
+            child.sendline(child.match.group(1).split()[-1])
         else:
             child.sendline("s")
     child.close(force=True)
@@ -179,7 +179,7 @@ def test_ctrl_c_saves_a_replayable_record_and_exits_130(tmp_path):
     while prompts < 25:  # well into the game: several turns finished
         i = child.expect([KEEP, STOP])
         prompts += 1
-        child.sendline(child.match.group(1).split()[0] if i == 0 else "s")
+        child.sendline(child.match.group(1).split()[-1] if i == 0 else "s")
     child.expect([KEEP, STOP])
     child.sendintr()
     child.expect(r"Stopped \(interrupted\) after (\d+) turns")
@@ -289,7 +289,7 @@ def test_a_seed_deals_the_same_dice_again(tmp_path):
         i = child.expect([KEEP, STOP, TAKE, pexpect.EOF])
         if i == 3:
             break
-        child.sendline(child.match.group(1).split()[-1] if i == 0 else ("s" if i == 1 else "1"))
+        child.sendline(child.match.group(1).split()[0] if i == 0 else ("s" if i == 1 else "1"))
     child.close()
     other = load_record(path)
     assert other["turns"] != records[0]["turns"]  # other decisions, another game...
@@ -338,7 +338,7 @@ def test_a_person_from_python(tmp_path):
     def answer(prompt: str) -> str:
         asked.append(prompt)
         if prompt.startswith("keep"):
-            return re.match(KEEP, prompt).group(1).split()[0]
+            return re.match(KEEP, prompt).group(1).split()[-1]
         return "s" if prompt.startswith("[s]") else "1"
 
     lines: list[str] = []

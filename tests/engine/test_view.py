@@ -185,3 +185,19 @@ def test_the_board_in_the_view_is_the_board_of_the_game():
             "stacks": tuple(map(tuple, state["stacks"])),
             "scores": tuple(state["scores"]),
         }, f"turn {turn}"
+
+
+def test_the_strategy_page_says_what_a_claim_holds():
+    """docs/strategies.md names every public field of a Claim, and says a grill tile's
+    victim is None (issue 30, item 5)."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "strategies.md").read_text()
+    grill, steal = Claim(26), Claim(26, 1)
+    assert grill.victim is None and not grill.is_steal and steal.is_steal
+    public = {n for n in dir(Claim) if not n.startswith("_") and n not in dir(tuple)}
+    assert public == {"tile", "victim", "is_steal", "worms"}
+    for name in public:
+        assert f"`{name}`" in page or f"`claim.{name}`" in page, name
+    assert re.search(r"`victim`[^.]*`None` for a tile from the grill", page.replace("\n", " "))

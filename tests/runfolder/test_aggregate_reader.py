@@ -3,8 +3,6 @@
 Attacks on what the reader promises: the rating pass kept from the first pass gives the
 same numbers as reading again; games handed in as frames give the same numbers as read
 from a folder; every check (players, status, strategies, ranks, duplicates) still fires
-
-pytestmark = pytest.mark.interpreter
 and names the part at fault, wherever in a batch the bad row sits; parts with different
 column types are still read; the deal layout found while verifying is the one on disk.
 """
@@ -25,6 +23,8 @@ from harness.runfolder import games as games_module
 from harness.runfolder import reader as reader_module
 from harness.runfolder.games import Games, iter_games
 from harness.runfolder.reader import open_run as load_run
+
+pytestmark = pytest.mark.interpreter
 
 ARRAYS = ("win", "worms", "rank", "totals", "worm_hist", "seat", "seat_strategy", "pairs", "conv")
 

@@ -123,6 +123,17 @@ def test_verbose_prints_the_log_and_quiet_prints_no_notes(tmp_path):
     assert not [h for h in logging.getLogger("harness").handlers if hasattr(h, "harness_console")]
 
 
+def test_quiet_writes_the_report_and_prints_no_note(tmp_path):
+    """-q with the report written (the default): stderr stays empty, stdout names it."""
+    (tmp_path / "c.yaml").write_text(TWO + "deals: 2\n")
+    result = CliRunner().invoke(
+        main, ["tourney", str(tmp_path / "c.yaml"), "--out", str(tmp_path / "out"), "-q"]
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
+    assert "Report: " in result.stdout and list((tmp_path / "out").rglob("report.html"))
+
+
 def test_sprt_and_report_take_the_options():
     for command in (["sprt", "--help"], ["report", "--help"], ["tourney", "--help"]):
         text = CliRunner().invoke(main, command).output

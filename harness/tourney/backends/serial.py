@@ -65,12 +65,13 @@ class SerialBackend:
     def stats(self) -> BackendStats:
         return BackendStats()
 
-    def _warn_once(self, what: str, text: str, tell: bool = True) -> None:
+    def _warn_once(self, what: str, text: str, told: str | None = None) -> None:
+        """Once a run: to run.log, and to the person (the run's notes: in a notebook or a
+        script, its progress stream), in ``told``'s fewer words if given."""
         if what not in self.warned:
             self.warned.add(what)
             log.warning("%s", text)
-            if tell:
-                self.echo(f"Note: {text}")
+            self.echo(f"Note: {told or text}")
 
     def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
         for spec in specs:
@@ -106,8 +107,10 @@ class SerialBackend:
                         "workers: 0 plays every table in this one process, with every "
                         "plugin loaded: a plugin that patches other strategies would change "
                         "their games too, so later runs will not reuse these chunks; use "
-                        "workers: 1 or more to play each table with its own code only",
-                        tell=False,  # run.log only: common in notebooks, and harmless there
+                        "workers: 1 or more (every class in a file or a module) to play each "
+                        "table with its own code only",
+                        "workers: 0 put every plugin in one process: later runs will not reuse "
+                        "these chunks (run.log)",
                     )
                 yield Done(spec, result)
                 break

@@ -93,8 +93,28 @@ CHUNK_GAMES = 12000
 # one table, so a plan has at least one chunk per table whatever the size: a 4-player
 # sweep of 64 values is 635,376 tables, and as many chunks (docs/tourney.md).
 CHUNK_CAP = 10_000
+# A small run is cut finer (default_chunk): at least MIN_CHUNKS chunks in all, so that a
+# slow run of one table (optimal on the Python engine, a plugin) keeps every worker of a
+# machine of up to 16 cores at work instead of being one chunk on one of them; never
+# below MIN_CHUNK_GAMES games a chunk, where the parent's cost per chunk would show.
+MIN_CHUNKS = 16
+MIN_CHUNK_GAMES = 100
 _T = TypeVar("_T")
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
+def default_chunk(players: int, deals: int, tables: int) -> int:
+    """Deals a chunk when the config gives no ``chunk``: about CHUNK_GAMES games, grown so
+    that the run has at most CHUNK_CAP chunks where its ``tables`` allow (at least one a
+    table), and cut finer in a small run, so that it has MIN_CHUNKS chunks or more, never
+    under MIN_CHUNK_GAMES games (where that makes no more chunks, the default stands). A
+    function of the config alone (never of the worker count: the same run resumes on
+    any); chunking never changes a game."""
+    size = max(1, -(-CHUNK_GAMES // players))
+    size = max(size, -(-deals // max(1, CHUNK_CAP // max(tables, 1))))  # the cap
+    wanted = -(-MIN_CHUNKS // max(1, tables))  # chunks a table needs for MIN_CHUNKS
+    small = min(size, max(-(-MIN_CHUNK_GAMES // players), -(-deals // wanted)))
+    return small if -(-deals // small) > -(-deals // size) else size
 
 
 # -- the resolved config ----------------------------------------------------------------
@@ -164,14 +184,11 @@ class TourneyConfig(HoldsSeatSettings):
 
     @property
     def deals_per_chunk(self) -> int:
-        """``chunk:`` if given, else about :data:`CHUNK_GAMES` games, grown so that the run
-        has at most :data:`CHUNK_CAP` chunks where its tables allow (at least one a table)."""
+        """``chunk:`` if given, else :func:`default_chunk` for this run's tables."""
         if self.chunk:
             return self.chunk
-        size = max(1, -(-CHUNK_GAMES // self.players))
         tables = table_count(self.format, self.players, len(self.entrants))
-        per_table = max(1, CHUNK_CAP // max(tables, 1))  # chunks each table may have
-        return max(size, -(-self.games // per_table))
+        return default_chunk(self.players, self.games, tables)
 
     def all_entrants(self) -> tuple[Entrant, ...]:
         """The challenger (gauntlet) first, then the field."""

@@ -119,3 +119,27 @@ def _equal(a: Any, b: Any) -> bool:
         return type(a) is type(b) and bool(a == b)
     except Exception:  # noqa: BLE001 - an __eq__ that raises (numpy arrays): not equal
         return False
+
+
+def main_entrants_here(config: Any, backend: str) -> tuple[Any, str | None]:
+    """A config (a TourneyConfig) whose entrants workers can build, and the note for
+    people when it changed: a class of ``__main__`` (a notebook's or a script's own, e.g.
+    passed to run_tournament as a class) exists only in this process (workers never
+    import the user's main), so its games are played here (workers: 0). On Dask, one
+    line (HarnessError): its workers cannot play it at all."""
+    mains = [e.name for e in config.all_entrants() if e.load.startswith("__main__:")]
+    if not mains:
+        return config, None
+    where = "this notebook or script (__main__)"
+    if backend == "dask":
+        raise HarnessError(
+            f"entrant {mains[0]} is defined in {where}: Dask workers cannot import it; "
+            "put it in a file (path/to/file.py:Class) or a module"
+        )
+    if config.workers == 0:
+        return config, None
+    note = (
+        f"Note: entrant {mains[0]} is defined in {where}, which worker processes cannot "
+        "import: playing in this process (workers: 0); put it in a file to use workers."
+    )
+    return config.override(workers=0), note
