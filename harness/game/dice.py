@@ -17,6 +17,7 @@ import hashlib
 import random
 from array import array
 from itertools import combinations_with_replacement, product
+from math import factorial
 from operator import itemgetter
 from typing import Protocol
 
@@ -98,6 +99,23 @@ def _build_tables() -> list[array]:
 
 
 TABLE: list[array] = _build_tables()
+
+
+def _ways(roll: Roll) -> int:
+    """In how many of the 6**n ways n dice can fall they show ``roll``: the multinomial
+    n! / (c1! c2! ... c6!) of its face counts."""
+    ways = factorial(roll.n)
+    for count in roll.counts:
+        ways //= factorial(count)
+    return ways
+
+
+ROLLS_OF: tuple[tuple[tuple[Roll, int], ...], ...] = tuple(
+    tuple((roll, _ways(roll)) for roll in ROLLS.values() if roll.n == n) for n in range(DICE + 1)
+)
+"""``ROLLS_OF[n]``: every roll of n dice with its number of ways out of 6**n (R4), in the
+order of :data:`ROLLS`: the one enumeration of rolls and their multinomial weights (the
+turn state's chance outcomes and the turn programme's rows are read from it)."""
 POW6 = _POW6[: DICE + 1]
 BLOCK_BASE = _POW6[DICE]  # one roll's share of a turn block: 8 base-6 digits
 
