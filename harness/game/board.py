@@ -85,6 +85,7 @@ Claim.__module__ = swing.__module__ = "harness.game.view"
 
 # Interned claims, so the engine builds no objects when it offers them.
 GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}
+GRILL_CLAIM: tuple[Claim | None, ...] = tuple(GRILL_CLAIMS.get(t) for t in range(37))  # by tile
 STEAL_CLAIMS: dict[tuple[int, int], Claim] = {(t, s): Claim(t, s) for t in TILES for s in range(7)}
 
 
@@ -99,14 +100,24 @@ def legal_claims(
     """
     if not worm:
         return ()
-    below = grill & LE[max(0, min(total, 40))]
+    below = grill & (LE[total] if 0 <= total <= 40 else LE[max(0, min(total, 40))])
+    if not lower_any:  # one grill tile at most: the order is known without sorting
+        if total in tops and total:  # (0 marks an empty stack: no tile to steal)
+            victim = tops.index(total)
+            if victim != seat:
+                # A steal's tile is the total, so a grill tile <= total is lower: the
+                # steal first, as swing orders them (twice its worms against at most as many).
+                if below:
+                    return (STEAL_CLAIMS[total, victim], GRILL_CLAIM[below.bit_length() - 1])
+                return (STEAL_CLAIMS[total, victim],)
+        return (GRILL_CLAIM[below.bit_length() - 1],) if below else ()
     choices: list[Claim] = []
     if below:
         if lower_any:
             choices.extend(GRILL_CLAIMS[t] for t in tiles_of(below))
         else:
             choices.append(GRILL_CLAIMS[below.bit_length() - 1])
-    if total in tops:
+    if total in tops and total:
         victim = tops.index(total)
         if victim != seat:
             choices.append(STEAL_CLAIMS[total, victim])

@@ -45,6 +45,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from harness.errors import safe_repr
 from harness.game.board import (
     ALL_FACES,
     FACES_OF,
@@ -58,7 +59,16 @@ from harness.game.board import (
     Claim,
     legal_claims,
 )
-from harness.game.dice import BLOCK_BASE, POW6, ROLL_LIST, ROLLS, ROLLS_OF, TABLE, Roll
+from harness.game.dice import (
+    BLOCK_BASE,
+    NO_ROLL,
+    POW6,
+    ROLL_LIST,
+    ROLLS,
+    ROLLS_OF,
+    TABLE,
+    Roll,
+)
 from harness.game.rules import DICE, face_name
 
 ENDED, PICK, STOP_OR_ROLL, CLAIM, ROLL = -1, 0, 1, 2, 3
@@ -122,7 +132,7 @@ class Turn:
         self.left = DICE
         self.worm = False
         self.low = 0  # the lowest face-up grill tile: a stop claims from the grill at >= low
-        self.block: Any = _NO_ROLL  # the rest of the turn's dice block (see dice.py)
+        self.block: Any = _NO_DICE  # the rest of the turn's dice block (see dice.py)
         self.choices: tuple[Claim, ...] = ()  # the claims of a stop that offers several
 
     # -- the whole turn, or up to its next question ---------------------------------------
@@ -145,20 +155,23 @@ class Turn:
         board = self.board
         tops = board.tops
         obs = self.observer
-        if view is not None:  # a new turn
+        if view is not None:  # a new turn (the game is not over: the caller knows, R10)
             grill = board.grill
-            if not grill:
-                raise TurnError("no face-up tile is left on the grill: the game is over (R10)")
             # The board as it stands, pushed as immutable values: the view reads nothing of ours.
             view.show_turn(number, grill, board.flipped, tuple(board.stacks))
             if obs is not None:
                 obs.turn_started(number, seat)
             low = (grill & -grill).bit_length() - 1
             dice = self.dice
-            block = (
-                _NO_ROLL if dice is None else dice.start_turn(seat, (number - 1) // board.players)
-            )
-            free, kept, total, left, worm = ALL_FACES, (), 0, DICE, False
+            if dice is None:
+                block = _NO_DICE
+            else:
+                block = dice.start_turn(seat, (number - 1) // board.players)
+            free = ALL_FACES
+            kept = ()
+            total = 0
+            left = DICE
+            worm = False
         else:  # the turn in progress goes on (a step)
             view, free, kept, total, left = self.view, self.free, self.kept, self.total, self.left
             worm, low, block = self.worm, self.low, self.block
@@ -168,18 +181,17 @@ class Turn:
             raise judge.fault(number, seat, "pick", exc) from exc
         while True:
             # R4: roll the dice left: the first `left` dice of the block's next group of 8.
-            try:
-                roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
-            except _Wait:  # no dice source: the roll comes from outside (apply_roll)
-                return self._wait(
-                    ROLL, seat, number, view, None, free, kept, total, left, worm, low, block
-                )
+            roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
             block //= BLOCK_BASE
             new = roll.mask & free
             if not new:  # R5: every face shown is already set aside
+                if roll is NO_ROLL:  # no dice source: the roll comes from outside
+                    return self._wait(
+                        ROLL, seat, number, view, None, free, kept, total, left, worm, low, block
+                    )
                 return self._bust(seat, "no-new-face", total, roll)
             # The turn state (view.TURN_SLOTS), written as plain slots.
-            view.counts = roll.counts
+            view.counts = counts = roll.counts
             view.choices = FACES_OF[new]
             try:
                 face = pick(view)
@@ -199,12 +211,12 @@ class Turn:
             free ^= BIT[face]
             view.kept = kept = kept + roll.dice_of[face]
             view.kept_faces = KEPT_OF[free]
-            view.dice_left = left = left - roll.counts[face]
+            view.dice_left = left = left - counts[face]
             view.total = total = total + roll.points[face]
             if face == 6:
                 view.has_worm = worm = True
             if obs is not None:
-                obs.kept(seat, roll, face, roll.counts[face], total, left)
+                obs.kept(seat, roll, face, counts[face], total, left)
             # R7: a stop would claim the highest grill tile <= total, or a rival's top.
             if worm and (total >= low or total in tops and tops[seat] != total):
                 if left:  # dice left: the seat decides (R6)
@@ -239,6 +251,8 @@ class Turn:
     def begin(self, seat: int, number: int, view: Any) -> int:
         """Turn ``number`` of ``seat`` begins, to be stepped from outside: PICK (the dice
         source rolled the first roll), or ROLL without one."""
+        if not self.board.grill:
+            raise TurnError("no face-up tile is left on the grill: the game is over (R10)")
         return self.play(seat, number, view, _WAITING)
 
     def _wait(
@@ -270,14 +284,12 @@ class Turn:
     def apply_roll(self, roll: Roll | tuple[int, ...]) -> int:
         """R4, R5: the dice left show ``roll`` (a Roll, or its faces), in a turn with no
         dice source. PICK, or ENDED: no face of it is new (a bust, R5, R9)."""
-        self._expect(ROLL)
-        if self.block is not _NO_ROLL:
-            raise TurnError("the dice source rolls this turn's dice (R4)")
+        self._expect(ROLL)  # (with a dice source the turn rolls at once: never waits here)
         if type(roll) is not Roll:
             roll = _roll_of(roll)
         if roll.n != self.left:
             raise TurnError(f"a roll of {roll.n} dice with {self.left} dice left to roll (R4)")
-        self.block = _Given(_code(roll))
+        self.block = _Given(roll.code)
         return self.play(self.seat, self.number, None, _WAITING)
 
     # -- the questions (R5-R7) -------------------------------------------------------------
@@ -306,6 +318,9 @@ class Turn:
         """R6: roll again instead of stopping: PICK or ENDED (R5) with a dice source,
         ROLL without one."""
         self._expect(STOP_OR_ROLL)
+        if self.block is _NO_DICE:  # no dice source: the turn waits for the roll
+            self.phase = ROLL
+            return ROLL
         return self.play(self.seat, self.number, None, _WAITING)
 
     def stop(self) -> int:
@@ -331,10 +346,8 @@ class Turn:
         for choice in choices:
             if choice == claim:
                 return self._stop(self.seat, self.total, choice)
-        raise TurnError(
-            f"{claim!r} is not a claim of a stop at {self.total} (R7): the claims are "
-            + ", ".join(str(c) for c in choices)
-        )
+        offered = "; ".join(str(c) for c in choices) or "none"
+        raise TurnError(f"take {safe_repr(claim)}: a stop at {self.total} offers {offered} (R7)")
 
     # -- the end of the turn: a claim (R7) or a bust (R9) ------------------------------------
     def _stop(self, seat: int, total: int, claim: Claim | None = None) -> int:
@@ -343,17 +356,21 @@ class Turn:
         and none chosen, the turn waits for the seat's choice (CLAIM)."""
         board = self.board
         tops = board.tops
-        if claim is None:
+        if claim is not None:
+            tile, victim = claim
+        else:
             below = board.grill & LE[total]
             if below and not board.lower_any and (total not in tops or tops[seat] == total):
-                claim = GRILL_CLAIMS[below.bit_length() - 1]  # the usual: one grill tile
+                tile, victim = below.bit_length() - 1, None  # the usual: one grill tile
+                claim = GRILL_CLAIMS[tile]
             else:
                 choices = legal_claims(seat, total, True, board.grill, tops, board.lower_any)
-                if len(choices) > 1:
+                if len(choices) != 1:  # several: the seat chooses (none: a board changed
+                    # behind the game's back, by a plugin: its answer cannot be legal)
                     self.seat, self.total, self.choices, self.phase = seat, total, choices, CLAIM
                     return CLAIM
                 claim = choices[0]
-        tile, victim = claim
+                tile, victim = claim
         if victim is None:
             board.grill ^= 1 << tile
         else:
@@ -443,44 +460,46 @@ class _Answer(_Waiting):
 _WAITING = _Waiting()
 
 
-class _Wait(Exception):
-    """A turn with no dice source reached a roll: it waits for one (apply_roll)."""
-
-
 class _Given:
     """The dice block of a turn with no dice source (a dice source's is an int, dice.py):
-    the roll given to :meth:`Turn.apply_roll` (``code``: v < 6**n, as dice.roll_of reads
-    it), then none: the next roll raises _Wait. So the turn's loop reads every block the
-    same way, with no check per roll on the engine's path."""
+    the roll handed to :meth:`Turn.apply_roll` (``code``: v < 6**n, as dice.roll_of
+    reads it), then no roll (:data:`_NO_DICE`). The turn's loop reads every block the same
+    way, so the engine's path has no check per roll for it."""
 
     __slots__ = ("code",)
 
-    def __init__(self, code: int | None) -> None:
+    def __init__(self, code: int) -> None:
         self.code = code
 
     def __mod__(self, dice: int) -> int:
-        if self.code is None:
-            raise _Wait
         return self.code
 
-    def __floordiv__(self, base: int) -> _Given:
-        return _NO_ROLL
+    def __floordiv__(self, base: int) -> _NoDice:
+        return _NO_DICE
 
 
-_NO_ROLL = _Given(None)
+class _NoDice:
+    """The dice block of a turn with no dice source and no roll handed in: it reads as
+    dice.NO_ROLL (TABLE[n][6**n]), a roll that shows no face: the turn waits for one."""
+
+    __slots__ = ()
+
+    def __mod__(self, dice: int) -> int:
+        return dice
+
+    def __floordiv__(self, base: int) -> _NoDice:
+        return self
 
 
-def _code(roll: Roll) -> int:
-    """A number v < 6**n that dice.roll_of reads as ``roll`` (its faces in sorted order)."""
-    return sum((face - 1) * POW6[i] for i, face in enumerate(roll.faces))
+_NO_DICE = _NoDice()
 
 
 def _unroll(block: Any, roll: Roll) -> Any:
     """The block before ``roll`` was read from it: reading it again gives ``roll`` again
     (a turn waiting for a keep goes on from its roll)."""
     if type(block) is int:
-        return block * BLOCK_BASE + _code(roll)
-    return _Given(_code(roll))
+        return block * BLOCK_BASE + roll.code
+    return _Given(roll.code)
 
 
 def _why_not_pick(face: Any, roll: Roll, free: int) -> str:
