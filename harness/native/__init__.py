@@ -105,9 +105,9 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
     f"{_PKG}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
     f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
-    "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
+    "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
-    "harness.analysis.account": "810e0711074d4d430b0c49c88535dd5cb78613cac39a5d9f4f6cccbd018a5959",
+    "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
 }
 _ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 
