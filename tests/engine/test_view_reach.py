@@ -65,7 +65,9 @@ def test_the_view_has_no_game_and_holds_only_plain_values():
     game.play()
     assert not hasattr(game._views[0], "_game") and "_game" not in View.__slots__
     board = game.board
-    engine_state = {id(x) for x in (board, board.stacks, board.tops, board.scores, game._dice, game)}
+    engine_state = {
+        id(x) for x in (board, board.stacks, board.tops, board.scores, game._dice, game)
+    }
     plain = (int, bool, str, tuple, type(None), Rules, random.Random, list)
     for slots in seen:
         for name, value in slots.items():
