@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from harness.errors import IntegrityError
 from harness.game.rules import LOWEST_TILE, TILES, VARIANTS, Rules, worms
 
 _TILE_TUPLES: dict[int, tuple[int, ...]] = {}
@@ -203,9 +202,9 @@ class Board:
         """Every claim ``seat`` may make stopping at ``total`` with a worm (R7)."""
         return legal_claims(seat, total, True, self.grill, self.tops, self.lower_any)
 
-    def check(self) -> None:
-        """R1/R11 invariants: every tile in exactly one place; scores are stacked worms;
-        each seat's top is its stack's last tile. IntegrityError otherwise."""
+    def problem(self) -> str | None:
+        """What breaks R1/R11 on this board, in one line, or None: every tile in exactly
+        one place, scores the worms stacked, each seat's top its stack's last tile."""
         seen = self.grill | self.flipped
         count = self.grill.bit_count() + self.flipped.bit_count()
         for seat, stack in enumerate(self.stacks):
@@ -213,8 +212,9 @@ class Board:
                 seen |= 1 << tile
             count += len(stack)
             if self.scores[seat] != sum(WORMS[t] for t in stack):
-                raise IntegrityError(f"seat {seat}: score differs from the worms stacked (R11)")
+                return f"seat {seat}: score differs from the worms stacked (R11)"
             if self.tops[seat] != (stack[-1] if stack else 0):
-                raise IntegrityError(f"seat {seat}: top tile differs from its stack (R7)")
+                return f"seat {seat}: top tile differs from its stack (R7)"
         if seen != FULL_GRILL_MASK or count != len(TILES):
-            raise IntegrityError("tiles lost or duplicated: 16 tiles must stay in play (R1)")
+            return "tiles lost or duplicated: 16 tiles must stay in play (R1)"
+        return None

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from harness.errors import (
     GameError,
     IllegalMove,
+    IntegrityError,
     SeatCrashed,
     StrategyFailed,
     TimeForfeit,
@@ -479,8 +480,10 @@ class Game:
     # -- the outcome ----------------------------------------------------------------
     def check_integrity(self) -> None:
         """R1/R11 invariants: every tile in exactly one place; scores are stacked worms;
-        each seat's top is its stack's last tile (:meth:`Board.check`)."""
-        self._board.check()
+        each seat's top is its stack's last tile (:meth:`Board.problem`)."""
+        problem = self._board.problem()
+        if problem is not None:
+            raise IntegrityError(problem)
 
     def result(self, error: GameError | None = None) -> GameResult:
         """The result now; ``error`` makes its seat forfeit (ranked last, no winner else)."""
