@@ -1,8 +1,10 @@
 """The rules engine: plays Pickomino turns and games by R1-R11 and the RULES.md variants.
 
-Pure and fast: no I/O, no logging, no strings built on the hot path. Board state is
-kept in bit masks (bit t = tile t) and small lists; the dice come from an injected
-source; strategies are asked through their public methods with a read-only view that
+Pure and fast: no I/O, no logging, no strings built on the hot path. The rules of a turn
+are harness.game.turn's (a :class:`Turn` on the game's :class:`Board`, a value in bit
+masks, bit t = tile t, and small lists, handed to the observer); the game runs its turns,
+ranks and results, and judges answers. The dice come from an injected source; strategies
+are asked through their public methods with a read-only view that
 holds no path back to the game: the engine pushes plain values into it through the
 view's surface for engines (``View.show_turn``, the ``TURN_SLOTS``) and never reads
 it back. The board's encoding is harness.game.board, shared with the view. Every answer
@@ -293,7 +295,7 @@ class Game:
         """Play up to ``turns`` turns, while the game is not over; True once it is (R10).
 
         This is the hot loop of every tournament: :meth:`Turn.play` plays each turn in
-        one call (a call per turn more costs the greedy mirror ~10%), asking the seat's
+        one call (a call per turn more measured 5-10% of the greedy mirror), asking the seat's
         strategy and judging its answers by this game's checks (:meth:`fault`,
         :meth:`check_pick`, :meth:`check_stop`); nothing is read back from the view, so a
         strategy that writes to its view cannot change the game. An answer of exactly

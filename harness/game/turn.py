@@ -23,14 +23,18 @@ question rolls on (with a dice source), a keep of the last dice stops (R6) or bu
 a stop with one claim takes it. Two kinds of driver step it:
 
 * an engine asks a strategy: :meth:`Turn.play` plays the whole turn in one call, asking
-  the strategy's ``pick`` and ``stop`` as the turn goes (``Game.play_turn``, the hot loop
-  of every tournament: one call per turn, the turn's values in local variables, because
-  a method call per roll costs the greedy mirror 5-9%);
-* a driver that answers from outside (the stepped environment's agent, a Python seat at a
-  native table, a solver, a test) begins the turn (:meth:`Turn.begin`) and answers each
-  question (:meth:`Turn.keep`, :meth:`Turn.stop`, :meth:`Turn.roll_on`,
-  :meth:`Turn.take`, :meth:`Turn.apply_roll`); each step goes on through the same code as
-  :meth:`Turn.play`, up to the next question.
+  the strategy's ``pick`` and ``stop`` as the turn goes (``Game.play``, the hot loop of
+  every tournament, calls it once a turn: the turn's values stay in local variables,
+  because a method call per roll costs the greedy mirror 5-9%, and even one call a turn
+  more measured 5-10% here);
+* a driver that answers from outside (the stepped environment's agent, a solver, a test)
+  begins the turn (:meth:`Turn.begin`) and answers each question (:meth:`Turn.keep`,
+  :meth:`Turn.stop`, :meth:`Turn.roll_on`, :meth:`Turn.take`, :meth:`Turn.apply_roll`).
+  Each step goes on through the same code as :meth:`Turn.play`, with a stand-in strategy
+  that answers :data:`WAIT` where the turn is to wait: the turn keeps its values, and the
+  next step reads its roll again from where it was (so the engine's path has no check a
+  roll for a driver it does not have). That costs a few microseconds a step: fine for an
+  agent, too much for a Python seat at a native table (harness.native.seats says so).
 
 The seat's view is written as the turn goes (the board at the start, then the
 :data:`~harness.game.view.TURN_SLOTS`), never read back; an observer, when given, hears
