@@ -117,7 +117,7 @@ class Turn:
 
     __slots__ = (
         "board", "dice", "observer", "seat", "number", "view", "phase", "roll", "new",
-        "free", "kept", "total", "left", "worm", "low", "block", "choices",
+        "free", "kept", "total", "left", "worm", "low", "block", "choices", "_answer",
     )  # fmt: skip
 
     def __init__(self, board: Board, dice: Any = None, observer: Any = None) -> None:
@@ -138,6 +138,7 @@ class Turn:
         self.low = 0  # the lowest face-up grill tile: a stop claims from the grill at >= low
         self.block: Any = _NO_DICE  # the rest of the turn's dice block (see dice.py)
         self.choices: tuple[Claim, ...] = ()  # the claims of a stop that offers several
+        self._answer = _Answer()  # the stand-in strategy of a keep (its face set by keep)
 
     # -- the whole turn, or up to its next question ---------------------------------------
     def play(self, seat: int, number: int, view: Any, strategy: Any, judge: Any = None) -> int:
@@ -204,8 +205,12 @@ class Turn:
             if type(face) is not int or face not in LEGAL[new]:  # not a plain legal int
                 if judge is not None:  # a strategy's answer: its plain value, or a forfeit
                     face = judge.check_pick(number, seat, face, roll, free)
-                elif face is WAIT:  # stepped from outside: wait for the keep (read again)
-                    block = _unroll(block, roll)
+                elif face is WAIT:  # stepped from outside: wait for the keep, the block
+                    # as before this roll, to read the roll again from it then
+                    if type(block) is int:
+                        block = block * BLOCK_BASE + roll.code
+                    else:
+                        block = _Given(roll.code)
                     return self._wait(
                         PICK, seat, number, view, roll, free, kept, total, left, worm, low, block
                     )
@@ -309,7 +314,9 @@ class Turn:
         otherwise the dice left are rolled (R4): PICK or ENDED (R5) with a dice source,
         ROLL without one."""
         self._expect(PICK)
-        return self.play(self.seat, self.number, None, _Answer(face))
+        answer = self._answer
+        answer.face = face
+        return self.play(self.seat, self.number, None, answer)
 
     @property
     def may_stop(self) -> bool:
@@ -443,6 +450,8 @@ an answer like any other (and no legal one)."""
 class _Waiting:
     """The stand-in strategy of a turn stepped from outside: every question waits."""
 
+    __slots__ = ()
+
     def pick(self, view: Any) -> Any:
         return WAIT
 
@@ -453,8 +462,10 @@ class _Waiting:
 class _Answer(_Waiting):
     """The stand-in strategy of a keep: the face, then every question waits."""
 
-    def __init__(self, face: Any) -> None:
-        self.face = face
+    __slots__ = ("face",)
+
+    def __init__(self) -> None:
+        self.face: Any = WAIT
 
     def pick(self, view: Any) -> Any:
         face, self.face = self.face, WAIT
@@ -496,14 +507,6 @@ class _NoDice:
 
 
 _NO_DICE = _NoDice()
-
-
-def _unroll(block: Any, roll: Roll) -> Any:
-    """The block before ``roll`` was read from it: reading it again gives ``roll`` again
-    (a turn waiting for a keep goes on from its roll)."""
-    if type(block) is int:
-        return block * BLOCK_BASE + roll.code
-    return _Given(roll.code)
 
 
 def _why_not_pick(face: Any, roll: Roll, free: int) -> str:
