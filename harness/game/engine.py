@@ -100,7 +100,7 @@ class Fanout(GameObserver):
 
     def handed(self, board: Board) -> None:
         for o in self.observers:
-            o.handed(board)
+            _hand(o, board)
 
     def turn_started(self, *args: Any) -> None:
         for o in self.observers:
@@ -117,6 +117,14 @@ class Fanout(GameObserver):
     def busted(self, *args: Any) -> None:
         for o in self.observers:
             o.busted(*args)
+
+
+def _hand(observer: Any, board: Board) -> None:
+    """Hand ``board`` to ``observer`` (an observer written before ``handed`` existed, or
+    one that does not subclass GameObserver, has none: it is not told)."""
+    handed = getattr(observer, "handed", None)
+    if handed is not None:
+        handed(board)
 
 
 def observing(*observers: GameObserver | None) -> GameObserver | None:
@@ -223,7 +231,7 @@ class Game:
         self._state = Turn(self._board, dice, observer)
         self._turn = 0  # turns begun; seat (turn - 1) % n plays turn number `turn`
         if observer is not None:
-            observer.handed(self._board)
+            _hand(observer, self._board)
         # Each seat its own Rules: Rules is frozen, but object.__setattr__ is not stopped
         # by that, and a plugin must not change what the caller (or the next game) uses.
         self._seat_rules = _handed_rules(rules)

@@ -402,3 +402,33 @@ def test_the_stepped_game_plays_each_golden_playthrough_to_its_state(name):
 
 def _packed(faces) -> int:
     return sum(1 << (4 * f) for f in faces)
+
+
+def test_an_observer_without_handed_still_hears_every_event():
+    """An observer written before the board was handed over (or one that does not
+    subclass GameObserver) is not handed it, and hears the same events."""
+
+    class Duck:
+        def __init__(self) -> None:
+            self.log: list[tuple] = []
+
+        def turn_started(self, turn, seat):
+            self.log.append(("turn", turn, seat))
+
+        def kept(self, seat, roll, face, count, total, left):
+            self.log.append(("kept", seat, roll.faces, face, count, total, left))
+
+        def claimed(self, seat, claim, total):
+            self.log.append(("claimed", seat, tuple(claim), total))
+
+        def busted(self, seat, reason, total, returned, turned, roll):
+            self.log.append(("busted", seat, reason, total, returned, turned, roll and roll.faces))
+
+    from harness.game.engine import Fanout
+
+    duck, events = Duck(), Events()
+    refs = ["greedy", "tactician"]
+    game = Game([resolve(r).create() for r in refs], Rules(), DuplicateDice(3), seed=3,
+                observer=Fanout([duck, events]))  # fmt: skip
+    game.play()
+    assert duck.log == events.log and events.board is game.board
