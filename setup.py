@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -63,22 +64,20 @@ class OptionalBuildExt(build_ext):
         )
 
 
+# core.c #includes the other parts of the engine (harness/native/c/*.inc.c: one unit of
+# compilation, never compiled on their own): found, not listed, so that a new part is a
+# dependency too and a change in any of them rebuilds the extension (a stale build must
+# never run; harness.tourney.plan.engine_digest hashes the same files).
+HERE = Path(__file__).resolve().parent
+PARTS = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "harness/native/c").glob("*.inc.c"))
+
 extensions = []
 if not _flag("HARNESS_NO_NATIVE"):
     extensions.append(
         Extension(
             "harness._native_core",
             sources=["harness/native/c/core.c"],
-            # #included by core.c (one unit of compilation), so named *.inc.c: templates,
-            # never compiled on their own; a change in one rebuilds the extension
-            depends=[
-                "harness/native/c/turn_dp.inc.c",
-                "harness/native/c/turn_rows.inc.c",
-                "harness/native/c/turn_lanes.inc.c",
-                "harness/native/c/optimal.inc.c",
-                "harness/native/c/account.inc.c",
-                "harness/native/c/vecenv.inc.c",
-            ],
+            depends=PARTS,
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )
     )
