@@ -247,7 +247,7 @@ ACC_HOOK void acc_bust(Game *g, int rolled) {
 ACC_HOOK void acc_claim(Game *g, int total, int tile, int victim, int choices) {
     Account *a = g->acc;
     acc_settle(a, 1);
-    double share = 1.0 + 1.0 / (double)(g->n - 1); /* account.steal_share */
+    double share = steal_share(g->n);
     double chosen = victim < 0 ? (double)WORMS[tile] : (double)WORMS[tile] * share;
     double regret = a->w->stop[total] - chosen;
     a->cur->regret_claim += regret;

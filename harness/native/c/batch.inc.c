@@ -38,22 +38,14 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
                     Py_ssize_t row) {
     game_start(g, order, table, gseed);
     if (g->acc) acc_start(g);
-    if (g->host[H_GAME] == NULL || host_game(g) == 0)
-        for (int k = 0; k < g->max_turns; k++)
-            if (play_turn(g)) break;
+    play_game(g);
     if (g->failed) return g->failed == 2 ? -3 : -1;
     if (!integrity_ok(g)) return -2;
     int n = g->n;
     int forfeit = g->forfeit_seat; /* Game.result(error): the forfeiting seat ranks last */
-    int capped = forfeit < 0 && !g->over && g->turn >= g->max_turns;
-    /* rank_seats (R11): most worms, ties to the highest tile */
+    int capped = forfeit < 0 && game_capped(g);
     int key[MAXP];
-    for (int s = 0; s < n; s++) {
-        int high = 0;
-        for (int k = 0; k < g->len[s]; k++)
-            if (g->stack[s][k] > high) high = g->stack[s][k];
-        key[s] = s == forfeit ? -1 : g->score[s] * 64 + high;
-    }
+    for (int s = 0; s < n; s++) key[s] = s == forfeit ? -1 : rank_key(g, s);
     int winner = -1, firsts = 0;
     for (int s = 0; s < n; s++) {
         int rank = 1;

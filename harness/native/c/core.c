@@ -80,12 +80,13 @@ static inline int lowest_bit(uint64_t x) { return __builtin_ctzll(x); }
 #include "blake2.inc.c"     /* BLAKE2b-64: derive_seed, four messages at a time */
 #include "dice.inc.c"       /* a turn's dice block, its rolls; duplicate dice */
 #include "turn_dp.inc.c"    /* optimal's turn programme (with turn_rows, turn_lanes) */
-#include "game.inc.c"       /* the board: seats' kinds, Game, legal claims */
+#include "game.inc.c"       /* the board: seats' kinds, Game, its start and end */
+#include "turn.inc.c"       /* the turn as a state: R4-R10, every rule check of a turn */
 #include "optimal.inc.c"    /* the native optimal strategy */
 #include "seats.inc.c"      /* Python seats: the host's callbacks */
 #include "strategies.inc.c" /* the built-ins' decisions */
 #include "account.inc.c"    /* the luck account */
-#include "engine.inc.c"     /* a turn, a game */
+#include "engine.inc.c"     /* a seat's turn, a game: the turn driven by strategies */
 #include "batch.inc.c"      /* rows of games: play_row, the chunk path's lanes */
 
 #ifndef HARNESS_NO_PYTHON

@@ -161,18 +161,19 @@ static void dup_attach(Dup *d, int64_t key, MT *streams) {
 }
 
 #define DUP_FIRST_BLOCKS 64 /* a seat's first allocation of blocks (turns), doubled as needed */
-static int dup_block(Dup *d, int seat, int turn, Block *out) {
+/* The block of the seat's `turn`-th turn (drawn from its stream when first asked, kept for
+ * the deal's other seat orders); NULL: out of memory. */
+static const Block *dup_block(Dup *d, int seat, int turn) {
     while (d->count[seat] <= turn) {
         if (d->count[seat] == d->cap[seat]) {
             int cap = d->cap[seat] ? 2 * d->cap[seat] : DUP_FIRST_BLOCKS;
             Block *grown = realloc(d->blocks[seat], (size_t)cap * sizeof(Block));
-            if (grown == NULL) return -1;
+            if (grown == NULL) return NULL;
             d->blocks[seat] = grown;
             d->cap[seat] = cap;
         }
         draw_block(d->mt[seat], &d->blocks[seat][d->count[seat]++]);
     }
-    *out = d->blocks[seat][turn];
-    return 0;
+    return &d->blocks[seat][turn];
 }
 

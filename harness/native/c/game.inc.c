@@ -1,9 +1,10 @@
-/* The board and its rules: the seats' kinds, the Game, legal claims (R1-R11).
+/* The board: the seats' kinds, the Game (its rules, seats, tiles and dice), a game's start,
+ * its end and its checks (R1, R3, R10, R11).
  * A part of core.c: #included there in its order (one unit of compilation, so everything
  * stays static); never compiled on its own.
  */
 
-/* ==== strategies (the strategies package) =================================================== */
+/* ==== the seats' kinds (harness/strategies/, and Python seats) ============================ */
 enum {
     S_GREEDY = 0,
     S_THRESHOLD = 1,  /* p[0] target */
@@ -26,7 +27,7 @@ typedef struct {
     int tile, victim; /* victim -1: from the grill */
 } Claim;
 
-/* ==== the engine (harness/engine.py, Game) ============================================ */
+/* ==== the board (harness/game/engine.py, Game) =========================================== */
 typedef struct Account Account; /* the luck account (account.inc.c) */
 #define POOL LANES /* dice streams seeded together: games, or the seats of deals */
 typedef struct {
@@ -65,14 +66,6 @@ typedef struct {
     int cur_k;
 } Game;
 
-/* The turn in progress, as the view shows it. */
-typedef struct {
-    uint32_t packed; /* counts of the roll's faces not yet set aside (the picks, R5) */
-    uint32_t shown;  /* counts of every face the roll shows (a Python seat's view.counts) */
-    unsigned free;    /* faces not yet set aside */
-    int total, left, worm, low;
-} Turn;
-
 #define FLIP_HIGHEST 1
 #define FLIP_LOWEST 2
 
@@ -83,76 +76,61 @@ static inline void set_top(Game *g, int seat, int tile) {
     g->top[seat] = tile;
 }
 
-/* Whether a stop at `total` could steal: a rival's top is exactly total (R7). */
-static inline int can_steal(const Game *g, int seat, int total) {
-    return (int)(((g->tops & ~(1ULL << g->top[seat])) >> total) & 1);
-}
-
-static inline MT *seat_rng(Game *g, int seat) {
-    if (!g->rng_ready[seat]) {
-        mt_seed_u64(&g->rng[seat], derive3(g->gseed, "strategy", seat));
-        g->rng_ready[seat] = 1;
+/* A new game: seat i holds table entrant order[i] (a permutation, checked by
+ * parse_orders); the dice stream (or the deal's streams) is already seeded and set
+ * (g->dice, g->dup). */
+static void game_start(Game *g, const uint8_t *order, const Strat *table, int64_t gseed) {
+    int n = g->n;
+    for (int i = 0; i < n; i++) {
+        g->strat[i] = &table[order[i]];
+        g->len[i] = g->top[i] = g->score[i] = g->busts[i] = g->steals[i] = g->stolen[i] = 0;
+        g->rng_ready[i] = 0;
     }
-    return &g->rng[seat];
+    g->grill = 0xFFFFULL << 21; /* tiles 21..36 face up (R1) */
+    g->flipped = 0;
+    g->tops = 0;
+    g->turn = 0;
+    g->seat = 0;
+    g->round = 0;
+    g->over = 0;
+    g->gseed = gseed;
+    g->forfeit_seat = -1;
 }
 
-/* strategies/_common.py most_points: the most points, ties to the higher face: the
- * largest points * 8 + face, two table lookups (no branch: picks are as unpredictable
- * as the dice). `packed` holds the legal faces only. */
-static inline int most_points(uint32_t packed) {
-    int lo = BEST_LO[(packed >> 4) & 0xFFF], hi = BEST_HI[(packed >> 16) & 0xFFF];
-    return (lo > hi ? lo : hi) & 7;
-}
-
-/* view.choices as a face mask: the faces with a count in a restricted roll. */
-static inline unsigned choices_of(uint32_t packed) {
-    unsigned mask = 0;
-    for (int f = 1; f <= 6; f++) mask |= (unsigned)((packed >> (4 * f) & 15) != 0) << f;
-    return mask;
-}
-
-/* The face of the k-th set bit of a face mask, ascending (view.choices[k]). */
-static inline int nth_face(unsigned mask, int k) {
-    for (int f = 1; f <= 6; f++)
-        if (mask >> f & 1) {
-            if (k == 0) return f;
-            k--;
+/* Game.check_integrity: every tile in exactly one place; scores are stacked worms. */
+static int integrity_ok(const Game *g) {
+    uint64_t seen = g->grill | g->flipped;
+    int count = popcount64(g->grill) + popcount64(g->flipped);
+    if (g->grill & g->flipped) return 0;
+    for (int s = 0; s < g->n; s++) {
+        int sum = 0;
+        for (int k = 0; k < g->len[s]; k++) {
+            uint64_t bit = 1ULL << g->stack[s][k];
+            if (seen & bit) return 0;
+            seen |= bit;
+            sum += WORMS[g->stack[s][k]];
         }
-    return 0;
-}
-
-/* harness.view.legal_claims with a worm: best worm swing first. */
-static int legal_claims(const Game *g, int seat, int total, Claim *out) {
-    int n = 0;
-    uint64_t below = g->grill & ((total >= 63) ? ~0ULL : ((1ULL << (total + 1)) - 1));
-    if (below) {
-        if (g->lower_any) {
-            for (int t = 21; t <= 36; t++)
-                if (below >> t & 1) out[n++] = (Claim){t, -1};
-        } else {
-            out[n++] = (Claim){highest_bit(below), -1};
-        }
+        count += g->len[s];
+        if (sum != g->score[s]) return 0;
+        if (g->top[s] != (g->len[s] ? g->stack[s][g->len[s] - 1] : 0)) return 0;
     }
-    if (can_steal(g, seat, total)) /* tops.index(total): one seat shows it */
-        for (int v = 0; v < g->n; v++)
-            if (g->top[v] == total) {
-                out[n++] = (Claim){total, v};
-                break;
-            }
-    /* sort by swing (2w for a steal, w for the grill; then the tile), descending;
-     * keys never tie (tiles are unique), so any stable sort gives Python's order. */
-    for (int i = 1; i < n; i++) {
-        Claim c = out[i];
-        int kc = (c.victim >= 0 ? 2 : 1) * WORMS[c.tile] * 64 + c.tile;
-        int j = i - 1;
-        while (j >= 0) {
-            int kj = (out[j].victim >= 0 ? 2 : 1) * WORMS[out[j].tile] * 64 + out[j].tile;
-            if (kj >= kc) break;
-            out[j + 1] = out[j];
-            j--;
-        }
-        out[j + 1] = c;
-    }
-    return n;
+    uint64_t tops = 0;
+    for (int s = 0; s < g->n; s++) tops |= (1ULL << g->top[s]) & ~1ULL;
+    return seen == (0xFFFFULL << 21) && count == NTILES && tops == g->tops;
 }
 
+/* The game ran into its turn cap before it was over (the row's status turn-cap). */
+static inline int game_capped(const Game *g) { return !g->over && g->turn >= g->max_turns; }
+
+/* rank_seats' key (R11): most worms, ties to the highest tile a seat holds. */
+static inline int rank_key(const Game *g, int seat) {
+    int high = 0;
+    for (int k = 0; k < g->len[seat]; k++)
+        if (g->stack[seat][k] > high) high = g->stack[seat][k];
+    return g->score[seat] * 64 + high;
+}
+
+/* account.steal_share, Optimal._plan's share (the worm swing): a steal's worms count
+ * P / (P - 1) towards the margin, the victim's loss shared by the P - 1 others. (The
+ * tactician's claim value, gain + gain / (P - 1), is its own sum: other float bits.) */
+static inline double steal_share(int players) { return 1.0 + 1.0 / (double)(players - 1); }

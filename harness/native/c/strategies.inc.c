@@ -3,8 +3,42 @@
  * stays static); never compiled on its own.
  */
 
-/* ==== strategies' decisions (the strategies package) ==================================== */
+/* ==== strategies' decisions (harness/strategies/) ======================================= */
+/* view.rng of a seat, seeded when first drawn from. */
+static inline MT *seat_rng(Game *g, int seat) {
+    if (!g->rng_ready[seat]) {
+        mt_seed_u64(&g->rng[seat], derive3(g->gseed, "strategy", seat));
+        g->rng_ready[seat] = 1;
+    }
+    return &g->rng[seat];
+}
 
+/* harness/strategies/_common.py most_points: the most points, ties to the higher face: the
+ * largest points * 8 + face, two table lookups (no branch: picks are as unpredictable
+ * as the dice). `packed` holds the legal faces only. */
+static inline int most_points(uint32_t packed) {
+    int lo = BEST_LO[(packed >> 4) & 0xFFF], hi = BEST_HI[(packed >> 16) & 0xFFF];
+    return (lo > hi ? lo : hi) & 7;
+}
+
+/* view.choices as a face mask: the faces with a count in a restricted roll. */
+static inline unsigned choices_of(uint32_t packed) {
+    unsigned mask = 0;
+    for (int f = 1; f <= 6; f++) mask |= (unsigned)((packed >> (4 * f) & 15) != 0) << f;
+    return mask;
+}
+
+/* The face of the k-th set bit of a face mask, ascending (view.choices[k]). */
+static inline int nth_face(unsigned mask, int k) {
+    for (int f = 1; f <= 6; f++)
+        if (mask >> f & 1) {
+            if (k == 0) return f;
+            k--;
+        }
+    return 0;
+}
+
+/* The face a seat keeps from the roll (Strategy.pick). */
 static int strat_pick(Game *g, int seat, const Turn *t) {
     const Strat *s = g->strat[seat];
     int worm_shown = (t->packed >> (4 * WORM) & 15) != 0;

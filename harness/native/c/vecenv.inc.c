@@ -1,14 +1,13 @@
 /* The vector environment (harness/env/vector.py): N games stepped per call, the agent's
  * decisions inverted.
  *
- * #included by core.c in its Python bindings (one unit of compilation: the engine's
- * dice, bust(), claim(), play_turn(), the native strategies and the buffer helpers are
- * static there). Each slot is one game at a
- * time: the opponents' turns are core.c's play_turn(), the agent's turn is the state
- * machine below, which takes play_turn's steps one question at a time (the same dice
- * groups, the same R5-R8 tests, bust() and claim() themselves), so a slot plays exactly
- * the game harness.env.game.SteppedGame plays on the Python engine with the same
- * answers (tests/env/test_env_vector.py compares them decision by decision).
+ * A part of core.c, #included after its Python bindings (one unit of compilation: the
+ * engine's dice, the turn's state, play_turn(), the native strategies and the buffer
+ * reader are static there). Each slot is one game at a time: the opponents' turns are the
+ * engine's play_turn(), the agent's turn is the same state (turn.inc.c) stepped one
+ * question at a time (the same dice groups, the same R5-R9 steps and checks), so a slot
+ * plays exactly the game harness.env.game.SteppedGame plays on the Python engine with the
+ * same answers (tests/env/test_env_vector.py compares them decision by decision).
  *
  * Episodes follow harness.env.game.Schedule: episode e is deal e / m in seat order
  * e % m (m orders), deal seed derive_seed(seed, "deal", deal) (the prefix is hashed with
@@ -50,10 +49,9 @@ enum { R_MARGIN = 0, R_WIN = 1, R_SWING = 2 };
 
 typedef struct {
     Game *g;
-    int agent, phase, roll;
-    Turn t;
-    Block block;
-    uint32_t first4[4];
+    int agent, phase;
+    Turn t;               /* the agent's turn (turn.inc.c) */
+    TurnDice dice;        /* its dice */
     int kept[7];          /* dice set aside this turn per face */
     long long episode;    /* the episode in play */
     double margin;        /* the agent's margin after its last step (swing) */
@@ -82,62 +80,23 @@ static double ve_margin(const Game *g, int seat) {
 
 /* harness.env.game.win_share by rank_seats (R11): most worms, ties to the highest tile. */
 static double ve_win(const Game *g, int seat) {
-    int key[MAXP], firsts = 0;
+    int key[MAXP], best = -1, firsts = 0; /* a key is >= 0 */
     for (int s = 0; s < g->n; s++) {
-        int high = 0;
-        for (int k = 0; k < g->len[s]; k++)
-            if (g->stack[s][k] > high) high = g->stack[s][k];
-        key[s] = g->score[s] * 64 + high;
-    }
-    int best = key[0];
-    for (int s = 1; s < g->n; s++)
+        key[s] = rank_key(g, s);
         if (key[s] > best) best = key[s];
+    }
     for (int s = 0; s < g->n; s++) firsts += key[s] == best;
     return key[seat] == best ? 1.0 / (double)firsts : 0.0;
 }
 
-static inline int ve_capped(const Game *g) { return !g->over && g->turn >= g->max_turns; }
-
-/* R4 for the agent: roll the dice left. 1: a pick is asked; 0: the turn busted. */
+/* R4 for the agent: roll the dice left. 1: a pick is asked; 0: the turn busted (R5). */
 static int ve_roll(Slot *s) {
-    Game *g = s->g;
-    uint32_t group = s->roll < 4 ? s->first4[s->roll] : block_later(&s->block);
-    s->roll++;
-    s->t.shown = PC_NEAR[s->t.left][group % 1296] + PC_FAR[s->t.left][group / 1296];
-    uint32_t fresh = s->t.shown & NIBBLES[s->t.free];
-    if (!fresh) { /* R5 */
-        bust(g, s->agent);
-        s->phase = VE_DONE;
-        return 0;
+    if (turn_roll(&s->t, &s->dice)) {
+        s->phase = VE_PICK;
+        return 1;
     }
-    s->t.packed = fresh;
-    s->phase = VE_PICK;
-    return 1;
-}
-
-/* The first steps of play_turn for the agent's seat. -1: out of memory. */
-static int ve_begin_turn(Slot *s) {
-    Game *g = s->g;
-    g->turn++;
-    int seat = g->seat, round = g->round;
-    if (++g->seat == g->n) {
-        g->seat = 0;
-        g->round++;
-    }
-    if (g->duplicate) {
-        if (dup_block(&g->dup, seat, round, &s->block) < 0) return -1;
-    } else {
-        draw_block(g->dice, &s->block);
-    }
-    s->t.total = 0;
-    s->t.left = 8;
-    s->t.worm = 0;
-    s->t.free = ALL_FACES;
-    s->t.shown = 0;
-    s->t.low = lowest_bit(g->grill);
-    memset(s->kept, 0, sizeof(s->kept));
-    s->roll = 0;
-    block_first4(&s->block, s->first4);
+    turn_bust(s->g, &s->t);
+    s->phase = VE_DONE;
     return 0;
 }
 
@@ -150,21 +109,22 @@ static int ve_advance(Slot *s) {
             if (g->failed) return -1;
             continue;
         }
-        if (ve_begin_turn(s) < 0) return -1;
+        if (turn_begin(g, &s->t, &s->dice) < 0) return -1;
+        memset(s->kept, 0, sizeof(s->kept));
         if (ve_roll(s)) return 0;
     }
     s->phase = VE_DONE;
     return 0;
 }
 
-/* R7: the agent stops: the one claim, or a question when there are several. */
+/* R7: the agent stops: the one claim taken, or a question when there are several. */
 static void ve_stop(Slot *s) {
     Claim choices[NTILES + 1];
     if (legal_claims(s->g, s->agent, s->t.total, choices) > 1) {
         s->phase = VE_CLAIMQ;
         return;
     }
-    claim(s->g, s->agent, s->t.total);
+    turn_take(s->g, &s->t, choices[0]);
     s->phase = VE_DONE;
 }
 
@@ -181,45 +141,25 @@ static int ve_legal(const Slot *s, long long a) {
     return 0;
 }
 
-/* Game._claim's taking of a chosen claim (R7), when the agent chose among several. */
-static void ve_take(Game *g, int seat, Claim c) {
-    if (c.victim < 0) {
-        g->grill ^= 1ULL << c.tile;
-    } else {
-        int v = c.victim;
-        int len = --g->len[v];
-        set_top(g, v, len ? g->stack[v][len - 1] : 0);
-        g->score[v] -= WORMS[c.tile];
-        g->steals[seat]++;
-        g->stolen[v]++;
-    }
-    g->stack[seat][g->len[seat]++] = (uint8_t)c.tile;
-    set_top(g, seat, c.tile);
-    g->score[seat] += WORMS[c.tile];
-    if (!g->grill) g->over = 1;
-}
-
 /* Answer the question with a legal action (SteppedGame.act), then play on. */
 static int ve_act(Slot *s, int a) {
     Game *g = s->g;
     if (s->phase == VE_PICK) {
-        int face = a + 1, count = count_of(s->t.packed, face);
-        s->t.free ^= 1u << face;
-        s->t.left -= count;
-        s->t.total += count * FACE_POINTS[face];
-        s->kept[face] += count;
-        if (face == WORM) s->t.worm = 1;
-        if (s->t.worm && (s->t.total >= s->t.low || can_steal(g, s->agent, s->t.total))) {
-            if (s->t.left) { /* R6 */
-                s->phase = VE_STOPQ;
-                return 0;
-            }
-            ve_stop(s);
-        } else if (!s->t.left) { /* R8 */
-            bust(g, s->agent);
-            s->phase = VE_DONE;
-        } else if (ve_roll(s)) {
+        int face = a + 1;
+        s->kept[face] += count_of(s->t.packed, face);
+        switch (turn_keep(g, &s->t, face)) {
+        case TURN_MAY_STOP: /* R6 */
+            s->phase = VE_STOPQ;
             return 0;
+        case TURN_STOP:
+            ve_stop(s);
+            break;
+        case TURN_BUST: /* R8 */
+            turn_bust(g, &s->t);
+            s->phase = VE_DONE;
+            break;
+        default: /* TURN_ROLL */
+            if (ve_roll(s)) return 0;
         }
     } else if (s->phase == VE_STOPQ) {
         if (a == VE_STOP) ve_stop(s);
@@ -228,7 +168,7 @@ static int ve_act(Slot *s, int a) {
         Claim choices[NTILES + 1];
         int nc = legal_claims(g, s->agent, s->t.total, choices);
         for (int i = 0; i < nc; i++)
-            if (choices[i].tile == a - VE_CLAIM0 + 21) ve_take(g, s->agent, choices[i]);
+            if (choices[i].tile == a - VE_CLAIM0 + 21) turn_take(g, &s->t, choices[i]);
         s->phase = VE_DONE;
     }
     return s->phase == VE_DONE ? ve_advance(s) : 0;
@@ -583,7 +523,7 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
                 if (e->reward == R_MARGIN) r += ve_margin(g, s->agent);
                 else if (e->reward == R_WIN) r += ve_win(g, s->agent);
             } else {
-                o.trunc[i] = ve_capped(g);
+                o.trunc[i] = game_capped(g);
             }
             if (autoreset) {
                 rc = s->episode > LLONG_MAX - e->stride ? -4
@@ -628,5 +568,5 @@ static PyObject *py_vec_board(PyObject *self, PyObject *args) {
                          (unsigned long long)g->grill, (unsigned long long)g->flipped, stacks,
                          s->phase, s->agent, shown[1], shown[2], shown[3], shown[4], shown[5],
                          shown[6], kept[1], kept[2], kept[3], kept[4], kept[5], kept[6],
-                         s->t.total, s->t.left, g->over, ve_capped(g), s->episode);
+                         s->t.total, s->t.left, g->over, game_capped(g), s->episode);
 }
