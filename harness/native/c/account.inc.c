@@ -38,13 +38,11 @@
 #define ACCOUNTED(acc) ((acc) != NULL)
 #endif
 
-#define ACC_SPREAD 2.5          /* account.WIN_SPREAD: sigma^2 per worm on the grill */
+/* ACC_SPREAD (layout.inc.c): account.WIN_SPREAD, sigma^2 per worm on the grill */
 #define ACC_PI 3.141592653589793 /* math.pi */
 
 /* A seat's stored account (schema.ACCOUNT_FIELDS): ACC_SUMS float64 sums, then
- * ACC_COUNTS int16 counts, in this order. */
-#define ACC_SUMS 6
-#define ACC_COUNTS 4
+ * ACC_COUNTS int16 counts, in the order of layout.inc.c's ACC_NAMES. */
 typedef struct {
     double par, luck, wluck, regret_pick, regret_stop, regret_claim;
     int rolls, picks, stops, claims;

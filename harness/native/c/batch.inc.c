@@ -4,6 +4,9 @@
  */
 
 /* ==== batches ========================================================================= */
+/* The columns a batch fills (their buffers read by bindings.inc.c in layout.inc.c's order:
+ * GCOL_*, SCOL_*, ACC_*), by the C type of their items: the schema's (a test in C, so
+ * that a column whose type changes in Python stops the build until this follows). */
 typedef struct {
     int32_t *deal;
     int8_t *seating; /* the index of the row's seat order in the design */
@@ -18,15 +21,32 @@ typedef struct {
     double *acc_sum[ACC_SUMS][MAXP];
     int16_t *acc_count[ACC_COUNTS][MAXP];
 } Out;
+_Static_assert(GCOL_DEAL_SIZE == 4 && GCOL_SEATING_SIZE == 1 && GCOL_SEED_SIZE == 8 &&
+                   GCOL_GAME_SEED_SIZE == 8 && GCOL_TURNS_SIZE == 2 && GCOL_STATUS_SIZE == 1 &&
+                   GCOL_WINNER_SIZE == 1 && GCOL_ERROR_SEAT_SIZE == 1 && GCOL_ERROR_KIND_SIZE == 1,
+               "a game column's type is not the one Out holds");
+_Static_assert(SCOL_WORMS_SIZE == 1 && SCOL_RANK_SIZE == 1 && SCOL_BUSTS_SIZE == 2 &&
+                   SCOL_STEALS_SIZE == 2 && SCOL_STOLEN_SIZE == 2,
+               "a seat column's type is not the one Out holds");
+_Static_assert(DETAIL_HEAD == 4 && DETAIL_SEAT == 1 + NTILES &&
+                   DETAIL_HEAD + DETAIL_SEAT * MAXP <= DETAIL_BYTES,
+               "the final board: two 16-bit masks, then per seat its height and tiles");
 
 /* A seat's ledger into the account columns of row `row` (counts capped at the int16
  * columns' 32767, which no game under the default turn cap reaches). */
 static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
     for (int s = 0; s < g->n; s++) {
         const AccLedger *l = &g->acc->led[s];
-        double sums[ACC_SUMS] = {l->par, l->luck, l->wluck, l->regret_pick, l->regret_stop,
-                                 l->regret_claim};
-        int counts[ACC_COUNTS] = {l->rolls, l->picks, l->stops, l->claims};
+        double sums[ACC_SUMS] = {[ACC_PAR] = l->par,
+                                 [ACC_LUCK] = l->luck,
+                                 [ACC_WLUCK] = l->wluck,
+                                 [ACC_REGRET_PICK] = l->regret_pick,
+                                 [ACC_REGRET_STOP] = l->regret_stop,
+                                 [ACC_REGRET_CLAIM] = l->regret_claim};
+        int counts[ACC_COUNTS] = {[ACC_ROLLS - ACC_SUMS] = l->rolls,
+                                  [ACC_PICKS - ACC_SUMS] = l->picks,
+                                  [ACC_STOPS - ACC_SUMS] = l->stops,
+                                  [ACC_CLAIMS - ACC_SUMS] = l->claims};
         for (int k = 0; k < ACC_SUMS; k++) o->acc_sum[k][s][row] = sums[k];
         for (int k = 0; k < ACC_COUNTS; k++)
             o->acc_count[k][s][row] = (int16_t)(counts[k] < INT16_MAX ? counts[k] : INT16_MAX);
@@ -61,10 +81,10 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
         o->stolen[s][row] = (int16_t)g->stolen[s];
     }
     o->turns[row] = (int16_t)g->turn;
-    o->status[row] = (int8_t)(forfeit >= 0 ? 2 : capped ? 1 : 0);
+    o->status[row] = (int8_t)(forfeit >= 0 ? STATUS_FORFEIT : capped ? STATUS_TURN_CAP : STATUS_OVER);
     o->winner[row] = (int8_t)((g->over || forfeit >= 0) && firsts == 1 ? winner : -1);
     o->error_seat[row] = (int8_t)forfeit;
-    o->error_kind[row] = (int8_t)(forfeit >= 0 ? g->forfeit_kind : -1);
+    o->error_kind[row] = (int8_t)(forfeit >= 0 ? g->forfeit_kind : NO_KIND);
     if (g->acc) {
         acc_finish(g);
         acc_store(g, o, row);
@@ -72,13 +92,14 @@ static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t g
     if (o->detail) {
         uint8_t *d = o->detail + (size_t)row * DETAIL_BYTES;
         memset(d, 0, DETAIL_BYTES);
-        uint32_t grill16 = (uint32_t)(g->grill >> 21), flipped16 = (uint32_t)(g->flipped >> 21);
+        uint32_t grill16 = (uint32_t)(g->grill >> LOWEST_TILE);
+        uint32_t flipped16 = (uint32_t)(g->flipped >> LOWEST_TILE);
         d[0] = (uint8_t)grill16;
         d[1] = (uint8_t)(grill16 >> 8);
         d[2] = (uint8_t)flipped16;
         d[3] = (uint8_t)(flipped16 >> 8);
         for (int s = 0; s < n; s++) {
-            uint8_t *p = d + 4 + 17 * s;
+            uint8_t *p = d + DETAIL_HEAD + DETAIL_SEAT * s;
             p[0] = (uint8_t)g->len[s];
             memcpy(p + 1, g->stack[s], (size_t)g->len[s]);
         }
@@ -115,10 +136,9 @@ static void free_game(Game *g) {
     PyMem_Free(g);
 }
 
-/* A seating design (harness/seating.py): order k puts table entrant at[k][i] in
+/* A seating design (harness/game/seating.py): order k puts table entrant at[k][i] in
  * seat i; every deal is played once in each order, rows by deal, then order index. The
- * stored seating column is an int8, so a design has at most 127 orders. */
-#define MAX_ORDERS 127
+ * stored seating column is an int8, so a design has at most MAX_ORDERS (127) orders. */
 typedef struct {
     int count;
     uint8_t at[MAX_ORDERS][MAXP];
@@ -261,3 +281,44 @@ static int deals_independent(Game *g, const Strat *table, const Orders *orders,
     return 0;
 }
 
+
+/* Explicit rows (play_games): row r plays seat order o->seating[r] with its own seeds,
+ * o->seed[r] (the key of duplicate dice: a new key seeds its seats' streams, the same key
+ * reuses their blocks) or o->game_seed[r] (independent dice, seeded LANES games at a
+ * time; SeededDice(game_seed)). *row: the rows played. */
+static int rows_play(Game *g, const Strat *table, const Orders *orders, Out *o, Py_ssize_t rows,
+                     Py_ssize_t *row) {
+    int n = g->n, rc = 0;
+    Py_ssize_t r = 0;
+    while (r < rows && rc == 0) {
+        uint64_t stream_seeds[LANES];
+        MT *streams[LANES];
+        int count = 1;
+        if (g->duplicate) {
+            int64_t key = o->seed[r];
+            if (!g->dup.valid || g->dup.key != key) {
+                for (int s = 0; s < n; s++) {
+                    stream_seeds[s] = derive3(key, "seat", s);
+                    streams[s] = &g->pool[s];
+                }
+                mt_seed_many(streams, stream_seeds, n);
+                dup_attach(&g->dup, key, g->pool);
+            }
+        } else {
+            count = rows - r < LANES ? (int)(rows - r) : LANES;
+            for (int k = 0; k < count; k++) {
+                stream_seeds[k] = abs64(o->game_seed[r + k]);
+                streams[k] = &g->pool[k];
+            }
+            mt_seed_many(streams, stream_seeds, count);
+        }
+        for (int k = 0; k < count && rc == 0; k++, r++) {
+            if (!g->duplicate) g->dice = &g->pool[k];
+            g->cur_deal = r;
+            g->cur_k = o->seating[r];
+            rc = play_row(g, orders->at[o->seating[r]], table, o->game_seed[r], o, r);
+        }
+    }
+    *row = r;
+    return rc;
+}

@@ -3,7 +3,7 @@
  * stays static); never compiled on its own.
  */
 
-/* ==== BLAKE2b-64 (harness.dice.derive_seed) ========================================= */
+/* ==== BLAKE2b-64 (harness.game.dice.derive_seed) ==================================== */
 static const uint64_t B2_IV[8] = {
     0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
     0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
@@ -227,12 +227,10 @@ static void derive3_many(const int64_t *a, const char *word, const int64_t *b, i
     }
 }
 
-#define SEED_MASK 0x7fffffffffffffffULL
-
 static void init_derive4(void) {
 #if (defined(__GNUC__) || defined(__clang__)) && (defined(__x86_64__) || defined(__i386__))
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx2")) derive4 = derive4_avx2;
 #endif
-} /* harness.tourney.plan.SEED_MASK: int64 */
+}
 

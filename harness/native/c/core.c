@@ -62,14 +62,7 @@ typedef ptrdiff_t Py_ssize_t;
 #include <stdlib.h>
 #include <string.h>
 
-#define MAXP 7      /* R3: 2..7 players */
-#define NTILES 16   /* R1: tiles 21..36 */
-#define WORM 6      /* R2: the worm is face 6 */
-#define ALL_FACES 0x7Eu
-#define DETAIL_BYTES 128 /* per game: grill16, flipped16, then per seat len + 16 tiles */
-
-static const int FACE_POINTS[7] = {0, 1, 2, 3, 4, 5, 5};
-static int WORMS[41]; /* WORMS[tile]: worms printed on it (R1), 0 off 21..36 */
+#include "layout.inc.c"     /* GENERATED: the constants shared with the Python tables */
 
 static inline int popcount32(uint32_t x) { return __builtin_popcount(x); }
 static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
@@ -125,7 +118,6 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     dp_use_lanes(4);
     init_block_limit();
     init_roll_tables();
-    for (int t = 0; t <= 40; t++) WORMS[t] = (t >= 21 && t <= 36) ? (t - 17) / 4 : 0;
     if (!DP_READY && dp_init() < 0) return PyErr_NoMemory();
     PyObject *m = PyModule_Create(&module);
     if (m == NULL) return NULL;

@@ -3,7 +3,7 @@
  * stays static); never compiled on its own.
  */
 
-/* ==== dice (harness/dice.py) ======================================================== */
+/* ==== dice (harness/game/dice.py) =================================================== */
 /* A turn's dice are one draw below 6**56 (getrandbits(145), redrawn while too big):
  * 145 bits as five little-endian 32-bit words, as CPython's getrandbits builds them
  * (the last word keeps the top 17 bits of its draw). Roll j of the turn shows the

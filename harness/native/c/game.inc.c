@@ -5,22 +5,15 @@
  */
 
 /* ==== the seats' kinds (harness/strategies/, and Python seats) ============================ */
-enum {
-    S_GREEDY = 0,
-    S_THRESHOLD = 1,  /* p[0] target */
-    S_WORM_FIRST = 2, /* p[0] target, p[1] min_dice */
-    S_SIMPLE = 3,
-    S_ENV = 4,        /* env-heuristic */
-    S_TACTICIAN = 5,  /* p[0] caution, p[1] worm_by */
-    S_RANDOM = 6,     /* p[0] p_stop */
-    S_OPTIMAL = 7,    /* p[0] endgame, p[1] spread, p[2] flip */
-    S_KINDS = 8,
-    S_PYTHON = 64 /* a Python seat: its decisions are calls back into harness.native.seats */
-};
+/* The built-in kinds S_GREEDY .. S_OPTIMAL and the parameters each reads (p[0], p[1],
+ * ... in KIND_BOUNDS' order: threshold's target; worm-first's target, min_dice;
+ * tactician's caution, worm_by; random's p_stop; optimal's endgame, spread, flip) are
+ * layout.inc.c's, from harness/native/kinds.py. */
+#define S_PYTHON 64 /* a Python seat: its decisions are calls back into harness.native.seats */
 
 typedef struct {
     int kind;
-    double p[3];
+    double p[MAX_PARAMS];
 } Strat;
 
 typedef struct {
@@ -66,8 +59,7 @@ typedef struct {
     int cur_k;
 } Game;
 
-#define FLIP_HIGHEST 1
-#define FLIP_LOWEST 2
+_Static_assert(FLIP_NONE == 0, "a flip mode is tested as a truth value: 0 is none");
 
 /* A seat's top tile changes (0: an empty stack); the tops mask follows. */
 static inline void set_top(Game *g, int seat, int tile) {

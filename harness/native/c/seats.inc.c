@@ -42,7 +42,7 @@ static long host_call(Game *g, int which, const long long *vals, int count, PyOb
     }
     if (v < 0) {
         long code = -1 - v;
-        if (code < 0 || code % 8 >= g->n || code / 8 > 3) {
+        if (code < 0 || code % 8 >= g->n || code / 8 >= ERROR_KINDS) {
             PyErr_Format(PyExc_RuntimeError, "native engine: bad forfeit code %ld from a seat", v);
             g->failed = 2;
             return H_FAILED;

@@ -50,7 +50,7 @@ static int strat_pick(Game *g, int seat, const Turn *t) {
         if (!t->worm && worm_shown) return WORM;
         return most_points(t->packed);
     case S_SIMPLE: /* simple.py, env_heuristic.py: worms once two faces are kept */
-    case S_ENV:
+    case S_ENV_HEURISTIC:
         if (worm_shown && popcount32(ALL_FACES ^ t->free) >= 2) return WORM;
         return most_points(t->packed);
     case S_TACTICIAN: { /* tactician.py */
@@ -115,7 +115,7 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
         return (double)t->total >= s->p[0];
     case S_WORM_FIRST:
         return (double)t->total >= s->p[0] || (double)t->left < s->p[1];
-    case S_ENV: /* total >= grill[0]: the lowest face-up tile, seen at the turn's start */
+    case S_ENV_HEURISTIC: /* total >= grill[0]: the lowest face-up tile, seen at the turn's start */
         return t->total >= t->low;
     case S_TACTICIAN:
         return tactician_stop(g, seat, t, s);

@@ -27,25 +27,9 @@
  * buffers of n rows (reward float32, the flags uint8, episode int64, seat int8).
  */
 
-#define VE_OBS 205
-#define VE_ACTIONS 24
-#define VE_STOP 6
-#define VE_ROLL 7
-#define VE_CLAIM0 8
-#define VE_SKIPS 100 /* harness.env.single.MAX_SKIPPED */
-/* observation offsets (harness.env.encoding.OFFSETS) */
-#define O_ROLL 3
-#define O_KEPT 9
-#define O_TOTAL 15
-#define O_LEFT 16
-#define O_WORM 17
-#define O_CLAIMS 18
-#define O_GRILL 34
-#define O_FLIPPED 50
-#define O_SEATS 66
-#define O_RULES 199
-enum { VE_DONE = -1, VE_PICK = 0, VE_STOPQ = 1, VE_CLAIMQ = 2 };
-enum { R_MARGIN = 0, R_WIN = 1, R_SWING = 2 };
+/* VE_OBS, VE_ACTIONS, VE_STOP, VE_ROLL, VE_CLAIM0, VE_SKIPS, the observation's offsets O_*
+ * and the rewards R_* are layout.inc.c's (harness.env.encoding, game, single). */
+enum { VE_DONE = -1, VE_PICK = PHASE_PICK, VE_STOPQ = PHASE_STOP, VE_CLAIMQ = PHASE_CLAIM };
 
 typedef struct {
     Game *g;
@@ -187,9 +171,9 @@ static void ve_observe(const VecEnv *e, const Slot *s, float *o, int8_t *m) {
             o[O_KEPT + f - 1] = (float)(s->kept[f] / 8.0);
         }
         o[O_TOTAL] = (float)(s->t.total / 40.0);
-        o[O_WORM] = (float)s->t.worm;
+        o[O_HAS_WORM] = (float)s->t.worm;
     }
-    o[O_LEFT] = done ? 1.0f : (float)(s->t.left / 8.0);
+    o[O_DICE_LEFT] = done ? 1.0f : (float)(s->t.left / 8.0);
     if (!done && s->t.worm) {
         Claim choices[NTILES + 1];
         int nc = legal_claims(g, s->agent, s->t.total, choices);
@@ -204,7 +188,7 @@ static void ve_observe(const VecEnv *e, const Slot *s, float *o, int8_t *m) {
     }
     for (int j = 0; j < g->n; j++) {
         int seat = (s->agent + j) % g->n;
-        float *b = o + O_SEATS + 19 * j;
+        float *b = o + O_SEATS + O_SEAT_BLOCK * j;
         b[0] = 1.0f;
         b[1] = (float)(g->score[seat] / 40.0);
         b[2] = (float)(g->len[seat] / 16.0);
@@ -288,18 +272,14 @@ static VecEnv *ve_get(PyObject *cap) {
 }
 
 static PyObject *py_vec_new(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj;
-    Py_buffer keys;
+    PyObject *rules, *seats, *orders_obj, *keys;
     int duplicate, reward, illegal_raise, max_turns, n_envs;
     double illegal_reward;
-    if (!PyArg_ParseTuple(args, "OOOy*iiidii", &rules, &seats, &orders_obj, &keys, &duplicate,
+    if (!PyArg_ParseTuple(args, "OOOOiiidii", &rules, &seats, &orders_obj, &keys, &duplicate,
                           &reward, &illegal_raise, &illegal_reward, &max_turns, &n_envs))
         return NULL;
     VecEnv *e = PyMem_Calloc(1, sizeof(VecEnv));
-    if (e == NULL) {
-        PyBuffer_Release(&keys);
-        return PyErr_NoMemory();
-    }
+    if (e == NULL) return PyErr_NoMemory();
     int ok = parse_rules(rules, &e->proto) == 0 && parse_table(seats, e->proto.n, e->table) == 0 &&
              check_max_turns(max_turns) == 0 && parse_orders(orders_obj, e->proto.n, &e->orders) == 0;
     if (ok) {
@@ -307,14 +287,18 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
             if (e->table[i].kind == S_PYTHON) ok = 0;
         if (!ok) PyErr_SetString(PyExc_ValueError, "vec_new: every opponent must be native");
     }
-    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 ||
-               reward < 0 || reward > 2)) {
+    Py_buffer store[1];
+    Buffers b = BUFFERS(store);
+    const uint8_t *key = ok ? read_buffer(&b, keys, 0, 1, e->orders.count, 1, "keys") : NULL;
+    if (key != NULL && (n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 || reward < 0 ||
+                        reward > R_SWING)) {
         PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**16 slots");
-        ok = 0;
+        key = NULL;
     }
-    if (ok)
-        for (int k = 0; k < e->orders.count; k++) e->keys[k] = ((const uint8_t *)keys.buf)[k];
-    PyBuffer_Release(&keys);
+    if (key != NULL)
+        for (int k = 0; k < e->orders.count; k++) e->keys[k] = key[k];
+    ok = key != NULL;
+    release_buffers(&b);
     if (!ok) {
         ve_free(e);
         return NULL;
@@ -367,28 +351,21 @@ typedef struct {
     int64_t *episode;
 } VeOut;
 
-/* The out tuple's buffers, each of n rows of its item size. */
+/* The out tuple's buffers, each of exactly n rows (a row's bytes: sizes[i]). */
+#define VE_OUTS 8
 static int ve_out(Buffers *b, PyObject *out, Py_ssize_t n, VeOut *o) {
-    static const int sizes[8] = {4 * VE_OBS, VE_ACTIONS, 4, 1, 1, 1, 8, 1};
-    static const char *names[8] = {"obs", "mask", "reward", "terminated",
-                                   "truncated", "illegal", "episode", "seat"};
-    if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 8) {
+    static const int sizes[VE_OUTS] = {4 * VE_OBS, VE_ACTIONS, 4, 1, 1, 1, 8, 1};
+    static const char *names[VE_OUTS] = {"obs", "mask", "reward", "terminated",
+                                         "truncated", "illegal", "episode", "seat"};
+    if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != VE_OUTS) {
         PyErr_SetString(PyExc_ValueError, "out: a tuple of 8 buffers");
         return -1;
     }
-    void *p[8];
-    for (int i = 0; i < 8; i++) {
-        Py_buffer *view = &b->views[b->held];
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(out, i), view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    void *p[VE_OUTS];
+    for (int i = 0; i < VE_OUTS; i++)
+        if ((p[i] = read_buffer(b, PyTuple_GET_ITEM(out, i), 1, 0, n * sizes[i], 1, names[i])) ==
+            NULL)
             return -1;
-        b->held++;
-        if (view->len != n * sizes[i]) {
-            PyErr_Format(PyExc_ValueError, "out %s: %zd bytes, %zd wanted", names[i], view->len,
-                         n * sizes[i]);
-            return -1;
-        }
-        p[i] = view->buf;
-    }
     o->obs = p[0];
     o->mask = p[1];
     o->reward = p[2];
@@ -422,27 +399,27 @@ static PyObject *ve_failed(int rc, Py_ssize_t slot) {
 
 /* vec_reset(cap, prefix, starts, stride, out) */
 static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
-    PyObject *cap, *out;
+    PyObject *cap, *starts, *out;
     const char *prefix;
     Py_ssize_t prefix_len;
-    Py_buffer starts;
     long long stride;
-    if (!PyArg_ParseTuple(args, "Oy#y*LO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
+    if (!PyArg_ParseTuple(args, "Oy#OLO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
         return NULL;
     VecEnv *e = ve_get(cap);
-    Buffers b = {.held = 0};
+    Py_buffer store[VE_OUTS + 1];
+    Buffers b = BUFFERS(store);
     VeOut o;
     PyObject *result = NULL;
     if (e == NULL) goto done;
-    if (prefix_len > 512 || starts.len != (Py_ssize_t)e->n_envs * 8 || stride < 1) {
+    if (prefix_len > 512 || stride < 1) {
         PyErr_SetString(PyExc_ValueError, "vec_reset: a short prefix, n int64 starts, stride >= 1");
         goto done;
     }
-    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    const int64_t *from = read_buffer(&b, starts, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, "starts");
+    if (from == NULL || ve_out(&b, out, e->n_envs, &o) < 0) goto done;
     memcpy(e->prefix, prefix, (size_t)prefix_len);
     e->prefix_len = (size_t)prefix_len;
     e->stride = stride;
-    const int64_t *from = starts.buf;
     int rc = 0;
     Py_ssize_t i = 0;
     for (; i < e->n_envs; i++) { /* the GIL is kept: two threads must not step one env */
@@ -461,27 +438,22 @@ static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
     else result = Py_NewRef(Py_None);
 done:
     release_buffers(&b);
-    PyBuffer_Release(&starts);
     return result;
 }
 
 /* vec_step(cap, actions, autoreset, out): slot i answers actions[i] (int64). */
 static PyObject *py_vec_step(PyObject *self, PyObject *args) {
-    PyObject *cap, *out;
-    Py_buffer acts;
+    PyObject *cap, *acts, *out;
     int autoreset;
-    if (!PyArg_ParseTuple(args, "Oy*pO", &cap, &acts, &autoreset, &out)) return NULL;
+    if (!PyArg_ParseTuple(args, "OOpO", &cap, &acts, &autoreset, &out)) return NULL;
     VecEnv *e = ve_get(cap);
-    Buffers b = {.held = 0};
+    Py_buffer store[VE_OUTS + 1];
+    Buffers b = BUFFERS(store);
     VeOut o;
     PyObject *result = NULL;
     if (e == NULL) goto done;
-    if (acts.len != (Py_ssize_t)e->n_envs * 8) {
-        PyErr_SetString(PyExc_ValueError, "vec_step: one int64 action per slot");
-        goto done;
-    }
-    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
-    const int64_t *a = acts.buf;
+    const int64_t *a = read_buffer(&b, acts, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, "actions");
+    if (a == NULL || ve_out(&b, out, e->n_envs, &o) < 0) goto done;
     for (Py_ssize_t i = 0; i < e->n_envs; i++) {
         if (e->slots[i].phase == VE_DONE) {
             PyErr_Format(PyExc_ValueError, "slot %zd: its episode is over; reset first", i);
@@ -538,7 +510,6 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
     else result = Py_NewRef(Py_None);
 done:
     release_buffers(&b);
-    PyBuffer_Release(&acts);
     return result;
 }
 
