@@ -16,7 +16,7 @@
  * extension's dependencies, and harness.tourney.plan.engine_digest hashes every *.c
  * here, so a changed part rebuilds the extension and changes every chunk key).
  *
- * Entry points (harness/native/__init__.py is the only caller):
+ * Entry points (the callers: harness/native/batch.py, and harness/env/vector.py for vec_*):
  *   play_deals(...)    the chunk path: deal seeds derived here, every deal played in
  *                      every seat order of the seating design
  *   play_games(...)    explicit rows: seat order, dice seed and game seed per game
