@@ -1,5 +1,6 @@
 /* The luck and skill account, kept during play: a part of core.c (#included after the
- * strategies, optimal.inc.c's worm-swing payoff among them, before the turn's code).
+ * strategies, optimal.inc.c's worm-swing payoff among them, before the engine's loop,
+ * engine.inc.c, whose turns it hears).
  *
  * harness/analysis/account.py's Accountant, transcribed: for the seat whose turn it is,
  * the worm-swing payoff of the turn (swing_values and stop_values, optimal's own), the

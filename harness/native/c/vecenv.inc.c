@@ -397,6 +397,25 @@ static PyObject *ve_failed(int rc, Py_ssize_t slot) {
     return NULL;
 }
 
+/* What a call (vec_reset, vec_step) reads: an int64 a slot and the out buffers. */
+typedef struct {
+    Py_buffer store[VE_OUTS + 1];
+    Buffers b;
+    VeOut o;
+    const int64_t *values;
+} VeCall;
+
+/* A call's set-up: the env of `cap`, its int64 a slot (`what`) and the out buffers, held
+ * in c->b until release_buffers. NULL with an exception. */
+static VecEnv *ve_call(VeCall *c, PyObject *cap, PyObject *per_slot, const char *what,
+                       PyObject *out) {
+    c->b = (Buffers)BUFFERS(c->store);
+    VecEnv *e = ve_get(cap);
+    if (e == NULL) return NULL;
+    c->values = read_buffer(&c->b, per_slot, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, what);
+    return c->values == NULL || ve_out(&c->b, out, e->n_envs, &c->o) < 0 ? NULL : e;
+}
+
 /* vec_reset(cap, prefix, starts, stride, out) */
 static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
     PyObject *cap, *starts, *out;
@@ -405,18 +424,15 @@ static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
     long long stride;
     if (!PyArg_ParseTuple(args, "Oy#OLO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
         return NULL;
-    VecEnv *e = ve_get(cap);
-    Py_buffer store[VE_OUTS + 1];
-    Buffers b = BUFFERS(store);
-    VeOut o;
-    PyObject *result = NULL;
-    if (e == NULL) goto done;
     if (prefix_len > 512 || stride < 1) {
         PyErr_SetString(PyExc_ValueError, "vec_reset: a short prefix, n int64 starts, stride >= 1");
-        goto done;
+        return NULL;
     }
-    const int64_t *from = read_buffer(&b, starts, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, "starts");
-    if (from == NULL || ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    VeCall c;
+    PyObject *result = NULL;
+    VecEnv *e = ve_call(&c, cap, starts, "starts", out);
+    if (e == NULL) goto done;
+    const int64_t *from = c.values;
     memcpy(e->prefix, prefix, (size_t)prefix_len);
     e->prefix_len = (size_t)prefix_len;
     e->stride = stride;
@@ -429,15 +445,15 @@ static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
         }
         rc = ve_reset_slot(e, &e->slots[i], from[i]);
         if (rc) break;
-        ve_row(e, &e->slots[i], &o, i);
-        o.reward[i] = 0.0f;
-        o.term[i] = o.trunc[i] = o.illegal[i] = 0;
+        ve_row(e, &e->slots[i], &c.o, i);
+        c.o.reward[i] = 0.0f;
+        c.o.term[i] = c.o.trunc[i] = c.o.illegal[i] = 0;
     }
     if (rc == -3) PyErr_SetString(PyExc_ValueError, "vec_reset: episodes are >= 0");
     else if (rc) ve_failed(rc, i);
     else result = Py_NewRef(Py_None);
 done:
-    release_buffers(&b);
+    release_buffers(&c.b);
     return result;
 }
 
@@ -446,14 +462,11 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
     PyObject *cap, *acts, *out;
     int autoreset;
     if (!PyArg_ParseTuple(args, "OOpO", &cap, &acts, &autoreset, &out)) return NULL;
-    VecEnv *e = ve_get(cap);
-    Py_buffer store[VE_OUTS + 1];
-    Buffers b = BUFFERS(store);
-    VeOut o;
+    VeCall c;
     PyObject *result = NULL;
+    VecEnv *e = ve_call(&c, cap, acts, "actions", out);
     if (e == NULL) goto done;
-    const int64_t *a = read_buffer(&b, acts, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, "actions");
-    if (a == NULL || ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    const int64_t *a = c.values;
     for (Py_ssize_t i = 0; i < e->n_envs; i++) {
         if (e->slots[i].phase == VE_DONE) {
             PyErr_Format(PyExc_ValueError, "slot %zd: its episode is over; reset first", i);
@@ -471,14 +484,14 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
     for (; i < e->n_envs; i++) {
         Slot *s = &e->slots[i];
         Game *g = s->g;
-        o.term[i] = o.trunc[i] = 0;
+        c.o.term[i] = c.o.trunc[i] = 0;
         if (!ve_legal(s, a[i])) {
-            o.reward[i] = (float)e->illegal_reward;
-            o.illegal[i] = 1;
-            ve_row(e, s, &o, i);
+            c.o.reward[i] = (float)e->illegal_reward;
+            c.o.illegal[i] = 1;
+            ve_row(e, s, &c.o, i);
             continue;
         }
-        o.illegal[i] = 0;
+        c.o.illegal[i] = 0;
         if (ve_act(s, (int)a[i]) < 0) {
             rc = -1;
             break;
@@ -491,11 +504,11 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
         }
         if (s->phase == VE_DONE) {
             if (g->over) {
-                o.term[i] = 1;
+                c.o.term[i] = 1;
                 if (e->reward == R_MARGIN) r += ve_margin(g, s->agent);
                 else if (e->reward == R_WIN) r += ve_win(g, s->agent);
             } else {
-                o.trunc[i] = game_capped(g);
+                c.o.trunc[i] = game_capped(g);
             }
             if (autoreset) {
                 rc = s->episode > LLONG_MAX - e->stride ? -4
@@ -503,13 +516,13 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
                 if (rc) break;
             }
         }
-        o.reward[i] = (float)r;
-        ve_row(e, s, &o, i);
+        c.o.reward[i] = (float)r;
+        ve_row(e, s, &c.o, i);
     }
     if (rc) ve_failed(rc, i);
     else result = Py_NewRef(Py_None);
 done:
-    release_buffers(&b);
+    release_buffers(&c.b);
     return result;
 }
 
