@@ -16,6 +16,7 @@ Nothing but setuptools and a C compiler is needed: no Cython, no Rust.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -71,6 +72,17 @@ class OptionalBuildExt(build_ext):
 HERE = Path(__file__).resolve().parent
 PARTS = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "harness/native/c").glob("*.inc.c"))
 
+
+def _sources_digest() -> str:
+    """harness.native.c_sources.sources_digest of the sources built here (loaded by path:
+    harness cannot be imported yet), compiled into the extension as SOURCES_DIGEST: an
+    extension whose sources have changed since is refused at import, never played."""
+    spec = importlib.util.spec_from_file_location("c_sources", HERE / "harness/native/c_sources.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.sources_digest()
+
+
 extensions = []
 if not _flag("HARNESS_NO_NATIVE"):
     extensions.append(
@@ -78,6 +90,7 @@ if not _flag("HARNESS_NO_NATIVE"):
             "harness._native_core",
             sources=["harness/native/c/core.c"],
             depends=PARTS,
+            define_macros=[("HARNESS_SOURCES_DIGEST", f'"{_sources_digest()}"')],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )
     )

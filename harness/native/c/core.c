@@ -64,6 +64,10 @@ typedef ptrdiff_t Py_ssize_t;
 
 #include "layout.inc.c"     /* GENERATED: the constants shared with the Python tables */
 
+#ifndef HARNESS_SOURCES_DIGEST /* setup.py passes harness.native.c_sources.sources_digest() */
+#define HARNESS_SOURCES_DIGEST ""
+#endif
+
 static inline int popcount32(uint32_t x) { return __builtin_popcount(x); }
 static inline int popcount64(uint64_t x) { return __builtin_popcountll(x); }
 static inline int highest_bit(uint64_t x) { return 63 - __builtin_clzll(x); }
@@ -124,7 +128,8 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     if (PyModule_AddIntConstant(m, "DETAIL_BYTES", DETAIL_BYTES) < 0 ||
         PyModule_AddIntConstant(m, "KINDS", S_KINDS) < 0 ||
         PyModule_AddIntConstant(m, "MAX_ORDERS", MAX_ORDERS) < 0 ||
-        PyModule_AddIntConstant(m, "PYTHON_SEAT", S_PYTHON) < 0) {
+        PyModule_AddIntConstant(m, "PYTHON_SEAT", S_PYTHON) < 0 ||
+        PyModule_AddStringConstant(m, "SOURCES_DIGEST", HARNESS_SOURCES_DIGEST) < 0) {
         Py_DECREF(m);
         return NULL;
     }
