@@ -22,7 +22,6 @@ a bool is not), a word by its characters: what a subclass's own methods say neve
 
 from __future__ import annotations
 
-import operator
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
@@ -32,21 +31,28 @@ from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, shown
-from harness.seats.settings import SeatSettings, SettingsError, settings_from
-from harness.tourney.config.bounds import MAX_ENTRANTS, MAX_TURNS, MAX_WORKERS, SEED_MAX, SEED_MIN
+from harness.seats.settings import (
+    PLAYING_KEYS,
+    SeatSettings,
+    SettingsError,
+    given_once,
+    seat_settings_in,
+)
+from harness.tourney.config.bounds import BOUNDS, MAX_ENTRANTS, MAX_WORKERS, checked_integer
 
 #: The opponents a bot meets when none are named.
 DEFAULT_OPPONENTS = ("simple",)
 #: The most deals a coach or a diff plays (the command's ``--deals`` allows as many).
 MAX_DEALS = 10_000_000
-MAX_SITUATIONS = 1000  # situations listed
-MAX_EXAMPLES = 50  # example positions played again (the diff: as many each way)
+# The bounds of the value's whole numbers: (lowest, highest, why the highest).
+DEALS = (1, MAX_DEALS, "deals of a coach or a diff")
+WORKERS = (1, MAX_WORKERS, "worker processes")
+SITUATIONS = (0, 1000, "situations listed")
+EXAMPLES = (0, 50, "example positions played again")
+PLAYERS = (MIN_PLAYERS, MAX_PLAYERS, "a table seats 2 to 7, R3")
 
 #: The command-line option of each key whose option is not ``--`` and the key.
 OPTIONS = {"opponents": "--opponent"}
-#: Seat settings a caller may give as keywords beside the value's own (not luck: the coach
-#: keeps no luck account of its games).
-SEAT_KEYWORDS = ("engine", "move_time", "game_time", "isolation")
 
 
 class SetupError(SettingsError):
@@ -60,19 +66,11 @@ class SetupError(SettingsError):
         return ConfigError(f"{option}: {self.problem}")
 
 
-def whole(key: str, value: Any, low: int, high: int) -> int:
-    """``value`` as a plain int from ``low`` to ``high``; SetupError naming ``key``
-    otherwise (a bool is no number; its comparisons and ``__int__`` never run)."""
-    try:
-        plain = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        plain = None
-    if plain is None:
-        raise SetupError(key, f"expected a whole number, got {shown(value)}")
-    if not low <= plain <= high:
-        said = f"{plain:,}" if abs(plain) < 10**30 else shown(plain)
-        raise SetupError(key, f"{said}; give {low:,} to {high:,}")
-    return plain
+def whole(key: str, value: Any, low: int, high: int, why: str) -> int:
+    """``value`` as a plain int from ``low`` to ``high`` (``why``: the reason for the
+    highest); SetupError naming ``key`` otherwise, in every bound's words
+    (:func:`harness.tourney.config.bounds.integer_problem`)."""
+    return checked_integer(key, value, low, high, why, SetupError)
 
 
 def checked_opponents(value: Any) -> tuple[Any, ...]:
@@ -109,7 +107,7 @@ def checked_opponents(value: Any) -> tuple[Any, ...]:
 def checked_rules(rules: Any, players: Any) -> Rules:
     """The rules at ``players`` seats (None: the rules' own count, else 2); a count given
     both ways must agree."""
-    count = None if players is None else whole("players", players, MIN_PLAYERS, MAX_PLAYERS)
+    count = None if players is None else whole("players", players, *PLAYERS)
     if isinstance(rules, Rules) and count is not None and rules.players != count:
         raise SetupError(
             "players", f"{count}, but the rules given are for {rules.players} players (R3)"
@@ -155,14 +153,14 @@ class Setup:
             "opponents": checked_opponents(self.opponents),
             "rules": rules,
             "players": rules.players,
-            "seed": whole("seed", self.seed, SEED_MIN, SEED_MAX),
-            "max_turns": whole("max_turns", self.max_turns, 1, MAX_TURNS),
-            "workers": whole("workers", self.workers, 1, MAX_WORKERS),
-            "situations": whole("situations", self.situations, 0, MAX_SITUATIONS),
-            "examples": whole("examples", self.examples, 0, MAX_EXAMPLES),
+            "seed": whole("seed", self.seed, *BOUNDS["seed"]),
+            "max_turns": whole("max_turns", self.max_turns, *BOUNDS["max_turns"]),
+            "workers": whole("workers", self.workers, *WORKERS),
+            "situations": whole("situations", self.situations, *SITUATIONS),
+            "examples": whole("examples", self.examples, *EXAMPLES),
         }
         if self.deals is not None or not self.open_deals:
-            checked["deals"] = whole("deals", self.deals, 1, MAX_DEALS)
+            checked["deals"] = whole("deals", self.deals, *DEALS)
         if not isinstance(self.settings, SeatSettings):
             raise SetupError("settings", f"expected a SeatSettings, got {shown(self.settings)}")
         for key, value in checked.items():
@@ -180,22 +178,16 @@ class Setup:
         settings' among them: ``settings=`` or ``engine=``, ``move_time=``, ...); not
         both (SetupError, one line). An unknown keyword is a TypeError, as Python's."""
         own = {f.name for f in fields(cls)}
-        unknown = sorted(set(given) - own - set(SEAT_KEYWORDS))
+        unknown = sorted(set(given) - own - set(PLAYING_KEYS))
         if unknown:
             raise TypeError(f"{cls.noun}: unexpected keyword argument {unknown[0]!r}")
-        spelled = sorted(k for k, v in given.items() if v is not None)
         if setup is not None:
             if type(setup) is not cls:
                 raise SetupError("setup", f"expected a {cls.__name__}, got {shown(setup)}")
-            if spelled:
-                raise SetupError(
-                    "setup",
-                    f"given with {', '.join(spelled)}; give the {cls.noun} once (setup=, or "
-                    "the keywords)",
-                )
+            given_once("setup", f"the {cls.noun}", [k for k, v in given.items() if v is not None],
+                       SetupError)  # fmt: skip
             return setup
-        seats = {k: given.pop(k) for k in SEAT_KEYWORDS if k in given}
-        settings = settings_from(given.pop("settings", None), **seats)
+        settings = seat_settings_in(given, SetupError)
         return cls(settings=settings, **{k: v for k, v in given.items() if v is not None})
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import operator
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -34,11 +33,15 @@ from harness.game.dice import DICE_MODES
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.seating import DEFAULT_SEATING, SEATINGS
 from harness.plugins import shown
-from harness.seats.settings import SeatSettings, SettingsError, settings_from
-from harness.tourney.config.bounds import MAX_TURNS
+from harness.seats.settings import (
+    PLAYING_KEYS,
+    SeatSettings,
+    SettingsError,
+    given_once,
+    seat_settings_in,
+)
+from harness.tourney.config.bounds import BOUNDS, checked_integer
 
-#: The seat settings' keywords an environment takes beside the value's own.
-SEAT_KEYWORDS = ("engine", "move_time", "game_time", "isolation")
 RENDER_MODES = (None, "ansi")
 
 
@@ -82,18 +85,6 @@ def checked_reward(key: str, value: Any) -> float:
     return number
 
 
-def checked_turns(value: Any) -> int:
-    """``value`` as a turn cap, 1 to :data:`~harness.tourney.config.bounds.MAX_TURNS` (the
-    stored turn count is an int16); numpy's ints are whole numbers, a bool is not."""
-    try:
-        plain = None if isinstance(value, bool) else operator.index(value)
-    except TypeError:
-        plain = None
-    if plain is None or not 1 <= plain <= MAX_TURNS:
-        raise EnvSetupError("max_turns", f"expected 1 to {MAX_TURNS}, got {shown(value)}")
-    return plain
-
-
 @dataclass(frozen=True)
 class EnvSetup:
     """How an environment plays (see the module docstring); the defaults are docs/rl.md's.
@@ -125,7 +116,9 @@ class EnvSetup:
             "reward": checked_word("reward", self.reward, REWARDS),
             "illegal": checked_word("illegal", self.illegal, ILLEGAL),
             "illegal_reward": checked_reward("illegal_reward", self.illegal_reward),
-            "max_turns": checked_turns(self.max_turns),
+            "max_turns": checked_integer(
+                "max_turns", self.max_turns, *BOUNDS["max_turns"], EnvSetupError
+            ),
             "render_mode": None if render is None else "ansi",
         }
         for key, value in checked.items():
@@ -151,21 +144,16 @@ class EnvSetup:
         among them: ``settings=`` or ``engine=``, ``move_time=``, ...); not both. ``uses``:
         the keys it plays by; another keyword is a TypeError (as Python's), a setup with
         another key set is one line (EnvSetupError)."""
-        seat_keys = set(SEAT_KEYWORDS) if "settings" in uses else set()
+        seat_keys = set(PLAYING_KEYS) if "settings" in uses else set()
         unknown = sorted(set(given) - uses - seat_keys)
         if unknown:
             raise TypeError(f"{owner}() got an unexpected keyword argument {unknown[0]!r}")
         if setup is not None:
             if type(setup) is not cls:
                 raise EnvSetupError("setup", f"expected an EnvSetup, got {shown(setup)}")
-            seats_none = {*SEAT_KEYWORDS, "settings"}  # None there: not given (the seats' rule)
-            spelled = sorted(k for k, v in given.items() if v is not None or k not in seats_none)
-            if spelled:
-                raise EnvSetupError(
-                    "setup",
-                    f"given with {', '.join(spelled)}; give the environment's setup once "
-                    "(setup=, or the keywords)",
-                )
+            seats_none = {*PLAYING_KEYS, "settings"}  # None there: not given (the seats' rule)
+            spelled = [k for k, v in given.items() if v is not None or k not in seats_none]
+            given_once("setup", "the environment's setup", spelled, EnvSetupError)
             for f in fields(cls):
                 value = getattr(setup, f.name)
                 if f.name not in uses and value != f.default:
@@ -173,11 +161,7 @@ class EnvSetup:
                         f.name, f"{shown(value)}; {owner} does not play by it (leave it unset)"
                     )
             return setup
-        seats = {k: given.pop(k) for k in SEAT_KEYWORDS if k in given}
-        try:
-            settings = settings_from(given.pop("settings", None), **seats)
-        except SettingsError as exc:
-            raise EnvSetupError(exc.key, exc.problem) from None
+        settings = seat_settings_in(given, EnvSetupError)
         return cls(settings=settings, **given)
 
 
@@ -188,8 +172,6 @@ __all__ = [
     "EnvSetup",
     "EnvSetupError",
     "RENDER_MODES",
-    "SEAT_KEYWORDS",
     "SETUP_KEYS",
     "checked_reward",
-    "checked_turns",
 ]

@@ -52,18 +52,18 @@ def one_line(exc: BaseException) -> str:
 BAD = [
     ("deals", True, "deals: expected a whole number, got True"),
     ("deals", 2.5, "deals: expected a whole number, got 2.5"),
-    ("deals", 0, "deals: 0; give 1 to 10,000,000"),
-    ("deals", 10_000_001, "deals: 10,000,001; give 1 to 10,000,000"),
-    ("deals", LyingInt(-3), "deals: -3; give 1 to 10,000,000"),  # its comparisons never run
+    ("deals", 0, "deals: 0; must be at least 1"),
+    ("deals", 10_000_001, "deals: 10000001; at most 10,000,000 (deals of a coach or a diff)"),
+    ("deals", LyingInt(-3), "deals: -3; must be at least 1"),  # its comparisons never run
     ("seed", "1", "seed: expected a whole number, got '1'"),
-    ("seed", 2**63, "seed: 9,223,372,036,854,775,808; give -9,223,372,036,854,775,808 to"),
-    ("max_turns", 0, "max_turns: 0; give 1 to 32,767"),
+    ("seed", 2**63, "seed: 9223372036854775808; at most 9,223,372,036,854,775,807 (seeds"),
+    ("max_turns", 0, "max_turns: 0; must be at least 1"),
     ("max_turns", True, "max_turns: expected a whole number, got True"),
-    ("workers", 0, "workers: 0; give 1 to 1,024"),
-    ("situations", -1, "situations: -1; give 0 to 1,000"),
-    ("examples", -1, "examples: -1; give 0 to 50"),
-    ("examples", 51, "examples: 51; give 0 to 50"),
-    ("players", 8, "players: 8; give 2 to 7"),
+    ("workers", 0, "workers: 0; must be at least 1"),
+    ("situations", -1, "situations: -1; must be at least 0"),
+    ("examples", -1, "examples: -1; must be at least 0"),
+    ("examples", 51, "examples: 51; at most 50 (example positions played again)"),
+    ("players", 8, "players: 8; at most 7 (a table seats 2 to 7, R3)"),
     ("players", True, "players: expected a whole number, got True"),
     ("opponents", [], "opponents: give at least one opponent"),
     ("opponents", [3], "opponents: expected a strategy (a name, a reference, a class or"),
@@ -189,8 +189,8 @@ def test_the_value_and_its_keywords_play_the_same():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--seed", str(2**63)], "Error: --seed: 9,223,372,036,854,775,808; give "),
-        (["--max-turns", "40000"], "Error: --max-turns: 40,000; give 1 to 32,767"),
+        (["--seed", str(2**63)], "Error: --seed: 9223372036854775808; at most 9,223,"),
+        (["--max-turns", "40000"], "Error: --max-turns: 40000; at most 32,767 (the stored"),
         (["--bands", "1,0.5,2"], "Error: --bands: 1.0, 0.5, 2.0: give three increasing"),
         (["-o", "simple"] * 65, "Error: --opponent: more than 64; give at most 64"),
     ],
@@ -207,3 +207,21 @@ def test_the_commands_defaults_are_the_values(cli, tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["opponents"] == ["simple"] and data["deals"] == 2
+
+
+def test_a_whole_number_reads_alike_in_a_config_a_setup_and_an_environment():
+    from harness.env.setup import EnvSetup, EnvSetupError
+    from harness.errors import ConfigError
+    from harness.tourney.config import check_bounds
+
+    said = []
+    for make, error in (
+        (lambda: check_bounds(max_turns=40_000), ConfigError),
+        (lambda: CoachSetup(max_turns=40_000), SetupError),
+        (lambda: DiffSetup.of(max_turns=40_000), SetupError),
+        (lambda: EnvSetup(max_turns=40_000), EnvSetupError),
+    ):
+        with pytest.raises(error) as info:
+            make()
+        said.append(str(info.value).removeprefix("--max-turns").removeprefix("max_turns"))
+    assert said == [": 40000; at most 32,767 (the stored turn count is int16)"] * 4
