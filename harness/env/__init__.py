@@ -16,6 +16,7 @@
 * :mod:`harness.env.policy` -- a trained policy as a harness strategy.
 
 The room sits beside the tournament runner: it plays through the engines (Python and
-native), takes its deal seeds from :mod:`harness.tourney.plan` and builds guarded seats
-through :func:`harness.play.open_seats`; nothing below imports it.
+native), takes its deal seeds from :mod:`harness.tourney.plan` (and the turn cap's bound
+from the config's) and builds guarded seats through :func:`harness.play.open_seats`;
+nothing below imports it.
 """
