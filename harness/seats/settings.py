@@ -244,8 +244,7 @@ def given_once(
     if spelled:
         raise (error or SettingsError)(
             key,
-            f"given with {', '.join(sorted(spelled))}; give {noun} once ({key}=, or the "
-            "keywords)",
+            f"given with {', '.join(sorted(spelled))}; give {noun} once ({key}=, or the keywords)",
         )
 
 
