@@ -6,7 +6,8 @@ Who the bot meets and on what (``opponents``, ``rules`` and ``players``, ``deals
 (``workers``, ``situations``, ``examples``, and the coach's ``bands``) travel together as a
 :class:`CoachSetup` (:func:`harness.coach.coach`) or a :class:`DiffSetup`
 (:func:`harness.coach.diff`): one frozen value each, with its own defaults, checked here,
-once, with one wording (messages name the key: ``deals: 0; give 1 to 10,000,000``).
+once, with one wording (messages name the key: ``deals: 0; must be at least 1``, in the
+words of every bound, :func:`harness.tourney.config.bounds.integer_problem`).
 
 Each function takes the value (``setup=``) or its keywords, converted once at its door
 (:meth:`Setup.of`): a keyword of None is one not given, and ``setup=`` with a keyword is
