@@ -372,7 +372,8 @@ def check_account(table: Any, name: str, players: int, account: bool | None = No
 
 
 def check_rows(table: Any, claim: Coverage, name: str, players: int | None = None) -> None:
-    """The rows are every seat order of deals first..stop-1 of one table, once each, and
+    """The rows are every seat order of deals first..stop-1 of one table (of each table of a
+    claim of several, :func:`_check_group_rows`), once each, and
     every row has ``players`` seats (any one count from 2 to 7 when None)."""
     import numpy as np
     import pyarrow as pa

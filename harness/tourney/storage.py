@@ -12,7 +12,8 @@ temp file, a part file not yet listed (deleted on resume) or a torn last manifes
 Nothing stored is believed unchecked. A chunk kept on resume, taken from an earlier run
 or read by ``harness report`` is read once and held to its manifest line
 (:func:`read_part`): the same size, the same sha256, and rows that are exactly the games
-the line says (one table, every seat order of deals first..stop-1). A chunk that fails is
+the line says (every seat order of deals first..stop-1 of its table, or of each of its
+tables: a chunk of several, :mod:`harness.tourney.groups`). A chunk that fails is
 played again (resume, reuse) or named in one line (report). The standings, summary.csv
 and the forfeit examples are counted from those verified rows (:func:`part_summary`),
 never from numbers in the manifest's text, so they and the report, which reads the same
