@@ -21,13 +21,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator
+from itertools import combinations
 from typing import Any
 
 from harness.plugins import is_own_module
 from harness.seats.settings import SeatSettings
 from harness.tourney import plan
-from harness.tourney.config import TourneyConfig
-from harness.tourney.groups import Chunk, GroupSpec, code_digest, group_key
+from harness.tourney.config import TourneyConfig, table_count
+from harness.tourney.groups import Chunk, GroupSpec, code_digest, group_key, member_text
 from harness.tourney.plan import Plan, Table
 
 Progress = Callable[[int, int, str], None]
@@ -52,11 +53,63 @@ def run_key(config: TourneyConfig) -> str:
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _kind(table: Table, engine: str, luck: bool) -> tuple[Any, ...]:
-    """What tables that share a chunk must share: the engine, the luck account and the
-    user code a process playing them loads."""
-    user = sorted({e.code for e in table.entrants if not is_own_module(e.spec.cls.__module__)})
-    return (engine, luck, tuple(user))
+def listed(config: TourneyConfig, progress: Progress | None = None) -> list[Table]:
+    """:func:`harness.tourney.plan.tables` of the config, for a plan of many: the same
+    tables, ids and keys (tests/tourney/test_grouped_chunks.py holds them equal), each
+    key's JSON text joined from its entrants' pieces, dumped once each, instead of dumped
+    table by table (a 635,376-table sweep: half its planning). A round robin's groups are
+    taken from the entrants in name order, so each is in table order as it comes; a
+    gauntlet's are what plan.tables lists."""
+    if config.format != "round_robin":
+        return plan.tables(config, progress)
+    ordered = sorted(config.entrants, key=lambda e: e.name)
+    pieces = [json.dumps([e.name, e.key]) for e in ordered]
+    total = table_count(config.format, config.players, len(ordered))
+    found = []
+    for done, group in enumerate(combinations(range(len(ordered)), config.players)):
+        if progress is not None and done % plan.PROGRESS_EVERY == 0:
+            progress(done, total, "listed")
+        key = "[" + ", ".join([pieces[i] for i in group]) + "]"
+        table_id = hashlib.sha256(key.encode()).hexdigest()[:12]
+        found.append(Table(table_id, key, tuple([ordered[i] for i in group])))
+    return sorted(found, key=lambda t: t.id)
+
+
+class _Kinds:
+    """Each table's engine, luck account and kind (what tables that share a chunk must
+    share: the engine, the luck account and the user code a process playing them loads),
+    worked out once per signature of its entrants (whether each has a native version,
+    its module, its code if it is user code): the answers of :class:`plan._EngineMemo` and
+    :func:`plan.table_luck` depend on nothing else, and a sweep has a handful of them."""
+
+    def __init__(self, config: TourneyConfig) -> None:
+        self.config = config
+        self.engine_of = plan._EngineMemo(config)
+        self.entrants: dict[str, tuple[bool, str, str]] = {}
+        self.answers: dict[tuple[Any, ...], tuple[str, bool, tuple[Any, ...]]] = {}
+
+    def _entrant(self, entrant: Any) -> tuple[bool, str, str]:
+        found = self.entrants.get(entrant.name)
+        if found is None:
+            native = False
+            if self.config.settings.engine != "python":
+                from harness import native as engine
+
+                native = engine.supports([entrant.spec])
+            module = entrant.spec.cls.__module__
+            user = "" if is_own_module(module) else entrant.code
+            found = self.entrants[entrant.name] = (native, module, user)
+        return found
+
+    def __call__(self, table: Table) -> tuple[str, bool, tuple[Any, ...]]:
+        """(engine, luck account, kind) of a table."""
+        signature = tuple(sorted(self._entrant(e) for e in table.entrants))
+        found = self.answers.get(signature)
+        if found is None:
+            engine, luck = self.engine_of(table), plan.table_luck(self.config, table)
+            user = tuple(sorted({code for _, _, code in signature if code}))
+            found = self.answers[signature] = (engine, luck, (engine, luck, user))
+        return found
 
 
 class GroupedPlan:
@@ -67,7 +120,7 @@ class GroupedPlan:
 
     def __init__(self, config: TourneyConfig, progress: Progress | None = None) -> None:
         self.config = config
-        self.tables = plan.tables(config, progress)
+        self.tables = listed(config, progress)
         self.ranges = plan.deal_ranges(config)
         self.per_chunk = config.tables_per_chunk
         self.engines: dict[str, str] = {}
@@ -77,7 +130,9 @@ class GroupedPlan:
         base = plan.key_base(config)
         key_text, base_text = plan.KeyText(base), json.dumps(base, sort_keys=True)
         per_deal = len(plan.design_of(config))
-        idents = {e.name: [e.name, e.key, e.code, e.class_name] for e in config.all_entrants()}
+        idents = {  # each entrant as a key holds it, as JSON text (once, not per table)
+            e.name: json.dumps([e.name, e.key, e.code, e.class_name]) for e in config.all_entrants()
+        }
         self.keys: list[list[str]] = []  # per group: its chunks' keys, in deal order
         self.planned: dict[str, int] = {}
         for group in self.groups:
@@ -86,9 +141,7 @@ class GroupedPlan:
                 table = members[0]
                 keys = key_text.keys(plan.key_content(config, table, base), self.ranges)
             else:
-                content = [
-                    [t.key, [idents[e.name] for e in t.entrants], self.luck[t.id]] for t in members
-                ]
+                content = [member_text(t, idents, self.luck[t.id]) for t in members]
                 keys = [group_key(base_text, a, b, content) for a, b in self.ranges]
             self.keys.append(keys)
             for key, (first, stop) in zip(keys, self.ranges, strict=True):
@@ -102,24 +155,23 @@ class GroupedPlan:
     def _group(self, progress: Progress | None) -> list[list[int]]:
         """The tables of each chunk (indices into ``tables``), in plan order: tables of one
         kind in id order, ``per_chunk`` at a time."""
-        config = self.config
-        engine_of = plan._EngineMemo(config)
+        config, kinds = self.config, _Kinds(self.config)
         by_engine: dict[str, SeatSettings] = {}
         open_: dict[tuple[Any, ...], list[int]] = {}
         groups: list[list[int]] = []
         for index, table in enumerate(self.tables):
             if progress is not None and index % plan.PROGRESS_EVERY == 0:
                 progress(index, len(self.tables), "keyed")
-            engine = self.engines[table.id] = engine_of(table)
+            engine, luck, kind = kinds(table)
+            self.engines[table.id], self.luck[table.id] = engine, luck
             if engine not in by_engine:
                 by_engine[engine] = plan.table_settings(config, table, engine)
             self.settings[table.id] = by_engine[engine]
-            luck = self.luck[table.id] = plan.table_luck(config, table)
-            members = open_.setdefault(_kind(table, engine, luck), [])
+            members = open_.setdefault(kind, [])
             members.append(index)
             if len(members) == self.per_chunk:
                 groups.append(members)
-                del open_[_kind(table, engine, luck)]
+                del open_[kind]
         groups.extend(open_.values())
         return sorted(groups, key=lambda g: g[0])
 

@@ -184,17 +184,22 @@ def code_digest() -> str:
     return files_digest([Path(__file__)])
 
 
-def group_key(base_text: str, first: int, stop: int, members: Sequence[Any]) -> str:
+def member_text(table: Any, idents: Mapping[str, str], luck: bool) -> str:
+    """What a group's key holds of one of its tables, as JSON text: ``[table key,
+    [entrant, ...], luck]``, each entrant ``[name, strategy key, code digest, class]``
+    (``idents``: that list's JSON text by name, dumped once per plan)."""
+    entrants = ", ".join(idents[e.name] for e in table.entrants)
+    return f"[{json.dumps(table.key)}, [{entrants}], {'true' if luck else 'false'}]"
+
+
+def group_key(base_text: str, first: int, stop: int, members: Sequence[str]) -> str:
     """A group's content key: the shared content (``base_text``: the JSON of
     :func:`harness.tourney.plan.key_base`, once per plan), this module's digest, the deal
-    range and each member's table key, entrants (name, strategy key, code digest, class)
-    and luck account, in row order: everything that decides its rows, as a chunk key
-    covers its table's."""
-    text = json.dumps(
-        {"group": code_digest(), "deals": [first, stop], "tables": list(members)},
-        sort_keys=True,
-    )
-    return hashlib.sha256(f"{base_text}\0{text}".encode()).hexdigest()[:32]
+    range and each member's table key, entrants and luck account (:func:`member_text`),
+    in row order: everything that decides its rows, as a chunk key covers its table's."""
+    head = json.dumps({"group": code_digest(), "deals": [first, stop]}, sort_keys=True)
+    text = f"{base_text}\0{head}\0[{', '.join(members)}]"
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 # -- playing --------------------------------------------------------------------------------

@@ -106,6 +106,23 @@ def _tables(spec) -> tuple[str, ...]:
     return spec.table_ids if isinstance(spec, GroupSpec) else (spec.table,)
 
 
+@pytest.mark.parametrize(
+    "config",
+    [
+        sweep(values=9, players=3),
+        sweep(values=7) | {"entrants": ["greedy", "random(p_stop=0.25)", "all-builtins",
+                                        {"strategy": "threshold", "name": "t\u00e9\"x", "params":
+                                         {"target": 30}}]},  # fmt: skip
+        sweep(values=6, players=2) | {"format": "gauntlet", "challenger": "greedy"},
+    ],
+)
+def test_a_big_plans_table_list_is_the_plans(config):
+    """grouping.listed joins each key from its entrants' pieces: the same tables, ids and
+    keys as plan.tables (which every chunk key of one table is taken from)."""
+    loaded = load_config(config)
+    assert grouping.listed(loaded) == plan.tables(loaded)
+
+
 def test_a_groups_members_are_the_chunks_its_tables_had_and_play_the_same_rows(small_cap):
     config = load_config(sweep(deals=2, luck="on"))
     alone = {s.table: s for s in plan.chunks(config)}  # one table a chunk, as before
