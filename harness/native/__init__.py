@@ -104,7 +104,7 @@ _SOURCES: dict[str, str] = {
     f"{_PKG}.env_heuristic": "f237983b9959688c64423e3c67d70a716bb88cd5c6c2bc9ef46dd39c8798a83c",
     f"{_PKG}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
     f"{_PKG}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
-    f"{_PKG}.optimal": "d1095f01a2547fac490b9d73c2b0467263ccdbba8621d081b4f9f0fe1f2d051d",
+    f"{_PKG}.optimal": "05a4b7034fc3430f0ab7bfd53a18cfeb7f22cfa1d40c8561f6c5e4d49ed98b5c",
     "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
     "harness.analysis.account": "810e0711074d4d430b0c49c88535dd5cb78613cac39a5d9f4f6cccbd018a5959",

@@ -236,7 +236,17 @@ def engine_files() -> list[Path]:
     # The seat wrappers (time limits, process isolation) decide games that use them.
     files += [
         root / "seats" / name
-        for name in ("__init__.py", "isolation.py", "replies.py", "settings.py")
+        for name in (
+            "__init__.py",
+            "guarding.py",
+            "tracing.py",
+            "clock.py",
+            "timed.py",
+            "process_seat.py",
+            "isolation.py",
+            "replies.py",
+            "settings.py",
+        )
     ]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)

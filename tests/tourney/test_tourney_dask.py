@@ -304,12 +304,13 @@ def test_resume_and_reuse_work_across_backends(tmp_path):
 # -- plugins reach remote workers -------------------------------------------------------------
 def _workers_cannot_read_plugin_files() -> None:
     """On a worker: any file plugin load fails, as on a machine without the file."""
-    import harness.plugins
+    import harness.plugins.references
 
     def denied(ref: str, where: str):
         raise PluginError(f"strategy {ref!r}: file {where} not found (this worker)")
 
-    harness.plugins._load_file = denied
+    # where a strategy reference is resolved: the name its lookup reads
+    harness.plugins.references._load_file = denied
 
 
 def test_plugin_file_is_shipped_to_workers_that_cannot_read_it(tmp_path, cluster):

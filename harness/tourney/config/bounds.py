@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from harness.errors import ConfigError
@@ -64,7 +65,7 @@ def check_bounds(**values: Any) -> None:
                 raise exc.for_option() from None
             continue
         if key in BOUNDS:
-            problem = _integer_problem(value, *BOUNDS[key])
+            problem = integer_problem(value, *BOUNDS[key])
         else:
             raise TypeError(f"check_bounds: no bounds for {key!r}")
         if problem:
@@ -80,7 +81,9 @@ class ConfigProblems(ConfigError):
         self.problems = list(problems)
 
 
-def _integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
+def integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
+    """What is wrong with ``value`` as a whole number from ``low`` to ``high`` (``why``: the
+    reason for the highest), in the one wording of every bound; None if nothing."""
     if type(value) is not int:
         return f"expected a whole number, got {shown(value)}"
     if value < low:
@@ -88,6 +91,28 @@ def _integer_problem(value: Any, low: int | float, high: int | float, why: str) 
     if value > high:
         return f"{shown(value)}; at most {high:,} ({why})"
     return None
+
+
+def checked_integer(
+    key: str,
+    value: Any,
+    low: int,
+    high: int,
+    why: str,
+    error: type[SettingsError] = SettingsError,
+) -> int:
+    """``value`` as a plain int within bounds (numpy's ints are whole numbers, a bool is not;
+    a subclass's comparisons never run), or ``error(key, problem)`` in
+    :func:`integer_problem`'s words: what a value's own check (the coach's setup, the
+    environments') says of a whole number."""
+    try:
+        plain = value if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        plain = value
+    problem = integer_problem(plain, low, high, why)
+    if problem:
+        raise error(key, problem)
+    return plain
 
 
 def seating_orders(players: int, seating: str) -> int:
