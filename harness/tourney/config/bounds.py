@@ -128,16 +128,24 @@ def table_count(fmt: str, players: int, entrants: int) -> int:
     return math.comb(entrants, seats) if entrants >= seats >= 0 else 0
 
 
-def plan_size(fmt: str, players: int, entrants: int, games: int, chunk: int) -> tuple[int, int]:
-    """(tables, chunks) of a tournament, counted without building it."""
+def plan_size(
+    fmt: str, players: int, entrants: int, games: int, chunk: int, per_chunk: int = 1
+) -> tuple[int, int]:
+    """(tables, chunks) of a tournament, counted without building it (``per_chunk``:
+    tables a chunk holds; a grouped plan has a few more, one per kind of table)."""
     tables = table_count(fmt, players, entrants)
-    return tables, tables * -(-games // chunk)
+    return tables, -(-tables // per_chunk) * -(-games // chunk)
 
 
 def plan_problem(config: Any) -> str | None:
     """Why a tournament is too big to plan, or None (checked before it is planned)."""
     tables, chunks = plan_size(
-        config.format, config.players, len(config.entrants), config.games, config.deals_per_chunk
+        config.format,
+        config.players,
+        len(config.entrants),
+        config.games,
+        config.deals_per_chunk,
+        config.tables_per_chunk,
     )
     orders = seating_orders(config.players, config.seating)
     games = tables * config.games * orders
