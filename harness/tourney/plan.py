@@ -257,7 +257,7 @@ def engine_files() -> list[Path]:
     files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [root / "native" / "__init__.py", root / "native" / "seats.py"]
+    files += sorted((root / "native").glob("*.py"))  # its door, its seats, its modules
     files += sorted((root / "native" / "c").glob("*.c"))  # core.c and the parts it #includes
     return files
 
