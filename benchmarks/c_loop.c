@@ -201,7 +201,7 @@ int main(int argc, char **argv) {
                 int steal = len[other] && stack[other][len[other] - 1] == total;
                 if (worm && (total >= low || steal)) {
                     int tile;
-                    if (steal) { /* the greatest worm swing */
+                    if (steal) { /* the greatest claim_key (Strategy.claim's default) */
                         tile = total;
                         len[other]--;
                         score[other] -= worms(tile);

@@ -238,12 +238,12 @@ def deprecations_as_lines() -> None:
 MAX_SETTING_CHARS = 80  # one --set KEY=VALUE
 
 
-def parse_variants(preset: str, settings: tuple[str, ...], players: int | None = None) -> Rules:
+def parse_variants(preset: str, variants: tuple[str, ...], players: int | None = None) -> Rules:
     """Rules from a preset name and ``KEY=VALUE`` overrides (``--set bust_flip=none``)."""
     from harness.plugins import shown  # here: importing plugins costs `harness --help` ~0.3 s
 
     data: dict[str, Any] = {"preset": preset}
-    for item in settings:
+    for item in variants:
         key, sep, value = item.partition("=")
         key = key.strip().replace("-", "_")
         if not sep:
@@ -276,8 +276,9 @@ SET_HELP = (
 
 
 def rules_options(func: F) -> F:
-    """``--rules PRESET`` and ``--set KEY=VALUE`` (as ``preset`` and ``settings``)."""
-    func = click.option("--set", "settings", multiple=True, metavar="KEY=VALUE", help=SET_HELP)(
+    """``--rules PRESET`` and ``--set KEY=VALUE`` (as ``preset`` and ``variants``: not
+    ``settings``, the seat settings' name)."""
+    func = click.option("--set", "variants", multiple=True, metavar="KEY=VALUE", help=SET_HELP)(
         func
     )
     return click.option(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -189,9 +188,8 @@ def coach(bot: str, bands: str | None, **options: Any) -> None:
     """
     from harness.coach.coaching import coach as run_coach
     from harness.coach.render import coach_lines
-    from harness.coach.situations import BANDS
 
-    result = _run("coach", run_coach, (bot,), options, bands=_bands(bands) or BANDS)
+    result = _run("coach", run_coach, (bot,), options, bands=_bands(bands))
     _tell(*result.write(_folder(options["out"], "coach", result.bot)), options, coach_lines)
 
 
@@ -234,10 +232,12 @@ def diff(a: str, b: str, **options: Any) -> None:
 def _run(
     noun: str, run: Callable[..., Any], who: tuple[str, ...], o: dict[str, Any], **more: Any
 ) -> Any:
-    """The coach or the diff with the options they share, progress shown on a terminal."""
-    defaults = sys.modules[run.__module__]
+    """The coach or the diff with the options they share, progress shown on a terminal:
+    its setup built once from them (a mistake is one line naming the option), an option
+    not given left to the setup's own default."""
+    from harness.coach.setup import CoachSetup, DiffSetup, SetupError
+
     talk = not o["quiet"] and not o["as_json"]
-    progress = _Progress(talk)
     seats = seat_settings_of(
         move_time=o["move_time"],
         game_time=o["game_time"],
@@ -245,31 +245,31 @@ def _run(
         engine=o["engine"],
     )
     try:
-        return run(
-            *who,
-            opponents=o["opponents"] or defaults.DEFAULT_OPPONENTS,
-            rules=parse_variants(o["preset"], o["settings"], players=o["players"]),
+        setup = (CoachSetup if noun == "coach" else DiffSetup).of(
+            opponents=o["opponents"] or None,
+            rules=parse_variants(o["preset"], o["variants"], players=o["players"]),
             players=o["players"],
             deals=o["deals"],
             seed=o["seed"],
             settings=seats,
-            note=(lambda text: echo_err(f"Note: {text}.")) if talk else None,
             workers=_workers(o["workers"]),
-            situations=defaults.DEFAULT_SITUATIONS if o["situations"] is None else o["situations"],
-            examples=defaults.DEFAULT_EXAMPLES if o["examples"] is None else o["examples"],
-            **_turn_cap(o["max_turns"]),
-            progress=progress,
+            situations=o["situations"],
+            examples=o["examples"],
+            max_turns=o["max_turns"],
             **more,
+        )
+    except SetupError as exc:
+        raise exc.for_option() from None
+    progress = _Progress(talk)
+    try:
+        return run(
+            *who,
+            setup=setup,
+            note=(lambda text: echo_err(f"Note: {text}.")) if talk else None,
+            progress=progress,
         )
     finally:
         progress.close()
-
-
-def _turn_cap(max_turns: int | None) -> dict[str, int]:
-    from harness.tourney.config import check_bounds
-
-    check_bounds(max_turns=max_turns)
-    return {} if max_turns is None else {"max_turns": max_turns}
 
 
 def _tell(

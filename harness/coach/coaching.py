@@ -31,30 +31,19 @@ from typing import TYPE_CHECKING, Any
 from harness.analysis.account import Decision
 from harness.coach.audit import Audited, CoachTally, Key, Seen, Where, coach_key
 from harness.coach.deals import Field, make_field, replay_game, resolve_all, shown_names
-from harness.coach.situations import (
-    BAND_NAMES,
-    BAND_PLURALS,
-    BANDS,
-    KINDS,
-    Situation,
-    check_bands,
-)
+from harness.coach.setup import DEFAULT_OPPONENTS, CoachSetup
+from harness.coach.situations import BAND_NAMES, BAND_PLURALS, KINDS, Situation
 from harness.coach.valuing import Moment
 from harness.coach.workers import Output, call_contained, forfeit_note, play_sides
-from harness.errors import HarnessError
-from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import StrategySpec
-from harness.seats.settings import SeatSettings, settings_from
+from harness.seats.settings import SeatSettings
 from harness.stats import Moments
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_OPPONENTS = ("simple",)
-DEFAULT_DEALS = 1000
-DEFAULT_SITUATIONS = 10
-DEFAULT_EXAMPLES = 3
+DEFAULT_DEALS: int = CoachSetup.deals  # the value's default, under its old name
 
 
 @dataclass
@@ -153,7 +142,7 @@ class Coaching:
     examples: list[Example]
     cpu: float = 0.0
     wall: float = 0.0
-    top: int = DEFAULT_SITUATIONS
+    top: int = CoachSetup.situations
     output: Output = field(default_factory=Output)
     notes: list[str] = field(default_factory=list)
     settings: SeatSettings = field(default_factory=SeatSettings)
@@ -362,66 +351,49 @@ class Coaching:
 def coach(
     bot: str | StrategySpec,
     *,
-    opponents: Sequence[str | StrategySpec] = DEFAULT_OPPONENTS,
-    rules: Rules | str | dict | None = "official",
-    players: int = 2,
-    deals: int = DEFAULT_DEALS,
-    seed: int = 1,
-    engine: str | None = None,
-    workers: int = 1,
-    bands: Sequence[float] = BANDS,
-    situations: int = DEFAULT_SITUATIONS,
-    examples: int = DEFAULT_EXAMPLES,
-    max_turns: int = DEFAULT_MAX_TURNS,
+    setup: CoachSetup | None = None,
     progress: Callable[[int, int], None] | None = None,
-    settings: SeatSettings | None = None,
-    move_time: float | None = None,
-    game_time: float | None = None,
-    isolation: str | None = None,
     note: Callable[[str], None] | None = None,
+    **keywords: Any,
 ) -> Coaching:
-    """Audit every decision ``bot`` takes on ``deals`` duplicate deals against its
-    ``opponents`` (see the module docstring). ``examples``: how many of the costliest
-    situations get an example played again with its record. ``engine`` (auto, the
-    default; python or native), ``move_time``, ``game_time`` and ``isolation`` are the
-    seat settings every seat plays under, as in a tournament; or ``settings``, a
-    SeatSettings, not both. The bots play in worker processes (``workers``) whatever they
-    do: a bot that ends its process or runs over its time forfeits that game, its output
-    is kept apart (:attr:`Coaching.output`); ``note`` hears what a person should know as
-    it plays."""
+    """Audit every decision ``bot`` takes on duplicate deals against its opponents (see
+    the module docstring), as ``setup`` says (a :class:`~harness.coach.setup.CoachSetup`)
+    or its keywords, not both: ``opponents`` (default simple), ``rules`` and ``players``,
+    ``deals`` (1,000), ``seed``, ``max_turns``, ``workers``, ``bands``, ``situations``
+    and ``examples`` (how many of the costliest situations get an example played again
+    with its record), and the seat settings every seat plays under, as in a tournament:
+    ``settings`` (a SeatSettings) or ``engine`` (auto, the default; python or native),
+    ``move_time``, ``game_time`` and ``isolation``. The bots play in worker processes
+    (``workers``) whatever they do: a bot that ends its process or runs over its time
+    forfeits that game, its output is kept apart (:attr:`Coaching.output`); ``note``
+    hears what a person should know as it plays, ``progress`` the games done."""
     started, wall = time.process_time(), time.perf_counter()
-    try:
-        band_values = check_bands(tuple(bands))
-    except ValueError as exc:
-        raise HarnessError(f"--bands: {exc}") from None
-    seats = settings_from(
-        settings, engine=engine, move_time=move_time, game_time=game_time, isolation=isolation
-    )
-    field_ = make_field(opponents, rules, players, deals, seed, seats, max_turns)
+    held = CoachSetup.of(setup, **keywords)
+    field_ = make_field(held, held.deals)
     (spec,) = resolve_all([bot], "BOT")
     shown = shown_names([spec, *field_.opponents])
     field_ = replace(field_, opponent_names=tuple(shown[1:]))
     subject = CoachSubject(spec, shown[0])
-    sides = [(subject, lambda: CoachTally(band_values))]
-    played = play_sides(field_, sides, workers=workers, progress=progress, note=note)
+    sides = [(subject, lambda: CoachTally(held.bands))]
+    played = play_sides(field_, sides, workers=held.workers, progress=progress, note=note)
     result = Coaching(
         subject.name,
         list(shown[1:]),
         field_.rules,
-        deals,
-        seed,
+        held.deals,
+        held.seed,
         played.engine,
-        band_values,
+        held.bands,
         played.tallies[0],
         [],
-        top=situations,
+        top=held.situations,
         output=played.output,
         notes=played.notes,
-        settings=seats,
+        settings=held.settings,
     )
-    wheres = [seen.where for _, seen in result.ranked()[:examples]]
+    wheres = [seen.where for _, seen in result.ranked()[: held.examples]]
     found, output = (
-        call_contained(_examples, field_, sides, wheres, band_values) if wheres else ([], Output())
+        call_contained(_examples, field_, sides, wheres, held.bands) if wheres else ([], Output())
     )
     result.examples = [] if found is None else found
     if found is None or len(found) < len(wheres):
@@ -465,4 +437,11 @@ def _examples(
     return found
 
 
-__all__ = ["DEFAULT_DEALS", "DEFAULT_OPPONENTS", "Coaching", "Example", "coach"]
+__all__ = [
+    "DEFAULT_DEALS",
+    "DEFAULT_OPPONENTS",
+    "CoachSetup",
+    "Coaching",
+    "Example",
+    "coach",
+]

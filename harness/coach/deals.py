@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Protocol
 
+from harness.coach.setup import Setup
 from harness.coach.tally import Forfeit
 from harness.errors import GameError, HarnessError, safe_text
 from harness.game.dice import DuplicateDice
@@ -237,28 +238,22 @@ def resolve_all(refs: Sequence[Any], what: str) -> tuple[StrategySpec, ...]:
     return tuple(found)
 
 
-def make_field(
-    opponents: Sequence[Any],
-    rules: Rules | str | dict | None,
-    players: int,
-    deals: int,
-    seed: int,
-    settings: SeatSettings,
-    max_turns: int,
-) -> Field:
-    """The field of a coach or a diff, checked (one line for a mistake) and resolved.
+def make_field(setup: Setup, deals: int) -> Field:
+    """The field of a coach's or a diff's ``setup`` (checked already: one line for a
+    mistake, :mod:`harness.coach.setup`), its opponents resolved, over ``deals`` deals.
 
-    Of the seat ``settings``, the engine, the time limits and the isolation are the
-    field's (every seat plays under them, as in a tournament); the luck mode is not theirs
-    (they keep their own account)."""
-    if not 1 <= deals <= 10_000_000:
-        raise HarnessError(f"--deals: {deals:,}; give 1 to 10,000,000")
-    if not opponents:
-        raise HarnessError("--opponent: give at least one opponent")
-    game_rules = Rules.coerce(rules, players=players)
-    opponent_specs = resolve_all(opponents, "opponent")
+    Of the seat settings, the engine, the time limits and the isolation are the field's
+    (every seat plays under them, as in a tournament); the luck mode is not theirs (they
+    keep their own account)."""
+    opponent_specs = resolve_all(setup.opponents, "opponent")
     return Field(
-        game_rules, opponent_specs, seed, deals, settings.engine, max_turns, settings=settings
+        setup.rules,
+        opponent_specs,
+        setup.seed,
+        deals,
+        setup.engine,
+        setup.max_turns,
+        settings=setup.settings,
     )
 
 

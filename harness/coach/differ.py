@@ -29,24 +29,21 @@ from typing import TYPE_CHECKING, Any
 from harness.coach import stopping
 from harness.coach.audit import situation_of
 from harness.coach.deals import Field, make_field, replay_game, resolve_all, shown_names
+from harness.coach.setup import DiffSetup
 from harness.coach.shadow import Parting, Shadowed
 from harness.coach.situations import KINDS, Situation, move_text, risk_text
 from harness.coach.tally import GAME_FIELDS, DealTally, Where
 from harness.coach.valuing import Moment
 from harness.coach.workers import Output, call_contained, forfeit_note, play_sides
-from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import Rules
 from harness.plugins import StrategySpec
-from harness.seats.settings import SeatSettings, settings_from
+from harness.seats.settings import SeatSettings
 from harness.stats import Moments
 
 if TYPE_CHECKING:
     import pandas as pd
 
-DEFAULT_OPPONENTS = ("simple",)
-DEFAULT_DEALS = 500
-DEFAULT_SITUATIONS = 8
-DEFAULT_EXAMPLES = 2
+DEFAULT_DEALS: int = stopping.MAX_DEALS  # the most it plays unless told: its old name
 SIDES = ("A", "B")  # whose games: A's (B its shadow) or B's (A its shadow)
 PER_KIND = ("asked", "parted", "gain", "gained", "lost")
 FIELDS = (*GAME_FIELDS, "failed", *(f"{k}_{f}" for k in KINDS for f in PER_KIND))
@@ -245,7 +242,7 @@ class Diff:
     examples: list[DiffExample] = field(default_factory=list)
     cpu: float = 0.0
     wall: float = 0.0
-    top: int = DEFAULT_SITUATIONS
+    top: int = DiffSetup.situations
     output: Output = field(default_factory=Output)
     notes: list[str] = field(default_factory=list)
     settings: SeatSettings = field(default_factory=SeatSettings)
@@ -515,41 +512,30 @@ def diff(
     a: str | StrategySpec,
     b: str | StrategySpec,
     *,
-    opponents: Sequence[str | StrategySpec] = DEFAULT_OPPONENTS,
-    rules: Rules | str | dict | None = "official",
-    players: int = 2,
-    deals: int | None = None,
-    seed: int = 1,
-    engine: str | None = None,
-    workers: int = 1,
-    situations: int = DEFAULT_SITUATIONS,
-    examples: int = DEFAULT_EXAMPLES,
-    max_turns: int = DEFAULT_MAX_TURNS,
+    setup: DiffSetup | None = None,
     progress: Callable[[int, int], None] | None = None,
-    settings: SeatSettings | None = None,
-    move_time: float | None = None,
-    game_time: float | None = None,
-    isolation: str | None = None,
     note: Callable[[str], None] | None = None,
+    **keywords: Any,
 ) -> Diff:
-    """A against B on duplicate deals against ``opponents`` (module docstring): ``deals``
-    of them, or (None, the default) up to :data:`~harness.coach.stopping.MAX_DEALS`,
-    stopping once the answer is settled (:mod:`harness.coach.stopping`). ``a`` and ``b``
-    may be ``NAME=REF`` (two versions of one bot under names of their own).
-    ``examples``: positions played again with their records, where B gains most and
-    where it loses most (as many of each). ``engine`` (auto, the default; python or
-    native), ``move_time``, ``game_time`` and ``isolation`` are the seat settings every
-    seat plays under, as in a tournament (the shadow's calls count against its own
-    limits); or ``settings``, a SeatSettings, not both. The bots play in worker processes
-    whatever they do: a bot that ends its process forfeits that game (a shadow's death
-    is its failure), its output is kept apart (:attr:`Diff.output`)."""
+    """A against B on duplicate deals against the opponents (module docstring), as
+    ``setup`` says (a :class:`~harness.coach.setup.DiffSetup`) or its keywords, not both:
+    ``deals`` of them, or (None, the default) up to
+    :data:`~harness.coach.stopping.MAX_DEALS`, stopping once the answer is settled
+    (:mod:`harness.coach.stopping`); ``opponents``, ``rules`` and ``players``, ``seed``,
+    ``max_turns``, ``workers``, ``situations``, ``examples`` (positions played again with
+    their records, where B gains most and where it loses most: as many of each) and the
+    seat settings every seat plays under, as in a tournament (the shadow's calls count
+    against its own limits): ``settings`` (a SeatSettings) or ``engine`` (auto, the
+    default; python or native), ``move_time``, ``game_time`` and ``isolation``. ``a`` and
+    ``b`` may be ``NAME=REF`` (two versions of one bot under names of their own). The bots
+    play in worker processes whatever they do: a bot that ends its process forfeits that
+    game (a shadow's death is its failure), its output is kept apart
+    (:attr:`Diff.output`)."""
     started, wall = time.process_time(), time.perf_counter()
-    seats = settings_from(
-        settings, engine=engine, move_time=move_time, game_time=game_time, isolation=isolation
-    )
-    sequential = deals is None
-    planned = stopping.MAX_DEALS if deals is None else deals
-    field_ = make_field(opponents, rules, players, planned, seed, seats, max_turns)
+    held = DiffSetup.of(setup, **keywords)
+    sequential = held.deals is None
+    planned = stopping.MAX_DEALS if held.deals is None else held.deals
+    field_ = make_field(held, planned)
     given, specs = [], []
     for what, ref in (("A", a), ("B", b)):
         name, text = named(ref) if isinstance(ref, str) else (None, ref)
@@ -575,7 +561,7 @@ def diff(
         rule[:] = [found]
         return found.settled is not None
 
-    played = play_sides(field_, sides, workers=workers, progress=progress, looks=looks,
+    played = play_sides(field_, sides, workers=held.workers, progress=progress, looks=looks,
                         settled=settled if sequential else None, note=note)  # fmt: skip
     if sequential and (not rule or rule[0].deals != played.deals):
         rule[:] = [_look(played.tallies, len(looks), True)]  # the maximum: what it says there
@@ -585,17 +571,17 @@ def diff(
         list(shown[2:]),
         field_.rules,
         played.deals,
-        seed,
+        held.seed,
         played.engine,
         dict(zip(SIDES, played.tallies, strict=True)),
-        top=situations,
+        top=held.situations,
         output=played.output,
         notes=played.notes,
-        settings=seats,
+        settings=held.settings,
         rule=rule[0] if rule else None,
     )
-    picks = [(s.high_at, s.high) for _, s in result.ranked(True)[:examples]]
-    picks += [(s.low_at, s.low) for _, s in result.ranked(False)[:examples]]
+    picks = [(s.high_at, s.high) for _, s in result.ranked(True)[: held.examples]]
+    picks += [(s.low_at, s.low) for _, s in result.ranked(False)[: held.examples]]
     found, output = call_contained(_examples, field_, sides, picks) if picks else ([], Output())
     result.examples = [] if found is None else found
     if len(result.examples) < len(picks):
@@ -669,4 +655,4 @@ def _examples(
     return found
 
 
-__all__ = ["DEFAULT_DEALS", "Diff", "DiffExample", "DiffTally", "diff", "named"]
+__all__ = ["DEFAULT_DEALS", "Diff", "DiffExample", "DiffSetup", "DiffTally", "diff", "named"]

@@ -36,9 +36,11 @@ Pure: plain values in, plain values out.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from harness.game.rules import face_name
+from harness.plugins import shown
 
 #: Regret thresholds in worms of swing: inaccuracy, mistake, blunder (see above).
 BANDS: tuple[float, float, float] = (0.25, 0.5, 1.0)
@@ -53,14 +55,23 @@ KINDS = ("pick", "stop", "claim")
 KIND_NAMES = {"pick": "pick a face", "stop": "stop or roll on", "claim": "choose a claim"}
 
 
-def check_bands(bands: tuple[float, ...]) -> tuple[float, float, float]:
-    """Three increasing positive thresholds, or ValueError saying what is wrong."""
-    values = tuple(float(b) for b in bands)
+def check_bands(bands: Any) -> tuple[float, float, float]:
+    """Three increasing thresholds in worms, each above 0 and below 1e6, as plain floats;
+    ValueError saying what is wrong otherwise (a word, a bool or a NaN is no threshold; a
+    subclass's own conversions never run)."""
+    if isinstance(bands, (str, bytes, dict)) or not hasattr(bands, "__iter__"):
+        raise ValueError(f"expected three numbers, got {shown(bands)}")
+    values: list[float | int] = []
+    for item in islice(bands, 4):
+        if isinstance(item, bool) or not isinstance(item, (int, float)):
+            raise ValueError(f"expected three numbers, got {shown(item)}")
+        values.append(float.__float__(item) if isinstance(item, float) else int.__int__(item))
     if len(values) != 3:
         raise ValueError(f"{len(values)} thresholds; give three: inaccuracy, mistake, blunder")
-    if not all(v == v and 0 < v < 1e6 for v in values) or not values[0] < values[1] < values[2]:
-        raise ValueError(f"{', '.join(map(str, values))}: give three increasing worms > 0")
-    return values  # type: ignore[return-value]
+    if not all(0 < v < 1e6 for v in values) or not values[0] < values[1] < values[2]:
+        said = ", ".join(shown(v) for v in values)
+        raise ValueError(f"{said}: give three increasing worms > 0")
+    return (float(values[0]), float(values[1]), float(values[2]))
 
 
 def band_of(regret: float, bands: tuple[float, float, float] = BANDS) -> int:

@@ -2,6 +2,8 @@
 
 * :mod:`harness.env.encoding` -- the one observation encoding and action numbering
   (docs/rl.md, field by field), shared by every environment and the policy adapter;
+* :mod:`harness.env.setup` -- the environments' settings as one checked value
+  (:class:`~harness.env.setup.EnvSetup`: ``setup=``, or its keywords);
 * :mod:`harness.env.game` -- the engine stepped decision by decision (:class:`SteppedGame`),
   which game an episode is (the tournaments' deal seeds), rewards;
 * :mod:`harness.env.aec` -- PettingZoo's AEC environment, every seat an agent (the ``rl``
@@ -14,6 +16,7 @@
 * :mod:`harness.env.policy` -- a trained policy as a harness strategy.
 
 The room sits beside the tournament runner: it plays through the engines (Python and
-native), takes its deal seeds from :mod:`harness.tourney.plan` and builds guarded seats
-through :func:`harness.play.open_seats`; nothing below imports it.
+native), takes its deal seeds from :mod:`harness.tourney.plan` (and the turn cap's bound
+from the config's) and builds guarded seats through :func:`harness.play.open_seats`;
+nothing below imports it.
 """

@@ -29,24 +29,23 @@ from harness.env import encoding
 from harness.env._extra import pettingzoo_env, spaces
 from harness.env.game import (
     DONE,
-    ILLEGAL,
-    REWARDS,
     IllegalAction,
     Schedule,
     SteppedGame,
     board_of,
-    check_choice,
     check_episode,
-    check_reward,
     draw,
     final_reward,
     margin,
 )
 from harness.env.gym import observation_space
+from harness.env.setup import SETUP_KEYS, EnvSetup
 from harness.env.single import as_action, board_view
-from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.record import RecordBuilder
 from harness.game.rules import Rules
+
+# What every-seat-an-agent plays by: no agent seat to choose, no opponents, Python only.
+USES = SETUP_KEYS - {"seat", "seating", "settings"}
 
 
 class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]
@@ -59,27 +58,26 @@ class PickominoAEC(pettingzoo_env()):  # type: ignore[misc]
         players: int = 2,
         rules: Any = "official",
         *,
-        dice: str = "duplicate",
-        reward: str = "margin",
-        illegal: str = "penalty",
-        illegal_reward: float = -1.0,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        record: bool = False,
-        render_mode: str | None = None,
+        setup: EnvSetup | None = None,
+        **keywords: Any,
     ) -> None:
+        """``setup`` (an :class:`~harness.env.setup.EnvSetup`) or its keywords, not both:
+        ``dice``, ``reward``, ``illegal``, ``illegal_reward``, ``max_turns``, ``record`` and
+        ``render_mode`` (every seat is an agent: no seat to choose, no opponents' settings,
+        stepped in Python)."""
         super().__init__()
+        held = EnvSetup.of("PickominoAEC", USES, setup, **keywords)
         self.rules = Rules.coerce(rules, players=players)
-        check_choice("reward", reward, REWARDS)
-        check_choice("illegal", illegal, ILLEGAL)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: expected None or 'ansi', got {render_mode!r}")
-        if type(max_turns) is not int or not 1 <= max_turns <= 32767:
-            raise ValueError(f"max_turns: expected 1 to 32767, got {max_turns!r}")
         n = self.rules.players
-        self.schedule = Schedule(n, seat=0, dice=dice)  # every seat an agent: one order
-        self.reward, self.illegal = reward, illegal
-        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
-        self.max_turns, self.record, self.render_mode = max_turns, record, render_mode
+        self.schedule = Schedule(n, seat=0, dice=held.dice)  # every seat an agent: one order
+        self.setup = held
+        self.reward, self.illegal = held.reward, held.illegal
+        self.illegal_reward = held.illegal_reward
+        self.max_turns, self.record, self.render_mode = (
+            held.max_turns,
+            held.record,
+            held.render_mode,
+        )
         self.possible_agents = [f"seat_{i}" for i in range(n)]
         self._spaces = {a: observation_space() for a in self.possible_agents}
         self._actions = {a: spaces.Discrete(encoding.ACTIONS) for a in self.possible_agents}

@@ -31,10 +31,9 @@ import numpy as np
 from harness.env._extra import gymnasium, spaces
 from harness.env.encoding import ACTIONS, OBS_SIZE
 from harness.env.game import check_episode
-from harness.env.opponents import limits_of
+from harness.env.setup import SETUP_KEYS, EnvSetup
 from harness.env.single import SingleAgent
 from harness.game.engines import ENGINES
-from harness.seats.settings import SeatSettings
 
 
 def observation_space() -> Any:
@@ -57,51 +56,31 @@ class PickominoEnv(gymnasium.Env):
         opponents: Sequence[Any] | str = ("greedy",),
         rules: Any = "official",
         *,
-        seat: int | str = "rotate",
-        seating: str = "balanced",
-        dice: str = "duplicate",
-        reward: str = "margin",
-        illegal: str = "penalty",
-        illegal_reward: float = -1.0,
-        max_turns: int = 1000,
-        record: bool = False,
-        render_mode: str | None = None,
-        engine: str = "auto",
-        settings: SeatSettings | None = None,
-        move_time: float | None = None,
-        game_time: float | None = None,
-        isolation: str | None = None,
+        setup: EnvSetup | None = None,
+        **keywords: Any,
     ) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode: expected None or 'ansi', got {render_mode!r}")
-        if engine not in ENGINES:
-            raise ValueError(f"engine: expected one of {', '.join(ENGINES)}, got {engine!r}")
-        common = dict(
-            rules=rules,
-            seat=seat,
-            seating=seating,
-            dice=dice,
-            reward=reward,
-            illegal=illegal,
-            illegal_reward=illegal_reward,
-            max_turns=max_turns,
-        )
-        limits = limits_of(settings, move_time, game_time, isolation)
+        """``setup`` (an :class:`~harness.env.setup.EnvSetup`) or its keywords, not both:
+        ``seat``, ``seating``, ``dice``, ``reward``, ``illegal``, ``illegal_reward``,
+        ``max_turns``, ``record``, ``render_mode`` and the seat settings (``settings`` or
+        ``engine``, ``move_time``, ``game_time``, ``isolation``)."""
+        held = EnvSetup.of("PickominoEnv", SETUP_KEYS, setup, **keywords)
+        limits = held.settings.limits
         self._core: Any = None
-        if engine != "python" and not record:
+        if held.engine != "python" and not held.record:
             from harness.env.vector import NativeSingle, native_problem
 
             problem = native_problem(opponents, limits)
             if problem is None:
-                self._core = NativeSingle(opponents, **common)
-            elif engine == "native":
+                self._core = NativeSingle(opponents, rules, held)
+            elif held.engine == "native":
                 raise ValueError(f"engine native: {problem}")
-        elif engine == "native":
+        elif held.engine == "native":
             raise ValueError("engine native: records are kept by the Python engine only")
         if self._core is None:
-            self._core = SingleAgent(opponents, record=record, limits=limits, **common)
+            self._core = SingleAgent(opponents, rules, setup=held.without("render_mode"))
         self.engine = "python" if isinstance(self._core, SingleAgent) else "native"
-        self.render_mode = render_mode
+        self.setup = held
+        self.render_mode = held.render_mode
         self.observation_space = observation_space()
         self.action_space = spaces.Discrete(ACTIONS)
         self._seed: int | None = None

@@ -29,25 +29,11 @@ from harness.env.game import seat_makers
 from harness.errors import HarnessError
 from harness.game.strategy import Strategy
 from harness.seats import SeatLimits, in_process, process_count
-from harness.seats.settings import SeatSettings, settings_from
 
 MAX_SEAT_PROCESSES = 256
 """Opponent seat processes one environment may hold (a vector env of N games has N per
 opponent in a process): each is a Python interpreter (31.6 MB resident for a small
 plugin's seat, measured)."""
-
-
-def limits_of(
-    settings: SeatSettings | None,
-    move_time: float | None = None,
-    game_time: float | None = None,
-    isolation: str | None = None,
-) -> SeatLimits:
-    """The opponents' limits from an environment's arguments: ``settings`` (its time
-    limits and isolation) or the keywords, not both; checked in the seat settings'
-    words (SettingsError, one line)."""
-    held = settings_from(settings, move_time=move_time, game_time=game_time, isolation=isolation)
-    return held.limits
 
 
 class Opponents:
@@ -104,4 +90,4 @@ def _reference(item: Any) -> str:
     return label
 
 
-__all__ = ["MAX_SEAT_PROCESSES", "Opponents", "limits_of"]
+__all__ = ["MAX_SEAT_PROCESSES", "Opponents"]

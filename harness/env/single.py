@@ -18,26 +18,22 @@ import numpy as np
 from harness.env import encoding
 from harness.env.game import (
     DONE,
-    ILLEGAL,
-    REWARDS,
     IllegalAction,
     Schedule,
     SteppedGame,
     board_of,
-    check_choice,
-    check_reward,
     draw,
     final_reward,
     margin,
 )
 from harness.env.opponents import Opponents
+from harness.env.setup import SETUP_KEYS, EnvSetup
 from harness.errors import HarnessError
-from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.record import RecordBuilder
 from harness.game.rules import Rules
-from harness.seats import SeatLimits
 
 MAX_SKIPPED = 100  # episodes in a row that may end before the agent's first question
+USES = SETUP_KEYS - {"render_mode"}  # what an agent's games play by (it draws on request)
 
 
 class SingleAgent:
@@ -48,39 +44,30 @@ class SingleAgent:
         opponents: Sequence[Any],
         rules: Rules | str | dict | None = "official",
         *,
-        seat: int | str = "rotate",
-        seating: str = "balanced",
-        dice: str = "duplicate",
-        reward: str = "margin",
-        illegal: str = "penalty",
-        illegal_reward: float = -1.0,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        record: bool = False,
-        limits: SeatLimits | None = None,
+        setup: EnvSetup | None = None,
+        **keywords: Any,
     ) -> None:
+        """``setup`` (an :class:`~harness.env.setup.EnvSetup`) or its keywords, not both:
+        every key but ``render_mode``; of the seat settings, the limits the opponents play
+        under (this agent's games are stepped in Python whatever the engine says)."""
+        held = EnvSetup.of("SingleAgent", USES, setup, **keywords)
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
         self.rules = Rules.coerce(rules, players=len(opponents) + 1)
-        check_choice("reward", reward, REWARDS)
-        check_choice("illegal", illegal, ILLEGAL)
-        if seat != "rotate" and type(seat) is not int:
-            raise ValueError(f"seat: expected 'rotate' or a seat number, got {seat!r}")
-        if type(max_turns) is not int or not 1 <= max_turns <= 32767:
-            raise ValueError(f"max_turns: expected 1 to 32767, got {max_turns!r}")
-        self.schedule = Schedule(
-            self.rules.players, None if seat == "rotate" else seat, seating, dice
-        )
+        seat = None if held.seat == "rotate" else held.seat
+        self.schedule = Schedule(self.rules.players, seat, held.seating, held.dice)
         self.schedule.orders  # noqa: B018 - a bad seating is one line now, not at reset
-        # Last: the one step that may start processes (the opponents' seats under limits).
-        self.reward, self.illegal = reward, illegal
-        self.illegal_reward = check_reward("illegal_reward", illegal_reward)
-        self.max_turns, self.record = max_turns, record
+        self.setup = held
+        self.reward, self.illegal = held.reward, held.illegal
+        self.illegal_reward = held.illegal_reward
+        self.max_turns, self.record = held.max_turns, held.record
         self.game: SteppedGame | None = None
         self.names: list[str] = []
         self.episode = self.seed = 0
         self.seat = 0
         self._margin = 0.0
         self._builder: RecordBuilder | None = None
-        self.opponents = Opponents(opponents, limits or SeatLimits())
+        # Last: the one step that may start processes (the opponents' seats under limits).
+        self.opponents = Opponents(opponents, held.settings.limits)
 
     def close(self) -> None:
         """End the opponents' seat processes, if any (under limits)."""

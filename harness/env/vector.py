@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -42,16 +43,15 @@ from harness.env.game import (
     Board,
     IllegalAction,
     Schedule,
-    check_choice,
     draw,
 )
-from harness.env.opponents import MAX_SEAT_PROCESSES, limits_of
+from harness.env.opponents import MAX_SEAT_PROCESSES
+from harness.env.setup import SETUP_KEYS, EnvSetup
 from harness.env.single import SingleAgent, as_action
-from harness.game.engine import DEFAULT_MAX_TURNS, rank_seats
+from harness.game.engine import rank_seats
 from harness.game.engines import ENGINES
 from harness.game.rules import Rules
 from harness.seats import SeatLimits
-from harness.seats.settings import SeatSettings
 
 
 def native_problem(opponents: Sequence[Any] | str, limits: SeatLimits | None = None) -> str | None:
@@ -67,6 +67,7 @@ def native_problem(opponents: Sequence[Any] | str, limits: SeatLimits | None = N
     return None
 
 
+USES = SETUP_KEYS - {"record", "render_mode"}  # records and drawing: PickominoEnv's
 MAX_ENVS = 1 << 16
 """The most games a vector env steps (65,536): in C one step of N games costs the same
 per game from N = 1,024 on (about 2 million agent steps per CPU-second at 1,024, 16,384
@@ -117,15 +118,7 @@ class _Native:
     """The C slots (harness/native/c/vecenv.inc.c) behind one capsule."""
 
     def __init__(
-        self,
-        n: int,
-        opponents: list[Any],
-        rules: Rules,
-        schedule: Schedule,
-        reward: str,
-        illegal: str,
-        illegal_reward: float,
-        max_turns: int,
+        self, n: int, opponents: list[Any], rules: Rules, schedule: Schedule, setup: EnvSetup
     ) -> None:
         core = native._core
         seats = ((0,), *(native.native_seat(o).as_c() for o in opponents))
@@ -136,10 +129,10 @@ class _Native:
             native.orders_c(schedule.orders, rules.players),
             keys,
             int(schedule.dice == "duplicate"),
-            REWARDS.index(reward),
-            int(illegal == "raise"),
-            illegal_reward,
-            max_turns,
+            REWARDS.index(setup.reward),
+            int(setup.illegal == "raise"),
+            setup.illegal_reward,
+            setup.max_turns,
             n,
         )
 
@@ -162,69 +155,44 @@ class VectorEnv:
         opponents: Sequence[Any] | str = ("greedy",),
         rules: Any = "official",
         *,
-        seat: int | str = "rotate",
-        seating: str = "balanced",
-        dice: str = "duplicate",
-        reward: str = "margin",
-        illegal: str = "penalty",
-        illegal_reward: float = -1.0,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        engine: str = "auto",
+        setup: EnvSetup | None = None,
         autoreset: bool = True,
-        settings: SeatSettings | None = None,
-        move_time: float | None = None,
-        game_time: float | None = None,
-        isolation: str | None = None,
+        **keywords: Any,
     ) -> None:
-        check_choice("engine", engine, ENGINES)
-        limits = limits_of(settings, move_time, game_time, isolation)
+        """``setup`` (an :class:`~harness.env.setup.EnvSetup`) or its keywords, not both:
+        every key but ``record`` and ``render_mode``."""
+        held = EnvSetup.of("VectorEnv", USES, setup, **keywords)
+        limits = held.settings.limits
         if type(num_envs) is not int or not 1 <= num_envs <= MAX_ENVS:
             raise ValueError(
                 f"num_envs: expected 1 to {MAX_ENVS:,} games, got {num_envs!r} (more buy no "
                 "speed: docs/rl.md)"
             )
         opponents = [opponents] if isinstance(opponents, str) else list(opponents)
+        engine = held.engine
         problem = native_problem(opponents, limits) if engine != "python" else "engine python"
         if engine == "native" and problem is not None:
             raise ValueError(f"engine native: {problem}")
         self.engine = "python" if problem is not None else "native"
         if self.engine == "native":
-            check_fits(num_envs, len(opponents) + 1, dice == "duplicate")
-        common = dict(
-            seat=seat,
-            seating=seating,
-            dice=dice,
-            reward=reward,
-            illegal=illegal,
-            illegal_reward=illegal_reward,
-            max_turns=max_turns,
-        )
-        # One Python agent checks every setting (one line each) and is the fallback's
-        # first; under limits in C there are none (native_problem), so none it holds.
-        python = self.engine == "python"
-        first = SingleAgent(opponents, rules, limits=limits if python else None, **common)
+            check_fits(num_envs, len(opponents) + 1, held.dice == "duplicate")
+        # One Python agent holds the schedule and the opponents' names and is the
+        # fallback's first; under limits in C there are none (native_problem).
+        first = SingleAgent(opponents, rules, setup=held)
         self.rules, self.schedule = first.rules, first.schedule
-        self.num_envs, self.autoreset, self.illegal = num_envs, autoreset, illegal
+        self.setup = held
+        self.num_envs, self.autoreset, self.illegal = num_envs, autoreset, held.illegal
         self.names = ["agent", *first.opponents.names]
         self._native: _Native | None = None
         self._agents: list[SingleAgent] = []
         if self.engine == "native":
-            self._native = _Native(
-                num_envs,
-                opponents,
-                self.rules,
-                self.schedule,
-                reward,
-                illegal,
-                float(illegal_reward),
-                max_turns,
-            )
+            self._native = _Native(num_envs, opponents, self.rules, self.schedule, held)
         else:
             self._agents = [first]
             self._hold(num_envs, first.opponents.processes)
             try:
                 for _ in range(num_envs - 1):
-                    self._agents.append(SingleAgent(opponents, rules, limits=limits, **common))
+                    self._agents.append(SingleAgent(opponents, rules, setup=held))
             except BaseException:
                 self.close()
                 raise
@@ -412,9 +380,13 @@ class NativeSingle:
     """One game stepped in C, with :class:`~harness.env.single.SingleAgent`'s surface:
     what :class:`harness.env.gym.PickominoEnv` steps when its opponents are native."""
 
-    def __init__(self, opponents: Sequence[Any] | str, **settings: Any) -> None:
-        self.vec = VectorEnv(1, opponents, engine="native", autoreset=False, **settings)
-        self.schedule, self.reward = self.vec.schedule, settings.get("reward", "margin")
+    def __init__(self, opponents: Sequence[Any] | str, rules: Any, setup: EnvSetup) -> None:
+        native_setup = replace(
+            setup.without("record", "render_mode"),
+            settings=setup.settings.with_overrides(engine="native"),
+        )
+        self.vec = VectorEnv(1, opponents, rules, setup=native_setup, autoreset=False)
+        self.schedule, self.reward = self.vec.schedule, setup.reward
         self.seed = self.episode = 0
 
     @property

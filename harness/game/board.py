@@ -10,9 +10,9 @@ a bust (R9, with its variants). Nothing here is part of the plugin API: strategi
 the decoded values through their view; observers are handed the board to read
 (:meth:`harness.game.engine.GameObserver.handed`).
 
-:class:`Claim` and :func:`swing` are public, and are exported by harness.game.view (imported
-as harness.view and harness.strategy) under that module's name: code digests treat the view
-as the versioned API, so a plugin that names ``Claim`` does not hash this file.
+:class:`Claim` and :func:`claim_key` are public, and are exported by harness.game.view
+(imported as harness.view and harness.strategy) under that module's name: code digests treat
+the view as the versioned API, so a plugin that names ``Claim`` does not hash this file.
 """
 
 from __future__ import annotations
@@ -73,14 +73,19 @@ class Claim(NamedTuple):
         return f"{self.tile} from seat {self.victim}"
 
 
-def swing(choice: Claim) -> tuple[int, int]:
-    """Sort key of a claim: (worms gained + worms the victim loses, tile number)."""
+def claim_key(choice: Claim) -> tuple[int, int]:
+    """Sort key of a claim, greatest first: (worms gained + worms the victim loses, tile).
+
+    A rule of thumb for ordering claims, not the worm swing (the change of the margin a
+    turn makes, harness.analysis.account: a steal's worms times P / (P - 1)): a steal
+    counts its worms twice here, whatever the player count. Named ``swing`` until issue
+    31; that name still imports, deprecated, from harness.strategy and harness.view."""
     gain = worms(choice.tile)
     return (2 * gain if choice.victim is not None else gain, choice.tile)
 
 
 # Public names, shown where strategies import them (see the module docstring).
-Claim.__module__ = swing.__module__ = "harness.game.view"
+Claim.__module__ = claim_key.__module__ = "harness.game.view"
 
 # Interned claims, so the engine builds no objects when it offers them.
 GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}
@@ -91,7 +96,7 @@ STEAL_CLAIMS: dict[tuple[int, int], Claim] = {(t, s): Claim(t, s) for t in TILES
 def legal_claims(
     seat: int, total: int, worm: bool, grill: int, tops: Sequence[int], lower_any: bool
 ) -> tuple[Claim, ...]:
-    """Every legal claim for ``seat`` stopping at ``total``, best worm swing first (R7).
+    """Every legal claim for ``seat`` stopping at ``total``, greatest :func:`claim_key` first (R7).
 
     ``grill`` is the face-up tiles as a bit mask, ``tops`` every seat's top tile (0 for
     an empty stack), ``lower_any`` the ``lower_tile: any`` variant. Pure: it reads its
@@ -120,7 +125,7 @@ def legal_claims(
         victim = tops.index(total)
         if victim != seat:
             choices.append(STEAL_CLAIMS[total, victim])
-    choices.sort(key=swing, reverse=True)
+    choices.sort(key=claim_key, reverse=True)
     return tuple(choices)
 
 

@@ -49,9 +49,9 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from harness.errors import PluginError
 from harness.game.rules import FACE_POINTS, FACES, TILES, WORM, Rules, face_name, worms
 
-# Claim and swing are defined with the board's encoding (harness.game.board), which the
+# Claim and claim_key are defined with the board's encoding (harness.game.board), which the
 # engine and the view share, and exported by harness.view; plugins import them here.
-from harness.game.view import Claim, View, swing
+from harness.game.view import Claim, View, _old_name, claim_key
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -72,8 +72,13 @@ __all__ = [
     "worms",
     "face_name",
     "points",
-    "swing",
+    "claim_key",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """A public name renamed (``swing``: :func:`claim_key`), still imported, deprecated."""
+    return _old_name("harness.strategy", name)
 
 
 class ParameterError(PluginError, ValueError):
@@ -255,10 +260,10 @@ class Strategy:
     def claim(self, view: View, choices: Sequence[Claim]) -> Claim:
         """Which claim to take when more than one is legal (R7).
 
-        The default takes the greatest worm swing: worms gained, plus the worms the
+        The default takes the greatest :func:`claim_key`: worms gained, plus the worms the
         victim loses for a steal; ties go to the higher tile.
         """
-        return max(choices, key=swing)
+        return max(choices, key=claim_key)
 
     # -- metadata ------------------------------------------------------------------
     @classmethod

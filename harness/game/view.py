@@ -15,7 +15,7 @@ process of its own (``isolation: process``) sees exactly what it would see in-pr
 
 What stopping would claim (R7) is :func:`legal_claims`, a pure function of the board
 that the engine and the view both use (defined with the board's encoding in
-harness.game.board, and re-exported here with :class:`Claim` and :func:`swing`).
+harness.game.board, and re-exported here with :class:`Claim` and :func:`claim_key`).
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from harness.errors import deprecated
 from harness.game.board import (
     FACES_OF,
     WORMS,
     Claim,
+    claim_key,
     legal_claims,
     mask_of,
-    swing,
     tiles_of,
 )
 from harness.game.dice import ROLLS, derive_seed
@@ -174,7 +175,7 @@ class View:
 
     @property
     def claims(self) -> tuple[Claim, ...]:
-        """What stopping now would offer (R7), best worm swing first; () if nothing."""
+        """What stopping now would offer (R7), greatest :func:`claim_key` first; () if nothing."""
         tops = tuple(s[-1] if s else 0 for s in self._stacks)
         return legal_claims(
             self._seat, self.total, self.has_worm, self._grill, tops, self._lower_any
@@ -311,4 +312,22 @@ class View:
         )
 
 
-__all__ = ["TURN_SLOTS", "Claim", "View", "legal_claims", "swing"]
+_OLD_NAMES = {"swing": "claim_key"}
+"""Public names renamed, still imported under the old one (deprecated, said once): ``swing``
+named the claims' sort key until issue 31; "swing" is the account's payoff alone now."""
+
+
+def _old_name(module: str, name: str) -> Any:
+    """The object an old public name of ``module`` stands for, with a Deprecated warning."""
+    new = _OLD_NAMES.get(name)
+    if new is None:
+        raise AttributeError(f"module {module!r} has no attribute {name!r}")
+    deprecated(f"{module}.{name} is now {new} (the same function); {name} still works for now")
+    return globals()[new]
+
+
+def __getattr__(name: str) -> Any:
+    return _old_name("harness.view", name)
+
+
+__all__ = ["TURN_SLOTS", "Claim", "View", "claim_key", "legal_claims"]

@@ -92,7 +92,7 @@ from harness.errors import plural
 def play(
     strategies: tuple[str, ...],
     preset: str,
-    settings: tuple[str, ...],
+    variants: tuple[str, ...],
     seed: int | None,
     dice: str,
     record_path: str | None,
@@ -132,7 +132,7 @@ def play(
     from harness.seats import plugin_traceback
 
     rules, seat_settings = _checked_rules(
-        strategies, preset, settings, record_path, seed=seed, max_turns=max_turns,
+        strategies, preset, variants, record_path, seed=seed, max_turns=max_turns,
         seat_options={"move_time": move_time, "game_time": game_time, "isolation": isolation,
                       "engine": engine},
     )  # fmt: skip
@@ -214,7 +214,7 @@ def _plugin_output() -> Any:
 def _checked_rules(
     strategies: tuple[str, ...],
     preset: str,
-    settings: tuple[str, ...],
+    variants: tuple[str, ...],
     record_path: str | None,
     seat_options: dict[str, Any],
     **bounded: Any,
@@ -235,7 +235,7 @@ def _checked_rules(
     check_names([s for s in strategies if s != SEAT_NAME])  # every unknown name, at once
     check_bounds(**bounded)
     seat_settings = seat_settings_of(GAME_SETTINGS, **seat_options)
-    rules = parse_variants(preset, settings, players=len(strategies))
+    rules = parse_variants(preset, variants, players=len(strategies))
     if record_path:
         _check_record_path(record_path)
     return rules, seat_settings

@@ -362,11 +362,19 @@ class _Aggregator:
         if all(name in a.tables for name in names):
             return
         present, first = np.unique(codes, return_index=True)
-        for code, row in sorted(zip(present.tolist(), first.tolist(), strict=True), key=_second):
+        new = [
+            (code, row)
+            for code, row in sorted(zip(present.tolist(), first.tolist(), strict=True), key=_second)
+            if names[code] not in a.tables
+        ]
+        # Each new table's seat order, read at once (a run of many tables: one take, not
+        # one per table).
+        orders = games.values("seating", np.array([row for _, row in new], dtype=np.int64))
+        for (code, row), k in zip(new, orders, strict=True):
             table = names[code]
             if table in a.tables:
                 continue
-            k = int(games.values("seating", np.array([row]))[0])
+            k = int(k)
             entrants = [""] * self.n
             if 0 <= k < len(design):
                 for seat, entrant in enumerate(design[k]):

@@ -50,6 +50,7 @@ from harness.report.summary_mirrors import (
 )
 from harness.runfolder.manifest import OUTPUT_KEPT, OUTPUT_KEY
 from harness.runfolder.reader import RunInfo
+from harness.runfolder.tables import TablesDamaged, table_rows
 from harness.runfolder.timing import strategy_times
 from harness.stats import NAN
 
@@ -236,10 +237,10 @@ def _turn_capped(agg: Aggregates) -> dict[str, Any]:
 def _timing(info: RunInfo, names: list[str]) -> list[dict[str, Any]]:
     """Each strategy's decision times and its tables' CPU per game, from the verified
     chunks' manifest lines (:mod:`harness.runfolder.timing`)."""
-    tables = {}
-    for t in info.config.get("tables") or []:
-        if isinstance(t, dict) and isinstance(t.get("entrants"), list):
-            tables[str(t.get("id"))] = [n for n in t["entrants"] if isinstance(n, str)]
+    try:
+        tables = {table: entrants for table, entrants, _ in table_rows(info.path, info.config)}
+    except TablesDamaged:  # opening the run said so already
+        tables = {}
     return [t.as_dict() for t in strategy_times(info.entries, tables, names)]
 
 

@@ -12,6 +12,8 @@ all go through it, so the folder's shape is written down once.
   verified against its line, the complete parts of a folder.
 - :mod:`~harness.runfolder.schema`: the columns and their types, defined once (the Arrow
   schema, the chunk arrays' typecodes, the status and error-kind codes by name).
+- :mod:`~harness.runfolder.tables`: a run's table list, in ``run.json`` or, for a plan of
+  more tables than ``CHUNK_CAP``, in ``tables.parquet`` beside it (checked when read).
 
 Nothing here imports pyarrow at import time: the engine's processes import the schema.
 """

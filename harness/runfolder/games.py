@@ -271,6 +271,7 @@ def _whole_deals(
     stream = all(p.ordered for p in group)
     pending: list[_Piece] = []
     pending_rows = 0
+    pending_low: int | None = None  # the lowest deal pending: nothing below it to hand out
     while True:
         open_ = [i for i, d in enumerate(last) if d is not None]
         if not open_:
@@ -289,6 +290,8 @@ def _whole_deals(
             last[i] = int(deals[-1]) if stream else last[i]
             pending.append((piece, deals, group[i]))
             pending_rows += rows
+            low = int(deals[0])
+            pending_low = low if pending_low is None else min(pending_low, low)
         if not stream or pending_rows < batch_rows:
             yield None, rows
             continue
@@ -296,6 +299,11 @@ def _whole_deals(
         # complete (a part read whole holds nothing more). Each piece's rows go by deal,
         # so its complete deals are a prefix: the batch is the pieces' prefixes in order.
         bound = min(d for d in last if d is not None)
+        if pending_low is not None and bound <= pending_low:
+            # No deal complete yet (many parts of one deal, read a few rows at a time):
+            # the pending pieces stay as they are, not cut and counted again each read.
+            yield None, rows
+            continue
         whole, rest = [], []
         for table, deals, part in pending:
             cut = int(np.searchsorted(deals, bound, side="left"))
@@ -305,6 +313,7 @@ def _whole_deals(
                 rest.append((table.slice(cut), deals[cut:], part))
         pending = rest
         pending_rows = sum(len(d) for _, d, _ in rest)
+        pending_low = min((int(d[0]) for _, d, _ in rest), default=None)
         yield (_merge(whole, players) if whole else None), rows
 
 

@@ -2,7 +2,8 @@
 
 One JSON line per completed chunk, appended once its part file is whole in ``games/``:
 its ``key``, ``file``, ``bytes`` and ``sha256`` (the first :data:`DIGEST_CHARS` hex
-digits), what it holds (``table``, deals ``first``..``stop``-1, ``games``), ``cpu`` and
+digits), what it holds (``table``, deals ``first``..``stop``-1, ``games``; a chunk of
+several tables lists them, in row order, as ``tables`` instead of ``table``), ``cpu`` and
 the user strategy code its process had loaded (``loaded``); a reused chunk adds
 ``reused_from``. Two fields say what playing it cost its strategies, when there is
 anything to say: ``timing`` (the user strategies' decision times,
@@ -34,7 +35,9 @@ DIGEST_CHARS = 32  # sha256 hex digits kept per chunk: 128 bits, no collision wi
 # Games a deal is played in, at most: every order of the largest permutations design.
 MAX_ORDERS = math.factorial(MAX_PERMUTATION_PLAYERS)
 
-Coverage = tuple[str, int, int, int]  # (table, first, stop, orders) a line says its chunk holds
+# (table, first, stop, orders) a line says its chunk holds; a chunk of several tables
+# has the tuple of their ids, in row order, for its table.
+Coverage = tuple[str | tuple[str, ...], int, int, int]
 
 
 def digest_of(data: bytes) -> str:
@@ -99,13 +102,30 @@ def safe_part_name(name: Any) -> bool:
 def covered(entry: Mapping[str, Any]) -> Coverage | None:
     """(table, first, stop, orders) a manifest line claims, or None if it is malformed.
 
-    ``orders`` is the games per deal: the number of seat orders of the run's design.
+    ``orders`` is the games per deal: the number of seat orders of the run's design. A
+    line of several tables (``tables``: two or more distinct ids, and no ``table``)
+    claims the tuple of them for its table, each with every order of every deal.
     """
-    table, first, stop, games = (entry.get(k) for k in ("table", "first", "stop", "games"))
-    if not isinstance(table, str) or not all(type(v) is int for v in (first, stop, games)):
+    first, stop, games = (entry.get(k) for k in ("first", "stop", "games"))
+    table: Any = entry.get("table")
+    if "tables" in entry:
+        listed = entry["tables"]
+        if table is not None or not isinstance(listed, list) or len(listed) < 2:
+            return None
+        if not all(isinstance(t, str) for t in listed) or len(set(listed)) != len(listed):
+            return None
+        table = tuple(listed)
+    elif not isinstance(table, str):
         return None
-    deals = stop - first
+    if not all(type(v) is int for v in (first, stop, games)):
+        return None
+    deals = (stop - first) * len(tables_of(table))
     if first < 0 or deals <= 0 or games <= 0 or games % deals:
         return None
     orders = games // deals
     return (table, first, stop, orders) if 2 <= orders <= MAX_ORDERS else None
+
+
+def tables_of(table: str | tuple[str, ...]) -> tuple[str, ...]:
+    """The tables a claim's table part names (:func:`covered`'s first item), in row order."""
+    return (table,) if isinstance(table, str) else tuple(table)

@@ -2,7 +2,9 @@
 the complete ones.
 
 A part is the Parquet file of one chunk: the games of one table, every seat order of deals
-first..stop-1, rows by deal then seat order (harness.runfolder.schema). Nothing stored is
+first..stop-1, rows by deal then seat order (harness.runfolder.schema); a chunk of several
+tables (a plan of more tables than CHUNK_CAP) holds each of its tables' games so, rows by
+deal, then table, then seat order (:func:`group_table`). Nothing stored is
 believed unchecked: :func:`read_part` reads a part once and holds it to its manifest line
 (the same size, the same sha256, rows that are exactly the games the line says) and its
 luck account to the identities the account keeps by construction
@@ -95,6 +97,113 @@ def part_table(
     schema, without decoding every name to be encoded again.
     """
     import numpy as np
+
+    rows = len(games["deal"])
+    seating = np.frombuffer(games["seating"], dtype=np.int8)
+    design = np.array(orders, dtype=np.int8)
+    return _table(
+        games,
+        seats,
+        errors,
+        players,
+        encoded,
+        _labels(np.zeros(rows, dtype=np.int8), [table], encoded),
+        lambda i: _labels(design[seating, i], entrants, encoded),
+    )
+
+
+def group_table(
+    games: Mapping[str, Any],
+    seats: Sequence[Mapping[str, Any]],
+    errors: Mapping[int, str],
+    *,
+    tables: Sequence[tuple[str, Sequence[int]]],
+    entrants: Sequence[str],
+    orders: Sequence[Sequence[int]],
+    players: int,
+    encoded: bool = False,
+) -> Any:
+    """The part of a chunk of several tables, as :func:`part_table` makes one table's.
+
+    The arrays hold the tables' rows one table after another (as they are played: each
+    every seat order of deals first..stop-1, rows by deal then order); ``tables`` each
+    table's id and its entrants (indices into ``entrants``, in table order). The part's
+    rows go by deal, then table (in that order), then seat order, so that a reader
+    streams it by deal as it streams a table's part.
+    """
+    import numpy as np
+
+    count, k = len(tables), len(orders)
+    per = len(games["deal"]) // count
+    deals = per // k
+    # Row (table m, deal d, order o) is played as row m * per + d * k + o; stored by deal.
+    order = (
+        np.arange(count)[None, :, None] * per
+        + np.arange(deals)[:, None, None] * k
+        + np.arange(k)[None, None, :]
+    ).ravel()
+    if deals > 1:  # (one deal a table: played in that order already)
+        games, seats, errors = _reordered(games, seats, errors, order)
+    member = (order // per).astype(np.int32)
+    seating = np.frombuffer(games["seating"], dtype=np.int8)
+    design = np.array(orders, dtype=np.int16)
+    picked = np.array([list(p) for _, p in tables], dtype=np.int16)  # (tables, players)
+    return _table(
+        games,
+        seats,
+        errors,
+        players,
+        encoded,
+        _labels(member, [t for t, _ in tables], encoded, wide=True),
+        lambda i: _labels(picked[member, design[seating, i]], entrants, encoded, wide=True),
+    )
+
+
+def _reordered(
+    games: Mapping[str, Any],
+    seats: Sequence[Mapping[str, Any]],
+    errors: Mapping[int, str],
+    order: Any,
+) -> tuple[dict[str, Any], list[dict[str, Any]], dict[int, str]]:
+    """A chunk's arrays with row ``i`` taken from row ``order[i]``."""
+    import numpy as np
+
+    def take(values: Any) -> Any:
+        return np.asarray(values).take(order)  # an array's buffer keeps its type
+
+    where = np.empty_like(order)
+    where[order] = np.arange(len(order))
+    return (
+        {name: take(values) for name, values in games.items()},
+        [{name: take(values) for name, values in seat.items()} for seat in seats],
+        {int(where[row]): text for row, text in errors.items()},
+    )
+
+
+def _labels(codes: Any, names: Iterable[str], encoded: bool, wide: bool = False) -> Any:
+    """Codes into ``names`` as a string column (dictionary encoded when ``encoded``): int8
+    codes, int32 when ``wide`` (a group's tables may be more than 127)."""
+    import pyarrow as pa
+
+    coded = pa.DictionaryArray.from_arrays(
+        pa.array(codes, type=pa.int32() if wide else pa.int8()),
+        pa.array(list(names), type=pa.string()),
+    )
+    return coded if encoded else coded.cast(pa.string())
+
+
+def _table(
+    games: Mapping[str, Any],
+    seats: Sequence[Mapping[str, Any]],
+    errors: Mapping[int, str],
+    players: int,
+    encoded: bool,
+    table: Any,
+    strategy: Any,
+) -> Any:
+    """The stored columns of a chunk's arrays, given its ``table`` column and each seat's
+    ``strategy(i)`` column."""
+    import numpy as np
     import pyarrow as pa
 
     n = players
@@ -102,12 +211,6 @@ def part_table(
 
     def ints(values: Any, kind: str) -> Any:  # the int and float64 arrays alike
         return pa.array(np.frombuffer(values, dtype=kind), type=getattr(pa, kind)())
-
-    def labels(codes: Any, names: Iterable[str]) -> Any:
-        coded = pa.DictionaryArray.from_arrays(
-            pa.array(codes, type=pa.int8()), pa.array(list(names), type=pa.string())
-        )
-        return coded if encoded else coded.cast(pa.string())
 
     def kinds() -> Any:
         # int8 codes (index into ERROR_KINDS, NO_KIND = no forfeit) -> strings, null for
@@ -117,20 +220,19 @@ def part_table(
             values = np.full(rows, schema.NO_KIND, dtype=np.int8)
         else:
             values = np.frombuffer(codes, dtype=np.int8)
-        return labels(
+        return _labels(
             pa.array(np.where(values < 0, 0, values).astype(np.int8), mask=values < 0),
             schema.ERROR_KINDS,
+            encoded,
         )
 
-    seating = np.frombuffer(games["seating"], dtype=np.int8)
-    design = np.array(orders, dtype=np.int8)
     message = [None] * rows
     for row, text in errors.items():
         message[row] = text
     cols: dict[str, Any] = {
-        "table": labels(np.zeros(rows, dtype=np.int8), [table]),
+        "table": table,
         "players": pa.array(np.full(rows, n, dtype=np.int8)),
-        "status": labels(np.frombuffer(games["status"], dtype=np.int8), schema.STATUSES),
+        "status": _labels(np.frombuffer(games["status"], dtype=np.int8), schema.STATUSES, encoded),
         "error": pa.array(message, type=pa.string()),
         "error_kind": kinds(),
     }
@@ -138,7 +240,7 @@ def part_table(
         if name not in cols:
             cols[name] = ints(games[name], schema.GAME_TYPES[name])
     for i, seat in enumerate(seats):
-        cols[schema.seat_column(i, "strategy")] = labels(design[seating, i], entrants)
+        cols[schema.seat_column(i, "strategy")] = strategy(i)
         for name in schema.SEAT_ARRAYS:
             cols[schema.seat_column(i, name)] = ints(seat[name], schema.SEAT_TYPES[name])
         for name, kind in schema.ACCOUNT_TYPES.items():  # nulls: a chunk without the account
@@ -270,13 +372,17 @@ def check_account(table: Any, name: str, players: int, account: bool | None = No
 
 
 def check_rows(table: Any, claim: Coverage, name: str, players: int | None = None) -> None:
-    """The rows are every seat order of deals first..stop-1 of one table, once each, and
+    """The rows are every seat order of deals first..stop-1 of one table (of each table of a
+    claim of several, :func:`_check_group_rows`), once each, and
     every row has ``players`` seats (any one count from 2 to 7 when None)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     table_id, first, stop, orders = claim
+    if not isinstance(table_id, str):
+        _check_group_rows(table, claim, name, players)
+        return
     deals = stop - first
     wrong = f"its rows are not deals {first}-{stop - 1} of table {table_id} in {orders} seat orders"
     if table.num_rows != deals * orders:
@@ -297,12 +403,61 @@ def check_rows(table: Any, claim: Coverage, name: str, players: int | None = Non
     if not (np.array_equal(deal, want_deal) and np.array_equal(seating, want_seating)):
         order = np.lexsort((seating, deal))
         deal, seating = deal[order], seating[order]
+    _check_players(seats, players, name, wrong)
+    if not np.array_equal(deal, want_deal) or not np.array_equal(seating, want_seating):
+        raise ChunkDamaged(name, wrong)
+
+
+def _check_players(seats: Any, players: int | None, name: str, wrong: str) -> None:
+    """Every row has ``players`` seats (one count from 2 to 7 when None)."""
     expected = players if players is not None else int(seats[0])
-    if (
-        (seats != expected).any()
-        or not 2 <= expected <= 7
-        or not np.array_equal(deal, want_deal)
-        or not np.array_equal(seating, want_seating)
+    if (seats != expected).any() or not 2 <= expected <= 7:
+        raise ChunkDamaged(name, wrong)
+
+
+def _check_group_rows(table: Any, claim: Coverage, name: str, players: int | None) -> None:
+    """:func:`check_rows` of a chunk of several tables: every seat order of deals
+    first..stop-1 of each table it lists, once each (stored by deal, then table, then
+    seat order; any order of the same games passes)."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    tables, first, stop, orders = claim
+    count, deals = len(tables), stop - first
+    wrong = (
+        f"its rows are not deals {first}-{stop - 1} of its {count} tables ({tables[0]} to "
+        f"{tables[-1]}) in {orders} seat orders"
+    )
+    if table.num_rows != count * deals * orders:
+        raise ChunkDamaged(
+            name, f"{table.num_rows:,} games where the manifest says {count * deals * orders:,}"
+        )
+    ids = pc.dictionary_encode(table.column("table").combine_chunks().cast("string"))
+    if ids.null_count:
+        raise ChunkDamaged(name, wrong)
+    where = {t: i for i, t in enumerate(tables)}
+    found = [where.get(t, -1) for t in ids.dictionary.to_pylist()]
+    if -1 in found:
+        raise ChunkDamaged(name, wrong)
+    member = np.array(found, dtype=np.int64)[ids.indices.to_numpy()]
+    deal = table.column("deal").to_numpy().astype(np.int64)
+    seating = table.column("seating").to_numpy().astype(np.int64)
+    want_deal = np.repeat(np.arange(first, stop), count * orders)
+    want_member = np.tile(np.repeat(np.arange(count), orders), deals)
+    want_seating = np.tile(np.arange(orders), deals * count)
+    same = (
+        np.array_equal(deal, want_deal)
+        and np.array_equal(member, want_member)
+        and np.array_equal(seating, want_seating)
+    )
+    if not same:
+        order = np.lexsort((seating, member, deal))
+        deal, member, seating = deal[order], member[order], seating[order]
+    _check_players(table.column("players").to_numpy(), players, name, wrong)
+    if not (
+        np.array_equal(deal, want_deal)
+        and np.array_equal(member, want_member)
+        and np.array_equal(seating, want_seating)
     ):
         raise ChunkDamaged(name, wrong)
 

@@ -29,7 +29,7 @@ from harness.errors import HarnessError, safe_text
 from harness.jsonsafe import TooDeep, loads_bounded
 from harness.runfolder.identities import account_problem, identity_columns
 from harness.runfolder.layout import GAMES, MANIFEST, RUN_JSON, part_files
-from harness.runfolder.manifest import covered, read_manifest, safe_part_name
+from harness.runfolder.manifest import covered, read_manifest, safe_part_name, tables_of
 from harness.runfolder.parts import (
     ChunkDamaged,
     complete_parts,
@@ -37,6 +37,7 @@ from harness.runfolder.parts import (
     unlisted_note,
 )
 from harness.runfolder.schema import ACCOUNT_FIELDS
+from harness.runfolder.tables import TableRow, TablesDamaged, table_rows
 
 ProgressCallback = Callable[[str, int, int], None]
 """progress(phase, rows done, rows in all): called after every batch."""
@@ -258,7 +259,12 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     spans: dict[str, list[tuple[int, int, str]]] = {}
     layouts: dict[Path, tuple[int, int, int, bool]] = {}
     good: list[dict[str, Any]] = []
-    kept = account_kept(config)
+    try:
+        tables: list[TableRow] | None = table_rows(folder, config)
+    except TablesDamaged as exc:  # --repair writes it again
+        problems.append(str(exc))
+        tables = None
+    kept = account_kept(config, tables or [])
     for entry in entries:
         name = entry["file"]
         claim = covered(entry)
@@ -267,10 +273,18 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
             continue
         # What the line claims counts for coverage even if its chunk is damaged: that is
         # one problem (the chunk), not two (the chunk and a gap).
-        spans.setdefault(claim[0], []).append((claim[1], claim[2], name))
+        members = tables_of(claim[0])
+        for table in members:
+            spans.setdefault(table, []).append((claim[1], claim[2], name))
         listed.add(name)
+        said = {kept.get(t) for t in members}  # a chunk of several tables: one answer
         try:
-            rows = read_part(games_dir / name, entry, columns=["deal"], account=kept.get(claim[0]))
+            rows = read_part(
+                games_dir / name,
+                entry,
+                columns=["deal"],
+                account=said.pop() if len(said) == 1 else None,
+            )
         except ChunkDamaged as exc:
             problems.append(f"games/{exc}")
             continue
@@ -278,7 +292,7 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
         good.append(entry)
         deals = rows.column("deal").to_numpy().astype(np.int64)
         layouts[games_dir / name] = (len(deals), *_layout_of(deals))
-    problems += _coverage(config, spans)
+    problems += _coverage(config, None if tables is None else [t for t, _, _ in tables], spans)
     on_disk = {p.name for p in part_files(games_dir)}
     notes = []
     unlisted = len(on_disk - {e["file"] for e in entries})
@@ -288,21 +302,18 @@ def _verified_run(folder: Path, config: dict[str, Any]) -> RunInfo:
     return RunInfo(folder, config, parts, notes, problems, layouts, good)
 
 
-def account_kept(config: dict[str, Any]) -> dict[str, bool]:
+def account_kept(config: dict[str, Any], tables: list[TableRow]) -> dict[str, bool]:
     """Which tables keep the luck account, by table id: every table under run.json's
-    ``luck: on`` or ``off``, each as its ``tables[].luck`` says under ``auto``. A run.json
-    of schema 3 or older says nothing: its tables are left out (unknown)."""
+    ``luck: on`` or ``off``, each as its ``tables[].luck`` says under ``auto``
+    (``tables``: the run's, :func:`harness.runfolder.tables.table_rows`). A run.json of
+    schema 3 or older says nothing: its tables are left out (unknown)."""
     mode = config.get("luck")
-    tables = config.get("tables")
     kept = {}
-    for table in tables if isinstance(tables, list) else []:
-        if not isinstance(table, dict) or "id" not in table:
-            continue
-        said = table.get("luck")
+    for table, _, said in tables:
         if mode in ("on", "off"):
-            kept[str(table["id"])] = mode == "on"
+            kept[table] = mode == "on"
         elif mode == "auto" and isinstance(said, bool):
-            kept[str(table["id"])] = said
+            kept[table] = said
     return kept
 
 
@@ -314,18 +325,20 @@ def _manifest_lines(manifest: Path) -> list[dict[str, Any]]:
         raise ReportError(f"{manifest}: cannot read ({exc.strerror or exc})") from None
 
 
-def _coverage(config: dict[str, Any], spans: dict[str, list[tuple[int, int, str]]]) -> list[str]:
-    """Chunks of a table must not overlap; a complete run's must cover every deal."""
+def _coverage(
+    config: dict[str, Any], tables: list[str] | None, spans: dict[str, list[tuple[int, int, str]]]
+) -> list[str]:
+    """Chunks of a table must not overlap; a complete run's must cover every deal of every
+    one of its ``tables`` (None: not known, a damaged tables file, told apart)."""
     problems = []
     for found in spans.values():
         found.sort()
         for (_, stop, a), (first, _, b) in zip(found, found[1:], strict=False):
             if first < stop:
                 problems.append(f"games/{b}: its deals overlap those of games/{a}")
-    if config.get("status") != "complete":
+    if config.get("status") != "complete" or tables is None:
         return problems
     deals = config.get("games")
-    tables = [t.get("id") for t in config.get("tables") or [] if isinstance(t, dict)]
     for table in tables:
         at = 0
         for first, stop, _ in spans.get(str(table), []):

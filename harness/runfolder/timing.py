@@ -167,9 +167,14 @@ def strategy_times(
             continue
         if not math.isfinite(seconds) or seconds < 0:
             continue
-        for name in set(tables.get(str(entry.get("table")), ())):
-            cpu[name] = cpu.get(name, 0.0) + seconds
-            games[name] = games.get(name, 0) + rows
+        # A chunk of several tables: its CPU and games shared evenly among them (their
+        # games are as many; the CPU of each is not measured apart).
+        listed = entry.get("tables")
+        ids = listed if isinstance(listed, list) and listed else [entry.get("table")]
+        for table in ids:
+            for name in set(tables.get(str(table), ())):
+                cpu[name] = cpu.get(name, 0.0) + seconds / len(ids)
+                games[name] = games.get(name, 0) + rows // len(ids)
     out = []
     for name in names:
         t = timing.get(name)

@@ -18,6 +18,7 @@ stored as a plain ``str``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -231,19 +232,46 @@ def settings_from(
         return (default or SeatSettings()).with_overrides(**given)
     if not isinstance(settings, SeatSettings):
         raise SettingsError("settings", f"expected a SeatSettings, got {shown(settings)}")
-    spelled = sorted(k for k, v in given.items() if v is not None)
-    if spelled:
-        raise SettingsError(
-            "settings",
-            f"given with {', '.join(spelled)}; give the seat settings once (settings=, or "
-            "the keywords)",
-        )
+    given_once("settings", "the seat settings", [k for k, v in given.items() if v is not None])
     return settings
+
+
+def given_once(
+    key: str, noun: str, spelled: Sequence[str], error: type[SettingsError] | None = None
+) -> None:
+    """One line (``error``, a SettingsError by default) when a value (``key=``) came with
+    keywords that say it again (``spelled``): the one wording of "not both"."""
+    if spelled:
+        raise (error or SettingsError)(
+            key,
+            f"given with {', '.join(sorted(spelled))}; give {noun} once ({key}=, or the keywords)",
+        )
+
+
+PLAYING_KEYS = ("engine", "move_time", "game_time", "isolation")
+"""The seat settings a caller that keeps no luck account (the coach, the diff, the RL
+environments) may give as keywords beside ``settings=``: every key but ``luck``."""
+
+
+def seat_settings_in(
+    given: dict[str, Any], error: type[SettingsError] | None = None
+) -> SeatSettings:
+    """The seat settings among a caller's keywords, taken out of ``given``: ``settings=``
+    or :data:`PLAYING_KEYS` (None: not given), not both; checked in the seat settings'
+    words, raised as ``error`` (key and problem kept) where a caller has its own."""
+    seats = {k: given.pop(k) for k in PLAYING_KEYS if k in given}
+    try:
+        return settings_from(given.pop("settings", None), **seats)
+    except SettingsError as exc:
+        if error is None or isinstance(exc, error):
+            raise
+        raise error(exc.key, exc.problem) from None
 
 
 __all__ = [
     "CHOICES",
     "HoldsSeatSettings",
+    "PLAYING_KEYS",
     "ISOLATED_GAME_TIME",
     "ISOLATION_MODES",
     "LUCK_MODES",
@@ -256,5 +284,7 @@ __all__ = [
     "check_setting",
     "checked_choice",
     "checked_seconds",
+    "given_once",
+    "seat_settings_in",
     "settings_from",
 ]

@@ -276,7 +276,7 @@ def sprt(
     alpha: float,
     beta: float,
     preset: str,
-    settings: tuple[str, ...],
+    variants: tuple[str, ...],
     seed: int,
     workers: int | None,
     max_games: int | None,
@@ -314,10 +314,10 @@ def sprt(
     from harness.tourney.runner import default_workers
 
     console_log(verbose)
-    for item in settings:
+    for item in variants:
         if item.partition("=")[0].strip().replace("-", "_") == "players":
             raise click.BadParameter("give the player count with --players", param_hint="--set")
-    rules = parse_variants(preset, settings, players=players)
+    rules = parse_variants(preset, variants, players=players)
     seat_settings = seat_settings_of(
         move_time=move_time, game_time=game_time, isolation=isolation, engine=engine, luck=luck
     )

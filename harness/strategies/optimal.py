@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from math import erf, sqrt
 
 from harness.analysis.turn import CHILD, EPS, LOOKUP, MAX_TOTAL, Payoff, solve_arrays
-from harness.strategy import Bound, Claim, Rules, Strategy, View, swing, worms
+from harness.strategy import Bound, Claim, Rules, Strategy, View, claim_key, worms
 
 _WORMS = [0] * 21 + [worms(t) for t in range(21, 37)] + [0] * (MAX_TOTAL - 36)
 _NO = -1e300  # the value of a face that cannot be kept
@@ -109,7 +109,7 @@ class Optimal(Strategy):
 
     def claim(self, view: View, choices: Sequence[Claim]) -> Claim:
         values = self._claims
-        return max(choices, key=lambda c: (values.get((c.tile, c.victim), _NO), swing(c)))
+        return max(choices, key=lambda c: (values.get((c.tile, c.victim), _NO), claim_key(c)))
 
     # -- planning a turn ---------------------------------------------------------------
     def _plan(self, view: View) -> None:

@@ -236,7 +236,17 @@ def engine_files() -> list[Path]:
     # The seat wrappers (time limits, process isolation) decide games that use them.
     files += [
         root / "seats" / name
-        for name in ("__init__.py", "isolation.py", "replies.py", "settings.py")
+        for name in (
+            "__init__.py",
+            "guarding.py",
+            "tracing.py",
+            "clock.py",
+            "timed.py",
+            "process_seat.py",
+            "isolation.py",
+            "replies.py",
+            "settings.py",
+        )
     ]
     # How a chunk seeds and plays its games, and the helpers built-in strategies share.
     # (Not seating.py: the design itself, every order of it, is in each chunk's key.)
@@ -247,7 +257,7 @@ def engine_files() -> list[Path]:
     files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [root / "native" / "__init__.py", root / "native" / "seats.py"]
+    files += sorted((root / "native").glob("*.py"))  # its door, its seats, its modules
     files += sorted((root / "native" / "c").glob("*.c"))  # core.c and the parts it #includes
     return files
 

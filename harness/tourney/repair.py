@@ -17,8 +17,8 @@ from typing import Any
 from harness.errors import HarnessError, RunFailed, plural, safe_text
 from harness.results import Run
 from harness.runfolder.reader import ReportError, RunInfo, open_run
-from harness.tourney import plan
 from harness.tourney.config import TourneyConfig, load_config
+from harness.tourney.grouping import run_key
 from harness.tourney.runner import run_tournament
 from harness.tourney.storage import RunFolder
 
@@ -113,14 +113,14 @@ def config_from_run(info: RunInfo) -> TourneyConfig:
         ) from None
     if isinstance(source, str):
         config = replace(config, source=source)
-    if plan.run_key(config) != c.get("key"):
+    if run_key(config) != c.get("key"):
         raise ReportError(
             f"{info.path}: cannot repair: its config plans another run now (the strategies' "
             "or harness's code, or the config, changed since it was played); "
             "play it again with harness tourney"
         )
     root, name = info.path.parent.parent, str(c["name"])
-    found = RunFolder.find(root, name, plan.run_key(config))
+    found = RunFolder.find(root, name, run_key(config))
     if found is None or os.path.realpath(found) != os.path.realpath(info.path):
         raise ReportError(
             f"{info.path}: cannot repair: harness tourney would resume "

@@ -29,6 +29,7 @@ from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
 from harness.results import Run
 from harness.runfolder import layout, schema
+from harness.runfolder import tables as table_list
 from harness.runfolder.layout import DEFAULT_OUT, describe_os_error
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
@@ -38,6 +39,8 @@ from harness.tourney import plan
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.config.python_entrants import main_entrants_here
+from harness.tourney.grouping import GroupedPlan, make_plan
+from harness.tourney.groups import GroupSpec
 from harness.tourney.progress import Progress, planning_teller, watched
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
@@ -238,9 +241,9 @@ def run_tournament(
     overrides |= {"engine": engine, "luck": luck, "settings": settings, "seating": seating}
     config = _prepared(config, options, overrides)
     # The plan, once: tables, engines (a table "native" cannot play is one line, here)
-    # and every chunk's key (a hash of its content: at native speed, building them
-    # three times cost as much as storing the chunks).
-    the_plan = plan.Plan(config, progress=planning_teller(options.say))
+    # and every chunk's key (worked out once: at native speed, building them three times
+    # cost as much as storing the chunks); chunks of several tables past CHUNK_CAP.
+    the_plan = make_plan(config, progress=planning_teller(options.say))
     root, key = Path(out), the_plan.run_key
     why = layout.path_problem(root / config.name, folder=True)
     if why is not None:  # bad input: one line, nothing written
@@ -348,13 +351,15 @@ def _prepared(
 def _run_json(
     config: TourneyConfig,
     folder: RunFolder,
-    the_plan: plan.Plan,
+    the_plan: plan.Plan | GroupedPlan,
     status: str,
     created: str,
     summary: dict[str, Any] | None = None,
     engine_used: dict[str, int] | None = None,
+    tables_file: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    table_list, engines = the_plan.tables, the_plan.engines
+    tables, engines = the_plan.tables, the_plan.engines
+    grouped = {"tables_per_chunk": config.tables_per_chunk} if tables_file is not None else {}
     return {
         "name": config.name,
         "run_id": folder.path.name,
@@ -384,20 +389,24 @@ def _run_json(
         # The luck and skill account: the setting, and the tables that keep it (docs/luck.md).
         "luck": config.settings.luck,
         "chunk": config.deals_per_chunk,
+        **grouped,
         "challenger": config.challenger.name if config.challenger else None,
         "entrants": [e.identity() for e in config.all_entrants()],
-        "tables": [
+        # A plan of more tables than CHUNK_CAP lists them in a file of their own.
+        "tables": tables_file
+        if tables_file is not None
+        else [
             {
                 "id": t.id,
                 "entrants": t.names,
                 "engine": _shown_engine(engines.get(t.id)),
                 "luck": the_plan.luck[t.id],
             }
-            for t in table_list
+            for t in tables
         ],
         "totals": {
-            "tables": len(table_list),
-            "deals": len(table_list) * config.games,
+            "tables": len(tables),
+            "deals": len(tables) * config.games,
             "games": the_plan.games,
             "chunks": len(the_plan.planned),
         },
@@ -429,7 +438,7 @@ class _Run:
     def __init__(
         self,
         config: TourneyConfig,
-        the_plan: plan.Plan,
+        the_plan: plan.Plan | GroupedPlan,
         folder: RunFolder,
         options: Options,
         started: float,
@@ -451,6 +460,7 @@ class _Run:
         self.to_play = 0  # games left to play when play starts
         self.ended = started  # when the play loop ended
         self.times: dict[str, Any] = {}  # decision times of the chunks this call stored
+        self.tables_file: dict[str, Any] | None = None  # run.json's "tables" of a grouped plan
 
     def go(self, resuming: bool) -> Run:
         """Every phase after :meth:`begin` in order; the run's results (TourneyInterrupted
@@ -479,7 +489,16 @@ class _Run:
         used = self.played.engine_used
         total = {name: self.ever[name] + used[name] for name in self.ever}
         self.folder.write_run_json(
-            _run_json(self.config, self.folder, self.plan, status, self.created, summary, total)
+            _run_json(
+                self.config,
+                self.folder,
+                self.plan,
+                status,
+                self.created,
+                summary,
+                total,
+                self.tables_file,
+            )
         )
 
     # -- begin: run.json says "running" (the run is known to later starts) -------------------
@@ -492,9 +511,20 @@ class _Run:
             for name in self.ever:
                 count = earlier.get(name)
                 self.ever[name] = count if type(count) is int and count >= 0 else 0
-        if len(self.plan.tables) > plan.PROGRESS_EVERY:  # run.json lists every table
+        if isinstance(self.plan, GroupedPlan):  # its tables in a file of their own
+            self.tables_file = self.write_tables()
+        elif len(self.plan.tables) > plan.PROGRESS_EVERY:  # run.json lists every table
             self.say(f"Writing run.json ({len(self.plan.tables):,} tables) ...")
         self.write_status("running")
+
+    def write_tables(self) -> dict[str, Any]:
+        """The table list of a grouped plan, in its file (written at every start: the same
+        bytes for the same run); what run.json says of it."""
+        engines, luck = self.plan.engines, self.plan.luck
+        data = table_list.tables_bytes(
+            (t.id, t.names, _shown_engine(engines.get(t.id)), luck[t.id]) for t in self.plan.tables
+        )
+        return table_list.write_tables(self.folder.path, data)
 
     # -- status: the folder's verified chunks are loaded ---------------------------------------
     def status(self, resuming: bool) -> None:
@@ -661,9 +691,11 @@ class _Run:
 
     def failed(self, outcome: Failed) -> None:
         spec = outcome.spec
+        where = {"tables": list(spec.table_ids)} if isinstance(spec, GroupSpec) else {}
         self.played.failed.append(
             {
                 "table": spec.table,
+                **where,
                 "entrants": [e.name for e in spec.entrants],
                 "deals": [spec.first, spec.stop - 1],
                 "reason": outcome.reason,

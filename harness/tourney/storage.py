@@ -12,7 +12,8 @@ temp file, a part file not yet listed (deleted on resume) or a torn last manifes
 Nothing stored is believed unchecked. A chunk kept on resume, taken from an earlier run
 or read by ``harness report`` is read once and held to its manifest line
 (:func:`read_part`): the same size, the same sha256, and rows that are exactly the games
-the line says (one table, every seat order of deals first..stop-1). A chunk that fails is
+the line says (every seat order of deals first..stop-1 of its table, or of each of its
+tables: a chunk of several, :mod:`harness.tourney.groups`). A chunk that fails is
 played again (resume, reuse) or named in one line (report). The standings, summary.csv
 and the forfeit examples are counted from those verified rows (:func:`part_summary`),
 never from numbers in the manifest's text, so they and the report, which reads the same
@@ -61,11 +62,13 @@ from harness.runfolder.manifest import (
     manifest_text,
     read_manifest,
     safe_part_name,
+    tables_of,
 )
 from harness.runfolder.parts import (
     ChunkDamaged,
     check_account,
     check_rows,
+    group_table,
     parquet_options,
     part_columns,
     part_table,
@@ -75,7 +78,8 @@ from harness.runfolder.parts import (
 )
 from harness.runfolder.timing import TIMING_KEY
 from harness.tourney.chunks import ChunkResult
-from harness.tourney.plan import ChunkSpec, deal_seed, engine_digest
+from harness.tourney.groups import Chunk, GroupSpec, member_counts
+from harness.tourney.plan import deal_seed, engine_digest
 
 # Names the runner's modules, benchmarks and tests take from here (defined in the run
 # folder's package, the one place they live).
@@ -106,9 +110,22 @@ log = logging.getLogger("harness.tourney")
 
 
 # -- verifying a stored chunk -------------------------------------------------------------
-def claim_of(spec: ChunkSpec) -> tuple[str, int, int, int]:
-    """What the manifest line of ``spec``'s chunk claims (see :func:`covered`)."""
-    return (spec.table, spec.first, spec.stop, len(spec.orders))
+def claim_of(spec: Chunk) -> tuple[str | tuple[str, ...], int, int, int]:
+    """What the manifest line of ``spec``'s chunk claims (see :func:`covered`): a chunk of
+    several tables claims the tuple of their ids."""
+    table = spec.table_ids if isinstance(spec, GroupSpec) else spec.table
+    return (table, spec.first, spec.stop, len(spec.orders))
+
+
+def account_of(accounts: Mapping[str, bool], entry: Mapping[str, Any]) -> bool | None:
+    """Whether a manifest line's chunk keeps the luck account, by its tables (``accounts``:
+    table id -> whether it keeps one); None when that is not known, or its tables
+    disagree (then the account is held to its identities, whichever it is)."""
+    claim = covered(entry)
+    if claim is None:
+        return None
+    said = {accounts.get(t) for t in tables_of(claim[0])}
+    return said.pop() if len(said) == 1 else None
 
 
 @dataclass
@@ -155,12 +172,13 @@ def part_summary(table: Any, players: int) -> PartSummary:
                     "strategy": str(strategies[seat][row]) if 0 <= seat < players else "?",
                     "game_seed": int(seed[row]),
                     "error": safe_text(error[row]),
+                    "table": str(table.column("table").take([int(row)]).to_pylist()[0]),
                 }
             )
     return PartSummary(table.num_rows, counters, len(forfeit_rows), examples)
 
 
-def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSummary:
+def played_summary(spec: Chunk, result: ChunkResult, table: Any) -> PartSummary:
     """:func:`part_summary` of a chunk just played, whose rows ``table`` is about to be stored.
 
     Counted in C (:func:`harness.native.column_counts`) from the very arrays ``table`` was
@@ -175,10 +193,14 @@ def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSumm
 
     n = spec.rules.players
     status = np.frombuffer(result.games["status"], dtype=np.int8)
-    if native.available() and not (status == schema.FORFEIT).any():
+    grouped = isinstance(spec, GroupSpec)  # counted by numpy, its tables at once
+    if (grouped or native.available()) and not (status == schema.FORFEIT).any():
         try:
-            stats = native.column_counts(result.games, result.seats, n, spec.orders)
-        except ValueError:  # arrays that do not make a chunk: counted from the rows
+            if grouped:
+                stats = member_counts(spec, result.games, result.seats)
+            else:
+                stats = native.column_counts(result.games, result.seats, n, spec.orders)
+        except (ValueError, IndexError):  # arrays that do not make a chunk: from the rows
             pass
         else:
             counters: dict[str, Counts] = {}
@@ -188,12 +210,12 @@ def played_summary(spec: ChunkSpec, result: ChunkResult, table: Any) -> PartSumm
     return part_summary(table.cast(schema.arrow_schema(n)), n)
 
 
-def describes(entry: Mapping[str, Any], spec: ChunkSpec) -> bool:
+def describes(entry: Mapping[str, Any], spec: Chunk) -> bool:
     """Whether a manifest line claims exactly ``spec``'s file, table, deals and orders."""
     return entry.get("file") == spec.file and covered(entry) == claim_of(spec)
 
 
-def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
+def refuse_reuse(entry: Mapping[str, Any], spec: Chunk) -> str | None:
     """Why a stored chunk may not stand for ``spec`` (None: it may), judging its line.
 
     Its line must claim exactly the spec's file, table and deals, and record the user
@@ -210,7 +232,7 @@ def refuse_reuse(entry: Mapping[str, Any], spec: ChunkSpec) -> str | None:
     return None
 
 
-def source_problem(settings: Mapping[str, Any] | None, spec: ChunkSpec) -> str | None:
+def source_problem(settings: Mapping[str, Any] | None, spec: Chunk) -> str | None:
     """Why another run's chunk may not stand for ``spec`` by that run's own settings
     (None: it may). A manifest line's key is only a claim: the run that wrote the chunk
     must have played with everything the key covers besides its table and deals."""
@@ -232,7 +254,7 @@ def source_problem(settings: Mapping[str, Any] | None, spec: ChunkSpec) -> str |
     return None
 
 
-def seeds_problem(table: Any, spec: ChunkSpec) -> str | None:
+def seeds_problem(table: Any, spec: Chunk) -> str | None:
     """Why a chunk's rows were not dealt by ``spec``'s seed (None: they were)."""
     deals = table.column("deal").to_pylist()
     seeds = table.column("seed").to_pylist()
@@ -445,7 +467,7 @@ class RunFolder:
                 continue
             try:
                 table = read_part(
-                    self.games_dir / name, entry, account=self._accounts.get(entry["table"])
+                    self.games_dir / name, entry, account=account_of(self._accounts, entry)
                 )
             except ChunkDamaged as exc:
                 notes.append(f"{exc}; played again")
@@ -479,7 +501,7 @@ class RunFolder:
             self._remember(entry, summary)
         return notes
 
-    def against_plan(self, spec: ChunkSpec) -> str | None:
+    def against_plan(self, spec: Chunk) -> str | None:
         """Why the kept chunk of ``spec.key`` cannot stand for that chunk (None: it can).
 
         Its line must describe the spec's own file, table and deals (a line relabelled
@@ -512,16 +534,17 @@ class RunFolder:
         return notes
 
     def _remember(self, entry: dict[str, Any], summary: PartSummary) -> None:
+        fields = ("file", "table", "tables", "first", "stop", "bytes", "sha256")
         self.entries[entry["key"]] = {
-            **{k: entry.get(k) for k in ("file", "table", "first", "stop", "bytes", "sha256")},
+            **{k: entry.get(k) for k in fields if k in entry},
             "games": summary.rows,
             "loaded": entry.get("loaded"),
         }
         add_counts(self.totals, summary.counters)
         self.forfeits += summary.forfeits
-        for example in summary.examples:
+        for example in summary.examples:  # each with its table, read from its row
             if len(self.examples) < KEPT_EXAMPLES:
-                self.examples.append({**example, "table": entry["table"]})
+                self.examples.append(example)
 
     def _append(self, entry: dict[str, Any], summary: PartSummary) -> None:
         line = manifest_line(entry)
@@ -554,7 +577,7 @@ class RunFolder:
         return notes
 
     # -- chunks -------------------------------------------------------------------------
-    def write_chunk(self, spec: ChunkSpec, result: ChunkResult) -> dict[str, Any]:
+    def write_chunk(self, spec: Chunk, result: ChunkResult) -> dict[str, Any]:
         """Store a played chunk (atomically) and list it in the manifest.
 
         Returns its manifest line, plus ``forfeits`` and ``forfeit_examples`` counted from
@@ -583,7 +606,7 @@ class RunFolder:
         self._append(entry, summary)
         return {**entry, "forfeits": summary.forfeits, "forfeit_examples": summary.examples}
 
-    def link_chunk(self, spec: ChunkSpec, source: Path, entry: dict[str, Any]) -> bool:
+    def link_chunk(self, spec: Chunk, source: Path, entry: dict[str, Any]) -> bool:
         """Reuse a stored chunk of another run: verify it, copy it, list it.
 
         False if it may not stand for ``spec`` (see :func:`refuse_reuse`) or its file does
@@ -627,7 +650,9 @@ class RunFolder:
         self._store(spec, data, "store a reused chunk")
         # What the chunk cost when it was played (cpu, decision times, plugin output)
         # comes with it: a reused chunk's strategies took that long to play it.
-        kept = {k: entry[k] for k in ("key", "table", "first", "stop", "games") if k in entry}
+        kept = {
+            k: entry[k] for k in ("key", "table", "tables", "first", "stop", "games") if k in entry
+        }
         kept |= {k: entry[k] for k in ("cpu", TIMING_KEY, OUTPUT_KEY) if k in entry}
         line = {
             **kept,
@@ -640,7 +665,7 @@ class RunFolder:
         self._append(line, summary)
         return True
 
-    def _store(self, spec: ChunkSpec, data: bytes, doing: str) -> None:
+    def _store(self, spec: Chunk, data: bytes, doing: str) -> None:
         """A chunk's part file, written whole via ``.tmp/`` (not yet in the manifest)."""
         tmp = self.tmp_dir / f"{spec.file}.{os.getpid()}"
         atomic_write(self.games_dir / spec.file, data, tmp, doing)
@@ -651,7 +676,7 @@ class RunFolder:
         return path
 
 
-def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) -> dict[str, Any]:
+def chunk_entry(spec: Chunk, result: ChunkResult, size: int, digest: str) -> dict[str, Any]:
     """The manifest line of a chunk: where it is, how to check it, what it holds.
 
     No standings counters: those are counted from the chunk's rows whenever it is read.
@@ -667,10 +692,13 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
         extra[TIMING_KEY] = result.times
     if getattr(result, "output", None):
         extra[OUTPUT_KEY] = result.output
+    where = (
+        {"tables": list(spec.table_ids)} if isinstance(spec, GroupSpec) else {"table": spec.table}
+    )
     return {
         "key": spec.key,
         "file": spec.file,
-        "table": spec.table,
+        **where,
         "first": spec.first,
         "stop": spec.stop,
         "games": result.rows,
@@ -682,18 +710,30 @@ def chunk_entry(spec: ChunkSpec, result: ChunkResult, size: int, digest: str) ->
     }
 
 
-def to_arrow(spec: ChunkSpec, result: ChunkResult, *, encoded: bool = False) -> Any:
+def to_arrow(spec: Chunk, result: ChunkResult, *, encoded: bool = False) -> Any:
     """The chunk's rows as a pyarrow Table of the stored schema (harness.runfolder.schema).
 
     ``encoded``: the string columns are left dictionary encoded, as the Parquet writer
     takes them (:meth:`RunFolder.write_chunk`; see :func:`harness.runfolder.parts.part_table`).
     """
+    names = [e.name for e in spec.entrants]
+    if isinstance(spec, GroupSpec):
+        return group_table(
+            result.games,
+            result.seats,
+            result.errors,
+            tables=spec.tables,
+            entrants=names,
+            orders=spec.orders,
+            players=spec.rules.players,
+            encoded=encoded,
+        )
     return part_table(
         result.games,
         result.seats,
         result.errors,
         table=spec.table,
-        entrants=[e.name for e in spec.entrants],
+        entrants=names,
         orders=spec.orders,
         players=spec.rules.players,
         encoded=encoded,

@@ -260,7 +260,7 @@ def test_serial_play_retries_a_chunk_that_raises_once(monkeypatch):
             raise RuntimeError("a plugin file edited mid-run")
         return play_chunk(spec, **kwargs)
 
-    monkeypatch.setattr(serial, "play_chunk", flaky)
+    monkeypatch.setattr(serial, "play", flaky)  # play_chunk or a group's play_group
     (outcome,) = list(SerialBackend().results([spec]))
     assert isinstance(outcome, Done) and outcome.result.rows == spec.games
 
@@ -273,7 +273,7 @@ def test_serial_play_fails_a_chunk_that_always_raises(monkeypatch):
         tries.append(1)
         raise RuntimeError("always")
 
-    monkeypatch.setattr(serial, "play_chunk", broken)
+    monkeypatch.setattr(serial, "play", broken)
     (outcome,) = list(SerialBackend().results([spec]))
     assert isinstance(outcome, Failed) and outcome.reason == "RuntimeError: always"
     assert len(tries) == base.ATTEMPTS

@@ -226,7 +226,7 @@ def test_r7_claim_is_asked_only_with_a_real_choice_and_the_default_prefers_the_s
     game.play_turn()
     assert [q[0] for q in first.asked] == ["pick", "stop"]
     claim = [q for q in second.asked if q[0] == "claim"]
-    assert claim == [("claim", 30, (Claim(30, 0), Claim(29)))]  # best worm swing first
+    assert claim == [("claim", 30, (Claim(30, 0), Claim(29)))]  # greatest claim_key first
     assert game.result().stacks == [[], [30]]  # default: steal (3 + 3 worms > 3)
 
 

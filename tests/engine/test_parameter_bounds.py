@@ -127,7 +127,7 @@ def test_the_c_code_refuses_what_the_declarations_refuse():
     bound plays, or is a ValueError naming the parameter."""
     core = native._core
     rules = native.rules_c(Rules(players=2))
-    for name, (kind, _, _, attributes) in native._KINDS.items():
+    for name, (kind, _, _, attributes) in native.kinds.KINDS.items():
         cls = builtin_strategies()[name]
         assert set(attributes) == set(cls.bounds), name
         base = [float(getattr(cls(), a)) for a in attributes]
@@ -137,16 +137,16 @@ def test_the_c_code_refuses_what_the_declarations_refuse():
                 params = list(base)
                 params[i] = value
                 seats = ((kind, *params), (0,))
-                columns = native._flat(*native._columns(2, 1))
+                columns = native.columns.flat(*native.columns.new_columns(2, 1))
                 if inside:
                     core.play_games(rules, seats, 100, 0, 1, bytes([0, 1]), columns, None)
                 else:
                     with pytest.raises(ValueError, match=f"parameter {key} = "):
                         core.play_games(rules, seats, 100, 0, 1, bytes([0, 1]), columns, None)
         wrong = (kind, *base[:-1]) if attributes else (kind, 1.0)  # one too few, or too many
+        columns = native.columns.flat(*native.columns.new_columns(2, 1))
         with pytest.raises(ValueError, match="parameter"):
-            core.play_games(rules, (wrong, (0,)), 100, 0, 1, bytes([0, 1]),
-                            native._flat(*native._columns(2, 1)), None)  # fmt: skip
+            core.play_games(rules, (wrong, (0,)), 100, 0, 1, bytes([0, 1]), columns, None)
 
 
 @needs_native

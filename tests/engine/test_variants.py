@@ -111,7 +111,7 @@ def test_lower_tile_any_offers_every_tile_below_and_the_steal():
     game.play_turn()
     (asked,) = [q for q in seat1.asked if q[0] == "claim"]
     assert set(asked[2]) == {Claim(25, 0)} | {Claim(t) for t in range(21, 25)}
-    assert asked[2][0] == Claim(25, 0)  # best worm swing first
+    assert asked[2][0] == Claim(25, 0)  # greatest claim_key first
     assert game.result().stacks == [[25], [23]]
 
 

@@ -447,10 +447,11 @@ def test_without_the_project_metadata_the_error_says_why():
     """harness imported from a folder that was never installed: no built-ins, and one line
     that says the metadata is missing (not just "available: ")."""
     from harness import plugins
+    from harness.plugins import catalogue  # where the catalogue reads them
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(plugins, "_registered", lambda: [])
-        patch.setattr(plugins, "_BROKEN", {})
+        patch.setattr(catalogue, "_registered", lambda: [])
+        patch.setattr(catalogue, "_BROKEN", {})
         plugins.builtin_strategies.cache_clear()
         try:
             assert plugins.builtin_strategies() == {}
@@ -472,7 +473,7 @@ def test_a_stale_egg_info_in_the_cwd_does_not_hide_the_builtins(tmp_path, monkey
     (info / "entry_points.txt").write_text("[console_scripts]\nharness = harness.cli:main\n")
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(tmp_path))
-        patch.setattr(plugins, "_BROKEN", {})
+        patch.setattr(plugins.catalogue, "_BROKEN", {})
         plugins.builtin_strategies.cache_clear()
         try:
             assert len(plugins.builtin_strategies()) == 8 and not plugins.broken_builtins()

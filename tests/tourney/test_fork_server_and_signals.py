@@ -134,6 +134,9 @@ def test_killing_the_fork_server_mid_run_loses_nothing(tmp_path, reference, sig)
 
 REPORT_SIGNAL = """
 import os, signal, sys, time
+# As at a terminal: a shell's background job starts with SIGINT ignored, and harness
+# rightly leaves an ignored signal ignored.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import harness.report.api as api
 def write_report(*args, **kwargs):
     os.kill(os.getpid(), signal.{sig})

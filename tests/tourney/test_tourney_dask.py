@@ -255,6 +255,24 @@ def test_local_cluster_stores_the_same_games_bit_for_bit(tmp_path):
     assert meta["status"] == "complete" and meta["summary"]["workers"] == 2
 
 
+def test_grouped_chunks_on_dask_are_the_local_chunks_bit_for_bit(tmp_path, monkeypatch):
+    """A plan of more tables than CHUNK_CAP (here 12) groups them: a chunk of several
+    tables is one task, a plugin's (shipped, in a child) as a built-ins' (in the worker)."""
+    import harness.tourney.config.model as model
+
+    monkeypatch.setattr(model, "CHUNK_CAP", 12)
+    monkeypatch.setattr(model, "CHUNK_GAMES", 40)
+    config = plugin_config(tmp_path, BOT, "Bot", target=26)
+    config |= {"players": 3, "deals": 2, "chunk": 2, "name": "grouped"}
+    config["entrants"] = [*config["entrants"], "threshold", "worm-first", "simple"]  # 20 tables
+    local = run_tournament(config, out=tmp_path / "local", workers=2)
+    dask = run_tournament(config, out=tmp_path / "dask", workers=2, backend="dask")
+    assert local.status == dask.status == "complete"
+    lines = (dask.run_dir / "manifest.jsonl").read_text().splitlines()
+    assert len(lines) < 20 and any("tables" in json.loads(line) for line in lines)
+    assert_same_run(local.run_dir, dask.run_dir)
+
+
 def test_three_players_independent_dice_on_a_scheduler(tmp_path, cluster):
     local_cluster, _ = cluster
     config = {
@@ -286,12 +304,13 @@ def test_resume_and_reuse_work_across_backends(tmp_path):
 # -- plugins reach remote workers -------------------------------------------------------------
 def _workers_cannot_read_plugin_files() -> None:
     """On a worker: any file plugin load fails, as on a machine without the file."""
-    import harness.plugins
+    import harness.plugins.references
 
     def denied(ref: str, where: str):
         raise PluginError(f"strategy {ref!r}: file {where} not found (this worker)")
 
-    harness.plugins._load_file = denied
+    # where a strategy reference is resolved: the name its lookup reads
+    harness.plugins.references._load_file = denied
 
 
 def test_plugin_file_is_shipped_to_workers_that_cannot_read_it(tmp_path, cluster):

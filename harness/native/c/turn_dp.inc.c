@@ -11,8 +11,7 @@
  * above); a state's value is the larger of rolling on and stopping. So the values, and
  * every decision taken from them, are the Python strategy's. */
 #define DP_MAX_STATES 2048
-#define DP_MAX_TOTAL 40
-#define DP_EPS 1e-12 /* turn.EPS */
+#define DP_MAX_TOTAL MAX_TOTAL /* the highest total of a turn (DP_EPS: turn.EPS) */
 static int DP_N;                               /* 1,939 states */
 static int DP_START; /* the turn's start: nothing kept, 8 dice (turn.START) */
 /* The states with no dice left come first (0..DP_V0 - 1, 646 of them): their value is a

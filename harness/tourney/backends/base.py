@@ -13,7 +13,8 @@ from harness.plugins import builtin_strategies, is_own_module, names_a_file, par
 from harness.tourney.chunks import (
     ChunkResult,
 )
-from harness.tourney.plan import ChunkSpec, EntrantRef
+from harness.tourney.groups import Chunk
+from harness.tourney.plan import EntrantRef
 
 log = logging.getLogger("harness.tourney")
 ATTEMPTS = 2  # a chunk that raises is tried once more, then reported
@@ -23,13 +24,13 @@ PUBLISH_EVERY = 0.25  # seconds between two publications of the decision times
 
 @dataclass
 class Done:
-    spec: ChunkSpec
+    spec: Chunk
     result: ChunkResult
 
 
 @dataclass
 class Failed:
-    spec: ChunkSpec
+    spec: Chunk
     reason: str
     refused: bool = False  # the worker refused to play it (other code than the parent's)
 
@@ -60,7 +61,7 @@ class Backend(Protocol):
 
     workers: int
 
-    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]: ...
+    def results(self, specs: Iterable[Chunk]) -> Iterator[Outcome]: ...
 
     def describe(self) -> str: ...
 
@@ -77,11 +78,11 @@ class Retries:
         self.attempts = attempts
         self.failures: dict[str, int] = {}  # chunk key -> attempts that raised so far
 
-    def attempt(self, spec: ChunkSpec) -> int:
+    def attempt(self, spec: Chunk) -> int:
         """The number of the chunk's next attempt (1 for the first)."""
         return self.failures.get(spec.key, 0) + 1
 
-    def failed(self, spec: ChunkSpec, reason: str) -> Failed | None:
+    def failed(self, spec: Chunk, reason: str) -> Failed | None:
         """One attempt raised: None to play it again, or the Failed outcome to report."""
         tried = self.attempt(spec)
         if tried < self.attempts:
@@ -110,6 +111,6 @@ def is_builtin_ref(ref: EntrantRef) -> bool:
     return is_own_module(where)
 
 
-def user_codes(spec: ChunkSpec) -> set[str]:
+def user_codes(spec: Chunk) -> set[str]:
     """The code digests of a chunk's user entrants: the user code it may have loaded."""
     return {ref.code for ref in spec.entrants if not is_builtin_ref(ref)}

@@ -75,7 +75,8 @@ from harness.tourney.backends.dask_worker import (
     play_task,
 )
 from harness.tourney.chunks import WORKER_LOGGER
-from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
+from harness.tourney.groups import Chunk
+from harness.tourney.plan import EntrantRef, engine_digest
 
 log = logging.getLogger("harness.tourney")
 INSTALL = "pip install 'pickomino-harness[dask]'"
@@ -348,7 +349,7 @@ class DaskBackend:
             self._prepared[key] = (ref, shipped, code)
         return self._prepared[key]
 
-    def task(self, spec: ChunkSpec) -> Task:
+    def task(self, spec: Chunk) -> Task:
         """The task that plays ``spec`` (PluginError if a plugin file cannot be read)."""
         import harness
 
@@ -361,7 +362,7 @@ class DaskBackend:
             codes=tuple(p[2] for p in prepared),
         )
 
-    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
+    def results(self, specs: Iterable[Chunk]) -> Iterator[Outcome]:
         pending = iter(specs)
         first = next(pending, None)
         if first is None:
@@ -386,20 +387,20 @@ class DaskBackend:
             yield from self._play(client, itertools.chain([first], pending), interrupts)
 
     def _play(
-        self, client: Any, specs: Iterator[ChunkSpec], interrupts: _Interrupts
+        self, client: Any, specs: Iterator[Chunk], interrupts: _Interrupts
     ) -> Iterator[Outcome]:
         """Keep twice the cluster's threads in tasks (every worker has its next chunk
         queued) and yield outcomes as tasks land; cancel what is left when closed."""
         landed: queue.Queue[Any] = queue.Queue()  # futures, as Dask finishes them
-        inflight: dict[Any, ChunkSpec] = {}
+        inflight: dict[Any, Chunk] = {}
         retries = Retries()
-        retry: list[ChunkSpec] = []
+        retry: list[Chunk] = []
         ready: list[Outcome] = []
         token = uuid.uuid4().hex[:8]  # task keys unique to this run on a shared scheduler
         workers = client.nthreads()  # address -> threads
         looked = time.monotonic()
 
-        def submit(spec: ChunkSpec) -> None:
+        def submit(spec: Chunk) -> None:
             try:
                 task = self.task(spec)
             except PluginError as exc:
@@ -464,7 +465,7 @@ class DaskBackend:
                 self._live.clear()
 
     @staticmethod
-    def _outcome(client: Any, future: Any, spec: ChunkSpec) -> Done | Failed | str:
+    def _outcome(client: Any, future: Any, spec: Chunk) -> Done | Failed | str:
         """What a landed task means: Done, Failed (no retry), or the reason to retry it.
         Raises for what stops the run: a refused worker, a lost scheduler."""
         from distributed.scheduler import KilledWorker

@@ -44,8 +44,9 @@ from harness.seats import Beacon
 from harness.tourney.backends.base import Done, Failed, is_builtin_ref
 from harness.tourney.backends.process import ProcessBackend
 from harness.tourney.backends.worker import ChunkRefused
-from harness.tourney.chunks import WORKER_LOGGER, ChunkResult, play_chunk
-from harness.tourney.plan import ChunkSpec, EntrantRef, engine_digest
+from harness.tourney.chunks import WORKER_LOGGER, ChunkResult
+from harness.tourney.groups import Chunk, play
+from harness.tourney.plan import EntrantRef, engine_digest
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class Shipped:
 class Task:
     """One chunk as a worker plays it, with what it needs to check and load the code."""
 
-    spec: ChunkSpec  # file plugins point at their shipped module
+    spec: Chunk  # file plugins point at their shipped module
     shipped: tuple[Shipped, ...]
     version: str  # the parent's harness version
     engine: str  # the parent's engine digest
@@ -213,12 +214,12 @@ def _unship(text: str, shipped: tuple[Shipped, ...]) -> str:
 
 
 # -- the task -----------------------------------------------------------------------------------
-def needs_child(spec: ChunkSpec) -> bool:
+def needs_child(spec: Chunk) -> bool:
     """A chunk with user code or seat limits: played in a clean child process."""
     return spec.limited or not all(is_builtin_ref(ref) for ref in spec.entrants)
 
 
-def _other_code(spec: ChunkSpec, codes: tuple[str, ...], worker: str) -> str | None:
+def _other_code(spec: Chunk, codes: tuple[str, ...], worker: str) -> str | None:
     """Why this process must not play ``spec`` (an entrant's code differs), or None."""
     for ref, expected in zip(spec.entrants, codes, strict=True):
         here = code_of(ref)
@@ -240,7 +241,7 @@ class _Prepare:
     codes: tuple[str, ...]
     worker: str
 
-    def __call__(self, spec: ChunkSpec) -> ChunkSpec:
+    def __call__(self, spec: Chunk) -> Chunk:
         for item in self.shipped:
             install(item)
         refusal = _other_code(spec, self.codes, self.worker)
@@ -404,7 +405,7 @@ def play_task(task: Task) -> Reply:
             if refusal is not None:
                 return Reply("refused", None, refusal, worker, capture.records)
             watch = _Playing()
-            result = _reported(_Reporter(task), watch, lambda: play_chunk(task.spec, watch=watch))
+            result = _reported(_Reporter(task), watch, lambda: play(task.spec, watch=watch))
         except Exception as exc:
             wlog.error(
                 "%s raised:\n%s",

@@ -97,9 +97,8 @@ from harness.tourney.chunks import (
     ChunkResult,
     empty_result,
     extend,
-    finish,
 )
-from harness.tourney.plan import ChunkSpec
+from harness.tourney.groups import Chunk, at, finish
 
 GRACE = 0.5  # seconds past a deadline before the watchdog kills: GRACE + GRACE_SHARE x limit
 GRACE_SHARE = 0.1
@@ -137,7 +136,7 @@ def _builtin_modules() -> list[str]:
 class _Chunk:
     """A chunk in play: the rows received so far and how its workers fared."""
 
-    def __init__(self, spec: ChunkSpec) -> None:
+    def __init__(self, spec: Chunk) -> None:
         self.spec = spec
         self.result = empty_result(spec)
         self.decided: dict[int, GameError] = {}
@@ -441,14 +440,14 @@ class ProcessBackend:
         workers[workers.index(old)] = fresh
         return fresh
 
-    def _fits(self, worker: _Worker, spec: ChunkSpec) -> bool:
+    def _fits(self, worker: _Worker, spec: Chunk) -> bool:
         return worker.fresh or worker.loaded <= user_codes(spec)
 
     def _hand_out(
         self,
         workers: list[_Worker],
-        ahead: deque[ChunkSpec],
-        pending: Iterator[ChunkSpec | None],
+        ahead: deque[Chunk],
+        pending: Iterator[Chunk | None],
         resume: deque[_Chunk],
     ) -> None:
         """Give every idle worker its next job: chunks to go on with first, then the next
@@ -506,9 +505,9 @@ class ProcessBackend:
             fresh.send(chunk.job(self.setup, self.report))
 
     # -- the loop -------------------------------------------------------------------------
-    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
+    def results(self, specs: Iterable[Chunk]) -> Iterator[Outcome]:
         pending = iter(specs)
-        ahead: deque[ChunkSpec] = deque()
+        ahead: deque[Chunk] = deque()
         resume: deque[_Chunk] = deque()
         workers = [_Worker(self, i) for i in range(self.workers)]
         self._in_play = (workers, resume)
@@ -629,13 +628,16 @@ class ProcessBackend:
         self._fresh(workers, w)
         chunk.deaths += 1
         if row >= chunk.received:
-            deal, k = spec.game_at(row)
-            where = f"deal {deal} seating {k}"
+            table, local = at(spec, row)
+            deal, k = table.game_at(local)
+            where = f"deal {deal} seating {k}" + (
+                f" of table {table.table}" if table is not spec else ""
+            )
             traced = chunk.trace_from is not None and row >= chunk.trace_from
             if traced and inside and row not in chunk.decided:
                 seat, turn = int(shm[W_SEAT]), int(shm[W_TURN])
                 method = METHODS[int(shm[W_METHOD])]
-                name = spec.entrant_in(seat, k).name
+                name = table.entrant_in(seat, k).name
                 detail = f"its worker process died ({how}) in {method}()"
                 chunk.decided[row] = SeatCrashed(turn, seat, name, detail)
                 log.warning(
@@ -699,13 +701,14 @@ class ProcessBackend:
                 return self._overtime(workers, w, chunk, resume)
         elif not spec.limited and now - w.seen_at > STUCK_AFTER and w.warned_row != row:
             w.warned_row = row
-            deal, k = spec.game_at(int(row) if row >= 0 else chunk.received)
+            table, local = at(spec, min(int(row) if row >= 0 else chunk.received, spec.games - 1))
+            deal, k = table.game_at(local)
             log.warning(
                 "table %s (%s) deal %d seating %d: no game finished for %.0f s in worker "
                 "%d; a strategy may be stuck: set move_time (--move-time SECONDS) to make "
                 "it forfeit",
-                spec.table,
-                " v ".join(e.name for e in spec.entrants),
+                table.table,
+                " v ".join(e.name for e in table.entrants),
                 deal,
                 k,
                 now - w.seen_at,
@@ -731,8 +734,9 @@ class ProcessBackend:
             return outcomes
         w.chunk = None
         if row >= chunk.received and inside and not math.isnan(deadline):
-            deal, k = spec.game_at(row)
-            name = spec.entrant_in(seat, k).name
+            table, local = at(spec, row)
+            deal, k = table.game_at(local)
+            name = table.entrant_in(seat, k).name
             move_time, game_time = spec.settings.move_time, spec.settings.game_time
             if move_time is not None and abs(entered + move_time - deadline) < 1e-3:
                 over = f"move_time {move_time:g} s"
@@ -748,7 +752,7 @@ class ProcessBackend:
             log.warning(
                 "chunk %s: deal %d seating %d: seat %d (%s) %s; stored as its forfeit, "
                 "going on from the next game",
-                spec.describe(),
+                table.describe(),
                 deal,
                 k,
                 seat,

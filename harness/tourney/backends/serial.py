@@ -25,8 +25,8 @@ from harness.tourney.backends.base import (
     log,
     user_codes,
 )
-from harness.tourney.chunks import Playing, play_chunk
-from harness.tourney.plan import ChunkSpec
+from harness.tourney.chunks import Playing
+from harness.tourney.groups import Chunk, play
 
 
 class SerialBackend:
@@ -73,7 +73,7 @@ class SerialBackend:
             log.warning("%s", text)
             self.echo(f"Note: {told or text}")
 
-    def results(self, specs: Iterable[ChunkSpec]) -> Iterator[Outcome]:
+    def results(self, specs: Iterable[Chunk]) -> Iterator[Outcome]:
         for spec in specs:
             if spec.limited and spec.settings.isolation == "none" and user_codes(spec):
                 self._warn_once(
@@ -88,7 +88,7 @@ class SerialBackend:
                 try:
                     with contained(self.output) as way_out:
                         self.watch.way_out = way_out
-                        result = play_chunk(spec, watch=self.watch, times=times, now=self.now)
+                        result = play(spec, watch=self.watch, times=times, now=self.now)
                 except BaseException as exc:
                     self.watch.stop()
                     if isinstance(exc, GeneratorExit):
@@ -128,7 +128,7 @@ class _SerialWatch(Beacon):
         self.way_out = Outside()
         self.told = 0.0
 
-    def start(self, spec: ChunkSpec, refresh: Callable[[], None] | None) -> ChunkTimes:
+    def start(self, spec: Chunk, refresh: Callable[[], None] | None) -> ChunkTimes:
         """A chunk begins: its decision times, counted from nothing."""
         self.row, self.refresh = -1, refresh
         self.names = [e.name for e in spec.entrants]

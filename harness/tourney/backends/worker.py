@@ -35,10 +35,9 @@ from harness.tourney.chunks import (
     WORKER_LOGGER,
     ChunkResult,
     Playing,
-    play_chunk,
     rows_of,
 )
-from harness.tourney.plan import ChunkSpec
+from harness.tourney.groups import Chunk, play
 
 # -- the worker process ---------------------------------------------------------------------
 # The watch: a few doubles of shared memory per worker, written by the worker, read by
@@ -111,7 +110,7 @@ class Job:
     """What a worker is asked to play: a chunk from ``start`` (rows before it are in the
     parent), the games the parent decided, and tracing from ``trace_from`` on."""
 
-    spec: ChunkSpec
+    spec: Chunk
     start: int = 0
     decided: dict[int, GameError] = field(default_factory=dict)
     trace_from: int | None = None
@@ -277,7 +276,7 @@ def _play_job(
     try:
         if job.setup is not None:
             spec = job.setup(spec)
-        result = play_chunk(
+        result = play(
             spec,
             start=job.start,
             decided=job.decided,

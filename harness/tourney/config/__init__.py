@@ -93,6 +93,7 @@ from harness.tourney.config.model import (
     SWEEP,
     Entrant,
     TourneyConfig,
+    group_size,
 )
 from harness.tourney.config.python_entrants import (
     python_entrant,
@@ -206,6 +207,7 @@ __all__ = [
     "check_bounds",
     "load_config",
     "name_problem",
+    "group_size",
     "plan_problem",
     "plan_size",
     "table_count",

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from harness.errors import ConfigError
@@ -64,7 +65,7 @@ def check_bounds(**values: Any) -> None:
                 raise exc.for_option() from None
             continue
         if key in BOUNDS:
-            problem = _integer_problem(value, *BOUNDS[key])
+            problem = integer_problem(value, *BOUNDS[key])
         else:
             raise TypeError(f"check_bounds: no bounds for {key!r}")
         if problem:
@@ -80,7 +81,9 @@ class ConfigProblems(ConfigError):
         self.problems = list(problems)
 
 
-def _integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
+def integer_problem(value: Any, low: int | float, high: int | float, why: str) -> str | None:
+    """What is wrong with ``value`` as a whole number from ``low`` to ``high`` (``why``: the
+    reason for the highest), in the one wording of every bound; None if nothing."""
     if type(value) is not int:
         return f"expected a whole number, got {shown(value)}"
     if value < low:
@@ -88,6 +91,28 @@ def _integer_problem(value: Any, low: int | float, high: int | float, why: str) 
     if value > high:
         return f"{shown(value)}; at most {high:,} ({why})"
     return None
+
+
+def checked_integer(
+    key: str,
+    value: Any,
+    low: int,
+    high: int,
+    why: str,
+    error: type[SettingsError] = SettingsError,
+) -> int:
+    """``value`` as a plain int within bounds (numpy's ints are whole numbers, a bool is not;
+    a subclass's comparisons never run), or ``error(key, problem)`` in
+    :func:`integer_problem`'s words: what a value's own check (the coach's setup, the
+    environments') says of a whole number."""
+    try:
+        plain = value if isinstance(value, bool) else operator.index(value)
+    except TypeError:
+        plain = value
+    problem = integer_problem(plain, low, high, why)
+    if problem:
+        raise error(key, problem)
+    return plain
 
 
 def seating_orders(players: int, seating: str) -> int:
@@ -103,16 +128,24 @@ def table_count(fmt: str, players: int, entrants: int) -> int:
     return math.comb(entrants, seats) if entrants >= seats >= 0 else 0
 
 
-def plan_size(fmt: str, players: int, entrants: int, games: int, chunk: int) -> tuple[int, int]:
-    """(tables, chunks) of a tournament, counted without building it."""
+def plan_size(
+    fmt: str, players: int, entrants: int, games: int, chunk: int, per_chunk: int = 1
+) -> tuple[int, int]:
+    """(tables, chunks) of a tournament, counted without building it (``per_chunk``:
+    tables a chunk holds; a grouped plan has a few more, one per kind of table)."""
     tables = table_count(fmt, players, entrants)
-    return tables, tables * -(-games // chunk)
+    return tables, -(-tables // per_chunk) * -(-games // chunk)
 
 
 def plan_problem(config: Any) -> str | None:
     """Why a tournament is too big to plan, or None (checked before it is planned)."""
     tables, chunks = plan_size(
-        config.format, config.players, len(config.entrants), config.games, config.deals_per_chunk
+        config.format,
+        config.players,
+        len(config.entrants),
+        config.games,
+        config.deals_per_chunk,
+        config.tables_per_chunk,
     )
     orders = seating_orders(config.players, config.seating)
     games = tables * config.games * orders

@@ -89,9 +89,9 @@ DEFAULTS: dict[str, Any] = {
 CHUNK_GAMES = 12000
 # And at most CHUNK_CAP chunks in a run by default: where 12,000-game chunks would make
 # more (many tables, many deals), the default chunk grows, so that the parent's few ms a
-# chunk stay a small share (10,000 chunks: under a minute of it). A chunk holds deals of
-# one table, so a plan has at least one chunk per table whatever the size: a 4-player
-# sweep of 64 values is 635,376 tables, and as many chunks (docs/tourney.md).
+# chunk stay a small share (10,000 chunks: under a minute of it). A plan of more tables
+# than that groups them (group_size): a chunk is then deals of several tables, so a
+# 4-player sweep of 64 values (635,376 tables) is hundreds of chunks, not 635,376.
 CHUNK_CAP = 10_000
 # A small run is cut finer (default_chunk): at least MIN_CHUNKS chunks in all, so that a
 # slow run of one table (optimal on the Python engine, a plugin) keeps every worker of a
@@ -115,6 +115,21 @@ def default_chunk(players: int, deals: int, tables: int) -> int:
     wanted = -(-MIN_CHUNKS // max(1, tables))  # chunks a table needs for MIN_CHUNKS
     small = min(size, max(-(-MIN_CHUNK_GAMES // players), -(-deals // wanted)))
     return small if -(-deals // small) > -(-deals // size) else size
+
+
+def group_size(tables: int, deals: int, chunk: int, orders: int) -> int:
+    """Tables a chunk holds: one while a run has at most CHUNK_CAP tables (its chunks and
+    keys are then what they always were). Beyond, as many as make about CHUNK_GAMES games
+    a chunk, at least enough that the run has at most CHUNK_CAP chunks (beside one per
+    kind of table and deal range: tables share a chunk only with tables of their kind),
+    and few enough that each deal range has MIN_CHUNKS chunks or more for the workers.
+    ``chunk``: deals a chunk; ``orders``: games a deal. A function of the config alone."""
+    if tables <= CHUNK_CAP:
+        return 1
+    ranges = -(-deals // chunk)
+    by_cap = -(-tables * ranges // CHUNK_CAP)
+    by_games = max(1, CHUNK_GAMES // max(1, min(chunk, deals) * orders))
+    return min(tables, max(by_cap, min(by_games, -(-tables // MIN_CHUNKS))))
 
 
 # -- the resolved config ----------------------------------------------------------------
@@ -189,6 +204,14 @@ class TourneyConfig(HoldsSeatSettings):
             return self.chunk
         tables = table_count(self.format, self.players, len(self.entrants))
         return default_chunk(self.players, self.games, tables)
+
+    @property
+    def tables_per_chunk(self) -> int:
+        """Tables a chunk holds (:func:`group_size`): 1 unless the run has more tables than
+        CHUNK_CAP."""
+        tables = table_count(self.format, self.players, len(self.entrants))
+        orders = len(seating_design.design(self.players, self.seating))
+        return group_size(tables, self.games, self.deals_per_chunk, orders)
 
     def all_entrants(self) -> tuple[Entrant, ...]:
         """The challenger (gauntlet) first, then the field."""
