@@ -28,9 +28,9 @@ SOURCES: dict[str, str] = {
     f"{PACKAGE}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
     f"{PACKAGE}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
     f"{PACKAGE}.optimal": "05a4b7034fc3430f0ab7bfd53a18cfeb7f22cfa1d40c8561f6c5e4d49ed98b5c",
-    "harness.analysis.turn": "f2eb5b4c4d47e23328ccfc0f5d670466cf3140be397a181e33be2d9a2b9349e7",
+    "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
-    "harness.analysis.account": "810e0711074d4d430b0c49c88535dd5cb78613cac39a5d9f4f6cccbd018a5959",
+    "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
 }
 ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 _ACCOUNT = " account"  # the account's key in STALE: never a strategy's name

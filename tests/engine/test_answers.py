@@ -118,8 +118,12 @@ def test_rekeeping_with_no_face_is_refused_too(value):
 def test_numpy_ints_are_faces_and_numpy_floats_and_bools_are_not():
     np = pytest.importorskip("numpy")
     builder = RecordBuilder(Rules(), ["my-bot", "scripted"])
-    game = Game([MyBot(picks=[np.int64(W)]), Scripted()], Rules(), ScriptedDice([OPENING]))
-    game._observer = builder
+    game = Game(
+        [MyBot(picks=[np.int64(W)]), Scripted()],
+        Rules(),
+        ScriptedDice([OPENING]),
+        observer=builder,
+    )
     game.play_turn()
     kept = builder.record["turns"][0]["keeps"]
     assert kept == [W] and type(kept[0]) is int

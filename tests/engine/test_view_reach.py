@@ -64,7 +64,10 @@ def test_the_view_has_no_game_and_holds_only_plain_values():
     game = Game([Looks(), Greedy()], Rules(), SeededDice(3), seed=3)
     game.play()
     assert not hasattr(game._views[0], "_game") and "_game" not in View.__slots__
-    engine_state = {id(x) for x in (game._stacks, game._tops, game._scores, game._dice, game)}
+    board = game.board
+    engine_state = {
+        id(x) for x in (board, board.stacks, board.tops, board.scores, game._dice, game)
+    }
     plain = (int, bool, str, tuple, type(None), Rules, random.Random, list)
     for slots in seen:
         for name, value in slots.items():
@@ -93,9 +96,10 @@ def test_nothing_reachable_from_what_a_plugin_is_handed_leads_back_to_the_game()
         "the caller's rules": rules,
         "the rival": rival,
         "the rival's view": game._views[1],
-        "the stacks": game._stacks,
-        "the tops": game._tops,
-        "the scores": game._scores,
+        "the board": game.board,
+        "the stacks": game.board.stacks,
+        "the tops": game.board.tops,
+        "the scores": game.board.scores,
         "the views": game._views,
     }
     for what, obj in forbidden.items():
@@ -203,8 +207,8 @@ def test_the_end_of_game_check_catches_a_careless_edit_of_the_board():
     game = Game([Greedy(), Greedy()], Rules(), SeededDice(8), seed=8)
     game.play_turn()
     game.play_turn()
-    seat = 0 if game._stacks[0] else 1
-    game._tops[seat] = 36 if game._tops[seat] != 36 else 35
+    seat = 0 if game.board.stacks[0] else 1
+    game.board.tops[seat] = 36 if game.board.tops[seat] != 36 else 35
     with pytest.raises(IntegrityError, match="top tile differs from its stack"):
         game.result()
 
