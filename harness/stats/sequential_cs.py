@@ -228,8 +228,9 @@ class PairSequence:
             "verdict": self.settled,
             "deals": self.deals,
             "share": self.share,
-            "low": low + 0.5,
-            "high": high + 0.5,
+            # the share lies in [0, 1]: an interval clipped to it covers when it did
+            "low": max(low + 0.5, 0.0),
+            "high": min(high + 0.5, 1.0),
             "coef": self.coefs[-1] if self.coefs else NAN,
         }
 
