@@ -634,7 +634,8 @@ class _Run:
                 where += f", native engine for {native_tables} of {plural(len(engines), 'table')}"
             chunk_count = plural(chunks_left, "chunk")
             if self.schedule is not None and config.adaptive is not None:
-                chunk_count = config.adaptive.describe()
+                chunk_count = f"adaptive, batches of {config.adaptive.batch:,} deals"
+                log.info("%s", config.adaptive.describe())
                 to_play = min(to_play, config.adaptive.budget or to_play)
             self.say(
                 f"Playing {'up to ' if self.schedule else ''}{plural(to_play, 'game')} "
