@@ -248,7 +248,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=1000, help="runs per comparison world")
     ap.add_argument("--tournaments", type=int, default=200)
     ap.add_argument("--pool-deals", type=int, default=20000)
-    ap.add_argument("--batch", type=int, default=50, help="deals a batch (adaptive: 50)")
+    ap.add_argument(
+        "--batch", type=int, default=100, help="deals a batch (the default target.batch)"
+    )
     ap.add_argument("--zone", type=float, default=0.01, help="indifference zone (share)")
     ap.add_argument("--cap", type=int, default=40000, help="a pair's most deals")
     ap.add_argument("--pairing", action="append", help=f"(repeatable; default {PAIRINGS})")

@@ -606,6 +606,4 @@ def run_key(config: TourneyConfig) -> str:
         **limits_of(config),
         "luck": config.settings.luck,
     }
-    if config.adaptive is not None:  # only then: a fixed run's key is what it always was
-        content["adaptive"] = config.adaptive.to_dict()
     return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:16]

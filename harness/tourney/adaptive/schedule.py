@@ -23,6 +23,8 @@ resumed run decides again, batch by batch, exactly as the first one did.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -34,10 +36,19 @@ from harness.runfolder.schema import seat_column
 from harness.stats import PairSequence, pair_points, unit_totals
 from harness.tourney import plan
 from harness.tourney.config import TourneyConfig
+from harness.tourney.config.adaptive import AdaptiveTarget
 
 #: Why an adaptive run ended: every comparison settled, every table at ``deals:``, the
 #: budget (the next batch would pass it).
 ENDS = ("settled", "deals", "budget")
+
+
+def adaptive_key(fixed_key: str, target: AdaptiveTarget) -> str:
+    """The run key of an adaptive run: its fixed plan's (:func:`plan.run_key`, which is
+    left as it is, so fixed runs keep their keys) and its target. Its chunk keys are the
+    fixed plan's: resume and reuse go by them."""
+    content = json.dumps({"fixed": fixed_key, "adaptive": target.to_dict()}, sort_keys=True)
+    return hashlib.sha256(content.encode()).hexdigest()[:16]
 
 
 @dataclass
