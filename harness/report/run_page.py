@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import plural
+from harness.report.adaptive import adaptive_blocks
 from harness.report.formats import (
     DASH,
     count,
@@ -72,6 +73,7 @@ def report_blocks(summary: dict[str, Any], plots: dict[str, Path]) -> list[Block
     if gauntlet:
         out += gauntlet_blocks(summary, plots)
     out += _standings(summary, plots)
+    out += adaptive_blocks(summary)
     if not gauntlet:  # a gauntlet's field is not ranked: the challenger's table says it
         out += _convergence(summary, plots)
     out += _mirrors(summary)

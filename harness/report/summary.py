@@ -29,6 +29,7 @@ from harness.errors import HarnessError, plural
 from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
+from harness.report.adaptive import adaptive_section
 from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
 from harness.report.luck import luck_summary
 from harness.report.same_games import same_game_groups, same_games_line
@@ -151,6 +152,7 @@ def summarise(agg: Aggregates) -> dict[str, Any]:
     out["timing"] = _timing(info, [r["strategy"] for r in standings])
     out["output"] = _output(info)
     out["run"]["config_file"] = info.config.get("config_file")
+    out["adaptive"] = adaptive_section(info.config)  # schedule: adaptive's comparisons
     out["headlines"] = _headlines(out)
     out["messages"] = out["headlines"] + _messages(out, p)
     return json_safe(out)

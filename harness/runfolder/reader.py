@@ -339,13 +339,16 @@ def _coverage(
     if config.get("status") != "complete" or tables is None:
         return problems
     deals = config.get("games")
+    # An adaptive run (harness.tourney.adaptive) played each table its own deals, from 0.
+    adaptive = config.get("adaptive")
+    played = adaptive.get("tables") if isinstance(adaptive, dict) else None
     for table in tables:
         at = 0
         for first, stop, _ in spans.get(str(table), []):
             if first > at:
                 break
             at = max(at, stop)
-        if at != deals:
+        if at != (played.get(str(table)) if isinstance(played, dict) else deals):
             problems.append(
                 f"run.json says complete but no stored chunk holds deal {at} of table {table}"
             )

@@ -38,8 +38,9 @@ differences, Holm), :mod:`~harness.stats.elo` (the Elo scale),
 :mod:`~harness.stats.ratings` (Plackett-Luce / Bradley-Terry),
 :mod:`~harness.stats.luck` (luck-adjusted estimates: a control variate of mean zero,
 its coefficient cross-fitted by deal) and :mod:`~harness.stats.sequential` (the SPRT
-on deals, raw and luck-adjusted). Every public name is here too:
-``from harness import stats; stats.Moments``.
+on deals, raw and luck-adjusted) and :mod:`~harness.stats.sequential_cs` (anytime-valid
+comparisons of two entrants: confidence sequences with an indifference zone). Every
+public name is here too: ``from harness import stats; stats.Moments``.
 """
 
 from harness.stats.elo import ELO_PER_NAT, elo_to_score, score_to_elo
@@ -64,8 +65,10 @@ from harness.stats.luck import (
     ahead,
     control_rows,
     fold_of,
+    pair_points,
     pair_rows,
     seat_rows,
+    unit_totals,
     versus_others,
     win_points,
 )
@@ -93,25 +96,47 @@ from harness.stats.sequential import (
     sprt_llr_normal,
     sprt_llr_scores,
 )
+from harness.stats.sequential_cs import (
+    CS_MIN_DEALS,
+    ELO_ZONE,
+    PRIOR_VAR,
+    SHARE_ZONE,
+    T_OPT,
+    VERDICTS,
+    PairSequence,
+    cs_mixing,
+    cs_radius,
+    pair_verdict,
+    zone_of_elo,
+)
 
 __all__ = [
     "CONTROL_FIELDS",
+    "CS_MIN_DEALS",
     "ELO_PER_NAT",
+    "ELO_ZONE",
     "FOLDS",
     "MIN_DEALS",
     "NAN",
     "PRIOR_COEF",
+    "PRIOR_VAR",
+    "SHARE_ZONE",
+    "T_OPT",
+    "VERDICTS",
     "Z95",
     "AdjustedSprt",
     "ChoiceData",
     "ControlMoments",
     "Moments",
+    "PairSequence",
     "Ratings",
     "Sprt",
     "ahead",
     "choice_events",
     "connected",
     "control_rows",
+    "cs_mixing",
+    "cs_radius",
     "deal_elo",
     "deal_outcomes",
     "diff_test",
@@ -121,7 +146,9 @@ __all__ = [
     "games_to_separate",
     "holm",
     "los",
+    "pair_points",
     "pair_rows",
+    "pair_verdict",
     "pl_loglik",
     "pl_scores",
     "present",
@@ -135,9 +162,11 @@ __all__ = [
     "sprt_llr_normal",
     "sprt_llr_scores",
     "t_quantile",
+    "unit_totals",
     "versus_others",
     "wilson",
     "win_points",
     "with_virtual_draws",
     "z_quantile",
+    "zone_of_elo",
 ]

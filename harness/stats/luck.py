@@ -102,6 +102,39 @@ def fold_of(deal: np.ndarray | int, folds: int = FOLDS) -> np.ndarray:
     return np.mod(np.asarray(deal, dtype=np.int64), folds)
 
 
+def unit_totals(
+    deal: np.ndarray,
+    key: np.ndarray,
+    y: np.ndarray,
+    c: np.ndarray,
+    keys: int,
+    m: np.ndarray | None = None,
+) -> tuple[np.ndarray, ...]:
+    """Per unit (deal, key) with weight, in (deal, key) order: its deal, key and totals
+    Y, M, C and A (the weight with the account) over its games: the one reduction of
+    per-game values that :func:`control_rows` sums per fold and the sequential
+    comparisons (:mod:`harness.stats.sequential_cs`) read deal by deal. ``c`` nan means
+    the game has no account: it counts as 0, and its weight is not in A."""
+    deal = np.asarray(deal, dtype=np.int64)
+    key = np.asarray(key, dtype=np.int64)
+    y = np.asarray(y, dtype=float)
+    c = np.asarray(c, dtype=float)
+    m = np.ones_like(y) if m is None else np.asarray(m, dtype=float)
+    if len(y) == 0:
+        empty = np.zeros(0)
+        return empty.astype(np.int64), empty.astype(np.int64), empty, empty, empty, empty
+    known = ~np.isnan(c)
+    base = int(deal.min())
+    flat, unit = np.unique((deal - base) * keys + key, return_inverse=True)
+    unit = unit.ravel()
+    unit_deal, unit_key = flat // keys + base, flat % keys
+    big_y = np.bincount(unit, weights=y)
+    big_m = np.bincount(unit, weights=m)
+    big_c = np.bincount(unit, weights=np.where(known, c, 0.0))
+    big_a = np.bincount(unit, weights=np.where(known, m, 0.0))
+    return unit_deal, unit_key, big_y, big_m, big_c, big_a
+
+
 def control_rows(
     deal: np.ndarray,
     key: np.ndarray,
@@ -114,30 +147,18 @@ def control_rows(
     """The :data:`CONTROL_FIELDS` sums per key and fold from per-game values: (keys,
     folds, fields), to add up over batches and read with ``ControlMoments(rows[k])``.
 
-    A unit is (deal, key): its totals Y, M, C over its games, then summed per (key, fold
-    of the deal). ``deal`` is the deal's number in the run (the fold is read off it, so
-    never a batch's own cluster numbering: the folds would change with the batches).
-    ``m`` is each game's weight (1 if not given); ``c`` nan means the game has no
-    account: it counts as 0, and its weight is not in ``sa``. The games of one deal
-    must come in one batch (as :func:`harness.runfolder.games.iter_games` gives them).
+    A unit is (deal, key): its totals Y, M, C over its games (:func:`unit_totals`), then
+    summed per (key, fold of the deal). ``deal`` is the deal's number in the run (the
+    fold is read off it, so never a batch's own cluster numbering: the folds would change
+    with the batches). ``m`` is each game's weight (1 if not given); ``c`` nan means the
+    game has no account: it counts as 0, and its weight is not in ``sa``. The games of
+    one deal must come in one batch (as :func:`harness.runfolder.games.iter_games` gives
+    them).
     """
-    deal = np.asarray(deal, dtype=np.int64)
-    key = np.asarray(key, dtype=np.int64)
-    y = np.asarray(y, dtype=float)
-    c = np.asarray(c, dtype=float)
-    m = np.ones_like(y) if m is None else np.asarray(m, dtype=float)
     out = np.zeros((keys, folds, len(CONTROL_FIELDS)))
     if len(y) == 0:
         return out
-    known = ~np.isnan(c)
-    base = int(deal.min())
-    flat, unit = np.unique((deal - base) * keys + key, return_inverse=True)
-    unit = unit.ravel()
-    unit_deal, unit_key = flat // keys + base, flat % keys
-    big_y = np.bincount(unit, weights=y)
-    big_m = np.bincount(unit, weights=m)
-    big_c = np.bincount(unit, weights=np.where(known, c, 0.0))
-    big_a = np.bincount(unit, weights=np.where(known, m, 0.0))
+    unit_deal, unit_key, big_y, big_m, big_c, big_a = unit_totals(deal, key, y, c, keys, m)
     cell = unit_key * folds + fold_of(unit_deal, folds)
     columns = (
         big_m > 0,
@@ -183,18 +204,18 @@ def seat_rows(
     )
 
 
-def pair_rows(
+def pair_points(
     deal: np.ndarray,
     strat: np.ndarray,
     ranks: np.ndarray,
     wluck: np.ndarray,
     strategies: int,
-    folds: int = FOLDS,
-) -> np.ndarray:
-    """Head to head: for strategies a < b, a's point against b (:func:`ahead`) in every
-    game and pair of seats where they both sit, with control W_a - W_b (``wluck``, nan:
-    no account). (games, seats) arrays in; (strategies, strategies, folds, fields) out,
-    row [a, b] for a < b (b's share against a is 1 minus a's)."""
+) -> tuple[np.ndarray, ...]:
+    """Head to head, per game and pair of seats held by strategies a < b: (deal, key,
+    point, control), key ``a * strategies + b``, the point a's against b (:func:`ahead`)
+    and the control W_a - W_b (``wluck``, nan: no account). (games, seats) arrays in,
+    flat arrays out: what :func:`pair_rows` sums per fold, and what the sequential
+    comparisons read per deal (:func:`unit_totals`)."""
     strat, ranks = np.asarray(strat), np.asarray(ranks)
     wluck = np.asarray(wluck, dtype=float)
     deal = np.asarray(deal)
@@ -211,14 +232,23 @@ def pair_rows(
             keys.append((np.minimum(si, sj) * p + np.maximum(si, sj))[differ])
             ys.append(np.where(first, point, 1.0 - point)[differ])
             cs.append(np.where(first, control, -control)[differ])
-    rows = control_rows(
-        np.concatenate(deals),
-        np.concatenate(keys),
-        np.concatenate(ys),
-        np.concatenate(cs),
-        p * p,
-        folds=folds,
-    )
+    return tuple(np.concatenate(part) for part in (deals, keys, ys, cs))
+
+
+def pair_rows(
+    deal: np.ndarray,
+    strat: np.ndarray,
+    ranks: np.ndarray,
+    wluck: np.ndarray,
+    strategies: int,
+    folds: int = FOLDS,
+) -> np.ndarray:
+    """Head to head: for strategies a < b, a's point against b (:func:`ahead`) in every
+    game and pair of seats where they both sit, with control W_a - W_b (``wluck``, nan:
+    no account). (games, seats) arrays in; (strategies, strategies, folds, fields) out,
+    row [a, b] for a < b (b's share against a is 1 minus a's)."""
+    p = strategies
+    rows = control_rows(*pair_points(deal, strat, ranks, wluck, p), p * p, folds=folds)
     return rows.reshape(p, p, folds, len(CONTROL_FIELDS))
 
 

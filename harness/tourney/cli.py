@@ -210,6 +210,8 @@ def tourney(
     if as_json:
         summary = run.summary()
         summary["report"] = str(report) if report else None
+        if reported and reported.get("adaptive"):  # schedule: adaptive's comparisons
+            summary["adaptive"] = reported["adaptive"]
         click.echo(json.dumps(summary))
     else:
         _print_run(run, reported)
@@ -290,6 +292,12 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
         lines = _gauntlet_lines(run, summary) or lines
     for line in lines:
         click.echo(line)
+    if summary is not None and summary.get("adaptive"):
+        from harness.report.adaptive import adaptive_lines
+
+        click.echo("")
+        for line in adaptive_lines(summary):
+            click.echo(line)
     click.echo("")
     click.echo(f"Run folder: {run.run_dir}")
     parts = [plural(run.stored, "game")]

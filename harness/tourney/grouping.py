@@ -38,8 +38,13 @@ def make_plan(config: TourneyConfig, progress: Progress | None = None) -> Plan |
     """The plan of a run: its tables and chunks, each chunk's key (see the module
     docstring for which)."""
     if config.tables_per_chunk == 1:
-        return Plan(config, progress)
-    return GroupedPlan(config, progress)
+        the_plan = Plan(config, progress)
+        if config.adaptive is not None:  # a run of its own; its chunks are the fixed plan's
+            from harness.tourney.adaptive.schedule import adaptive_key
+
+            the_plan.run_key = adaptive_key(the_plan.run_key, config.adaptive)
+        return the_plan
+    return GroupedPlan(config, progress)  # never adaptive (config: at most CHUNK_CAP tables)
 
 
 def run_key(config: TourneyConfig) -> str:

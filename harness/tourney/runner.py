@@ -36,6 +36,8 @@ from harness.runfolder.timing import seconds_text
 from harness.seats.sandbox import missing_note, probe
 from harness.seats.settings import SeatSettings
 from harness.tourney import plan
+from harness.tourney.adaptive.loop import play_batches
+from harness.tourney.adaptive.schedule import Schedule
 from harness.tourney.backends import Backend, Done, Failed, WorkersCannotStart, local_backend
 from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.config.python_entrants import main_entrants_here
@@ -461,6 +463,8 @@ class _Run:
         self.ended = started  # when the play loop ended
         self.times: dict[str, Any] = {}  # decision times of the chunks this call stored
         self.tables_file: dict[str, Any] | None = None  # run.json's "tables" of a grouped plan
+        # schedule: adaptive: batches decided from the ones before (harness.tourney.adaptive)
+        self.schedule = Schedule(config, the_plan) if config.adaptive is not None else None
 
     def go(self, resuming: bool) -> Run:
         """Every phase after :meth:`begin` in order; the run's results (TourneyInterrupted
@@ -469,9 +473,13 @@ class _Run:
             log.info("%s", note)
         self.status(resuming)
         self.keep()
-        self.reuse()
+        if self.schedule is None:
+            self.reuse()
         backend = self.backend()
-        self.play(backend)
+        if self.schedule is None:
+            self.play(backend)
+        else:  # batch by batch, each reusing what it can (harness.tourney.adaptive.loop)
+            play_batches(self, backend)
         run = self.sum_up(backend)
         if self.played.interrupted:
             raise TourneyInterrupted(run)
@@ -488,18 +496,19 @@ class _Run:
     def write_status(self, status: str, summary: dict[str, Any] | None = None) -> None:
         used = self.played.engine_used
         total = {name: self.ever[name] + used[name] for name in self.ever}
-        self.folder.write_run_json(
-            _run_json(
-                self.config,
-                self.folder,
-                self.plan,
-                status,
-                self.created,
-                summary,
-                total,
-                self.tables_file,
-            )
+        data = _run_json(
+            self.config,
+            self.folder,
+            self.plan,
+            status,
+            self.created,
+            summary,
+            total,
+            self.tables_file,
         )
+        if self.schedule is not None:  # the comparisons and batches so far
+            data["adaptive"] = self.schedule.summary()
+        self.folder.write_run_json(data)
 
     # -- begin: run.json says "running" (the run is known to later starts) -------------------
     def begin(self, resuming: bool) -> None:
@@ -579,27 +588,31 @@ class _Run:
             self.say(f"Stored chunk failed verification, played again: {folder.damaged[0]}{more}")
 
     # -- reuse: missing chunks from other runs' folders with the same content ------------------
-    def reuse(self) -> None:
-        """Each missing chunk may come from another run's folder, verified as a kept one
-        (and refused unless its line records that its process loaded only its entrants'
-        code). Not with --fresh."""
+    def reuse(self, wanted: set[str] | None = None) -> None:
+        """Each missing chunk (of ``wanted``: an adaptive run's batch; None: the plan) may
+        come from another run's folder, verified as a kept one (and refused unless its
+        line records that its process loaded only its entrants' code). Not with --fresh."""
         folder = self.folder
         if self.options.fresh:
             return
-        missing = {key for key in self.plan.planned if key not in folder.entries}
+        keys = self.plan.planned if wanted is None else wanted
+        missing = {key for key in keys if key not in folder.entries}
+        if not missing:
+            return
         reused_from: set[str] = set()
+        reused = 0
         for source, entry in scan_reusable(folder.path.parent.parent, missing, folder.path):
             if entry["key"] in folder.entries:
                 continue
             if folder.link_chunk(self.plan.spec_of(entry["key"]), source, entry):
-                self.reused += folder.entries[entry["key"]]["games"]
+                reused += folder.entries[entry["key"]]["games"]
                 reused_from.add(str(source))
-        if self.reused:
+        self.reused += reused
+        if reused:
             where = ", ".join(sorted(reused_from))
-            self.say(
-                f"Reused {plural(self.reused, 'game')} (chunks with the same content) from {where}."
-            )
-            log.info("reused %d games from %s", self.reused, where)
+            said = f"Reused {plural(reused, 'game')} (chunks with the same content) from {where}."
+            self.say(said)
+            log.info("reused %d games from %s", reused, where)
 
     # -- the backend: where the missing chunks are played ------------------------------------
     def backend(self) -> Backend:
@@ -607,6 +620,8 @@ class _Run:
         to_play = sum(games for key, games in self.plan.planned.items() if key not in entries)
         self.to_play = to_play
         chunks_left = sum(1 for key in self.plan.planned if key not in entries)
+        if self.schedule is not None:  # a batch: a chunk or a few a table
+            chunks_left = min(chunks_left, len(self.plan.tables))
         wanted = config.workers if config.workers is not None else default_workers()
         player = _backend(options, wanted, chunks_left, self.folder, self.log_handler)
         if chunks_left:
@@ -618,9 +633,13 @@ class _Run:
             elif native_tables:
                 where += f", native engine for {native_tables} of {plural(len(engines), 'table')}"
             chunk_count = plural(chunks_left, "chunk")
+            if self.schedule is not None and config.adaptive is not None:
+                chunk_count = f"adaptive, batches of {config.adaptive.batch:,} deals"
+                log.info("%s", config.adaptive.describe())
+                to_play = min(to_play, config.adaptive.budget or to_play)
             self.say(
-                f"Playing {plural(to_play, 'game')} ({chunk_count}, {where}) into "
-                f"{self.folder.path}"
+                f"Playing {'up to ' if self.schedule else ''}{plural(to_play, 'game')} "
+                f"({chunk_count}, {where}) into {self.folder.path}"
             )
             log.info("playing %d games in %d chunks (%s)", to_play, chunks_left, where)
         return player
@@ -754,7 +773,7 @@ class _Run:
             format=config.format,
             status=status,
             counts=rows,
-            planned=self.plan.games,
+            planned=self.planned_games(),
             stored=self.stored_games(),
             played=played.played,
             reused=self.reused,
@@ -782,6 +801,8 @@ class _Run:
         status = self.played.status
         if status != "complete":
             return status
+        if self.schedule is not None and not self.schedule.ended:  # a batch could not finish
+            return "incomplete"
         changed = self.folder.recheck()
         if changed:
             for note in changed:
@@ -791,9 +812,16 @@ class _Run:
                 f"({changed[0]}); run the same command again to play them again."
             )
             return "incomplete"
-        if self.stored_games() != self.plan.games:  # cannot happen; never claim it
+        if self.stored_games() != self.planned_games():  # cannot happen; never claim it
             return "incomplete"
         return status
+
+    def planned_games(self) -> int:
+        """The games the run plays: the plan's; an adaptive run's once its schedule ended
+        (the games it stored), the plan's most until then."""
+        if self.schedule is not None and self.schedule.ended:
+            return self.stored_games()
+        return self.plan.games
 
 
 def _backend(

@@ -16,6 +16,7 @@ from typing import Any
 from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS, VARIANTS
 from harness.plugins import MAX_REFERENCE_CHARS
 from harness.tourney import config as c
+from harness.tourney.config import adaptive
 
 SCHEMA_ID = "urn:pickomino-harness:tourney-config"  # a name, not an address to fetch
 
@@ -44,6 +45,11 @@ DESCRIPTIONS: dict[str, str] = {
     "seating": "Seat orders of every deal.",
     "luck": "The luck and skill account (docs/luck.md): on, off, or auto: on at tables "
     "with a plugin or optimal.",
+    "schedule": "fixed: every table plays deals:; adaptive: batches to the comparisons "
+    "still open, until each is settled (deals: then caps a table).",
+    "target": "schedule: adaptive only: the tie zone (zone: points of head-to-head share, "
+    "or zone_elo:), confidence: for the whole run, batch: deals a batch.",
+    "budget": "schedule: adaptive only: the most games of the run.",
 }
 
 
@@ -94,6 +100,22 @@ def _rules() -> dict[str, Any]:
     }
 
 
+def _target() -> dict[str, Any]:
+    """An adaptive run's target (harness.tourney.config.adaptive checks it, and refuses
+    the ends: a zone of 50 points, a confidence of 1)."""
+    return {
+        "type": "object",
+        "properties": {
+            "zone": {"type": "number", "exclusiveMinimum": 0, "maximum": 50},
+            "zone_elo": {"type": "number", "exclusiveMinimum": 0, "maximum": 800},
+            "confidence": {"type": "number", "minimum": 0.5, "maximum": 1},
+            "batch": {"type": "integer", "minimum": 1, "maximum": adaptive.MAX_BATCH},
+        },
+        "additionalProperties": False,
+        "not": {"required": ["zone", "zone_elo"]},
+    }
+
+
 def _property(key: str) -> dict[str, Any]:
     if key in c.CHOICES:
         schema: dict[str, Any] = {"enum": list(c.CHOICES[key])}
@@ -120,6 +142,10 @@ def _property(key: str) -> dict[str, Any]:
         schema = {"anyOf": [{"const": c.ALL_BUILTINS}, items]}
     elif key == "challenger":
         schema = _entrant()
+    elif key == "target":
+        schema = _target()
+    elif key == "budget":
+        schema = {"type": "integer", "minimum": 1, "maximum": adaptive.MAX_BUDGET}
     else:  # a key the checker knows and this module does not: fail loudly, in tests
         raise KeyError(f"config_schema: no schema for config key {key!r}")
     schema["description"] = DESCRIPTIONS[key]
@@ -149,4 +175,9 @@ def config_schema() -> dict[str, Any]:
         "if": {"properties": {"format": {"const": "gauntlet"}}, "required": ["format"]},
         "then": {"required": ["challenger"]},
         "else": {"not": {"required": ["challenger"]}},
+        # target: and budget: only with schedule: adaptive
+        "anyOf": [
+            {"properties": {"schedule": {"const": "adaptive"}}, "required": ["schedule"]},
+            {"not": {"anyOf": [{"required": ["target"]}, {"required": ["budget"]}]}},
+        ],
     }

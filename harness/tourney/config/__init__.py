@@ -29,7 +29,8 @@ still works and says once that it is deprecated (:func:`deprecated`).
 The room's modules: :mod:`.model` (the keys, choices, defaults and the resolved
 :class:`TourneyConfig`), :mod:`.bounds` (every number's bounds), :mod:`.yaml_safe` (the
 hardened YAML loader with line numbers), :mod:`.checker` (every key checked, every mistake
-named), :mod:`.python_entrants` (strategy objects as entrants); loading is here.
+named), :mod:`.python_entrants` (strategy objects as entrants), :mod:`.adaptive`
+(``schedule: adaptive``, its ``target:`` and ``budget:``); loading is here.
 """
 
 from __future__ import annotations

@@ -26,6 +26,7 @@ from harness.plugins import (
     shown,
 )
 from harness.seats.settings import SETTING_KEYS, SeatSettings, SettingsError, check_setting
+from harness.tourney.config.adaptive import check_schedule
 from harness.tourney.config.bounds import (
     BOUNDS,
     MAX_ENTRANTS,
@@ -45,6 +46,7 @@ from harness.tourney.config.model import (
     SWEEP,
     Entrant,
     TourneyConfig,
+    adaptive_problem,
 )
 from harness.tourney.config.python_entrants import python_entrant
 from harness.tourney.config.yaml_safe import LineMap, LineSeq
@@ -119,6 +121,7 @@ class Checker:
         settings = {
             key: self.collect(lambda key=key: self.setting(data, key), None) for key in SETTING_KEYS
         }
+        adaptive = self.collect(lambda: check_schedule(data, self.fail), None)
 
         entrants: tuple[Entrant, ...] | None = None
         if "entrants" not in data:
@@ -176,10 +179,14 @@ class Checker:
             source=self.where,
             settings=SeatSettings(**settings),
             seating=seating,
+            adaptive=adaptive,
         )
         problem = plan_problem(config)
         if problem:
             raise self.fail(data, self.deals_key, f"{self.deals_key}: {problem}")
+        problem = adaptive_problem(config)
+        if problem:
+            raise self.fail(data, problem.split(":", 1)[0], problem)
         if self.deals_key != "deals":  # not beside error lines: those come first
             deprecated(GAMES_RENAMED.format(old="games:", new="deals:"))
         return config

@@ -26,6 +26,7 @@ from harness.seats.settings import (  # the seat settings' keys are checked ther
     SettingsError,
     settings_from,
 )
+from harness.tourney.config.adaptive import SCHEDULES, AdaptiveTarget, schedule_problem
 from harness.tourney.config.bounds import check_bounds, plan_problem, table_count
 
 FORMATS = ("round_robin", "gauntlet")
@@ -49,6 +50,9 @@ KEYS = (
     "engine",
     "seating",
     "luck",
+    "schedule",
+    "target",
+    "budget",
 )
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
@@ -64,6 +68,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "engine": ENGINES,
     "seating": seating_design.SEATINGS,
     "luck": LUCK_MODES,
+    "schedule": SCHEDULES,
 }
 DEFAULTS: dict[str, Any] = {
     "rules": "official",
@@ -77,6 +82,7 @@ DEFAULTS: dict[str, Any] = {
     "engine": SeatSettings().engine,
     "seating": seating_design.DEFAULT_SEATING,
     "luck": SeatSettings().luck,
+    "schedule": "fixed",
 }
 # A chunk holds whole deals (every seat order of a deal shares its duplicate dice). About
 # 12,000 games a chunk: the parent's cost per chunk (a Parquet part, its fsync, a
@@ -130,6 +136,16 @@ def group_size(tables: int, deals: int, chunk: int, orders: int) -> int:
     by_cap = -(-tables * ranges // CHUNK_CAP)
     by_games = max(1, CHUNK_GAMES // max(1, min(chunk, deals) * orders))
     return min(tables, max(by_cap, min(by_games, -(-tables // MIN_CHUNKS))))
+
+
+def adaptive_problem(config: TourneyConfig) -> str | None:
+    """What makes a config's adaptive schedule impossible (None: nothing, or a fixed
+    schedule): :func:`~harness.tourney.config.adaptive.schedule_problem` of its plan."""
+    if config.adaptive is None:
+        return None
+    tables = table_count(config.format, config.players, len(config.entrants))
+    orders = len(seating_design.design(config.players, config.seating))
+    return schedule_problem(config.adaptive, config.chunk, tables, orders, CHUNK_CAP)
 
 
 # -- the resolved config ----------------------------------------------------------------
@@ -192,6 +208,8 @@ class TourneyConfig(HoldsSeatSettings):
     # How a deal's seat orders are chosen (harness.game.seating): balanced | cyclic |
     # permutations. Every deal is played once in each order of the design.
     seating: str = seating_design.DEFAULT_SEATING
+    # schedule: adaptive (harness.tourney.config.adaptive); None: the fixed plan.
+    adaptive: AdaptiveTarget | None = None
 
     @property
     def players(self) -> int:
@@ -202,6 +220,8 @@ class TourneyConfig(HoldsSeatSettings):
         """``chunk:`` if given, else :func:`default_chunk` for this run's tables."""
         if self.chunk:
             return self.chunk
+        if self.adaptive is not None:  # a batch is one chunk a table
+            return min(self.adaptive.batch, self.games)
         tables = table_count(self.format, self.players, len(self.entrants))
         return default_chunk(self.players, self.games, tables)
 
@@ -277,7 +297,7 @@ class TourneyConfig(HoldsSeatSettings):
         if not changes:
             return self
         changed = replace(self, **changes)
-        problem = plan_problem(changed)
+        problem = plan_problem(changed) or adaptive_problem(changed)
         if problem:
             given_deals = deals is not None or games is not None
             raise ConfigError(f"--{option}: {problem}" if given_deals else problem)
