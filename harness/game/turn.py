@@ -157,26 +157,11 @@ class Turn:
         waits for the question to be answered), or a step's answer; ``view`` None goes on
         with the turn in progress instead of beginning one.
         """
-        board = self.board
-        tops = board.tops
+        tops = self.board.tops
         obs = self.observer
         if view is not None:  # a new turn (the game is not over: the caller knows, R10)
-            grill = board.grill
-            # The board as it stands, pushed as immutable values: the view reads nothing of ours.
-            view.show_turn(number, grill, board.flipped, tuple(board.stacks))
-            if obs is not None:
-                obs.turn_started(number, seat)
-            low = (grill & -grill).bit_length() - 1
-            dice = self.dice
-            if dice is None:
-                block = _NO_DICE
-            else:
-                block = dice.start_turn(seat, (number - 1) // board.players)
-            free = ALL_FACES
-            kept = ()
-            total = 0
-            left = DICE
-            worm = False
+            low, block = self._open(seat, number, view)
+            free, kept, total, left, worm = ALL_FACES, (), 0, DICE, False
         else:  # the turn in progress goes on (a step)
             view, free, kept, total, left = self.view, self.free, self.kept, self.total, self.left
             worm, low, block = self.worm, self.low, self.block
@@ -236,26 +221,29 @@ class Turn:
                     if stop is not True:
                         if stop is not False:  # numpy.bool_, 0, 1: the plain value
                             if judge is None:  # stepped from outside: wait for the answer
-                                return self._wait(
-                                    STOP_OR_ROLL,
-                                    seat,
-                                    number,
-                                    view,
-                                    roll,
-                                    free,
-                                    kept,
-                                    total,
-                                    left,
-                                    worm,
-                                    low,
-                                    block,
-                                )
+                                at = (seat, number, view, roll, free, kept, total, left)
+                                return self._wait(STOP_OR_ROLL, *at, worm, low, block)
                             stop = judge.check_stop(number, seat, stop)
                         if not stop:
                             continue
                 return self._stop(seat, total)  # R6: chosen, or all 8 dice set aside
             if not left:  # R8: all dice set aside and nothing to claim
                 return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
+
+    def _open(self, seat: int, number: int, view: Any) -> tuple[int, Any]:
+        """A new turn's board shown and heard: (the lowest grill tile, the dice block)."""
+        board = self.board
+        grill = board.grill
+        # The board as it stands, pushed as immutable values: the view reads nothing of ours.
+        view.show_turn(number, grill, board.flipped, tuple(board.stacks))
+        if self.observer is not None:
+            self.observer.turn_started(number, seat)
+        dice = self.dice
+        if dice is None:
+            return (grill & -grill).bit_length() - 1, _NO_DICE
+        return (grill & -grill).bit_length() - 1, dice.start_turn(
+            seat, (number - 1) // board.players
+        )
 
     def begin(self, seat: int, number: int, view: Any) -> int:
         """Turn ``number`` of ``seat`` begins, to be stepped from outside: PICK (the dice
