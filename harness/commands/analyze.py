@@ -1,10 +1,10 @@
 """``harness analyze``: exact turn analysis on the command line.
 
-Registered by :mod:`harness.cli`; imports :mod:`harness.cli_common` and lower modules,
-never harness.cli. Everything else is imported when a command runs: ``harness --help``
-does not pay for building the turn's state graph. Options are bounded before any work
-(:func:`_check_options`); mistakes exit with status 2, a simulation that disagrees with
-the exact values with 1 (harness.cli_common's rule).
+Registered by :mod:`harness.commands.group`; imports :mod:`harness.commands.common`
+and lower rooms, never the group. Everything else is imported when a command runs:
+``harness --help`` does not pay for building the turn's state graph. Options are bounded
+before any work (:func:`_check_options`); mistakes exit with status 2, a simulation that
+disagrees with the exact values with 1 (harness.commands.common's rule).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import time
 
 import click
 
-from harness.cli_common import user_errors
+from harness.commands.common import user_errors
 from harness.report.render import text_table
 
 
@@ -167,8 +167,7 @@ def _check_options(
 ) -> None:
     """Bounds before any work: list options short (they are parsed number by number),
     --simulate and --seed within the tournament's bounds (turns like deals; int64 seeds)."""
-    from harness.errors import HarnessError
-    from harness.plugins import shown
+    from harness.errors import HarnessError, shown
     from harness.tourney.config import MAX_GAMES, check_bounds
 
     for name, text in texts.items():

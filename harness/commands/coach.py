@@ -1,9 +1,9 @@
 """``harness coach BOT`` and ``harness diff A B``: every decision, seen.
 
-Registered by :mod:`harness.cli`; imports :mod:`harness.cli_common` and lower modules,
-never harness.cli. The work is imported when a command runs (``harness --help`` stays
+Registered by :mod:`harness.commands.group`; imports :mod:`harness.commands.common`
+and lower rooms, never the group. The work is imported when a command runs (``harness --help`` stays
 quick). Options are checked before any game is played; mistakes are one line and exit 2
-(harness.cli_common's rule), Ctrl-C exits 130.
+(harness.commands.common's rule), Ctrl-C exits 130.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 import click
 
-from harness.cli_common import (
+from harness.commands.common import (
     complete_strategy,
     echo_err,
     engine_option,

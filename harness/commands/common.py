@@ -1,8 +1,8 @@
 """What every ``harness`` command shares: exit statuses, one-line errors, rules options.
 
-Every command module (the ``cli.py`` of each room: play.cli, plugins.cli, configs.cli,
-report.cli, tourney.cli, analysis.cli, sprt.cli, coach.cli) imports this and lower modules,
-never :mod:`harness.cli`, which imports them all to register them: the arrows run one way.
+Every command module of :mod:`harness.commands` (play, strategies, init, report, tourney,
+analyze, sprt, coach) imports this and lower rooms, never :mod:`harness.commands.group`,
+which imports them all to register them: the arrows run one way.
 
 One rule for every command's exit status (:func:`exit_status`):
 
@@ -44,6 +44,7 @@ from harness.errors import (
     RunFailed,
     deprecated,
     safe_text,
+    shown,
 )
 from harness.game.engines import ENGINES
 from harness.game.rules import PRESETS, VARIANTS, Rules
@@ -55,6 +56,7 @@ from harness.seats.settings import (
     SettingsError,
     settings_from,
 )
+from harness.tourney.progress import CONSOLE_MARK
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -240,8 +242,6 @@ MAX_SETTING_CHARS = 80  # one --set KEY=VALUE
 
 def parse_variants(preset: str, variants: tuple[str, ...], players: int | None = None) -> Rules:
     """Rules from a preset name and ``KEY=VALUE`` overrides (``--set bust_flip=none``)."""
-    from harness.plugins import shown  # here: importing plugins costs `harness --help` ~0.3 s
-
     data: dict[str, Any] = {"preset": preset}
     for item in variants:
         key, sep, value = item.partition("=")
@@ -440,15 +440,16 @@ def console_log(verbose: int) -> None:
     """With ``-v``, harness's log records (INFO; ``-vv``: DEBUG) also go to stderr, one
     line each, until the command ends; without it, nothing changes (the log is run.log's).
 
-    The handler is marked ``harness_console``: a run's own log (which does not
-    propagate) takes it on too (:func:`harness.tourney.runner.run_log`).
+    The handler is marked (:data:`~harness.tourney.progress.CONSOLE_MARK`): a run's own
+    log (which does not propagate) takes it on too (:func:`harness.tourney.runner.run_log`,
+    through :func:`~harness.tourney.progress.console_handlers`).
     """
     if verbose <= 0:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter(CONSOLE_FORMAT))
     handler.setLevel(logging.INFO if verbose == 1 else logging.DEBUG)
-    handler.harness_console = True  # type: ignore[attr-defined]
+    setattr(handler, CONSOLE_MARK, True)  # the runner's log takes it on (console_handlers)
     logger = logging.getLogger("harness")
     old_level = logger.level
     logger.addHandler(handler)
@@ -461,11 +462,6 @@ def console_log(verbose: int) -> None:
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(remove)
-
-
-def console_handlers() -> list[logging.Handler]:
-    """The stderr handlers of ``-v`` now in place (for a log that does not propagate)."""
-    return [h for h in logging.getLogger("harness").handlers if getattr(h, "harness_console", 0)]
 
 
 def max_turns_option(help_text: str) -> Callable[[F], F]:

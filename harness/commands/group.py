@@ -1,19 +1,21 @@
 """The ``harness`` command line: the top of the import graph.
 
 This module only builds the ``harness`` group and registers the commands. **Where a command
-lives:** in the ``cli.py`` of the room whose work it runs (``harness/<room>/cli.py``): play
-and replay in :mod:`harness.play.cli`, strategies and config-schema in
-:mod:`harness.plugins.cli`, init in :mod:`harness.configs.cli`, report and compare in
-:mod:`harness.report.cli`, tourney, sprt, analyze, coach and diff in their rooms. A command
-module imports :mod:`harness.cli_common` and lower modules, never this one. So the arrows run
-one way: this module -> command modules -> cli_common -> the library.
+lives:** in this room, :mod:`harness.commands`, one module per command group, named for
+what it holds: play and replay in :mod:`harness.commands.play`, strategies in
+:mod:`harness.commands.strategies`, init in :mod:`harness.commands.init`, report and compare
+in :mod:`harness.commands.report`, tourney and config-schema in
+:mod:`harness.commands.tourney`, sprt, analyze, coach and diff in :mod:`.sprt`,
+:mod:`.analyze` and :mod:`.coach`. A command module imports :mod:`harness.commands.common`
+and lower rooms, never this one. So the arrows run one way: this module -> command
+modules -> common -> the library.
 
 User mistakes surface as one line, never as a traceback; every command ends with the
-exit status of :mod:`harness.cli_common`'s rule (0 done, 1 cannot finish, 2 bad input,
+exit status of :mod:`harness.commands.common`'s rule (0 done, 1 cannot finish, 2 bad input,
 3 forfeits under ``--strict``, 130 interrupted).
 
-The console script (``harness = "harness.cli:main"``), ``python -m harness`` and
-``python -m harness.cli`` all run :func:`main`.
+The console script (``harness = "harness.cli:main"``: :mod:`harness.cli` is this module's
+face), ``python -m harness`` and ``python -m harness.cli`` all run :func:`main`.
 """
 
 from __future__ import annotations
@@ -21,15 +23,15 @@ from __future__ import annotations
 import click
 
 from harness import __version__
-from harness.analysis.cli import analyze
-from harness.cli_common import HarnessGroup
-from harness.coach.cli import coach, diff
-from harness.configs.cli import init
-from harness.play.cli import play, replay
-from harness.plugins.cli import list_strategies
-from harness.report.cli import compare_cmd, report
-from harness.sprt.cli import sprt
-from harness.tourney.cli import config_schema_cmd, tourney
+from harness.commands.analyze import analyze
+from harness.commands.coach import coach, diff
+from harness.commands.common import HarnessGroup
+from harness.commands.init import init
+from harness.commands.play import play, replay
+from harness.commands.report import compare_cmd, report
+from harness.commands.sprt import sprt
+from harness.commands.strategies import list_strategies
+from harness.commands.tourney import config_schema_cmd, tourney
 
 COMMANDS: tuple[click.Command, ...] = (
     play,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from harness.cli_common import user_errors
+from harness.commands.common import user_errors
 from harness.errors import ConfigError, safe_text
 from harness.runfolder.layout import path_problem
 

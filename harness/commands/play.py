@@ -1,8 +1,8 @@
 """The one-game commands: ``harness play`` (play a game and tell it) and ``harness replay``
 (re-apply a game record, checking every step).
 
-A command module like the others: it imports :mod:`harness.cli_common` and lower modules,
-never :mod:`harness.cli`, which registers it. The engine, the seats and the narrator are
+A command module like the others: it imports :mod:`harness.commands.common` and lower modules,
+never :mod:`harness.commands.group`, which registers it. The engine, the seats and the narrator are
 imported when a command runs, so that ``harness --help`` stays quick.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from harness.cli_common import (
+from harness.commands.common import (
     EXIT_FORFEITS,
     complete_strategy,
     engine_option,
@@ -199,7 +199,7 @@ def play(
 def _plugin_output() -> Any:
     """Where the seats' processes' lines go: stderr, each escaped and labelled, at most
     the tourney's allowance per game (:class:`harness.seats.output.PluginOutput`)."""
-    from harness.cli_common import echo_err
+    from harness.commands.common import echo_err
     from harness.seats.output import Playing, PluginOutput
 
     sink = PluginOutput(echo_err, Playing())
@@ -365,7 +365,7 @@ def _play_person(
     import textwrap
     from pathlib import Path
 
-    from harness.cli_common import EXIT_INTERRUPTED
+    from harness.commands.common import EXIT_INTERRUPTED
     from harness.game.engine import DEFAULT_MAX_TURNS
     from harness.people.table import play_person, seat_of_person, summary_text
     from harness.plugins import entry_point_strategies

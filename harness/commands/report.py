@@ -1,4 +1,5 @@
-"""The ``harness report`` and ``harness compare`` commands (registered in harness/cli.py).
+"""The ``harness report`` and ``harness compare`` commands
+(registered in :mod:`harness.commands.group`).
 
 Thin: options, progress on stderr, text or ``--json`` on stdout; the work is
 :func:`harness.report.write_report` and :func:`harness.report.compare.compare`.
@@ -13,7 +14,7 @@ from typing import Any
 
 import click
 
-from harness.cli_common import console_log, out_folder, user_errors, verbosity_options
+from harness.commands.common import console_log, out_folder, user_errors, verbosity_options
 from harness.errors import plural
 
 

@@ -1,7 +1,7 @@
 """The ``harness sprt A B`` command: a thin click layer over :mod:`harness.sprt.experiment`.
 
-Registered by :mod:`harness.cli`; like every command module it imports
-:mod:`harness.cli_common` and lower modules, never :mod:`harness.cli`. The experiment (and
+Registered by :mod:`harness.commands.group`; like every command module it imports
+:mod:`harness.commands.common` and lower rooms, never the group. The experiment (and
 scipy, through the SPRT statistics) is imported when the command runs, so that
 ``harness --help`` stays quick.
 The check lines go to stderr as the test goes (like tourney's progress); the verdict,
@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from harness.cli_common import (
+from harness.commands.common import (
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,
     complete_strategy,

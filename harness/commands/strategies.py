@@ -1,8 +1,8 @@
 """What strategies there are to use: ``harness strategies`` (every strategy with its
 parameters, its description and its bounds).
 
-A command module like the others: it imports :mod:`harness.cli_common` and lower modules,
-never :mod:`harness.cli`, which registers it. Plugins are loaded when the command runs.
+A command module like the others: it imports :mod:`harness.commands.common` and lower modules,
+never :mod:`harness.commands.group`, which registers it. Plugins are loaded when the command runs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from harness.cli_common import user_errors
+from harness.commands.common import user_errors
 
 
 @click.command("strategies")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from harness.cli_common import (
+from harness.commands.common import (
     EXIT_FAILED,
     EXIT_FORFEITS,
     EXIT_INTERRUPTED,

@@ -17,7 +17,7 @@ shared style in :mod:`~.chart_style`; with :mod:`~.colours`, the strategies' col
 HTML: :mod:`~.formats` for numbers, :mod:`~.page` for the blocks and their writers,
 :mod:`~.run_page` and :mod:`~.compare_page` for the two reports), :mod:`~.compare`
 (several runs). :mod:`~.plots`, :mod:`~.render` and :mod:`~.summary` re-export their
-parts' public names. The commands are :mod:`harness.report.cli`. The statistics
+parts' public names. The commands are :mod:`harness.commands.report`. The statistics
 themselves are the ground floor's, :mod:`harness.stats`, shared with ``harness sprt``.
 """
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 import pytest
 
-from harness.cli_common import (
+from harness.commands.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_FORFEITS,

@@ -486,7 +486,7 @@ def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
     ``run.counts`` gets the report's figures in place, written or not."""
     from types import SimpleNamespace
 
-    from harness.tourney.cli import _write_report
+    from harness.commands.tourney import _write_report
 
     expected = {r["strategy"]: r for r in summarise_run(played)["standings"]}
     for write in (True, False):

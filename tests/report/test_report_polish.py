@@ -110,8 +110,8 @@ def _timed(mean: float, p99: float) -> dict:
 
 
 def test_a_mean_above_the_99th_percentile_is_explained_where_it_happens(capsys):
+    from harness.commands.tourney import _print_costs
     from harness.report.render import timing_notes
-    from harness.tourney.cli import _print_costs
 
     assert timing_notes(_timed(2e-4, 5e-4)) == []
     notes = timing_notes(_timed(3e-3, 5e-4))

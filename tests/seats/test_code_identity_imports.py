@@ -2,7 +2,7 @@
 item 1).
 
 A package gains an attribute for each of its submodules that anything imports (``import
-harness.plugins.cli`` sets ``harness.plugins.cli``). The digest once followed those
+harness.commands.strategies`` sets ``harness.commands.strategies``). The digest once followed those
 attributes, so a plugin reaching ``harness.plugins`` had one digest in the ``harness``
 command (which imports every command) and another in a worker (which does not): every
 chunk of ``examples/rl/gauntlet.yaml`` failed with "its code changed since the run was

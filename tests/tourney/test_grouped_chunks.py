@@ -110,9 +110,15 @@ def _tables(spec) -> tuple[str, ...]:
     "config",
     [
         sweep(values=9, players=3),
-        sweep(values=7) | {"entrants": ["greedy", "random(p_stop=0.25)", "all-builtins",
-                                        {"strategy": "threshold", "name": "t\u00e9\"x", "params":
-                                         {"target": 30}}]},  # fmt: skip
+        sweep(values=7)
+        | {
+            "entrants": [
+                "greedy",
+                "random(p_stop=0.25)",
+                "all-builtins",
+                {"strategy": "threshold", "name": 't\u00e9"x', "params": {"target": 30}},
+            ]
+        },  # fmt: skip
         sweep(values=6, players=2) | {"format": "gauntlet", "challenger": "greedy"},
     ],
 )
