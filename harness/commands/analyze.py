@@ -17,7 +17,7 @@ import time
 import click
 
 from harness.commands.common import user_errors
-from harness.report.render import text_table
+from harness.report.pages.render import text_table
 
 
 @click.group()

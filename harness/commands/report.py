@@ -2,7 +2,7 @@
 (registered in :mod:`harness.commands.group`).
 
 Thin: options, progress on stderr, text or ``--json`` on stdout; the work is
-:func:`harness.report.write_report` and :func:`harness.report.compare.compare`.
+:func:`harness.report.write_report` and :func:`harness.report.comparisons.compare.compare`.
 """
 
 from __future__ import annotations
@@ -93,7 +93,7 @@ def report(
         click.echo(json.dumps(summary))
         return
     if not quiet:
-        from harness.report.render import terminal_width, wrap
+        from harness.report.pages.render import terminal_width, wrap
 
         games, width = summary["games"], terminal_width()
         head = (
@@ -104,7 +104,7 @@ def report(
         for line in wrap(head, width):
             click.echo(line)
         if games["scored"]:
-            from harness.report.render import standings_lines
+            from harness.report.pages.render import standings_lines
 
             for line in standings_lines(summary):
                 click.echo(line)
@@ -202,10 +202,10 @@ def compare_cmd(
       harness compare results/mine/<v1 id> results/mine/<v2 id> --match mybot=mybot2
     """
     from harness.report import cached_summary
-    from harness.report.compare import compare, parse_matches
+    from harness.report.charts.plots import plot_compare, plot_compare_diffs
+    from harness.report.comparisons.compare import compare, parse_matches
     from harness.report.files import write_text_atomic
-    from harness.report.plots import plot_compare, plot_compare_diffs
-    from harness.report.render import compare_blocks, to_html, to_markdown
+    from harness.report.pages.render import compare_blocks, to_html, to_markdown
 
     if out is not None:
         from harness.errors import HarnessError
@@ -274,10 +274,10 @@ def _runs_to_compare(runs: tuple[Path, ...], last: int | None) -> list[Path]:
 
 def compare_lines(comparison: dict[str, Any], width: int | None = None) -> list[str]:
     """The terminal's comparison in ``width`` columns (default: the terminal's): the runs,
-    what differs, and the tables compare.md shows (:func:`~harness.report.compare_page.
+    what differs, and the tables compare.md shows (:func:`~harness.report.pages.compare_page.
     compare_tables`: the same cells and marks), with the focus's head-to-head changes."""
-    from harness.report.compare_page import against_text, compare_tables
-    from harness.report.page import terminal_lines, terminal_width, wrap
+    from harness.report.pages.compare_page import against_text, compare_tables
+    from harness.report.pages.page import terminal_lines, terminal_width, wrap
 
     width = terminal_width() if width is None else width
     out = []

@@ -271,7 +271,7 @@ def _gauntlet_lines(run: Any, summary: dict | None = None) -> list[str]:
     ``summary``: the run's, if already at hand."""
     from harness.errors import HarnessError
     from harness.report.api import cached_summary
-    from harness.report.render import standings_lines
+    from harness.report.pages.render import standings_lines
 
     try:
         return standings_lines(summary if summary is not None else cached_summary(run.run_dir))
@@ -324,7 +324,7 @@ def _print_run(run: Any, summary: dict | None = None) -> None:
 def _print_costs(summary: dict[str, Any]) -> None:
     """What the strategies cost: a headline for one that forfeited every game, the
     decision times of the timed (user) strategies, and who wrote output to run.log."""
-    from harness.report.render import (
+    from harness.report.pages.render import (
         TIMING_HEADER,
         fit_table,
         output_lines,
@@ -354,7 +354,7 @@ def _print_costs(summary: dict[str, Any]) -> None:
 def _print_forfeit_groups(summary: dict[str, Any], shown: int = 5) -> None:
     """The forfeits by strategy and cause (the report's groups), with counts and one
     command each that plays one of them again."""
-    from harness.report.render import reproduce_hint
+    from harness.report.pages.render import reproduce_hint
 
     groups = summary["forfeits"]
     for g in groups[:shown]:

@@ -134,7 +134,7 @@ def test_threshold_26_and_27_part_only_at_a_total_of_26():
 
 def test_the_diffs_sign_is_the_paired_compares(tmp_path):
     from harness.report import cached_summary
-    from harness.report.compare import compare
+    from harness.report.comparisons.compare import compare
     from harness.tourney import run_tournament
 
     def run(target):

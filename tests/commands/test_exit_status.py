@@ -1,4 +1,4 @@
-"""One exit-status rule for every command (issue 9, item 17; harness/cli_common.py).
+"""One exit-status rule for every command (issue 9, item 17; harness/commands/common.py).
 
 0 done, 1 the work cannot finish, 2 bad input of any kind, 130 interrupted: checked
 command by command, in-process through click and, where the status or the signal must be

@@ -125,7 +125,7 @@ def test_init_writes_a_bot_and_a_config_that_run(tmp_path, cli):
 
 
 def test_the_starter_bot_uses_only_the_public_api():
-    source = (ROOT / "harness" / "configs" / "cli.py").read_text()
+    source = (ROOT / "harness" / "commands" / "init.py").read_text()
     from harness.commands.init import BOT
 
     assert BOT in source

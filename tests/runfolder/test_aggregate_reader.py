@@ -17,8 +17,8 @@ import pytest
 from run_builders import play_run, row, write_run
 
 from harness.report import ReportError
-from harness.report import aggregate as aggregate_module
-from harness.report.aggregate import aggregate, aggregate_frames
+from harness.report.summaries import aggregate as aggregate_module
+from harness.report.summaries.aggregate import aggregate, aggregate_frames
 from harness.runfolder import games as games_module
 from harness.runfolder import reader as reader_module
 from harness.runfolder.games import Games, iter_games

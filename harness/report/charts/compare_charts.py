@@ -1,4 +1,4 @@
-"""The charts of a comparison of several runs (:mod:`harness.report.compare`).
+"""The charts of a comparison of several runs (:mod:`harness.report.comparisons.compare`).
 
 :func:`figure_compare` draws each run's win shares and mean worms side by side;
 :func:`figure_compare_diffs` each run's difference from the first run, with its 95%
@@ -16,7 +16,7 @@ import matplotlib
 import numpy as np
 from matplotlib.figure import Figure
 
-from harness.report.chart_style import (
+from harness.report.charts.chart_style import (
     FAIR,
     STYLE,
     Chart,
@@ -27,7 +27,7 @@ from harness.report.chart_style import (
     zoom_points,
     zoom_window,
 )
-from harness.report.colours import colours_for
+from harness.report.charts.colours import colours_for
 
 # In compare charts colour says the strategy (as in every run's report) and the run is
 # told by a bar's hatching and a point's marker, with a legend naming each run.

@@ -25,10 +25,10 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
-from harness.report.chart_style import FAIR, STYLE, Chart, as_float
-from harness.report.formats import DASH
-from harness.report.run_charts import _colours, _subtitle, in_config_order
-from harness.report.standings_text import adjusted_on
+from harness.report.charts.chart_style import FAIR, STYLE, Chart, as_float
+from harness.report.charts.run_charts import _colours, _subtitle, in_config_order
+from harness.report.pages.formats import DASH
+from harness.report.pages.standings_text import adjusted_on
 
 # The decisions' fills: near-black, hatched white and near-white, where no strategy's
 # colour lies (every strategy colour keeps its distance from black and from white).

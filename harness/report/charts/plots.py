@@ -2,7 +2,7 @@
 
 Each chart is two steps. ``figure_X(summary)`` draws one titled, labelled
 :class:`Chart` (a matplotlib Figure) from the summary dict (see
-:mod:`harness.report.summary`), or returns None when the run has nothing to draw for it;
+:mod:`harness.report.summaries.summary`), or returns None when the run has nothing to draw for it;
 ``plot_X(summary, path)`` writes that figure as PNG atomically and returns the path
 (None: nothing written). Figures are built without pyplot and no backend is chosen
 here: the CLI needs none to write PNGs, and a notebook keeps its own (a Chart shows
@@ -11,7 +11,7 @@ itself there as an image, :meth:`Chart._repr_png_`).
 Charts of two runs are made to be laid side by side: every title names the run (config
 name, run id, date), win shares are drawn on a fixed 0-1 scale, and strategies keep the
 config's order (never a rank order, which would move bars between runs). Colours come
-from :mod:`harness.report.colours`: apart from each other within a chart's set of
+from :mod:`harness.report.charts.colours`: apart from each other within a chart's set of
 names, and the same for a name from run to run where possible. Every text is drawn
 literally (``text.parse_math`` off in :data:`STYLE`): names are the user's, not TeX;
 numbers on a log axis are written out (``1,000``), never as mathtext.
@@ -29,7 +29,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from harness.report.chart_style import (
+from harness.report.charts.chart_style import (
     BAND_ALPHA,
     DPI,
     FAIR,
@@ -40,17 +40,16 @@ from harness.report.chart_style import (
     png_bytes,
     run_title,
 )
-from harness.report.colours import BUILTIN_COLOURS, PALETTE, colours_for, strategy_colour
-from harness.report.compare_charts import (
+from harness.report.charts.colours import BUILTIN_COLOURS, PALETTE, colours_for, strategy_colour
+from harness.report.charts.compare_charts import (
     IDENTICAL_MARKER,
     RUN_HATCHES,
     RUN_MARKERS,
     figure_compare,
     figure_compare_diffs,
 )
-from harness.report.files import write_atomic
-from harness.report.luck_charts import figure_luck
-from harness.report.run_charts import (
+from harness.report.charts.luck_charts import figure_luck
+from harness.report.charts.run_charts import (
     figure_convergence,
     figure_gauntlet,
     figure_head_to_head,
@@ -60,6 +59,7 @@ from harness.report.run_charts import (
     figure_worms,
     in_config_order,
 )
+from harness.report.files import write_atomic
 
 __all__ = [
     "BAND_ALPHA",

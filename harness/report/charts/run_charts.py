@@ -1,9 +1,9 @@
-"""The charts of one run, each drawn from its summary (:mod:`harness.report.summary`).
+"""The charts of one run, each drawn from its summary (:mod:`harness.report.summaries.summary`).
 
 ``figure_X(summary)`` is one titled, labelled :class:`~.chart_style.Chart`, or None when
 the run has nothing to draw for it. Strategies keep the config's order
 (:func:`in_config_order`, never a rank order, which would move bars between runs) and
-their colours (:mod:`harness.report.colours`).
+their colours (:mod:`harness.report.charts.colours`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from harness.errors import plural
-from harness.report.chart_style import (
+from harness.report.charts.chart_style import (
     BAND_ALPHA,
     FAIR,
     LINE_STYLES,
@@ -30,9 +30,9 @@ from harness.report.chart_style import (
     zoom_points,
     zoom_window,
 )
-from harness.report.colours import colours_for
+from harness.report.charts.colours import colours_for
 from harness.report.order import config_order
-from harness.report.summary import FEW_UNITS
+from harness.report.summaries.summary import FEW_UNITS
 
 
 def _end(row: dict[str, Any], key: str, high: str) -> float:
@@ -263,7 +263,7 @@ def _games_tick(value: float, _pos: Any = None) -> str:
 
 def _readable(points: list[list[Any]]) -> list[list[Any]]:
     """The points of a convergence series worth drawing: from where the strategy has
-    :data:`~harness.report.summary.FEW_UNITS` units on (before, a band spans most of
+    :data:`~harness.report.summaries.summary.FEW_UNITS` units on (before, a band spans most of
     the axis and says nothing); all of them when it never gets there."""
     units = [p[4] if len(p) > 4 else None for p in points]
     if any(u is None for u in units) or units[-1] < FEW_UNITS:

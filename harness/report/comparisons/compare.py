@@ -16,7 +16,7 @@ one in the other run are a pair when they have the same deal, the same ``game_se
 seat. Opponents are matched by display name (after ``--match``), not by code: an
 opponent whose code changed still plays the same dice from the same seat, so the pair
 stays a pair; its change is listed under "What differs", and its games are not identical
-any more. The paired differences are clustered by deal (:mod:`harness.report.paired`),
+any more. The paired differences are clustered by deal (:mod:`harness.report.comparisons.paired`),
 which is far narrower than the unpaired interval for a small change. Pairs cover what
 both runs played: games against an entrant only one run has are left out, and each row
 says how many games and deals it is paired on.
@@ -44,7 +44,7 @@ from typing import Any
 from harness import stats
 from harness.jsonsafe import json_safe
 from harness.plugins import FILE_MODULE
-from harness.report.compare_twins import Twins, entrants_of, label
+from harness.report.comparisons.compare_twins import Twins, entrants_of, label
 from harness.report.order import config_order
 from harness.runfolder.reader import ReportError, RunInfo
 

@@ -1,10 +1,10 @@
 """The games behind a comparison: which are twins in two runs, and their differences.
 
-Part of :mod:`harness.report.compare` (its docstring says what a pair is). A run's games
+Part of :mod:`harness.report.comparisons.compare` (its docstring says what a pair is). A run's games
 are read once (:func:`appearances`: one row per scored game and seat, names coded in run
 A's namespace, after ``--match``); :class:`Twins` merges two runs' rows on what makes two
 games twins (same deal, ``game_seed``, seat and opponents) and gives each strategy's
-difference between them, paired (clustered by deal, :mod:`harness.report.paired`), with
+difference between them, paired (clustered by deal, :mod:`harness.report.comparisons.paired`), with
 its luck-adjusted twin where both kept the account, or unpaired (:func:`unpaired`) with
 the reason. Any two runs of a comparison can be compared: a run with the first, or with
 the one before it.
@@ -22,7 +22,7 @@ import pandas as pd
 
 from harness import stats
 from harness.errors import plural
-from harness.report.paired import paired_difference, t_pvalue
+from harness.report.comparisons.paired import paired_difference, t_pvalue
 from harness.runfolder.games import iter_games
 from harness.runfolder.reader import RunInfo, open_run
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column

@@ -33,7 +33,7 @@ class PairedDiff:
     deals: int
 
     def cell(self) -> dict[str, float | int]:
-        """As :func:`harness.report.compare.compare` reports a difference."""
+        """As :func:`harness.report.comparisons.compare.compare` reports a difference."""
         return {"diff": self.diff, "low": self.low, "high": self.high, "p": self.p}
 
 

@@ -1,9 +1,9 @@
-"""The comparison of several runs (:mod:`harness.report.compare`) as page blocks.
+"""The comparison of several runs (:mod:`harness.report.comparisons.compare`) as page blocks.
 
 One set of blocks (:func:`compare_tables`: the runs' figures, the differences of win share
 and of mean worms, the head-to-head changes, the legend and the notes) is what
 ``compare.md`` and ``compare.html`` show (:func:`compare_blocks`) and what ``harness
-compare`` prints, fitted to the terminal's width (:func:`harness.report.page.
+compare`` prints, fitted to the terminal's width (:func:`harness.report.pages.page.
 terminal_lines`): every cell of a difference, its mark and its interval, is written by
 one function here (:func:`diff_cells`, :func:`luck_cells`, :func:`pair_cells`) from the
 ``verdict`` the comparison gives each tested cell, so the outputs cannot say different
@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import plural
-from harness.report.formats import DASH, count, num, pct, points, signed_span, span
-from harness.report.page import Block, bullets, h1, h2, image, para, table
+from harness.report.pages.formats import DASH, count, num, pct, points, signed_span, span
+from harness.report.pages.page import Block, bullets, h1, h2, image, para, table
 
-# The mark a difference carries after its figure, by its verdict (harness.report.compare):
-# as wide for every tested difference, so that the digits of a column line up.
+# The mark a difference carries after its figure, by its verdict
+# (harness.report.comparisons.compare): as wide for every tested difference, so that the
+# digits of a column line up.
 MARKS = {"significant": " *", "interval only": " °", "not significant": "  ", None: ""}
 
 

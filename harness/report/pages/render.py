@@ -13,7 +13,7 @@ terminal table), :mod:`~.run_page` (a run's report, and its rows the terminal sh
 
 from __future__ import annotations
 
-from harness.report.compare_page import (
+from harness.report.pages.compare_page import (
     compare_blocks,
     compare_legend,
     compare_notes,
@@ -22,8 +22,8 @@ from harness.report.compare_page import (
     luck_cells,
     pair_cells,
 )
-from harness.report.formats import DASH, count, los_text, num, pct, points, signed_span, span
-from harness.report.page import (
+from harness.report.pages.formats import DASH, count, los_text, num, pct, points, signed_span, span
+from harness.report.pages.page import (
     CSS,
     Block,
     bullets,
@@ -39,7 +39,7 @@ from harness.report.page import (
     to_markdown,
     wrap,
 )
-from harness.report.run_page import (
+from harness.report.pages.run_page import (
     FORFEIT_HEADER,
     TIMING_HEADER,
     forfeit_rows,

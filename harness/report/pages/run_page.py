@@ -1,7 +1,8 @@
 """A run's report as page blocks, and the rows the terminal shows of it.
 
 :func:`report_blocks` is the whole report of one run, in reading order, from its summary
-(:mod:`harness.report.summary`) and its charts; :func:`gauntlet_blocks` the gauntlet's part.
+(:mod:`harness.report.summaries.summary`) and its charts; :func:`gauntlet_blocks` the
+gauntlet's part.
 The timing and output rows, :func:`reproduce_hint` and :func:`standings_lines` are shared
 with the terminal (``harness tourney``, ``harness report``), so the two never say
 different things.
@@ -14,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import plural
-from harness.report.formats import (
+from harness.report.order import config_order
+from harness.report.pages.formats import (
     DASH,
     count,
     estimate,
@@ -25,8 +27,7 @@ from harness.report.formats import (
     signed_span,
     span,
 )
-from harness.report.order import config_order
-from harness.report.page import (
+from harness.report.pages.page import (
     Block,
     bullets,
     fit_table,
@@ -38,7 +39,7 @@ from harness.report.page import (
     terminal_width,
     wrap,
 )
-from harness.report.standings_text import (
+from harness.report.pages.standings_text import (
     adjusted_on,
     luck_cells,
     luck_note,
@@ -694,7 +695,7 @@ def _faults(summary: dict[str, Any]) -> list[Block]:
 
 def standings_lines(summary: dict[str, Any], width: int | None = None) -> list[str]:
     """The terminal's standings of a report, in ``width`` columns (default: the
-    terminal's; :func:`~harness.report.standings_text.standings_text`, the table
+    terminal's; :func:`~harness.report.pages.standings_text.standings_text`, the table
     ``harness tourney`` prints too).
 
     A round robin: the field ranked by win share. A gauntlet: the challenger against each

@@ -2,7 +2,7 @@
 
 One table for ``harness tourney``, ``harness report`` and a notebook's :class:`~harness.
 results.Run` (:func:`standings_text`), fitted to the terminal's width
-(:func:`~harness.report.page.fit_table`): in 100 columns by default, the columns that say
+(:func:`~harness.report.pages.page.fit_table`): in 100 columns by default, the columns that say
 least give way first (mean rank, then the rating's interval) and a wider terminal shows
 them. Its rows are the runner's counts with the report's figures
 (:func:`with_report`), or a report's standings
@@ -20,8 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from harness.report.formats import DASH, num, pct, signed_span, span
-from harness.report.page import fit_table, terminal_width, wrap
+from harness.report.pages.formats import DASH, num, pct, signed_span, span
+from harness.report.pages.page import fit_table, terminal_width, wrap
 
 __all__ = [
     "REPORT_FIGURES",
@@ -134,7 +134,7 @@ def standings_text(
     said: int | None = None,
 ) -> list[str]:
     """The standings as aligned text lines in ``width`` columns (default: the
-    terminal's, :func:`~harness.report.page.terminal_width`), in the one table style of
+    terminal's, :func:`~harness.report.pages.page.terminal_width`), in the one table style of
     every command (a rule under the header, intervals as ``low to high``).
 
     Rows with the report's figures also show the win share's 95% interval, the

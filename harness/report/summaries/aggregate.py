@@ -32,7 +32,7 @@ import pandas as pd
 from harness import stats
 from harness.errors import safe_text
 from harness.game.ranking import POINT, Counts
-from harness.report.same_games import SameGames
+from harness.report.summaries.same_games import SameGames
 from harness.runfolder.games import (
     Games,
     deal_clusters,
@@ -168,7 +168,7 @@ class Aggregates:
     account: np.ndarray = field(default_factory=lambda: np.zeros((0, len(ACCOUNT_SUMS))))
     luck_hist: np.ndarray = field(default_factory=lambda: np.zeros((0, len(LUCK_BINS) + 1)))
     # Digests of each entrant's games, to find entrants that played the same games
-    # (harness.report.same_games); None with independent dice, where no two games compare.
+    # (harness.report.summaries.same_games); None with independent dice, where no two games compare.
     same: SameGames | None = None
 
     def entrant_counts(self) -> dict[str, Counts]:

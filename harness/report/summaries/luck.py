@@ -1,6 +1,6 @@
 """The report's luck and skill: luck-adjusted estimates and each strategy's account.
 
-From the :class:`~harness.report.aggregate.Aggregates` of a run whose games kept the
+From the :class:`~harness.report.summaries.aggregate.Aggregates` of a run whose games kept the
 account (docs/luck.md): beside each raw estimate its luck-adjusted twin (the same
 quantity, the dice's share taken out by a control of mean zero whose coefficient is
 cross-fitted on the other half of the deals: unbiased by construction, see
@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from harness import stats
-from harness.report.aggregate import ACCOUNT_SUMS, LUCK_BINS, Aggregates
+from harness.report.summaries.aggregate import ACCOUNT_SUMS, LUCK_BINS, Aggregates
 
 NAN = float("nan")
 _SUM = {name: i for i, name in enumerate(ACCOUNT_SUMS)}

@@ -29,10 +29,10 @@ from harness.errors import HarnessError, plural
 from harness.game import ranking
 from harness.game.rules import Rules
 from harness.jsonsafe import json_safe
-from harness.report.aggregate import MAX_WORMS, Aggregates, moments_of
-from harness.report.luck import luck_summary
-from harness.report.same_games import same_game_groups, same_games_line
-from harness.report.summary_gauntlet import (
+from harness.report.summaries.aggregate import MAX_WORMS, Aggregates, moments_of
+from harness.report.summaries.luck import luck_summary
+from harness.report.summaries.same_games import same_game_groups, same_games_line
+from harness.report.summaries.summary_gauntlet import (
     challenger_of,
     elo_span,
     gauntlet_convergence,
@@ -41,7 +41,7 @@ from harness.report.summary_gauntlet import (
     ranking_section,
     verdict,
 )
-from harness.report.summary_mirrors import (
+from harness.report.summaries.summary_mirrors import (
     diff_of_shares,
     mirror_key,
     mirror_message,
@@ -263,8 +263,9 @@ def _output(info: RunInfo) -> dict[str, Any]:
 
 
 def _same_games(agg: Aggregates) -> list[dict[str, Any]]:
-    """Entrants that played the same games (harness.report.same_games); none with independent
-    dice. Games of two of them together compare only where the design holds every order."""
+    """Entrants that played the same games (harness.report.summaries.same_games); none with
+    independent dice. Games of two of them together compare only where the design holds
+    every order."""
     if agg.same is None:
         return []
     info = agg.info

@@ -4,7 +4,7 @@ In a gauntlet only the challenger meets everyone, so the field is never ranked b
 share: it is ordered by rating, marked as indirect (:func:`ranking_section`), and the
 challenger's head-to-head share against each opponent is told on the Elo scale
 (:func:`elo_span`) with a verdict (:func:`verdict`: ahead, behind or open). Part of
-:func:`harness.report.summary.summarise`.
+:func:`harness.report.summaries.summary.summarise`.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from harness import stats
-from harness.report.aggregate import Aggregates
+from harness.report.summaries.aggregate import Aggregates
 from harness.stats import NAN
 
 

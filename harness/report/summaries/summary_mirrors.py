@@ -3,7 +3,7 @@
 Two entrants are one strategy when reference, class, parameters and code digest agree
 (:func:`mirror_key`, :func:`mirror_pairs`). Their difference is paired by deal of the run
 (one more pass over the games, :func:`_deal_totals`), with a cluster-robust interval
-(:func:`diff_of_shares`). Part of :func:`harness.report.summary.summarise`.
+(:func:`diff_of_shares`). Part of :func:`harness.report.summaries.summary.summarise`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 
 from harness import stats
 from harness.errors import plural
-from harness.report.aggregate import Aggregates
-from harness.report.formats import pct as _pct
-from harness.report.formats import points as _points
+from harness.report.pages.formats import pct as _pct
+from harness.report.pages.formats import points as _points
+from harness.report.summaries.aggregate import Aggregates
 from harness.runfolder.games import iter_batches, read_columns
 from harness.runfolder.reader import RunInfo
 from harness.runfolder.schema import STATUSES, TURN_CAP, seat_column
