@@ -26,7 +26,7 @@ in seat i and B in seat (i + 1) % n, the last seat included.
   entrant in every seat equally often needs g = mu*n; n-1 and n are coprime, so g is a
   multiple of n(n-1). They were found by an integer programme (every permutation used at
   most once; for n = 3 it is all six) and are checked exactly by the tests
-  (tests/tourney/test_seating.py): each ordered pair adjacent n times, each entrant in each
+  (tests/game/test_seating.py): each ordered pair adjacent n times, each entrant in each
   seat n-1 times. A Williams square would balance only linear neighbours; the
   Hamiltonian-cycle construction needs 2n(n-1) orders at n = 4 and 6.
 * ``permutations``: all n! orders, at most :data:`MAX_PERMUTATION_PLAYERS` players

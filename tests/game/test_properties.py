@@ -6,7 +6,7 @@ spies around the strategies that check what the engine asks and offers (R5, R7);
 referee in ``helpers`` (RULES.md implemented again) run over the game's record; and
 replay of the record. Same seed, same game; every game ends or is capped.
 
-``HARNESS_THOROUGH=1 pytest tests/engine/test_properties.py`` runs 2000 games per property
+``HARNESS_THOROUGH=1 pytest tests/game/test_properties.py`` runs 2000 games per property
 instead of 60 (about five minutes; worth it after any engine change).
 """
 
