@@ -34,12 +34,11 @@ from harness.game.board import WORMS
 from harness.game.dice import DICE_MODES, DuplicateDice, SeededDice
 from harness.game.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult
 from harness.game.rules import TILES, Rules, face_name
-from harness.game.seating import design
+from harness.game.seating import deal_seed, design, game_seed
 from harness.game.strategy import Strategy
 from harness.game.turn import ENDED, Turn
 from harness.game.view import View
 from harness.plugins import StrategySpec, resolve
-from harness.tourney.plan import deal_seed, game_seed
 
 REWARDS = ("margin", "win", "swing")
 ILLEGAL = ("penalty", "raise")

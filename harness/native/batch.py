@@ -175,7 +175,7 @@ def play_games(
 
 def prefix_c(seed: int) -> bytes:
     """What the deal seeds hash before the deal: ``derive_seed(seed, "deal", deal)``
-    (harness.tourney.plan.deal_seed) is BLAKE2b of ``f"{seed}\x1fdeal\x1f{deal}"``."""
+    (harness.game.seating.deal_seed) is BLAKE2b of ``f"{seed}\x1fdeal\x1f{deal}"``."""
     prefix = "\x1f".join((str(seed), "deal", "")).encode()
     if len(prefix) > 512:
         raise NotNative("the run's seed is too long for the native engine")

@@ -43,7 +43,7 @@ from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.config.python_entrants import main_entrants_here
 from harness.tourney.grouping import GroupedPlan, make_plan
 from harness.tourney.groups import GroupSpec
-from harness.tourney.progress import Progress, planning_teller, watched
+from harness.tourney.progress import Progress, console_handlers, planning_teller, watched
 from harness.tourney.repro import reproduce_command
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
@@ -131,11 +131,9 @@ def run_log(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[l
     workers' records land in the same file with no logging thread and no queue: the
     parent never forks (workers come from a single-threaded fork server), and Python
     3.12+'s "multi-threaded, use of fork() may lead to deadlocks" cannot apply. The
-    stderr handlers of ``-v`` (:func:`harness.cli_common.console_log`) get the run's
+    stderr handlers of ``-v`` (:func:`harness.tourney.progress.console_handlers`) get the run's
     records too, since this log does not propagate.
     """
-    from harness.cli_common import console_handlers
-
     logger = logging.getLogger("harness.tourney")
     handler = RunLogHandler(path, warn)
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
