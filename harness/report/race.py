@@ -101,8 +101,8 @@ def _headline(race: dict[str, Any]) -> str:
 
 NOTE = (
     "A value is out once a comparison with another value of its sweep is settled against "
-    "it; it plays no more. Estimate: its head-to-head share against the sweep's other "
-    "values (luck-adjusted where kept), weighted by deals; v leader: its share against the "
+    "it; it plays no more. Estimate: its mean head-to-head share against the sweep's other "
+    "values (luck-adjusted where kept); v leader: its share against the "
     "leader and that comparison's anytime interval. Deals and games: how far it got."
 )
 

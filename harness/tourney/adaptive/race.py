@@ -83,20 +83,20 @@ def _share_of(schedule: Schedule, i: int, j: int) -> dict[str, Any] | None:
 
 
 def estimate(schedule: Schedule, i: int, race: tuple[int, ...]) -> float:
-    """Value i's head-to-head share against its sweep's other values: each comparison's
-    share (luck-adjusted where the games kept the account) weighted by its deals. A
-    figure to read; the race is decided by the pairwise verdicts alone."""
-    total = weight = 0.0
+    """Value i's mean head-to-head share against its sweep's other values, each
+    comparison's share (luck-adjusted where the games kept the account) counted once.
+    Every value meets every other in the first batch, so each mean is over the same
+    opponents and the estimates compare; the later deals make each share more precise.
+    A figure to read: the race is decided by the pairwise verdicts alone."""
+    shares = []
     for j in race:
         if j == i:
             continue
         pair = (min(i, j), max(i, j))
         sequence = schedule.comparisons[pair].sequence
         if sequence.deals:
-            share = sequence.share if i == pair[0] else 1 - sequence.share
-            total += share * sequence.deals
-            weight += sequence.deals
-    return total / weight if weight else math.nan
+            shares.append(sequence.share if i == pair[0] else 1 - sequence.share)
+    return sum(shares) / len(shares) if shares else math.nan
 
 
 def race_summary(schedule: Schedule) -> list[dict[str, Any]]:
