@@ -30,6 +30,7 @@ from harness.plugins.cli import list_strategies
 from harness.report.cli import compare_cmd, report
 from harness.sprt.cli import sprt
 from harness.tourney.cli import config_schema_cmd, tourney
+from harness.tune.cli import tune
 
 COMMANDS: tuple[click.Command, ...] = (
     play,
@@ -43,6 +44,7 @@ COMMANDS: tuple[click.Command, ...] = (
     report,
     compare_cmd,
     sprt,
+    tune,
     init,
 )
 

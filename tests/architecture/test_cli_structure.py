@@ -38,6 +38,7 @@ COMMANDS = [
     "sprt",
     "strategies",
     "tourney",
+    "tune",
 ]
 
 
