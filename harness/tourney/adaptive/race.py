@@ -25,10 +25,12 @@ batches in order: the same batches, the same values out, at the same batch.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:  # the schedule imports this module
-    from harness.tourney.adaptive.schedule import Schedule
+# The schedule (harness.tourney.adaptive.schedule.Schedule) imports this module, so it is
+# named here by what is read of it (names, comparisons, races, out, reached, played,
+# batches), not imported: no import circle, even for the type checker.
+Schedule = Any
 
 #: A value's standing in its race: the only one left, one of several left whose
 #: comparisons are all settled (ties), left with comparisons still open, beaten.

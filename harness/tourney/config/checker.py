@@ -164,8 +164,7 @@ class Checker:
                     e for e in entrants if (e.key, e.name) != (challenger.key, challenger.name)
                 )
             self.collect(lambda: self.enough(data, entrants, challenger, fmt, players), None)
-        if self.races:
-            self.collect(lambda: self.race_problem(fmt, adaptive), None)
+        self.collect(lambda: self.race_problem(fmt, adaptive), None)
         self.raise_problems()
         assert rules is not None and seating is not None and entrants is not None
         assert fmt is not None
@@ -504,6 +503,8 @@ class Checker:
     def race_problem(self, fmt: str | None, adaptive: Any) -> None:
         """A racing sweep plays in an adaptive run's batches, its values meeting each
         other (a round robin): one line otherwise."""
+        if not self.races:
+            return
         if adaptive is None:
             raise self.fail(
                 *self.race_at, "race: a racing sweep plays in batches; add schedule: adaptive"
