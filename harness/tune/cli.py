@@ -108,6 +108,20 @@ def _wrapped(line: str) -> list[str]:
     show_default=True,
     help="Deals of the confirmation (tuned against start, unseen deals; 0: none).",
 )
+@click.option(
+    "--perturb",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="SPSA's first perturbation, a share of each range (c); larger crosses plateaus.",
+)
+@click.option(
+    "--gain",
+    type=float,
+    default=2.0,
+    show_default=True,
+    help="SPSA's step gain (a): the first step is about gain/3 x the gradient.",
+)
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of deals and signs.")
 @click.option(
     "--workers",
@@ -130,6 +144,8 @@ def tune(
     budget: int,
     batch: int,
     confirm: int,
+    perturb: float,
+    gain: float,
     seed: int,
     workers: int,
     out: str,
@@ -153,7 +169,7 @@ def tune(
       harness tune threshold --param target=21..40 --against greedy
       harness tune tactician --param caution=0.2..5 --against greedy,simple --json
     """
-    from harness.tune import make_setup, run_tune
+    from harness.tune import Gains, make_setup, run_tune
     from harness.tune.run import iterations_of
 
     console_log(verbose)
@@ -168,6 +184,7 @@ def tune(
         batch=batch,
         confirm=confirm,
         engine=engine,
+        gains=Gains(a=gain, c=perturb),
     )
     of = iterations_of(setup)
     talk = not quiet and (not as_json or sys.stderr.isatty())

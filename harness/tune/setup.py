@@ -226,6 +226,12 @@ def make_setup(
     fixed = {k: v for k, v in given.items() if k not in names}
     if not 1 <= batch <= 100_000:
         raise TuneError(f"--batch: {batch}; give 1 to 100,000 deals an iteration")
+    gains = gains or Gains()
+    if not (0 < gains.a <= 100 and 0 < gains.c <= 0.5):
+        raise TuneError(
+            f"--gain {gains.a:g} / --perturb {gains.c:g}: give a gain above 0 (at most 100) "
+            "and a perturbation above 0 and at most 0.5 of the range"
+        )
     if not 0 <= confirm <= 1_000_000:
         raise TuneError(f"--confirm: {confirm}; give 0 to 1,000,000 deals")
     setup = TuneSetup(
@@ -240,7 +246,7 @@ def make_setup(
         batch=batch,
         confirm=confirm,
         engine=engine,
-        gains=gains or Gains(),
+        gains=gains,
     )
     if not 1 <= budget <= MAX_BUDGET:
         raise TuneError(f"--budget: {budget:,}; give 1 to {MAX_BUDGET:,} games")

@@ -114,6 +114,10 @@ class Loose(Strategy):
             "--budget: 0",
         ),
         (
+            ["threshold", "--param", "target=21..40", "--against", "greedy", "--perturb", "0"],
+            "--perturb 0: give",
+        ),
+        (
             ["threshold", "--param", "target=21..40", "--against", "greedy", "--budget", "100"],
             "--budget: 100 games; one iteration is 200",
         ),
