@@ -26,6 +26,7 @@ report's cross-fitted estimate, fixed-sample: the deals are fixed in advance).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
@@ -358,15 +359,18 @@ def run_tune(
         logging.getLogger("harness.tune").warning("%s", note)
     if backend is None:
         backend = local_backend(workers, logging.NullHandler())
-    while state.k < cap:
-        line = iterate(state, backend)
-        _append(folder / ITERATIONS, line)
-        if on_iteration is not None:
-            on_iteration(state)
-    confirmation = _stored_confirmation(folder, state, setup)
-    if confirmation is None:
-        confirmation = confirm(state, backend, cap)
-        atomic_write(folder / CONFIRM, (json.dumps(confirmation, default=str) + "\n").encode())
+    # One cluster for every iteration where the backend can hold one (Dask).
+    with getattr(backend, "held", contextlib.nullcontext)():
+        while state.k < cap:
+            line = iterate(state, backend)
+            _append(folder / ITERATIONS, line)
+            if on_iteration is not None:
+                on_iteration(state)
+        confirmation = _stored_confirmation(folder, state, setup)
+        if confirmation is None:
+            confirmation = confirm(state, backend, cap)
+            text = json.dumps(confirmation, default=str) + "\n"
+            atomic_write(folder / CONFIRM, text.encode())
     result = TuneResult(setup, folder, state, cap, confirmation, resumed)
     result.seconds = time.monotonic() - started
     summary = result.summary()

@@ -53,6 +53,19 @@ def test_two_workers_give_the_same_path(tmp_path, tuned):
     assert stable(again.summary()) == stable(tuned.summary())
 
 
+def test_dask_gives_the_same_path(tmp_path, tuned):
+    """On a local Dask cluster (one for the whole tune: each iteration a results() call)."""
+    pytest.importorskip("distributed")
+    from harness.tourney.backends.dask import DaskBackend
+
+    told: list[str] = []
+    backend = DaskBackend(workers=2, scratch=tmp_path / "scratch", echo=told.append)
+    again = run_tune(setup(), out=tmp_path, backend=backend, chart=False)
+    assert (again.folder / ITERATIONS).read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    assert stable(again.summary()) == stable(tuned.summary())
+    assert sum(line.startswith("Dask: ") for line in told) == 1
+
+
 def test_an_interrupt_and_a_resume_give_the_same_path(tmp_path, tuned):
     def stop(state):
         if state.k == 4:
