@@ -63,12 +63,19 @@ def adaptive_section(config: dict[str, Any]) -> dict[str, Any] | None:
     }
 
 
-def _rows(section: dict[str, Any]) -> list[list[str]]:
+SHORT_VERDICT = {"a": "first ahead", "b": "second ahead", "tie": "tie", "open": "open"}
+
+
+def _rows(section: dict[str, Any], short: bool = False) -> list[list[str]]:
+    """The comparisons' rows; ``short``: verdicts without names (long names in 100
+    columns: "first ahead" is the comparison's first entrant)."""
     rows = []
     for c in section["comparisons"]:
         verdict = VERDICT_TEXT[c["verdict"]].format(a=c["a"], b=c["b"])
+        if short:
+            verdict = SHORT_VERDICT[c["verdict"]]
         if c.get("dropped"):
-            verdict = f"stopped: {c['dropped']} out"
+            verdict = "stopped" if short else f"stopped: {c['dropped']} out"
         rows.append(
             [
                 f"{c['a']} v {c['b']}",
@@ -134,5 +141,9 @@ def adaptive_lines(summary: dict[str, Any]) -> list[str]:
     if not section:
         return []
     lines = wrap(_headline(section), 100, "")
-    lines += ["  " + line for line in text_table(HEADER, _rows(section), left=2)]
+    table = text_table(HEADER, _rows(section), left=2)
+    if max(len(line) for line in table) > 98:  # long names: verdicts without them
+        short = [*HEADER[:3], "anytime interval", *HEADER[4:]]
+        table = text_table(short, _rows(section, short=True), left=2)
+    lines += ["  " + line for line in table]
     return lines + race_lines(section.get("races") or [])

@@ -129,8 +129,9 @@ def test_the_terminal_shows_the_race_in_100_columns(tmp_path, cli):
     config.write_text(json.dumps({**RACE, "deals": 200}))
     result = cli("tourney", str(config), "--out", str(tmp_path), "--workers", "0")
     assert result.exit_code == 0, result.output
-    block = result.output.split("Racing sweep:", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert max(len(line) for line in block) <= 100
+    block = result.output.split("Adaptive schedule:", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert max(len(line) for line in block) <= 100 and "Racing sweep:" in "\n".join(block)
+    assert f"{T21} v {T29}  first ahead" in result.output  # names too long for the verdict
     assert f"{T29}  out" in result.output
 
 
