@@ -71,6 +71,8 @@ def result_lines(result: Any) -> list[str]:
             f"{c['low'] * 100:+.2f} to {c['high'] * 100:+.2f}, luck-adjusted): "
             f"{c['verdict']}."
         )
+    if s["forfeits"]:
+        lines.append(f"Note: {s['forfeits']:,} tuning games ended in a forfeit (counted as lost).")
     lines.append(f"Run folder: {s['folder']} (path.png: each parameter's path)")
     return [part for line in lines for part in _wrapped(line)]
 

@@ -147,13 +147,13 @@ def _follows(state: State, line: Any) -> bool:
         y, c, m = (float(v) for v in line["sums"])
         rows = np.array(line["moments"], dtype=float).tolist()
         ControlMoments(np.array(rows))  # the right shape, or raise
-    except (KeyError, TypeError, ValueError):
+        games, forfeits = int(line["games"]), int(line.get("forfeits", 0))
+    except (KeyError, TypeError, ValueError, OverflowError):
         return False
-    if not same:
+    if not same or games < 0:
         return False
-    games = int(line.get("games", 0))
     applied = state.apply(step, y, c, m, rows)
-    applied["games"] = games
+    applied["games"], applied["forfeits"] = games, forfeits
     if applied["next"] != line.get("next"):
         state.lines.pop()
         state.path.pop()
@@ -222,6 +222,7 @@ def iterate(state: State, backend: Backend) -> dict[str, Any]:
     y, c, m, rows = paired(sums_plus, sums_minus, first)
     line = state.apply(step, y, c, m, rows)
     line["games"] = int(sums_plus.m.sum() + sums_minus.m.sum())
+    line["forfeits"] = sums_plus.forfeits + sums_minus.forfeits  # games a seat forfeited
     state.games += line["games"]
     return line
 
@@ -318,6 +319,7 @@ class TuneResult:
             "iterations": state.k,
             "of": self.iterations,
             "games": state.games,
+            "forfeits": sum(line.get("forfeits", 0) for line in state.lines),
             "resumed": self.resumed,
             "params": params,
             "diffs": [line["diff"] for line in state.lines],

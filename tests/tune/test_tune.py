@@ -92,6 +92,11 @@ def test_an_edited_line_is_played_again(tmp_path, tuned):
     stored.write_text("\n".join([*lines[:6], json.dumps(edited), *lines[7:]]) + "\n")
     again = run_tune(setup(), out=tmp_path, chart=False)
     assert again.resumed == 6 and stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    nonsense = json.loads(lines[2])
+    nonsense["games"] = "many"  # a value of the wrong type: played again, no traceback
+    stored.write_text("\n".join([*lines[:2], json.dumps(nonsense), *lines[3:]]) + "\n")
+    again = run_tune(setup(), out=tmp_path, chart=False)
+    assert again.resumed == 2 and stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
 
 
 NO_BOUNDS = """
@@ -177,3 +182,32 @@ def test_the_command_prints_the_answer_and_json(tmp_path, cli):
     assert data["tuned"] == {"target": 21} and data["resumed"] == 5
     assert data["confirmation"]["verdict"] == "gain confirmed"
     assert Path(data["folder"]).is_dir()
+
+
+FRAGILE = """
+from harness.strategy import Bound, Strategy
+
+class Fragile(Strategy):
+    name = "fragile"
+    bounds = {"target": Bound(21, 40)}
+
+    def __init__(self, target: int = 25) -> None:
+        self.target = target
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        raise RuntimeError("fragile")
+"""
+
+
+def test_a_bot_that_forfeits_is_told_not_hidden(tmp_path, cli):
+    plugin = tmp_path / "fragile.py"
+    plugin.write_text(FRAGILE)
+    args = [f"{plugin}:Fragile", "--param", "target=21..40", "--against", "greedy"]
+    args += ["--budget", "160", "--batch", "20", "--confirm", "20", "--out", str(tmp_path)]
+    result = cli("tune", *args)
+    assert result.exit_code == 0, result.output
+    assert "160 tuning games ended in a forfeit" in result.output
+    assert "the tuning kept the starting values" in result.output
