@@ -16,8 +16,10 @@ Nothing but setuptools and a C compiler is needed: no Cython, no Rust.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
+from pathlib import Path
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -63,22 +65,32 @@ class OptionalBuildExt(build_ext):
         )
 
 
+# core.c #includes the other parts of the engine (harness/native/c/*.inc.c: one unit of
+# compilation, never compiled on their own): found, not listed, so that a new part is a
+# dependency too and a change in any of them rebuilds the extension (a stale build must
+# never run; harness.tourney.plan.engine_digest hashes the same files).
+HERE = Path(__file__).resolve().parent
+PARTS = sorted(p.relative_to(HERE).as_posix() for p in (HERE / "harness/native/c").glob("*.inc.c"))
+
+
+def _sources_digest() -> str:
+    """harness.native.c_sources.sources_digest of the sources built here (loaded by path:
+    harness cannot be imported yet), compiled into the extension as SOURCES_DIGEST: an
+    extension whose sources have changed since is refused at import, never played."""
+    spec = importlib.util.spec_from_file_location("c_sources", HERE / "harness/native/c_sources.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.sources_digest()
+
+
 extensions = []
 if not _flag("HARNESS_NO_NATIVE"):
     extensions.append(
         Extension(
             "harness._native_core",
             sources=["harness/native/c/core.c"],
-            # #included by core.c (one unit of compilation), so named *.inc.c: templates,
-            # never compiled on their own; a change in one rebuilds the extension
-            depends=[
-                "harness/native/c/turn_dp.inc.c",
-                "harness/native/c/turn_rows.inc.c",
-                "harness/native/c/turn_lanes.inc.c",
-                "harness/native/c/optimal.inc.c",
-                "harness/native/c/account.inc.c",
-                "harness/native/c/vecenv.inc.c",
-            ],
+            depends=PARTS,
+            define_macros=[("HARNESS_SOURCES_DIGEST", f'"{_sources_digest()}"')],
             optional=not _flag("HARNESS_REQUIRE_NATIVE"),
         )
     )

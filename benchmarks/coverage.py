@@ -6,10 +6,10 @@
 Deal d has one seed for the whole run (config seed and d only), so a
 strategy's results at its different tables are correlated through the shared deals, and
 the report clusters every interval by the deal of the whole run
-(harness.report.aggregate.deal_clusters). This measures whether that holds its promise:
+(harness.report.summaries.aggregate.deal_clusters). This measures whether that holds its promise:
 for each scenario (a small round robin; see SCENARIOS) it plays ``--runs`` tournaments of
 ``--deals`` deals with seeds 1, 2, ..., reduces each with the report's own code
-(harness.report.aggregate.aggregate_frames, on the rows the runner would store:
+(harness.report.summaries.aggregate.aggregate_frames, on the rows the runner would store:
 harness.tourney.storage.to_arrow) and counts how often each 95% interval holds the
 long-run value of its target:
 
@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from harness import stats
-from harness.report.aggregate import Aggregates, aggregate_frames, moments_of
+from harness.report.summaries.aggregate import Aggregates, aggregate_frames, moments_of
 from harness.runfolder.reader import RunInfo
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk

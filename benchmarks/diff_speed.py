@@ -7,9 +7,10 @@ played against greedy, random and worm-first at 2 players on duplicate deals, ev
 order. Both methods play exactly the same games for the same seed and deals:
 
 * **paired compare**: two tournament runs (a gauntlet of thr = A, then thr = B, against
-  the field), read back and compared (:func:`harness.report.compare.compare`): the paired
-  difference of thr's win share, clustered by deal. With ``--luck`` both runs keep the
-  luck account and the luck-adjusted paired difference is measured too.
+  the field), read back and compared
+  (:func:`harness.report.comparisons.compare.compare`): the paired difference of thr's win
+  share, clustered by deal. With ``--luck`` both runs keep the luck account and the
+  luck-adjusted paired difference is measured too.
 * **diff**: :func:`harness.coach.diff`: B's gain in worms of swing per game, from the
   exact values of the decisions where A and B part, clustered by deal.
 
@@ -38,7 +39,7 @@ from typing import Any
 
 from harness.coach import diff
 from harness.report import cached_summary
-from harness.report.compare import compare
+from harness.report.comparisons.compare import compare
 from harness.stats import Z95
 from harness.tourney import run_tournament
 

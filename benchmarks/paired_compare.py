@@ -5,7 +5,7 @@
 Two runs of one small field, the same seed and dice, differing only in one entrant:
 ``threshold(target=26)`` in run A and ``threshold(target=27)`` in run B, both under the
 display name ``thr``. Every game of ``thr`` in A has a twin in B (same deal, dice, seat
-and opponents), so :func:`harness.report.compare.compare` pairs them, clustered by
+and opponents), so :func:`harness.report.comparisons.compare.compare` pairs them, clustered by
 deal; with ``paired=False`` it compares the two runs' win shares as independent
 samples, as it did before. Printed: both 95% intervals of thr's win-share difference
 (B - A), their widths, and the ratio (unpaired / paired; its square is how many times
@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.report import cached_summary
-from harness.report.compare import compare
-from harness.report.paired import width_ratio
+from harness.report.comparisons.compare import compare
+from harness.report.comparisons.paired import width_ratio
 from harness.stats import Z95
 from harness.tourney import run_tournament
 

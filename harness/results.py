@@ -5,7 +5,7 @@ the games come through the run folder's verified reader (:func:`harness.runfolde
 open_run` and :func:`~harness.runfolder.games.iter_games`: only chunks the manifest lists
 and that verify), the numbers from the report's summary (:func:`harness.report.api.
 cached_summary`: the same figures as ``report.json``), the charts from
-:mod:`harness.report.plots`. :func:`harness.tourney.run_tournament` returns the same
+:mod:`harness.report.charts.plots`. :func:`harness.tourney.run_tournament` returns the same
 :class:`Run`, with what its call did (played, reused, wall time...) filled in::
 
     import harness
@@ -299,7 +299,7 @@ class Run:
         state, the standings as counted (with the report's intervals, luck-adjusted win
         share and rating once it has them: the table ``harness tourney`` prints), and
         where to look next; nothing is read from the folder."""
-        from harness.report.standings_text import standings_text
+        from harness.report.pages.standings_text import standings_text
 
         lines = [
             f"Run {self.name!r}: {self.status}, {self.stored:,} of {plural(self.planned, 'game')}"
@@ -417,7 +417,7 @@ def report_figure(name: str, summary: dict[str, Any]) -> Figure | None:
     written, and the figure is not pyplot's (a notebook shows it once, as the value
     returned, and the user's backend is left as it was).
     """
-    from harness.report import plots
+    from harness.report.charts import plots
 
     return plots.FIGURES[name](summary)
 
@@ -447,7 +447,7 @@ def load_run(path: str | Path, *, recount: bool = False) -> Run:
     counts = _rows(summary.get("standings"))
     report = _current_report(info) if counts else None
     if report is not None:  # the report's figures in the counts, as harness tourney has them
-        from harness.report.standings_text import with_report
+        from harness.report.pages.standings_text import with_report
 
         counts = with_report(counts, report)
     run = Run(

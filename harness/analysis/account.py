@@ -58,6 +58,7 @@ from harness.analysis.turn import (
     Payoff,
     solve_arrays,
 )
+from harness.game.board import Board, Claim, legal_claims, mask_of, tiles_of
 from harness.game.engine import GameObserver
 from harness.game.rules import LOWEST_TILE, TILES, Rules, worms
 from harness.runfolder.schema import ACCOUNT_FIELDS
@@ -74,35 +75,74 @@ def steal_share(players: int) -> float:
     return 1.0 + 1.0 / (players - 1)
 
 
+def claim_value(claim: Claim | tuple[int, int | None], players: int) -> float:
+    """What a claim (R7) is worth to the thief's margin, the worm swing: a grill tile its
+    worms, a steal its worms times :func:`steal_share`."""
+    tile, victim = claim
+    return float(_WORMS[tile]) if victim is None else _WORMS[tile] * steal_share(players)
+
+
 def swing_payoff(
     grill: Sequence[int], tops: Sequence[int], seat: int, lower_any: bool
 ) -> tuple[tuple[float | None, ...], float]:
     """The worm-swing payoff of ``seat``'s turn: (stop value per total 0..40, bust value).
 
     ``grill``: the face-up tiles, ascending; ``tops[v]``: seat v's top tile, 0 for none.
-    A stop at total s claims the best of the highest grill tile <= s (any lower tile
-    under ``lower_any``: never worth more worms) and a rival's top showing exactly s (R7);
-    None where R7 offers nothing. The same values as ``optimal``'s plan with ``flip=0``.
+    A stop at total s is worth the :func:`claim_value` of the best claim R7 offers there
+    (:func:`harness.game.board.legal_claims`), None where it offers none; ``lower_any``
+    adds only lower grill tiles, never worth more worms, so it changes no value. The same
+    values as ``optimal``'s plan with ``flip=0``.
     """
-    share = steal_share(len(tops))
-    stop: list[float | None] = [None] * (MAX_TOTAL + 1)
-    current: float | None = None
-    j = 0
-    if grill:
-        for total in range(grill[0], MAX_TOTAL + 1):
-            while j < len(grill) and grill[j] <= total:
-                value = float(_WORMS[grill[j]])
-                if not lower_any or current is None or value > current:
-                    current = value
-                j += 1
-            stop[total] = current
-    for victim, top in enumerate(tops):
-        if top and victim != seat:
-            value = _WORMS[top] * share
-            if stop[top] is None or value > stop[top]:
-                stop[top] = value
+    return board_payoff(mask_of(grill), tuple(tops), seat)
+
+
+def board_payoff(grill: int, tops: tuple[int, ...], seat: int) -> tuple[tuple, float]:
+    """:func:`swing_payoff` of a board as the game keeps it (``grill`` a bit mask, bit t
+    = tile t).
+
+    R7's claims are the grill's (they depend on the grill alone) and the steals (on the
+    tops alone), so each part is asked of :func:`harness.game.board.legal_claims` once
+    per grill and once per set of tops, and cached: grills and tops repeat from game to
+    game far more than whole boards do.
+    """
+    stop = _GRILL_PAYOFFS.get(grill)
+    if stop is None:
+        stop = _GRILL_PAYOFFS[grill] = _claim_values(0, grill, (), 0.0)
+        _bound(_GRILL_PAYOFFS)
+    key = (tops, seat)
+    steals = _STEAL_PAYOFFS.get(key)
+    if steals is None:
+        values = _claim_values(seat, 0, tops, steal_share(len(tops)))
+        steals = _STEAL_PAYOFFS[key] = tuple((s, v) for s, v in enumerate(values) if v)
+        _bound(_STEAL_PAYOFFS)
+    if steals:
+        merged = list(stop)
+        for total, value in steals:
+            if merged[total] is None or value > merged[total]:
+                merged[total] = value
+        stop = tuple(merged)
     own = tops[seat]
-    return tuple(stop), -float(_WORMS[own] if own else 0)
+    return stop, -float(_WORMS[own] if own else 0)
+
+
+def _claim_values(seat: int, grill: int, tops: tuple[int, ...], share: float) -> tuple:
+    """The :func:`claim_value` of the best claim R7 offers at each total 0..40 (None: no
+    claim): legal_claims puts the best first (a steal before a grill tile it outworms)."""
+    values: list[float | None] = [None] * LOWEST_TILE  # no tile is lower (R1)
+    for total in range(LOWEST_TILE, MAX_TOTAL + 1):
+        claims = legal_claims(seat, total, True, grill, tops, False)
+        if claims:
+            tile, victim = claims[0]
+            values.append(_GRILL_VALUE[tile] if victim is None else _WORMS[tile] * share)
+        else:
+            values.append(None)
+    return tuple(values)
+
+
+def _bound(cache: dict) -> None:
+    """First in, first out: a cache never changes a value, only its cost."""
+    if len(cache) > _PAYOFFS_MAX:
+        del cache[next(iter(cache))]
 
 
 def win_slope(scores: Sequence[int], seat: int, grill_worms: int) -> float:
@@ -141,6 +181,12 @@ def _phi_cdf(z: float) -> float:
 # process. Bounded first in, first out: a cache never changes a value, only its cost.
 _SOLVED: dict[tuple, tuple[array, array]] = {}
 _SOLVED_MAX = 8192
+# board_payoff's parts: grill mask -> stop value per total; (tops, seat) -> the steals'
+# (total, value) pairs. A grill part is 41 shared floats (~0.4 kB): 16,384 of them ~7 MB.
+_GRILL_PAYOFFS: dict[int, tuple[float | None, ...]] = {}
+_STEAL_PAYOFFS: dict[tuple, tuple[tuple[int, float], ...]] = {}
+_PAYOFFS_MAX = 16384
+_GRILL_VALUE = tuple(float(w) for w in _WORMS)  # a grill tile's claim_value, shared floats
 _stats = {"hits": 0, "misses": 0}
 
 
@@ -280,30 +326,23 @@ class TurnAccount:
 def claim_options(
     grill: Iterable[int], tops: Sequence[int], seat: int, total: int, lower_any: bool
 ) -> tuple[Option, ...]:
-    """Every claim a stop at ``total`` (with a worm) may make, valued for the swing, best
-    first (R7): the highest grill tile <= total (any lower one too under ``lower_any``) and
-    a rival's top showing exactly ``total``. ``tops[v]``: seat v's top tile, 0 for none."""
-    share = steal_share(len(tops))
-    below = [t for t in grill if t <= total]
-    found: list[Option] = []
-    if below:
-        tiles = below if lower_any else [max(below)]
-        found += [Option((t, None), float(_WORMS[t])) for t in tiles]
-    for victim, top in enumerate(tops):
-        if victim != seat and top and top == total:
-            found.append(Option((total, victim), _WORMS[total] * share))
-    found.sort(key=lambda o: (-o.value, -o.move[0], o.move[1] is not None))
-    return tuple(found)
+    """Every claim a stop at ``total`` (with a worm) may make, valued for the swing
+    (:func:`claim_value`), best first: the claims R7 offers
+    (:func:`harness.game.board.legal_claims`, in its order: the best swing first, the
+    higher tile first). ``tops[v]``: seat v's top tile, 0 for none."""
+    claims = legal_claims(seat, total, True, mask_of(grill), tops, lower_any)
+    return tuple(Option((c.tile, c.victim), claim_value(c, len(tops))) for c in claims)
 
 
 # -- the accountant -----------------------------------------------------------------------
 class Accountant(GameObserver):
     """Keeps the luck and skill account of a game as it is played (an observer).
 
-    It follows the board from the game's events (claims, steals, busts), so it needs no
-    access to the engine: the same class accounts a game in play, a replayed record and
-    a person's game. ``ledgers[seat]`` holds each seat's sums; with ``detail=True`` (or a
-    ``listener``), ``turns`` holds every turn's :class:`TurnAccount` too.
+    It reads the board the game hands its observer (:meth:`GameObserver.handed`) at each
+    turn's start, and the turn from the game's events: the same class accounts a game in
+    play, a replayed record and a person's game. ``ledgers[seat]`` holds each seat's
+    sums; with ``detail=True`` (or a ``listener``), ``turns`` holds every turn's
+    :class:`TurnAccount` too.
 
     The order of the float operations is the native engine's (account.inc.c): change one,
     change both.
@@ -318,14 +357,13 @@ class Accountant(GameObserver):
     ) -> None:
         self.players = n = rules.players
         self.lower_any = rules.lower_tile == "any"
-        self._flip_mode = rules.bust_flip
         self.ledgers = [Ledger() for _ in range(n)]
         self.turns: list[TurnAccount] = []
         self._detail = detail or listener is not None
         self._listener = listener
-        self.grill = set(TILES)
-        self.stacks: list[list[int]] = [[] for _ in range(n)]
-        self.scores = [0] * n
+        self.board: Board | None = None  # the game's, handed over (never written here)
+        self._grill: tuple[int, ...] = ()  # the turn's board, as it began
+        self._tops: tuple[int, ...] = ()
         self._value: array = array("d")
         self._roll: array = array("d")
         self._stop: tuple = ()
@@ -341,14 +379,17 @@ class Accountant(GameObserver):
         self._before = Ledger()
 
     # -- the board ----------------------------------------------------------------------
-    def tops(self) -> tuple[int, ...]:
-        return tuple(s[-1] if s else 0 for s in self.stacks)
+    def handed(self, board: Board) -> None:
+        self.board = board
 
     def turn_started(self, turn: int, seat: int) -> None:
         self._close(None, "")
-        grill = tuple(sorted(self.grill))
-        tops = self.tops()
-        self._stop, self._bust = swing_payoff(grill, tops, seat, self.lower_any)
+        board = self.board
+        if board is None:
+            raise RuntimeError("an Accountant hears a game that did not hand it its board")
+        grill = self._grill = tiles_of(board.grill)
+        tops = self._tops = tuple(board.tops)
+        self._stop, self._bust = board_payoff(board.grill, tops, seat)
         self._value, self._roll = solved(self._stop, self._bust)
         self._state = START
         self._free = 0x7E  # faces 1-6 not yet set aside
@@ -361,7 +402,7 @@ class Accountant(GameObserver):
         par = self._roll[START]
         ledger.turns += 1
         ledger.par += par
-        self._k = win_slope(self.scores, seat, sum(_WORMS[t] for t in grill))
+        self._k = win_slope(board.scores, seat, sum(_WORMS[t] for t in grill))
         if self._detail:
             self._current = TurnAccount(turn, seat, par, self._k, grill, tops)
 
@@ -450,26 +491,18 @@ class Accountant(GameObserver):
         self._settle_pending(True)
         tile, victim = claim.tile, claim.victim
         best = self._stop[total]
-        share = steal_share(self.players)
-        chosen = float(_WORMS[tile]) if victim is None else _WORMS[tile] * share
+        chosen = claim_value(claim, self.players)
         regret = best - chosen
         ledger = self._ledger
         ledger.regret_claim += regret
-        options = claim_options(self.grill, self.tops(), seat, total, self.lower_any)
+        # The claims as the turn began: the board has taken this one already.
+        options = claim_options(self._grill, self._tops, seat, total, self.lower_any)
         if len(options) > 1:
             ledger.claims += 1
         if self._current is not None:
             self._current.decisions.append(
                 Decision("claim", self._state, options, (tile, victim), regret)
             )
-        # the board (R7)
-        if victim is None:
-            self.grill.discard(tile)
-        else:
-            self.stacks[victim].pop()
-            self.scores[victim] -= _WORMS[tile]
-        self.stacks[seat].append(tile)
-        self.scores[seat] += _WORMS[tile]
         self._open = -1
         self._close(chosen, "claim" if victim is None else "steal")
 
@@ -486,12 +519,6 @@ class Accountant(GameObserver):
             self._rolled(roll.faces, roll.counts, roll.mask)
         else:  # R8: all dice kept, no claim: the last keep's value was the bust value
             self._pending = -1
-        if returned is not None:
-            self.stacks[seat].pop()
-            self.scores[seat] -= _WORMS[returned]
-            self.grill.add(returned)
-        if turned is not None:
-            self.grill.discard(turned)
         self._open = -1
         self._close(self._bust, "bust")
 
@@ -534,6 +561,7 @@ __all__ = [
     "TurnAccount",
     "cache_stats",
     "claim_options",
+    "claim_value",
     "ledger_row",
     "solved",
     "steal_share",

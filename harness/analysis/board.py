@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from harness.analysis.turn import Payoff
 from harness.errors import HarnessError
+from harness.game.board import legal_claims, mask_of
 from harness.game.rules import TILES, worms
 
 FULL_GRILL = TILES
@@ -59,14 +60,16 @@ class TurnBoard:
     # -- claims (R7) -----------------------------------------------------------------
     def claim(self, total: int) -> tuple[int, bool] | None:
         """The claim worth most worms for a stop at ``total`` with a worm, as (tile,
-        is_steal), or None when R7 offers none. Equal worms go to the grill tile (a
-        steal is worth more to a player who counts the victim's loss; this counts own
-        worms only)."""
-        below = [t for t in self.grill if t <= total]
-        best = (below[-1], False) if below else None
-        if total in self.tops and (best is None or worms(total) > worms(best[0])):
-            best = (total, True)
-        return best
+        is_steal), or None when R7 offers none (:func:`harness.game.board.legal_claims`,
+        the player in seat 0 holding ``held``). Equal worms go to the grill tile (a steal
+        is worth more to a player who counts the victim's loss; this counts own worms
+        only)."""
+        tops = (self.held or 0, *self.tops)
+        claims = legal_claims(0, total, True, mask_of(self.grill), tops, False)
+        if not claims:
+            return None
+        tile, victim = max(claims, key=lambda c: (worms(c.tile), c.victim is None))
+        return tile, victim is not None
 
     def stoppable(self, total: int) -> bool:
         return self.claim(total) is not None

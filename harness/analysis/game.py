@@ -92,8 +92,7 @@ def account_record(data: dict[str, Any]) -> GameAccount:
 
 
 def _check_stored(stored: Any, turn: TurnAccount) -> None:
-    from harness.errors import RecordError
-    from harness.plugins import shown
+    from harness.errors import RecordError, shown
 
     if stored is None:
         return

@@ -25,7 +25,7 @@ from harness.analysis.turn import START, Solution, solve, solve_exact, state_ind
 from harness.errors import HarnessError
 from harness.game.rules import DICE, FACE_POINTS, WORM, face_name, worms
 from harness.jsonsafe import json_safe
-from harness.report.render import text_table
+from harness.report.pages.render import text_table
 
 POLICIES = ("max-success", "expected-worms")
 TARGETS = tuple(range(21, 37))

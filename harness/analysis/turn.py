@@ -29,11 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from math import factorial
 from typing import Any
 
 import numpy as np
 
+from harness.game.dice import ROLLS_OF
 from harness.rules import DICE, FACE_POINTS, WORM
 
 MAX_TOTAL = DICE * FACE_POINTS[WORM]  # 40: eight worms
@@ -65,12 +65,6 @@ def _reachable() -> list[tuple[int, int, int]]:
     # Layers by dice left: a state's successors all have fewer dice, so solving layer
     # 0, 1, ... 8 in turn needs only values already known.
     return sorted(seen, key=lambda st: (st[1], st[0], st[2]))
-
-
-def _compositions(n: int, parts: int) -> list[tuple[int, ...]]:
-    if parts == 1:
-        return [(n,)]
-    return [(c, *rest) for c in range(n, -1, -1) for rest in _compositions(n - c, parts - 1)]
 
 
 STATES: list[tuple[int, int, int]] = _reachable()
@@ -118,18 +112,21 @@ class _Layer:
 @cache
 def _outcomes(n: int, free: int) -> list[tuple[tuple[int, ...], int]]:
     """The rolls of n dice as counts of ``free`` faces not yet kept (the 6 - free kept
-    faces lumped together), each with its number of ways out of 6**n. A roll is given
-    as the (position among the free faces, count) of each free face it shows."""
+    faces lumped together), each with its number of ways out of 6**n: the rolls of
+    harness.game.dice.ROLLS_OF (the one enumeration, with its multinomial weights) summed
+    by those counts, in descending order of the counts. A roll is given as the (position
+    among the free faces, count) of each free face it shows."""
     kept = 6 - free
-    found = []
-    for comp in _compositions(n, free + (1 if kept else 0)):
-        weight = factorial(n)
-        for c in comp:
-            weight //= factorial(c)
-        if kept:
-            weight *= kept ** comp[-1]
-        found.append((tuple((j, c) for j, c in enumerate(comp[:free]) if c), weight))
-    return found
+    ways: dict[tuple[int, ...], int] = {}
+    for roll, weight in ROLLS_OF[n]:
+        # Any `free` faces will do (the dice are fair): the higher ones here.
+        shown = tuple(roll.counts[6 - j] for j in range(free))
+        counts = (*shown, n - sum(shown)) if kept else shown
+        ways[counts] = ways.get(counts, 0) + weight
+    return [
+        (tuple((j, c) for j, c in enumerate(counts[:free]) if c), ways[counts])
+        for counts in sorted(ways, reverse=True)
+    ]
 
 
 def _build() -> tuple[list[_Layer], np.ndarray, np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """See every decision: the coach (a bot's decisions against the exact turn optimum) and
 the diff (two bots' decisions on the same deals, where they part and what it is worth).
 
-``harness coach BOT`` and ``harness diff A B`` (:mod:`harness.coach.cli`), and from
+``harness coach BOT`` and ``harness diff A B`` (:mod:`harness.commands.coach`), and from
 Python :func:`coach` and :func:`diff`. The rooms: :mod:`~harness.coach.situations` (error
 bands, the situation a person reads), :mod:`~harness.coach.valuing` (a decision valued
 exactly from the question a seat was asked), :mod:`~harness.coach.audit` (the coach's

@@ -3,7 +3,7 @@
 The bot under study (the *subject*) sits at one table per group of opponents
 (:func:`tables_for`) and plays every deal of the run in every seat order of the balanced
 design (:mod:`harness.game.seating`) on duplicate dice: deal d's dice are a tournament's deal
-d with the same seed (:func:`harness.tourney.plan.deal_seed`), so the coach's games are
+d with the same seed (:func:`harness.game.seating.deal_seed`), so the coach's games are
 the games ``harness tourney`` plays for those entrants and that seed, and each one replays
 with ``harness play ... --seed SEED --dice duplicate`` in its seat order.
 
@@ -40,13 +40,12 @@ from harness.errors import GameError, HarnessError, safe_text
 from harness.game.dice import DuplicateDice
 from harness.game.engine import DEFAULT_MAX_TURNS, GameResult, build_instances
 from harness.game.rules import Rules
-from harness.game.seating import Design, design, seats_of
+from harness.game.seating import Design, deal_seed, design, seats_of
 from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, resolve
 from harness.runfolder.schema import ERROR_KINDS, FORFEIT, TURN_CAP
 from harness.seats import Traced, close_all, guard
 from harness.seats.settings import SeatSettings
-from harness.tourney.plan import deal_seed
 
 #: Games a block holds, about: blocks are the unit of work and of merging.
 BLOCK_GAMES = 200

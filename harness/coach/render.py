@@ -1,7 +1,7 @@
 """The coach's and the diff's answers for people: the terminal, Markdown and HTML.
 
 Markdown and HTML are made from one list of blocks with the report's own helpers
-(:mod:`harness.report.render`: the same page style, number formats and writers), so the
+(:mod:`harness.report.pages.render`: the same page style, number formats and writers), so the
 two files always say the same thing; the terminal prints the same rows in 80 columns.
 The examples' game records are written beside them (``examples/``), each playable
 again (``harness replay``) and analysable (``harness analyze game``).
@@ -19,7 +19,7 @@ from harness.coach.situations import BAND_PLURALS, KIND_NAMES
 from harness.errors import plural
 from harness.jsonsafe import json_safe
 from harness.report.files import write_text_atomic
-from harness.report.render import (
+from harness.report.pages.render import (
     DASH,
     Block,
     bullets,

@@ -38,27 +38,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from math import factorial
 from typing import Any, Protocol
 
+from harness.analysis.account import claim_value
 from harness.analysis.turn import CHILD, STATES, WORM_BIT
 from harness.coach.valuing import Board, Moment, read_answer, state_of
 from harness.errors import safe_text
-from harness.game.board import FACES_OF, mask_of
-from harness.game.dice import ROLLS, Roll
-from harness.game.rules import Rules, worms
+from harness.game.board import ALL_FACES, FACES_OF, mask_of
+from harness.game.rules import Rules
 from harness.game.strategy import Strategy
+from harness.game.turn import chance_outcomes
 from harness.game.view import View
 from harness.interrupts import reraise_if_user
-
-ALL_FACES = 0b1111110
-# The rolls of n dice with their exact probabilities (multinomial / 6**n).
-_ROLLS_OF: dict[int, list[tuple[Roll, float]]] = {}
-for _roll in ROLLS.values():
-    _ways = factorial(_roll.n)
-    for _c in _roll.counts:
-        _ways //= factorial(_c)
-    _ROLLS_OF.setdefault(_roll.n, []).append((_roll, _ways / 6**_roll.n))
 
 
 class ShadowFailed(Exception):
@@ -82,15 +73,16 @@ class OwnPlay:
 
     ``view`` is the strategy's own view, showing the turn's board; the evaluation writes
     the turn slots of every state it asks about (the caller resynchronises it after).
-    ``board`` gives the swing payoff: a claim's worms (a steal's times P / (P - 1)), a
-    bust minus the seat's top tile. Values are memoised per state for the turn.
+    ``board`` gives the swing payoff: a claim's worms (a steal's times P / (P - 1): the
+    account's :func:`~harness.analysis.account.claim_value`), a bust minus the seat's top
+    tile. The rolls that can follow are the turn's chance outcomes
+    (:func:`harness.game.turn.chance_outcomes`). Values are memoised per state for the turn.
     """
 
     def __init__(self, strategy: Strategy, view: View, board: Board) -> None:
         self.strategy = strategy
         self.view = view
         self.board = board
-        self.share = 1.0 + 1.0 / (board.players - 1)
         self._kept: dict[int, float] = {}
         self._rolled: dict[int, float] = {}
         self._claims: dict[int, float] = {}
@@ -118,8 +110,7 @@ class OwnPlay:
                 if move is None:
                     raise ShadowFailed(f"its claim with {total} is none of the legal ones (R7)")
                 choice = move
-            tile, victim = choice[0], choice[1]
-            found = worms(tile) * (1.0 if victim is None else self.share)
+            found = claim_value((choice[0], choice[1]), self.board.players)
             self._claims[total] = found
         return found
 
@@ -158,7 +149,7 @@ class OwnPlay:
         view = self.view
         pick = self.strategy.pick
         total = 0.0
-        for roll, p in _ROLLS_OF[left]:
+        for roll, p in chance_outcomes(left):
             new = roll.mask & free
             if not new:  # R5: no new face
                 total += p * bust
@@ -328,8 +319,7 @@ class Shadowed(Strategy):
             stop, roll = play.claim_value(i, kept), play.roll_value(i, kept)
             values = (stop, roll) if mine else (roll, stop)
         else:
-            share = play.share
-            values = tuple(worms(t) * (1.0 if v is None else share) for t, v in (mine, other))
+            values = tuple(claim_value(move, board.players) for move in (mine, other))
         self.watcher.parted(
             Moment.of(board, self._before, self._roll, kept),
             Parting(kind, mine, other, values[0], values[1]),

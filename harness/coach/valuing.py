@@ -7,7 +7,7 @@ payoff ``optimal`` maximises, solved once per board and cached), so a wrapper ar
 seat can value each answer as it is given, whichever engine asks (the Python engine, or
 the native one calling a Python seat back). The numbers are the account's to the last
 bit: the same solved arrays, the same operations in the same order
-(tests/analysis/test_coach.py checks them against :class:`~harness.analysis.account.Accountant`).
+(tests/coach/test_coach.py checks them against :class:`~harness.analysis.account.Accountant`).
 
 A :class:`Moment` keeps what a person needs to see the decision again: the board, the
 dice set aside before the last keep and the roll it came from (``harness analyze roll``

@@ -31,12 +31,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from harness.game.rules import MAX_PLAYERS, TILES
+from harness.game.turn import CLAIM, PICK, STOP_OR_ROLL
 
 if TYPE_CHECKING:
     from harness.game.view import View
 
-PICK, STOP_OR_ROLL, CLAIM = 0, 1, 2
-"""The phases: which question a decision answers (``pick``, ``stop``, ``claim``)."""
+# The phases: which question a decision answers (``pick``, ``stop``, ``claim``): the
+# turn's own (harness.game.turn numbers them so), imported above.
 PHASES = ("pick", "stop", "claim")
 
 ACTIONS = 24

@@ -1,13 +1,13 @@
 """A game stepped decision by decision: the Python engine with the control turned round.
 
 The engine (:class:`harness.game.engine.Game`) asks strategies; an environment is asked by
-its agent. :class:`SteppedGame` is a Game whose *agent seats* have no strategy: their
-turns stop at each question (pick, stop, claim) until :meth:`SteppedGame.act` answers
-it, while every other seat plays its strategy through the engine's own
-``play_turn``. The agent's turns use the engine's dice decoding, its bust and claim
-(``_bust``, ``_claim``: R7-R10 are written once), its views and its observer, so a
-stepped game is the game the engine would play with the same answers, record
-included (``harness replay`` takes it).
+its agent. :class:`SteppedGame` holds a Game whose *agent seats* have no strategy: their
+turns (:meth:`Game.begin_turn`, a :class:`harness.game.turn.Turn`) stop at each question
+(pick, stop, claim) until :meth:`SteppedGame.act` answers it with the turn's own steps,
+while every other seat plays its strategy through the engine's ``play_turn``. Both are the
+one turn of harness.game.turn on the game's board, dice, views and observer, so a stepped
+game is the game the engine would play with the same answers, record included
+(``harness replay`` takes it).
 
 Which game an episode is (:class:`Schedule`) follows the tournaments: episode e of a
 run seeded ``seed`` is deal ``e // m`` (its deal seed ``deal_seed(seed, deal)``) in seat
@@ -27,28 +27,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.env.encoding import CLAIM, FIRST_CLAIM, PHASES, PICK, ROLL_ON, STOP, STOP_OR_ROLL
+from harness.env.encoding import FIRST_CLAIM, PHASES, PICK, ROLL_ON, STOP, STOP_OR_ROLL
 from harness.errors import GameError
-from harness.game.board import ALL_FACES, FACES_OF, KEPT_OF, WORMS, Claim, legal_claims
-from harness.game.dice import (
-    BLOCK_BASE,
-    DICE_MODES,
-    POW6,
-    ROLL_LIST,
-    TABLE,
-    DuplicateDice,
-    SeededDice,
-)
-from harness.game.engine import BIT, DEFAULT_MAX_TURNS, LEGAL, Game, GameObserver, GameResult
+from harness.game import board as game_board
+from harness.game.board import WORMS
+from harness.game.dice import DICE_MODES, DuplicateDice, SeededDice
+from harness.game.engine import DEFAULT_MAX_TURNS, Game, GameObserver, GameResult
 from harness.game.rules import TILES, Rules, face_name
-from harness.game.seating import design
+from harness.game.seating import deal_seed, design, game_seed
 from harness.game.strategy import Strategy
+from harness.game.turn import ENDED, Turn
+from harness.game.view import View
 from harness.plugins import StrategySpec, resolve
-from harness.tourney.plan import deal_seed, game_seed
 
 REWARDS = ("margin", "win", "swing")
 ILLEGAL = ("penalty", "raise")
-DONE = -1  # the phase of a game with no question pending (over, capped or forfeited)
+DONE = ENDED  # the phase of a game with no question pending (over, capped or forfeited)
 MAX_EPISODE = 2**63 - 1
 """The last episode number: ``info["episode"]`` is an int64 (the vector environment's
 array, the C slots); an episode past it is refused, never wrapped to a negative one."""
@@ -59,22 +53,15 @@ class IllegalAction(ValueError):
 
 
 class _AgentSeat(Strategy):
-    """The strategy of an agent seat: the engine asks it only which claim (R7), and it
-    answers what the agent chose."""
+    """Holds an agent seat in the game: the agent answers its turns' questions through
+    :meth:`SteppedGame.act`, so the engine never asks it anything."""
 
     name = "agent"
 
-    def __init__(self) -> None:
-        self.answer: Claim | None = None
 
-    def claim(self, view: Any, choices: Sequence[Claim]) -> Claim:
-        assert self.answer is not None
-        return self.answer
-
-
-class SteppedGame(Game):
+class SteppedGame:
     """A :class:`~harness.game.engine.Game` whose agent seats (``None`` in ``strategies``)
-    are asked through :meth:`act`.
+    are asked through :meth:`act` (arguments as Game's).
 
     :meth:`advance` plays on (other seats' turns, dice, busts) until an agent seat has a
     question (``phase`` PICK, STOP_OR_ROLL or CLAIM, ``deciding`` its seat) or the game
@@ -95,164 +82,108 @@ class SteppedGame(Game):
         seed: int | None = None,
     ) -> None:
         seats = [_AgentSeat() if s is None else s for s in strategies]
-        super().__init__(
+        self._game = Game(
             seats, rules, dice, names=names, observer=observer, max_turns=max_turns, seed=seed
         )
         self.agents = frozenset(i for i, s in enumerate(strategies) if s is None)
         self.phase = DONE
         self.deciding = -1
         self.error: GameError | None = None
-        self._roll: Any = None
-        self._block = 0
-        self._free = ALL_FACES
-        self._kept: tuple[int, ...] = ()
-        self._total = 0
-        self._left = 8
-        self._worm = False
-        self._low = 0
+        self._turn: Turn | None = None  # the agent's turn in progress
 
     # -- playing on to the next question -------------------------------------------------
     def advance(self) -> None:
         """Play until an agent seat is asked something or the game ends."""
         if self.phase != DONE:
             return
-        if not self._started:
-            try:
-                self.start()
-            except GameError as exc:
-                self.error = exc
-                return
-        while not self._over and self.error is None and self._turn < self._max_turns:
-            if self._turn % self._players not in self.agents:
+        game = self._game
+        try:
+            game.start()
+        except GameError as exc:
+            self.error = exc
+            return
+        while not game.over and self.error is None and game.turn < game.max_turns:
+            if game.seat_to_play not in self.agents:
                 try:
-                    self.play_turn()
+                    game.play_turn()
                 except GameError as exc:  # an opponent broke a rule or raised: it forfeits
                     self.error = exc
                     return
                 continue
-            self._begin_turn()
-            if self._roll_dice():
+            turn = self._turn = game.begin_turn()
+            if turn.phase != ENDED:  # the first roll is the agent's to pick from
+                self.phase, self.deciding = turn.phase, turn.seat
                 return
-
-    def _begin_turn(self) -> None:
-        """The first steps of ``Game.play_turn`` for an agent seat."""
-        turn = self._turn
-        self._turn = turn + 1
-        seat = self.deciding = turn % self._players
-        grill = self._grill
-        self._views[seat].show_turn(turn + 1, grill, self._flipped, tuple(self._stacks))
-        self._kept, self._total, self._left, self._worm = (), 0, 8, False
-        self._free = ALL_FACES
-        if self._observer is not None:
-            self._observer.turn_started(turn + 1, seat)
-        self._low = (grill & -grill).bit_length() - 1
-        self._block = self._dice.start_turn(seat, turn // self._players)
-
-    def _roll_dice(self) -> bool:
-        """R4: roll the dice left. True: the agent picks next; False: the turn busted."""
-        left = self._left
-        roll = self._roll = ROLL_LIST[TABLE[left][self._block % POW6[left]]]
-        self._block //= BLOCK_BASE
-        new = roll.mask & self._free
-        if not new:  # R5
-            self._bust(self.deciding, "no-new-face", self._total, roll)
-            self.phase = DONE
-            return False
-        view = self._views[self.deciding]
-        view.counts = roll.counts
-        view.choices = FACES_OF[new]
-        self.phase = PICK
-        return True
 
     # -- the agent's answers ---------------------------------------------------------------
     def legal(self, action: int) -> bool:
         """Whether ``action`` (see harness.env.encoding) answers the pending question."""
         phase = self.phase
-        if type(action) is not int:
+        if type(action) is not int or phase == DONE:
             return False
+        turn = self._turn
+        assert turn is not None
         if phase == PICK:
-            return 1 <= action + 1 <= 6 and action + 1 in LEGAL[self._roll.mask & self._free]
+            return action + 1 in turn.picks
         if phase == STOP_OR_ROLL:
             return action in (STOP, ROLL_ON)
-        if phase == CLAIM:
-            return any(action == FIRST_CLAIM + c.tile - TILES[0] for c in self._choices())
-        return False
+        return any(action == FIRST_CLAIM + c.tile - TILES[0] for c in turn.claims())
 
     def act(self, action: int) -> None:
         """Answer the pending question with a legal ``action`` (check :meth:`legal`
         first), then play on to the next question."""
-        phase = self.phase
-        if phase == PICK:
-            self._keep(action + 1)
-        elif phase == STOP_OR_ROLL:
-            if action == STOP:
-                self._stop()
-            elif self._roll_dice():
-                return
+        turn = self._turn
+        assert turn is not None and self.phase != DONE
+        if self.phase == PICK:
+            phase = turn.keep(action + 1)
+        elif self.phase == STOP_OR_ROLL:
+            phase = turn.stop() if action == STOP else turn.roll_on()
         else:
             tile = action - FIRST_CLAIM + TILES[0]
-            self._strategies[self.deciding].answer = next(
-                c for c in self._choices() if c.tile == tile
-            )
-            self._claim(self.deciding, self._total)
+            phase = turn.take(next(c for c in turn.claims() if c.tile == tile))
+        if phase == ENDED:
             self.phase = DONE
-        if self.phase == DONE:
             self.advance()
-
-    def _keep(self, face: int) -> None:
-        """R5 and what follows it, as ``Game.play_turn`` does after a pick."""
-        seat, roll, view = self.deciding, self._roll, self._views[self.deciding]
-        self._free ^= BIT[face]
-        view.kept = self._kept = self._kept + roll.dice_of[face]
-        view.kept_faces = KEPT_OF[self._free]
-        view.dice_left = left = self._left = self._left - roll.counts[face]
-        view.total = total = self._total = self._total + roll.points[face]
-        if face == 6:
-            view.has_worm = self._worm = True
-        if self._observer is not None:
-            self._observer.kept(seat, roll, face, roll.counts[face], total, left)
-        tops = self._tops
-        if self._worm and (total >= self._low or total in tops and tops[seat] != total):
-            if left:  # R6: the agent decides
-                self.phase = STOP_OR_ROLL
-                return
-            self._stop()
-        elif not left:  # R8
-            self._bust(seat, "no-tile" if self._worm else "no-worm", total, None)
-            self.phase = DONE
         else:
-            self._roll_dice()
-
-    def _choices(self) -> tuple[Claim, ...]:
-        seat = self.deciding
-        return legal_claims(seat, self._total, True, self._grill, self._tops, self._lower_any)
-
-    def _stop(self) -> None:
-        """R7: claim the one tile a stop takes, or ask which when there are several."""
-        if len(self._choices()) > 1:
-            self.phase = CLAIM
-            return
-        self._claim(self.deciding, self._total)
-        self.phase = DONE
+            self.phase = phase
 
     # -- reading the game ---------------------------------------------------------------------
     @property
+    def views(self) -> tuple[View, ...]:
+        """Each seat's view (the deciding seat's shows its question)."""
+        return self._game.views
+
+    @property
+    def board(self) -> game_board.Board:
+        """The game's board (read it; the game changes it)."""
+        return self._game.board
+
+    @property
+    def turn(self) -> int:
+        """Turns begun so far (the current turn's number while one is in progress)."""
+        return self._game.turn
+
+    @property
     def scores(self) -> list[int]:
-        return list(self._scores)
+        return list(self._game.board.scores)
+
+    def result(self, error: GameError | None = None) -> GameResult:
+        """The result now (``error``: its seat forfeits, as :meth:`Game.result`)."""
+        return self._game.result(error)
 
     def outcome(self) -> GameResult:
         """The result now (a forfeit's seat ranked last, as the engine ranks it)."""
-        return self.result(self.error)
+        return self._game.result(self.error)
 
     @property
     def finished(self) -> bool:
         """The game is over by the rules (R10) or by a forfeit: its end is scored."""
-        return self.error is not None or self._over
+        return self.error is not None or self._game.over
 
     @property
     def capped(self) -> bool:
         """The game stopped at the turn cap, unfinished (a truncation, never scored)."""
-        return not self.finished and self._turn >= self._max_turns
+        return not self.finished and self._game.turn >= self._game.max_turns
 
 
 # -- rewards ----------------------------------------------------------------------------------

@@ -3,9 +3,11 @@
 Pure and below everything else: nothing here imports from harness's other rooms but the
 ground floor (:mod:`harness.errors`, :mod:`harness.interrupts`, the run folder's schema).
 
-* :mod:`~harness.game.rules` - components and variants (R1-R11); :mod:`~harness.game.dice`;
-  :mod:`~harness.game.board` - the board as plain values, private to the engines;
-* :mod:`~harness.game.engine` - plays turns and games; :mod:`~harness.game.view` and
+* :mod:`~harness.game.rules` - components and variants (R1-R11); :mod:`~harness.game.dice`
+  (the rolls and their weights); :mod:`~harness.game.board` - the board as plain values
+  and one game's ``Board``, private to the engines (observers are handed it to read);
+* :mod:`~harness.game.turn` - the turn as a resumable state (R4-R10, written once);
+* :mod:`~harness.game.engine` - plays games, turn by turn; :mod:`~harness.game.view` and
   :mod:`~harness.game.strategy` - the public strategy API (also ``harness.strategy``,
   ``harness.view``, ``harness.rules``);
 * :mod:`~harness.game.record` - game records and replay; :mod:`~harness.game.ranking` and

@@ -1,10 +1,14 @@
-"""The board as plain values, for engines: bit masks, interned tuples and claims (R7).
+"""The board as plain values, for engines: bit masks, interned tuples, claims and the board.
 
-Private to the engines (harness.game.engine, and the views they feed): the encoding the
-engine keeps its board in (bit t = tile t, bit f = face f), the tables that decode it
-without allocating, and :func:`legal_claims`, the one definition of what a stop can
-claim, which the engine and :class:`harness.view.View` both use. Nothing here is part
-of the plugin API: strategies see the decoded values through their view.
+Private to the engines (harness.game.engine, harness.game.turn, and the views they feed):
+the encoding the engine keeps its board in (bit t = tile t, bit f = face f), the tables
+that decode it without allocating, :func:`legal_claims`, the one definition of what a
+stop can claim (R7), which the turn, the engine's questions and
+:class:`harness.view.View` all use, and :class:`Board`, one game's board (grill, face-down
+tiles, stacks, tops, scores) with the two moves that change it: taking a claim (R7) and
+a bust (R9, with its variants). Nothing here is part of the plugin API: strategies see
+the decoded values through their view; observers are handed the board to read
+(:meth:`harness.game.engine.GameObserver.handed`).
 
 :class:`Claim` and :func:`claim_key` are public, and are exported by harness.game.view
 (imported as harness.view and harness.strategy) under that module's name: code digests treat
@@ -16,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from harness.game.rules import LOWEST_TILE, TILES, worms
+from harness.game.rules import LOWEST_TILE, TILES, VARIANTS, Rules, worms
 
 _TILE_TUPLES: dict[int, tuple[int, ...]] = {}
 
@@ -85,6 +89,7 @@ Claim.__module__ = claim_key.__module__ = "harness.game.view"
 
 # Interned claims, so the engine builds no objects when it offers them.
 GRILL_CLAIMS: dict[int, Claim] = {t: Claim(t) for t in TILES}
+GRILL_CLAIM: tuple[Claim | None, ...] = tuple(GRILL_CLAIMS.get(t) for t in range(37))  # by tile
 STEAL_CLAIMS: dict[tuple[int, int], Claim] = {(t, s): Claim(t, s) for t in TILES for s in range(7)}
 
 
@@ -99,16 +104,122 @@ def legal_claims(
     """
     if not worm:
         return ()
-    below = grill & LE[max(0, min(total, 40))]
+    below = grill & (LE[total] if 0 <= total <= 40 else LE[max(0, min(total, 40))])
+    if not lower_any:  # one grill tile at most: the order is known without sorting
+        if total in tops and total:  # (0 marks an empty stack: no tile to steal)
+            victim = tops.index(total)
+            if victim != seat:
+                # A steal's tile is the total, so a grill tile <= total is lower: the
+                # steal first, as swing orders them (twice its worms against at most as many).
+                if below:
+                    return (STEAL_CLAIMS[total, victim], GRILL_CLAIM[below.bit_length() - 1])
+                return (STEAL_CLAIMS[total, victim],)
+        return (GRILL_CLAIM[below.bit_length() - 1],) if below else ()
     choices: list[Claim] = []
     if below:
         if lower_any:
             choices.extend(GRILL_CLAIMS[t] for t in tiles_of(below))
         else:
             choices.append(GRILL_CLAIMS[below.bit_length() - 1])
-    if total in tops:
+    if total in tops and total:
         victim = tops.index(total)
         if victim != seat:
             choices.append(STEAL_CLAIMS[total, victim])
     choices.sort(key=claim_key, reverse=True)
     return tuple(choices)
+
+
+# -- one game's board (R1, R7, R9-R11) ---------------------------------------------------------
+FULL_GRILL_MASK = sum(1 << t for t in TILES)
+ONE = tuple((t,) for t in range(37))  # ONE[tile]: (tile,), interned (no allocation per claim)
+HIGHEST, LOWEST = 1, 2  # which grill tile a bust turns face down (bust_flip), 0: none
+# Rules variants as flags: (lower_any, flip_mode, flip_without_tile, keep_returned), by
+# (lower_tile, bust_flip, flip_without_tile, returned_tile).
+VARIANT_FLAGS = {
+    (lower, flip, without, returned): (
+        lower == "any",
+        {"highest": HIGHEST, "lowest": LOWEST, "none": 0}[flip],
+        without,
+        returned == "keep",
+    )
+    for lower in VARIANTS["lower_tile"]
+    for flip in VARIANTS["bust_flip"]
+    for without in VARIANTS["flip_without_tile"]
+    for returned in VARIANTS["returned_tile"]
+}
+
+
+class Board:
+    """One game's board, as its game keeps it: the face-up grill and the face-down tiles
+    (bit masks), every seat's stack (a tuple, bottom to top), top tile (0: none) and worms,
+    and the counts a result reports (busts, steals made, tiles stolen).
+
+    A game owns its board; its turns (:class:`harness.game.turn.Turn`) change it, by a
+    claim (R7) or a bust (R9, with the rules' variants: ``lower_any``, ``flip_mode``,
+    ``flip_without_tile``, ``keep_returned`` here); whoever else is handed it (an observer,
+    a stepped game's caller) reads it. Plain attributes, for the engine's hot loop;
+    :meth:`copy` gives a board of one's own (a solver's branch).
+    """
+
+    __slots__ = (
+        "players", "lower_any", "grill", "flipped", "stacks", "tops", "scores",
+        "busts", "steals", "stolen", "flip_mode", "flip_without_tile", "keep_returned",
+    )  # fmt: skip
+
+    def __init__(self, rules: Rules) -> None:
+        """The board a game of ``rules`` starts from: every tile face up (R1), no stacks."""
+        n = self.players = rules.players
+        self.lower_any, self.flip_mode, self.flip_without_tile, self.keep_returned = VARIANT_FLAGS[
+            rules.lower_tile, rules.bust_flip, rules.flip_without_tile, rules.returned_tile
+        ]
+        self.grill = FULL_GRILL_MASK
+        self.flipped = 0
+        self.stacks: list[tuple[int, ...]] = [()] * n  # immutable stacks: views share them
+        self.tops = [0] * n
+        self.scores = [0] * n
+        self.busts = [0] * n
+        self.steals = [0] * n
+        self.stolen = [0] * n
+
+    @property
+    def over(self) -> bool:
+        """No face-up tile is left on the grill: the game is over (R10)."""
+        return not self.grill
+
+    def copy(self) -> Board:
+        """A board of one's own, equal to this one (lists copied; tuples are shared)."""
+        other = object.__new__(Board)
+        for name in Board.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, value.copy() if type(value) is list else value)
+        return other
+
+    def load(self, grill: int, flipped: int, stacks: Sequence[tuple[int, ...]]) -> None:
+        """Take in a board another engine played (the C engine's, at a Python seat's
+        question): the grill and face-down masks and every stack; tops and scores follow
+        (R11). The counts (busts, steals) are that engine's and are not touched."""
+        self.grill, self.flipped = grill, flipped
+        self.stacks = list(stacks)
+        self.tops = [s[-1] if s else 0 for s in stacks]
+        self.scores = [sum(WORMS[t] for t in s) for s in stacks]
+
+    def claims(self, seat: int, total: int) -> tuple[Claim, ...]:
+        """Every claim ``seat`` may make stopping at ``total`` with a worm (R7)."""
+        return legal_claims(seat, total, True, self.grill, self.tops, self.lower_any)
+
+    def problem(self) -> str | None:
+        """What breaks R1/R11 on this board, in one line, or None: every tile in exactly
+        one place, scores the worms stacked, each seat's top its stack's last tile."""
+        seen = self.grill | self.flipped
+        count = self.grill.bit_count() + self.flipped.bit_count()
+        for seat, stack in enumerate(self.stacks):
+            for tile in stack:
+                seen |= 1 << tile
+            count += len(stack)
+            if self.scores[seat] != sum(WORMS[t] for t in stack):
+                return f"seat {seat}: score differs from the worms stacked (R11)"
+            if self.tops[seat] != (stack[-1] if stack else 0):
+                return f"seat {seat}: top tile differs from its stack (R7)"
+        if seen != FULL_GRILL_MASK or count != len(TILES):
+            return "tiles lost or duplicated: 16 tiles must stay in play (R1)"
+        return None

@@ -17,6 +17,7 @@ import hashlib
 import random
 from array import array
 from itertools import combinations_with_replacement, product
+from math import factorial
 from operator import itemgetter
 from typing import Protocol
 
@@ -38,10 +39,11 @@ class Roll:
 
     ``counts[f]`` dice show face f; ``mask`` has bit f for each face shown;
     ``points[f]`` is what setting aside its dice of face f adds to the total (R2);
-    ``dice_of[f]`` those dice as a tuple of faces.
+    ``dice_of[f]`` those dice as a tuple of faces; ``code`` a number v < 6**n that
+    :func:`roll_of` reads as this roll (its faces, ascending, as the dice in order).
     """
 
-    __slots__ = ("faces", "counts", "mask", "n", "points", "dice_of")
+    __slots__ = ("faces", "counts", "mask", "n", "points", "dice_of", "code")
 
     def __init__(self, faces: tuple[int, ...]) -> None:
         self.faces = faces
@@ -50,6 +52,7 @@ class Roll:
         self.n = len(faces)
         self.points = tuple(c * FACE_POINTS[f] for f, c in enumerate(self.counts))
         self.dice_of = tuple((f,) * c for f, c in enumerate(self.counts))
+        self.code = sum((f - 1) * 6**i for i, f in enumerate(faces))
 
     def __repr__(self) -> str:
         return f"Roll({list(self.faces)})"
@@ -74,8 +77,11 @@ _PACK4 = _PACK[4]
 # ROLL_LIST[TABLE[n][v]]: the roll of n dice encoded by v < 6**n. The index tables are
 # arrays of 16-bit ints, not lists, so the garbage collector never walks their 2 million
 # entries; eight dice alone take 1.7 million (3.4 MB), which buys a decode that is two
-# indexings.
-ROLL_LIST: list[Roll] = list(ROLLS.values())
+# indexings. One entry more in each table, TABLE[n][6**n], reads as NO_ROLL.
+NO_ROLL = Roll(())
+"""The roll of no dice (it shows no face): what a turn block that holds no roll reads as
+(a turn with no dice source, harness.game.turn), at TABLE[n][6**n]."""
+ROLL_LIST: list[Roll] = [*ROLLS.values(), NO_ROLL]
 
 
 def _build_tables() -> list[array]:
@@ -94,10 +100,29 @@ def _build_tables() -> list[array]:
                 row = rows[high] = array("H", where4([index[p + high] for p in distinct4]))
             table.extend(row)  # an array extends an array by copying its bytes
         tables.append(table)
+    for table in tables[1:]:
+        table.append(len(ROLL_LIST) - 1)  # NO_ROLL
     return tables
 
 
 TABLE: list[array] = _build_tables()
+
+
+def _ways(roll: Roll) -> int:
+    """In how many of the 6**n ways n dice can fall they show ``roll``: the multinomial
+    n! / (c1! c2! ... c6!) of its face counts."""
+    ways = factorial(roll.n)
+    for count in roll.counts:
+        ways //= factorial(count)
+    return ways
+
+
+ROLLS_OF: tuple[tuple[tuple[Roll, int], ...], ...] = tuple(
+    tuple((roll, _ways(roll)) for roll in ROLLS.values() if roll.n == n) for n in range(DICE + 1)
+)
+"""``ROLLS_OF[n]``: every roll of n dice with its number of ways out of 6**n (R4), in the
+order of :data:`ROLLS`: the one enumeration of rolls and their multinomial weights (the
+turn state's chance outcomes and the turn programme's rows are read from it)."""
 POW6 = _POW6[: DICE + 1]
 BLOCK_BASE = _POW6[DICE]  # one roll's share of a turn block: 8 base-6 digits
 

@@ -1,8 +1,10 @@
 """The rules engine: plays Pickomino turns and games by R1-R11 and the RULES.md variants.
 
-Pure and fast: no I/O, no logging, no strings built on the hot path. Board state is
-kept in bit masks (bit t = tile t) and small lists; the dice come from an injected
-source; strategies are asked through their public methods with a read-only view that
+Pure and fast: no I/O, no logging, no strings built on the hot path. The rules of a turn
+are harness.game.turn's (a :class:`Turn` on the game's :class:`Board`, a value in bit
+masks, bit t = tile t, and small lists, handed to the observer); the game runs its turns,
+ranks and results, and judges answers. The dice come from an injected source; strategies
+are asked through their public methods with a read-only view that
 holds no path back to the game: the engine pushes plain values into it through the
 view's surface for engines (``View.show_turn``, the ``TURN_SLOTS``) and never reads
 it back. The board's encoding is harness.game.board, shared with the view. Every answer
@@ -37,20 +39,10 @@ from harness.errors import (
     safe_text,
     type_name,
 )
-from harness.game.board import (
-    ALL_FACES,
-    FACES_OF,
-    GRILL_CLAIMS,
-    KEPT_OF,
-    LE,
-    WORMS,
-    Claim,
-    legal_claims,
-    tiles_of,
-)
-from harness.game.dice import BLOCK_BASE, POW6, ROLL_LIST, TABLE
-from harness.game.rules import TILES, VARIANTS, Rules, face_name
+from harness.game.board import FACES_OF, LE, Board, Claim, tiles_of
+from harness.game.rules import TILES, Rules, face_name
 from harness.game.strategy import Strategy
+from harness.game.turn import CLAIM, LEGAL, Turn, TurnError
 from harness.game.view import View
 from harness.interrupts import is_user_interrupt, reraise_if_user
 
@@ -65,28 +57,7 @@ An official game takes 20-60 turns; variants such as ``bust_flip: none`` can run
 longer, so the cap is generous and a capped game is reported, never scored.
 """
 
-FULL_GRILL_MASK = sum(1 << t for t in TILES)
-ONE = tuple((t,) for t in range(37))  # ONE[tile]: (tile,), interned (no allocation per claim)
-_HIGHEST, _LOWEST = 1, 2
-# Rules variants as the engine's flags: (lower_any, flip_mode, flip_without_tile,
-# keep_returned), by (lower_tile, bust_flip, flip_without_tile, returned_tile).
-_VARIANT_FLAGS = {
-    (lower, flip, without, returned): (
-        lower == "any",
-        {"highest": _HIGHEST, "lowest": _LOWEST, "none": 0}[flip],
-        without,
-        returned == "keep",
-    )
-    for lower in VARIANTS["lower_tile"]
-    for flip in VARIANTS["bust_flip"]
-    for without in VARIANTS["flip_without_tile"]
-    for returned in VARIANTS["returned_tile"]
-}
 BUST_REASONS = ("no-new-face", "no-worm", "no-tile")
-BIT = (1, 2, 4, 8, 16, 32, 64)  # BIT[face]: the face's bit in a face mask
-# LEGAL[new]: the legal picks for a mask of new faces. Only ever asked about plain ints:
-# an answer of any other type is converted first, so its own __hash__/__eq__ never run.
-LEGAL = tuple(frozenset(faces) for faces in FACES_OF)
 # What a seat's wrapper (time limits, a seat process) raises about its own seat: the
 # engine passes these on as they are, everything else a strategy raises is "raised".
 _VERDICTS = (TimeForfeit, SeatCrashed)
@@ -94,6 +65,11 @@ _VERDICTS = (TimeForfeit, SeatCrashed)
 
 class GameObserver:
     """Hears every event of a game; subclasses override what they need."""
+
+    def handed(self, board: Board) -> None:
+        """The game's board, handed over once as the game is set up (before turn 1): the
+        live board, changed by the game as it plays (a claim, R7; a bust, R9). Read it,
+        never write it: between events it shows the board as the events left it."""
 
     def turn_started(self, turn: int, seat: int) -> None:
         """A turn begins (``turn`` numbers the game's turns from 1)."""
@@ -122,6 +98,10 @@ class Fanout(GameObserver):
     def __init__(self, observers: Sequence[GameObserver]) -> None:
         self.observers = list(observers)
 
+    def handed(self, board: Board) -> None:
+        for o in self.observers:
+            _hand(o, board)
+
     def turn_started(self, *args: Any) -> None:
         for o in self.observers:
             o.turn_started(*args)
@@ -137,6 +117,14 @@ class Fanout(GameObserver):
     def busted(self, *args: Any) -> None:
         for o in self.observers:
             o.busted(*args)
+
+
+def _hand(observer: Any, board: Board) -> None:
+    """Hand ``board`` to ``observer`` (an observer written before ``handed`` existed, or
+    one that does not subclass GameObserver, has none: it is not told)."""
+    handed = getattr(observer, "handed", None)
+    if handed is not None:
+        handed(board)
 
 
 def observing(*observers: GameObserver | None) -> GameObserver | None:
@@ -238,21 +226,12 @@ class Game:
         self._observer = observer
         self._max_turns = max_turns
         self._seed = seed
-        self._lower_any, self._flip_mode, self._flip_without_tile, self._keep_returned = (
-            _VARIANT_FLAGS[
-                rules.lower_tile, rules.bust_flip, rules.flip_without_tile, rules.returned_tile
-            ]
-        )
-        self._grill = FULL_GRILL_MASK
-        self._flipped = 0
-        self._stacks: list[tuple[int, ...]] = [()] * n  # immutable stacks: views share them
-        self._tops = [0] * n  # top tile per seat, 0 for an empty stack
-        self._scores = [0] * n
-        self._busts = [0] * n
-        self._steals = [0] * n
-        self._stolen = [0] * n
+        # The board, and the turn that acts on it (harness.game.turn): the rules are there.
+        self._board = Board(rules)
+        self._state = Turn(self._board, dice, observer)
         self._turn = 0  # turns begun; seat (turn - 1) % n plays turn number `turn`
-        self._over = False
+        if observer is not None:
+            _hand(observer, self._board)
         # Each seat its own Rules: Rules is frozen, but object.__setattr__ is not stopped
         # by that, and a plugin must not change what the caller (or the next game) uses.
         self._seat_rules = _handed_rules(rules)
@@ -273,7 +252,13 @@ class Game:
     # -- running ------------------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self._over
+        """No face-up tile is left on the grill (R10)."""
+        return not self._board.grill
+
+    @property
+    def board(self) -> Board:
+        """The board the game plays on (read it; the game changes it, by its turns)."""
+        return self._board
 
     @property
     def turn(self) -> int:
@@ -288,84 +273,55 @@ class Game:
     def play(self) -> GameResult:
         """Play until the grill is empty (R10) or the turn cap; GameError on a bad strategy."""
         self.start()
-        play_turn = self.play_turn
-        for _ in range(self._turn, self._max_turns):
-            if play_turn():
-                break
+        self._play(self._max_turns - self._turn)
         return self.result()
 
-    def play_turn(self) -> bool:
-        """Play one turn of the seat to play (R4-R9); True when it ended the game (R10).
+    @property
+    def max_turns(self) -> int:
+        """The turn cap: a game still running after this many turns ends unfinished."""
+        return self._max_turns
 
-        This is the hot loop of every tournament: locals only (small ints, which Python
-        does not allocate), and nothing read back from the view, so a strategy that
-        writes to its view cannot change the game. An answer of exactly type int, True
-        or False takes the fast path; anything else is converted to its plain value.
+    def play_turn(self) -> bool:
+        """Play one turn of the seat to play (R4-R9); True when it ended the game (R10)."""
+        return self._play(1)
+
+    def begin_turn(self) -> Turn:
+        """Begin the turn of the seat to play (R3) for a driver that answers its questions
+        itself (:meth:`Turn.keep`, :meth:`Turn.stop`, :meth:`Turn.roll_on`,
+        :meth:`Turn.take`): the seat's strategy is not asked. The turn is played on this
+        game's board, dice, views and observer, as :meth:`play_turn` plays it; the game
+        goes on (:meth:`play_turn`, :meth:`begin_turn`) once it has ENDED."""
+        if not self._board.grill:
+            raise TurnError("no face-up tile is left on the grill: the game is over (R10)")
+        number = self._turn + 1
+        self._turn = number
+        seat = (number - 1) % self._players
+        self._state.begin(seat, number, self._views[seat])
+        return self._state
+
+    def _play(self, turns: int) -> bool:
+        """Play up to ``turns`` turns, while the game is not over; True once it is (R10).
+
+        This is the hot loop of every tournament: :meth:`Turn.play` plays each turn in
+        one call (a call per turn more measured 5-10% of the greedy mirror), asking the seat's
+        strategy and judging its answers by this game's checks (:meth:`fault`,
+        :meth:`check_pick`, :meth:`check_stop`); nothing is read back from the view, so a
+        strategy that writes to its view cannot change the game. An answer of exactly
+        type int, True or False takes the fast path; anything else is converted to its
+        plain value.
         """
-        turn = self._turn
-        self._turn = turn + 1
-        seat = turn % self._players
-        strategy = self._strategies[seat]
-        view = self._views[seat]
-        grill = self._grill
-        tops = self._tops
-        # The board as it stands, pushed as immutable values: the view reads nothing of ours.
-        view.show_turn(turn + 1, grill, self._flipped, tuple(self._stacks))
-        kept: tuple[int, ...] = ()
-        total = 0
-        left = 8
-        worm = False
-        free = ALL_FACES
-        obs = self._observer
-        if obs is not None:
-            obs.turn_started(turn + 1, seat)
-        low = (grill & -grill).bit_length() - 1  # the lowest face-up grill tile
-        block = self._dice.start_turn(seat, turn // self._players)
-        try:
-            pick = strategy.pick
-        except BaseException as exc:
-            raise self.fault(turn + 1, seat, "pick", exc) from exc
-        while True:
-            # R4: roll the dice left: the first `left` dice of the block's next group of 8.
-            roll = ROLL_LIST[TABLE[left][block % POW6[left]]]
-            block //= BLOCK_BASE
-            new = roll.mask & free
-            if not new:  # R5: every face shown is already set aside
-                return self._bust(seat, "no-new-face", total, roll)
-            # The turn state (view.TURN_SLOTS), written as plain slots: a method call per
-            # roll and per keep would cost the greedy mirror about 7%.
-            view.counts = counts = roll.counts
-            view.choices = FACES_OF[new]
-            try:
-                face = pick(view)
-            except BaseException as exc:
-                raise self.fault(turn + 1, seat, "pick", exc) from exc
-            if type(face) is not int or face not in LEGAL[new]:  # R5; not a plain int
-                face = self.check_pick(turn + 1, seat, face, roll, free)
-            free ^= BIT[face]
-            view.kept = kept = kept + roll.dice_of[face]
-            view.kept_faces = KEPT_OF[free]
-            view.dice_left = left = left - counts[face]
-            view.total = total = total + roll.points[face]
-            if face == 6:
-                view.has_worm = worm = True
-            if obs is not None:
-                obs.kept(seat, roll, face, counts[face], total, left)
-            # R7: a stop would claim the highest grill tile <= total, or a rival's top.
-            if worm and (total >= low or total in tops and tops[seat] != total):
-                if left:  # dice left: the strategy decides (R6)
-                    try:
-                        stop = strategy.stop(view)
-                    except BaseException as exc:
-                        raise self.fault(turn + 1, seat, "stop", exc) from exc
-                    if stop is not True:
-                        if stop is not False:  # numpy.bool_, 0, 1: the plain value
-                            stop = self.check_stop(turn + 1, seat, stop)
-                        if not stop:
-                            continue
-                return self._claim(seat, total)
-            if not left:  # R8: all dice set aside and nothing to claim
-                return self._bust(seat, "no-tile" if worm else "no-worm", total, None)
+        state, board, views, strategies = self._state, self._board, self._views, self._strategies
+        players = self._players
+        for _ in range(turns):
+            if not board.grill:
+                return True
+            number = self._turn + 1
+            self._turn = number
+            seat = (number - 1) % players
+            if state.play(seat, number, views[seat], strategies[seat], self) == CLAIM:
+                # Several claims: the seat's choice (R7).
+                state.take(self._choose(seat, state.total, state.claims()))
+        return not board.grill
 
     # -- the containment surface, for an engine that plays the board itself -----------------
     # harness.native.seats (the C engine's Python seats) asks a seat in the steps play_turn
@@ -443,44 +399,16 @@ class Game:
         among several. GameError: the seat's forfeit (it raised, or chose no legal claim).
         The board is taken in first, so whatever a plugin that found this game wrote to it
         fools only itself."""
-        self._turn, self._grill, self._flipped = turn, grill, flipped
-        self._stacks = list(stacks)
-        self._tops = [s[-1] if s else 0 for s in stacks]
+        self._turn = turn
+        self._board.load(grill, flipped, stacks)
         return self._choose(seat, total)
 
     # -- claims (R7) ----------------------------------------------------------------
-    def _claim(self, seat: int, total: int) -> bool:
-        """End the turn with a claim (R7); True when the game is over (R10)."""
-        below = self._grill & LE[total]
-        tops = self._tops
-        if below and not self._lower_any and (total not in tops or tops[seat] == total):
-            tile = below.bit_length() - 1  # the common case: one grill tile, nothing to ask
-            self._grill ^= 1 << tile
-            choice = GRILL_CLAIMS[tile]
-        else:
-            choice = self._choose(seat, total)
-            tile = choice.tile
-            victim = choice.victim
-            if victim is None:
-                self._grill ^= 1 << tile
-            else:
-                self._stacks[victim] = stack = self._stacks[victim][:-1]
-                tops[victim] = stack[-1] if stack else 0
-                self._scores[victim] -= WORMS[tile]
-                self._steals[seat] += 1
-                self._stolen[victim] += 1
-        self._stacks[seat] += ONE[tile]
-        tops[seat] = tile
-        self._scores[seat] += WORMS[tile]
-        if self._observer is not None:
-            self._observer.claimed(seat, choice, total)
-        if not self._grill:  # R10
-            self._over = True
-        return self._over
-
-    def _choose(self, seat: int, total: int) -> Claim:
-        """Ask the strategy when more than one claim is legal (R7)."""
-        choices = legal_claims(seat, total, True, self._grill, self._tops, self._lower_any)
+    def _choose(self, seat: int, total: int, choices: tuple[Claim, ...] | None = None) -> Claim:
+        """Ask the strategy when more than one claim is legal (R7); ``choices``: the legal
+        claims, if known."""
+        if choices is None:
+            choices = self._board.claims(seat, total)
         if len(choices) == 1:
             return choices[0]
         try:
@@ -488,37 +416,6 @@ class Game:
         except BaseException as exc:
             raise self.fault(self._turn, seat, "claim", exc) from exc
         return self._plain_claim(seat, answer, choices, total)
-
-    # -- busts (R9) -------------------------------------------------------------------
-    def _bust(self, seat: int, reason: str, total: int, roll: Roll | None) -> bool:
-        """End the turn with a bust (R9); True when the game is over (R10)."""
-        self._busts[seat] += 1
-        stack = self._stacks[seat]
-        returned = turned = None
-        if stack:
-            returned = stack[-1]
-            self._stacks[seat] = stack = stack[:-1]
-            self._tops[seat] = stack[-1] if stack else 0
-            self._scores[seat] -= WORMS[returned]
-            self._grill |= 1 << returned
-            flip = True
-        else:
-            flip = self._flip_without_tile
-        grill = self._grill
-        if flip and self._flip_mode and grill:
-            if self._flip_mode == _HIGHEST:
-                target = grill.bit_length() - 1
-            else:
-                target = (grill & -grill).bit_length() - 1
-            if target != returned or not self._keep_returned:
-                self._grill = grill ^ (1 << target)
-                self._flipped |= 1 << target
-                turned = target
-        if self._observer is not None:
-            self._observer.busted(seat, reason, total, returned, turned, roll)
-        if not self._grill:  # R10
-            self._over = True
-        return self._over
 
     # -- what strategies return: plain values first (slow path only) ------------------
     def _illegal(self, turn: int, seat: int, detail: str, rule: str) -> IllegalMove:
@@ -577,42 +474,35 @@ class Game:
                 return f"claimed {tile} from its own stack"
             if not 0 <= victim < self._players:
                 return f"claimed {tile} from seat {_show_int(victim)}, not a seat"
-            top = self._tops[victim]
+            top = self._board.tops[victim]
             if top != tile:
                 return f"stole {tile} from seat {victim} whose top is {top or 'nothing'}"
             return f"stole {tile} from seat {victim} with sum {total}: a steal needs the exact sum"
-        if not self._grill >> tile & 1:
-            where = "face down" if self._flipped >> tile & 1 else "not on the grill"
+        grill = self._board.grill
+        if not grill >> tile & 1:
+            where = "face down" if self._board.flipped >> tile & 1 else "not on the grill"
             return f"claimed {tile}, {where}"
         if tile > total:
             return f"claimed {tile} with sum {total}"
-        best = (self._grill & LE[min(total, 40)]).bit_length() - 1
+        best = (grill & LE[min(total, 40)]).bit_length() - 1
         return f"claimed {tile} with sum {total}: the highest grill tile <= {total} is {best}"
 
     # -- the outcome ----------------------------------------------------------------
     def check_integrity(self) -> None:
         """R1/R11 invariants: every tile in exactly one place; scores are stacked worms;
-        each seat's top is its stack's last tile."""
-        seen = self._grill | self._flipped
-        count = self._grill.bit_count() + self._flipped.bit_count()
-        for seat, stack in enumerate(self._stacks):
-            for tile in stack:
-                seen |= 1 << tile
-            count += len(stack)
-            if self._scores[seat] != sum(WORMS[t] for t in stack):
-                raise IntegrityError(f"seat {seat}: score differs from the worms stacked (R11)")
-            if self._tops[seat] != (stack[-1] if stack else 0):
-                raise IntegrityError(f"seat {seat}: top tile differs from its stack (R7)")
-        if seen != FULL_GRILL_MASK or count != len(TILES):
-            raise IntegrityError("tiles lost or duplicated: 16 tiles must stay in play (R1)")
+        each seat's top is its stack's last tile (:meth:`Board.problem`)."""
+        problem = self._board.problem()
+        if problem is not None:
+            raise IntegrityError(problem)
 
     def result(self, error: GameError | None = None) -> GameResult:
         """The result now; ``error`` makes its seat forfeit (ranked last, no winner else)."""
         self.check_integrity()
         forfeit = error.seat if error is not None else None
-        scores = list(self._scores)
-        stacks = [list(s) for s in self._stacks]
-        over = self._over and error is None
+        board = self._board
+        scores = list(board.scores)
+        stacks = [list(s) for s in board.stacks]
+        over = not board.grill and error is None
         ranks = rank_seats(scores, stacks, forfeit)
         winner = None
         if over or forfeit is not None:
@@ -627,12 +517,12 @@ class Game:
             over=over,
             turns=self._turn,
             stacks=stacks,
-            grill=list(tiles_of(self._grill)),
-            flipped=list(tiles_of(self._flipped)),
-            busts=list(self._busts),
-            steals=list(self._steals),
-            stolen=list(self._stolen),
-            capped=not self._over and error is None and self._turn >= self._max_turns,
+            grill=list(tiles_of(board.grill)),
+            flipped=list(tiles_of(board.flipped)),
+            busts=list(board.busts),
+            steals=list(board.steals),
+            stolen=list(board.stolen),
+            capped=bool(board.grill) and error is None and self._turn >= self._max_turns,
             error=error,
             forfeit=forfeit,
         )

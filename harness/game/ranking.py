@@ -2,8 +2,8 @@
 
 Ground floor (rules only; numpy when counting stored columns): the terminal standings
 (:mod:`harness.tourney.standings`, ``summary.csv``) and the report
-(:mod:`harness.report.summary`) both count entrants in :class:`Counts` (so do both engines,
-per chunk) and order them with :func:`order`, so a tie comes out in the same order
+(:mod:`harness.report.summaries.summary`) both count entrants in :class:`Counts` (so do
+both engines, per chunk) and order them with :func:`order`, so a tie comes out in the same order
 everywhere. Counts are integers, win points included (in units of 1/:data:`POINT`), so
 sums are exact in any order and two entrants tied on the stored games compare equal in
 every program that counted them, whatever order it added the games in.

@@ -46,12 +46,12 @@ from harness.errors import (
     RunFailed,
     StrategyFailed,
     safe_text,
+    shown,
 )
 from harness.game.dice import Roll, encode_turn
 from harness.game.engine import BUST_REASONS, Game, GameObserver, GameResult, observing
 from harness.game.rules import DICE, TILES, WORM, Rules, face_name
 from harness.game.strategy import Claim, Strategy, View
-from harness.plugins import shown
 
 RECORD_FORMAT = "pickomino-record/1"
 # A turn takes ~50-200 bytes, so a game at the largest turn cap (32,767) fits in ~7 MB.

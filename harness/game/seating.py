@@ -1,6 +1,6 @@
 """Seating: the seat orders in which every deal of a table is played (pure; ground floor).
 
-A **deal** is one set of dice (one deal seed, :func:`harness.tourney.plan.deal_seed`)
+A **deal** is one set of dice (one deal seed, :func:`deal_seed`)
 played once in every seat order of a design: the games of a deal are the unit that
 tournaments chunk, resume and store, that the report's intervals cluster on and that sprt
 scores. This is the one word for it in code, docstrings and messages. (Older names for
@@ -26,7 +26,7 @@ in seat i and B in seat (i + 1) % n, the last seat included.
   entrant in every seat equally often needs g = mu*n; n-1 and n are coprime, so g is a
   multiple of n(n-1). They were found by an integer programme (every permutation used at
   most once; for n = 3 it is all six) and are checked exactly by the tests
-  (tests/tourney/test_seating.py): each ordered pair adjacent n times, each entrant in each
+  (tests/game/test_seating.py): each ordered pair adjacent n times, each entrant in each
   seat n-1 times. A Williams square would balance only linear neighbours; the
   Hamiltonian-cycle construction needs 2n(n-1) orders at n = 4 and 6.
 * ``permutations``: all n! orders, at most :data:`MAX_PERMUTATION_PLAYERS` players
@@ -43,11 +43,32 @@ from functools import cache
 from itertools import permutations
 from typing import TypeVar
 
+from harness.game.dice import derive_seed
 from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
 
 SEATINGS = ("balanced", "cyclic", "permutations")
 DEFAULT_SEATING = "balanced"
 MAX_PERMUTATION_PLAYERS = 5
+SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    """The seed of deal ``deal``: its duplicate dice key, shared by every seat order, every
+    table and every run with this config seed (who plays never enters it)."""
+    return derive_seed(seed, "deal", deal) & SEED_MASK
+
+
+def game_seed(deal: int, order: int, dice: str) -> int:
+    """The seed game (deal with seed ``deal``, seat order ``order``) is played with
+    (``harness play --seed``): dice and ``view.rng``.
+
+    With duplicate dice it is the deal's seed itself (the dice are keyed by it); with
+    independent dice each order index gets its own stream (the same at every table).
+    """
+    if dice == "duplicate":
+        return deal
+    return derive_seed(deal, "rotation", order) & SEED_MASK  # "rotation": as schema 2 keyed it
+
 
 # Balanced designs for 4..7 players, one order per string (entrant of seat 0, 1, ...).
 _BALANCED = {

@@ -5,13 +5,18 @@ dice and the built-in seats; a seat with no native version is a *Python seat*, a
 every decision of it is a call back into the :class:`SeatHost` here. The host builds a
 fresh instance per game, as the Python engine's chunks do, and a *shadow*
 :class:`harness.game.engine.Game` that plays nothing: it holds the seats' views, their
-handed rules and names. The host asks the seat in the steps ``Game.play_turn`` takes,
-inline as there (``View.show_turn`` at the start of each of the seat's turns, the
-view's TURN_SLOTS as the turn goes: a call per roll would cost ~9%), and judges every
-answer by the engine's containment surface (``Game.fault``, ``check_pick``,
-``check_stop``, ``ask_claim``), so a plugin that raises, lies through ``__eq__``,
-mutates its view or calls ``sys.exit`` forfeits here exactly as on the Python engine,
-with the same message and error_kind.
+handed rules and names. The host asks the seat in the steps the Python turn takes
+(:meth:`harness.game.turn.Turn.play`), inline as there (``View.show_turn`` at the start
+of each of the seat's turns, the view's TURN_SLOTS as the turn goes, a pick judged by the
+turn's ``LEGAL``), and judges every answer by the engine's containment surface
+(``Game.fault``, ``check_pick``, ``check_stop``, ``ask_claim``: a claim is R7's
+``legal_claims``), so a plugin that raises, lies through ``__eq__``, mutates its view or
+calls ``sys.exit`` forfeits here exactly as on the Python engine, with the same message
+and error_kind. The rules of the turn (R4, R6-R10) are the C engine's here; the host
+keeps only what a keep sets aside (R5), for the view. It does not step a Turn: a turn
+stepped from outside resumes its loop at each step, and stepping one per pick
+(``apply_roll``, ``keep``) made a plugin at a native table 3.2x slower (4,565 against
+14,418 games per CPU-second, benchmarks/native_plugin_speed.py, 300 deals, 3 rounds).
 
 The C code is told a decision as a plain int, or a forfeit as ``-1 - (kind * 8 +
 seat)`` (``kind``: the error_kind code); the forfeit's message is kept in
@@ -32,11 +37,10 @@ from harness.game.engine import Game, build_instances
 from harness.game.rules import Rules
 from harness.game.seating import seats_of
 from harness.game.strategy import Strategy
+from harness.game.turn import BIT, LEGAL
 from harness.runfolder.schema import ERROR_KINDS
 from harness.runfolder.timing import ChunkTimes
 
-_LEGAL = tuple(frozenset(faces) for faces in FACES_OF)  # the legal picks of a face mask
-_BIT = (1, 2, 4, 8, 16, 32, 64)
 _KIND_CODES = {kind: code for code, kind in enumerate(ERROR_KINDS)}
 
 
@@ -180,14 +184,14 @@ class SeatHost:
                     times.hist[e][(b << 2) | ((d >> (b - 3)) & 3) if b > 2 else b << 2] += 1  # type: ignore[union-attr]
         except BaseException as exc:
             return self._forfeit(self.game.fault(self.board[0], seat, "pick", exc), exc)
-        if type(face) is not int or face not in _LEGAL[new]:
+        if type(face) is not int or face not in LEGAL[new]:
             try:
                 face = self.game.check_pick(self.board[0], seat, face, roll, free)
             except GameError as error:
                 return self._forfeit(error)
         # From the host's own turn state, never read back from the view (a plugin may
         # have written to it: that fools only itself, as on the Python engine).
-        self.free = free = free ^ _BIT[face]
+        self.free = free = free ^ BIT[face]
         view.kept = self.kept = self.kept + roll.dice_of[face]
         view.kept_faces = KEPT_OF[free]
         view.dice_left = self.left = self.left - roll.counts[face]

@@ -12,8 +12,8 @@ callers that play several games or must fail before telling anything (``harness 
 
 This package's face re-exports what its modules hold: :mod:`.games` (``play_game``,
 ``play_observed``), :mod:`.building` (the seats of a game), :mod:`.native_game` (one game
-on the native engine); :mod:`.narrate` tells a game, :mod:`.cli` is ``harness play`` and
-``harness replay``.
+on the native engine); :mod:`.narrate` tells a game. ``harness play`` and ``harness replay`` are
+:mod:`harness.commands.play`.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ and installed plugins by name), :mod:`.references` (resolving a reference and ch
 its parameters against the class), :mod:`.spec` (:class:`StrategySpec`), :mod:`.loading`
 (plugin code run contained, plugin files run from the bytes their digest describes),
 :mod:`.bounds` (the bounds of references and parameters, :func:`shown`) and
-:mod:`.digests` (code identity); :mod:`.cli` is ``harness strategies``.
+:mod:`.digests` (code identity); ``harness strategies`` is :mod:`harness.commands.strategies`.
 """
 
 from __future__ import annotations

@@ -3,17 +3,19 @@
 References and parameters are plain, bounded values before any plugin code sees them
 (:func:`check_params`, :func:`check_param_value`: the ``MAX_*`` constants keep every
 parameter storable as JSON in run.json and every label short), and every value put in a
-message goes through :func:`shown`, a repr() that stays short whatever it is given.
-Re-exported by :mod:`harness.plugins`.
+message goes through :func:`shown`, a repr() that stays short whatever it is given (it
+lives beside :func:`harness.errors.safe_text`, on the ground floor, so that any room may
+name a value in a message; this module re-exports it). Re-exported by
+:mod:`harness.plugins`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 from typing import Any
 
-from harness.errors import PluginError, type_name
+from harness.errors import SHOWN_LIMIT as SHOWN_LIMIT  # re-exported: harness.plugins names it
+from harness.errors import PluginError, shown, type_name
 
 # -- bounds -----------------------------------------------------------------------------
 MAX_REFERENCE_CHARS = 1000  # a strategy reference with its inline parameters
@@ -35,71 +37,6 @@ MAX_PARAM_ITEMS = 1000  # values in one parameter, counting every nested list or
 
 
 MAX_PARAM_DEPTH = 4  # nesting of lists and mappings in one parameter
-
-
-SHOWN_LIMIT = 200  # characters of a value shown in a message
-
-
-# -- bounded text for messages ---------------------------------------------------------------
-def shown(value: Any, limit: int = SHOWN_LIMIT) -> str:
-    """``repr(value)`` for a message, at most ``limit`` characters, at bounded cost.
-
-    Builds the text itself and stops once it has enough, so a value that expands to
-    gigabytes (a YAML alias bomb, a 5,000-digit number, a list of a million items) costs
-    no more than a short one. Lists, tuples and mappings of any subclass are walked; other
-    objects are named by type, never asked for their repr (that would run plugin code).
-    """
-    parts: list[str] = []
-    budget = [limit + 1]
-    for piece in _pieces(value, 0):
-        parts.append(piece)
-        budget[0] -= len(piece)
-        if budget[0] <= 0:
-            break
-    text = "".join(parts)
-    return text if len(text) <= limit else text[: max(limit - 3, 0)] + "..."
-
-
-def _pieces(value: Any, depth: int) -> Iterator[str]:
-    # The base types' own methods throughout: a subclass's overrides (plugin code) never run.
-    if value is None or isinstance(value, bool):
-        yield "None" if value is None else ("True" if value else "False")
-    elif isinstance(value, float):
-        yield float.__repr__(value)
-    elif isinstance(value, int):
-        bits = int.bit_length(value)
-        yield int.__repr__(value) if bits <= 256 else f"<a number of {bits * 0.30103:.0f} digits>"
-    elif isinstance(value, str):
-        head = str.__getitem__(value, slice(0, SHOWN_LIMIT + 2))
-        yield repr(head) if len(value) <= len(head) else repr(head)[:-1] + "..."
-    elif isinstance(value, (bytes, bytearray)):
-        yield repr(bytes(value[: SHOWN_LIMIT + 2]))
-    elif isinstance(value, (list, tuple, dict)):
-        opening, closing = (
-            "{}" if isinstance(value, dict) else "()" if isinstance(value, tuple) else "[]"
-        )
-        if depth >= 4:
-            yield opening + "..." + closing
-            return
-        yield opening
-        if isinstance(value, dict):
-            items: Any = dict.items(value)
-        else:
-            items = list.__iter__(value) if isinstance(value, list) else tuple.__iter__(value)
-        for i, item in enumerate(items):
-            if i:
-                yield ", "
-            if isinstance(value, dict):
-                yield from _pieces(item[0], depth + 1)
-                yield ": "
-                yield from _pieces(item[1], depth + 1)
-            else:
-                yield from _pieces(item, depth + 1)
-        if isinstance(value, tuple) and len(value) == 1:
-            yield ","
-        yield closing
-    else:
-        yield f"<{type(value).__name__}>"
 
 
 def check_params(ref: str, params: dict[str, Any]) -> None:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.jsonsafe import loads_bounded
-from harness.report.aggregate import aggregate as aggregate_games
 from harness.report.files import write_text_atomic
-from harness.report.summary import SUMMARY_VERSION, summarise
+from harness.report.summaries.aggregate import aggregate as aggregate_games
+from harness.report.summaries.summary import SUMMARY_VERSION, summarise
 from harness.runfolder.reader import ProgressCallback, RunInfo, open_run
 
 PLOTS_DIR = "plots"
@@ -137,8 +137,8 @@ def _state(info: RunInfo) -> list[list[Any]] | None:
 
 
 def _write_once(info: RunInfo, progress: ProgressCallback | None, plots: bool) -> Report:
-    from harness.report.plots import PLOTS, plot_all
-    from harness.report.render import report_blocks, to_html, to_markdown
+    from harness.report.charts.plots import PLOTS, plot_all
+    from harness.report.pages.render import report_blocks, to_html, to_markdown
 
     summary = summarise_run(info, progress)
     folder = info.path

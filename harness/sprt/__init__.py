@@ -10,7 +10,8 @@ The rooms::
 
     experiment  the setup (make_setup), deals and their scores, the tally applied in
                 deal order, the loop over a backend (run_sprt)
-    cli         the ``harness sprt`` command (click), registered by harness.cli
+
+The ``harness sprt`` command is :mod:`harness.commands.sprt`.
 
 From Python (e.g. a notebook)::
 
@@ -25,7 +26,7 @@ _EXPORTS = ("SprtError", "SprtResult", "SprtSetup", "Tally", "make_setup", "run_
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: `harness --help` imports harness.sprt.cli (so this package) but not the experiment.
+    # Lazy: `harness --help` imports harness.commands.sprt (so this package), not the experiment.
     if name in _EXPORTS:
         from harness.sprt import experiment
 

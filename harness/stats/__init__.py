@@ -24,7 +24,7 @@ and in every seat order, are one cluster. Why, for either dice mode:
 The estimate is a ratio of sums over deals and its variance the cluster-robust
 (linearised ratio) variance, with a t quantile on deals - 1 degrees of freedom, as the
 game pairs of chess engine testing are treated. Moments of disjoint sets of deals add
-up, so a run is reduced batch by batch (:mod:`harness.report.aggregate` does). Runs stored
+up, so a run is reduced batch by batch (:mod:`harness.report.summaries.aggregate` does). Runs stored
 when deal seeds were per table are clustered by deal too, which is conservative there.
 A plain Wilson interval over games (``share_interval(m, by_deal=False)``) is kept for
 callers that have truly independent games.

@@ -14,7 +14,9 @@ The rooms, in the order a run goes through them::
     runner    ties them together in phases: run_tournament()
     repair    play a run's damaged or missing chunks again (``harness report --repair``)
     schema    the JSON Schema of configs (``harness config-schema``)
-    cli       the ``harness tourney`` and ``harness config-schema`` commands
+
+The ``harness tourney`` and ``harness config-schema`` commands are
+:mod:`harness.commands.tourney`.
 
 Below this room: the seat orders of a deal (:mod:`harness.game.seating`), the engines
 (:mod:`harness.game.engine`, :mod:`harness.native`), the ranking (:mod:`harness.game.ranking`).

@@ -44,7 +44,7 @@ from harness.errors import (
 )
 from harness.game.dice import DuplicateDice, SeededDice
 from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances
-from harness.game.seating import seats_of
+from harness.game.seating import deal_seed, game_seed, seats_of
 from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
 from harness.runfolder.schema import (  # GAME_ARRAYS, SEAT_ARRAYS: the columns a chunk fills
@@ -69,7 +69,7 @@ from harness.tourney.chunk_result import (  # re-exported: the chunk room's face
     rows_of,
 )
 from harness.tourney.decisions import Timed
-from harness.tourney.plan import ChunkSpec, EntrantRef, deal_seed, game_seed
+from harness.tourney.plan import ChunkSpec, EntrantRef
 
 __all__ = [
     "FLUSH_EVERY",

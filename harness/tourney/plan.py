@@ -32,14 +32,16 @@ from typing import Any
 
 from harness.errors import ConfigError
 from harness.game import seating as seating_design
-from harness.game.dice import derive_seed
 from harness.game.rules import Rules
+
+# The seeds of deals and games are the game room's; imported from here by older code and notebooks.
+from harness.game.seating import SEED_MASK as SEED_MASK
+from harness.game.seating import deal_seed as deal_seed
+from harness.game.seating import game_seed as game_seed
 from harness.plugins import files_digest, is_own_module
 from harness.runfolder import layout, schema
 from harness.seats.settings import HoldsSeatSettings, SeatSettings
 from harness.tourney.config import Entrant, TourneyConfig, table_count
-
-SEED_MASK = (1 << 63) - 1  # seeds are stored as int64
 
 
 @dataclass(frozen=True)
@@ -167,24 +169,6 @@ class ChunkSpec(HoldsSeatSettings):
 _SPEC_FIELDS = tuple(f.name for f in fields(ChunkSpec))
 
 
-def deal_seed(seed: int, deal: int) -> int:
-    """The seed of deal ``deal``: its duplicate dice key, shared by every seat order, every
-    table and every run with this config seed (who plays never enters it)."""
-    return derive_seed(seed, "deal", deal) & SEED_MASK
-
-
-def game_seed(deal: int, order: int, dice: str) -> int:
-    """The seed game (deal with seed ``deal``, seat order ``order``) is played with
-    (``harness play --seed``): dice and ``view.rng``.
-
-    With duplicate dice it is the deal's seed itself (the dice are keyed by it); with
-    independent dice each order index gets its own stream (the same at every table).
-    """
-    if dice == "duplicate":
-        return deal
-    return derive_seed(deal, "rotation", order) & SEED_MASK  # "rotation": as schema 2 keyed it
-
-
 def table_of(entrants: tuple[Entrant, ...] | list[Entrant]) -> Table:
     """The table of these entrants, numbered by display name; its key is the JSON list of
     [name, strategy key] in that order, its id the key's digest."""
@@ -257,7 +241,7 @@ def engine_files() -> list[Path]:
     files += [strategies / "_common.py"]
     # The native engine plays the same games: a change in its code must not reuse chunks
     # it played before the change (the source, whether or not it is built here).
-    files += [root / "native" / "__init__.py", root / "native" / "seats.py"]
+    files += sorted((root / "native").glob("*.py"))  # its door, its seats, its modules
     files += sorted((root / "native" / "c").glob("*.c"))  # core.c and the parts it #includes
     return files
 

@@ -16,6 +16,15 @@ from typing import Any, TextIO
 
 log = logging.getLogger("harness.tourney")
 
+# The mark of the stderr handlers ``-v`` adds to the "harness" logger (the commands'
+# console_log): a run's own log, which does not propagate, takes them on too.
+CONSOLE_MARK = "harness_console"
+
+
+def console_handlers() -> list[logging.Handler]:
+    """The stderr handlers of ``-v`` now in place (for a log that does not propagate)."""
+    return [h for h in logging.getLogger("harness").handlers if getattr(h, CONSOLE_MARK, 0)]
+
 
 def duration(seconds: float) -> str:
     """``75`` -> ``1m15s``; short and readable."""

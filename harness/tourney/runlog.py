@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from harness.runfolder.layout import describe_os_error
+from harness.tourney.progress import console_handlers
 
 
 class RunLogHandler(logging.FileHandler):
@@ -76,11 +77,9 @@ def run_log(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[l
     workers' records land in the same file with no logging thread and no queue: the
     parent never forks (workers come from a single-threaded fork server), and Python
     3.12+'s "multi-threaded, use of fork() may lead to deadlocks" cannot apply. The
-    stderr handlers of ``-v`` (:func:`harness.cli_common.console_log`) get the run's
-    records too, since this log does not propagate.
+    stderr handlers of ``-v`` (:func:`harness.tourney.progress.console_handlers`) get the
+    run's records too, since this log does not propagate.
     """
-    from harness.cli_common import console_handlers
-
     logger = logging.getLogger("harness.tourney")
     handler = RunLogHandler(path, warn)
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))

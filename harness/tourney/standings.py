@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness.game.ranking import Counts, order
-from harness.report.standings_text import REPORT_FIGURES, with_report
+from harness.report.pages.standings_text import REPORT_FIGURES, with_report
 
 __all__ = [
     "COLUMNS",
@@ -72,7 +72,7 @@ def standings(totals: Mapping[str, Counts | Mapping[str, Any]]) -> list[dict[str
 
 def format_table(rows: list[dict[str, Any]], width: int | None = None) -> list[str]:
     """The standings as aligned text lines in ``width`` columns (default: the terminal's):
-    :func:`harness.report.standings_text.standings_text`, the one terminal table of the
+    :func:`harness.report.pages.standings_text.standings_text`, the one terminal table of the
     standings (``harness tourney``, ``harness report``, a notebook's Run).
 
     Rows from :func:`with_report` also show the win share's 95% interval, the
@@ -80,7 +80,7 @@ def format_table(rows: list[dict[str, Any]], width: int | None = None) -> list[s
     it adjusts) and the rating (Elo) with its 95% interval, as the report does; without
     them those columns are left out.
     """
-    from harness.report.standings_text import standings_text
+    from harness.report.pages.standings_text import standings_text
 
     return standings_text(rows, width)
 

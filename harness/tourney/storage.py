@@ -39,6 +39,7 @@ from typing import Any
 
 from harness.errors import safe_text
 from harness.game.ranking import Counts, add_counts, count_games
+from harness.game.seating import deal_seed
 from harness.runfolder import schema
 from harness.runfolder.layout import (
     GAMES,
@@ -79,7 +80,7 @@ from harness.runfolder.parts import (
 from harness.runfolder.timing import TIMING_KEY
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.groups import Chunk, GroupSpec, member_counts
-from harness.tourney.plan import deal_seed, engine_digest
+from harness.tourney.plan import engine_digest
 
 # Names the runner's modules, benchmarks and tests take from here (defined in the run
 # folder's package, the one place they live).

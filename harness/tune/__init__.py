@@ -9,7 +9,8 @@ The rooms::
     games   a point's games on the tourney's chunks and backends, summed per deal
     run     the iterations in their run folder, the resume, the confirmation (run_tune)
     chart   each parameter's path (path.png)
-    cli     the ``harness tune`` command (click), registered by harness.cli
+
+The ``harness tune`` command is :mod:`harness.commands.tune`.
 
 From Python (e.g. a notebook)::
 
@@ -48,7 +49,7 @@ def tune(bot: str, params: list[str], against: list[str], **options: Any) -> Any
 
 
 def __getattr__(name: str) -> Any:
-    # Lazy: `harness --help` imports harness.tune.cli (so this package) but not numpy.
+    # Lazy: the package's face costs nothing until a name of it is used.
     if name in _EXPORTS:
         import importlib
 

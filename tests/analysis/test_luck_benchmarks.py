@@ -105,7 +105,7 @@ def test_the_paired_worms_target_is_what_compare_adjusts(pool_module, tmp_path):
     the runner on the pool's deals (the worm margin, ``margin_diff``, is not a figure
     compare shows)."""
     from harness.report import cached_summary
-    from harness.report.compare import compare
+    from harness.report.comparisons.compare import compare
     from harness.tourney import run_tournament
 
     deals, seed = 16, 5

@@ -1,10 +1,12 @@
-"""The command line's import graph (issue 13 item 5): harness/cli.py is the top.
+"""The command line's import graph (issue 13 item 5; issue 31: commands in one room).
 
-It builds the group and registers the commands, with every import at the top of the file
-and no ``noqa``; every command module imports harness.cli_common and lower modules, never
-harness.cli. These tests read the source (ast), so they fail as soon as an import runs
-upward, and check that the group, the console script and ``python -m harness`` still
-offer the same commands.
+Every command lives in the commands room, ``harness/commands/``: ``group.py`` is the top
+(it builds the group and registers the commands, with every import at the top of the
+file and no ``noqa``; ``harness/cli.py`` is its face for the console script and ``python
+-m harness.cli``); every other command module imports ``harness.commands.common`` and
+lower rooms, never the group. These tests read the source (ast), so they fail as soon as
+an import runs upward or a command is written in another room, and check that the group,
+the console script and ``python -m harness`` still offer the same commands.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ pytestmark = pytest.mark.interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 HARNESS = ROOT / "harness"
-TOP = HARNESS / "cli.py"
+COMMANDS_ROOM = HARNESS / "commands"
+TOP = COMMANDS_ROOM / "group.py"
+FACE = HARNESS / "cli.py"  # the console script's entry point: the group, re-exported
 # What `harness --help` listed before the restructuring, in its order (click sorts by name).
 COMMANDS = [
     "analyze",
@@ -69,13 +73,47 @@ def _imports_of(path: Path) -> set[str]:
     return _names(path.read_text(encoding="utf-8"), _package(path))
 
 
-def test_nothing_in_harness_imports_the_top_but_python_m_harness():
-    importers = sorted(
+def test_nothing_in_harness_imports_the_top_but_its_face_and_python_m_harness():
+    importers = {
+        top: sorted(
+            str(path.relative_to(ROOT))
+            for path in HARNESS.rglob("*.py")
+            if top in _imports_of(path)
+        )
+        for top in ("harness.cli", "harness.commands.group")
+    }
+    assert importers == {
+        "harness.cli": ["harness/__main__.py"],
+        "harness.commands.group": ["harness/cli.py"],
+    }
+    face = ast.parse(FACE.read_text(encoding="utf-8")).body
+    assert len(face) == 3, "harness/cli.py: a docstring, the import of main, __main__"
+
+
+def _defines_a_command(path: Path) -> bool:
+    """Whether a module defines a click command or group (``@click.command``,
+    ``@click.group``, ``@<group>.command``)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            for deco in node.decorator_list:
+                call = deco.func if isinstance(deco, ast.Call) else deco
+                if isinstance(call, ast.Attribute) and call.attr in ("command", "group"):
+                    return True
+    return False
+
+
+def test_every_command_is_written_in_the_commands_room():
+    elsewhere = sorted(
         str(path.relative_to(ROOT))
         for path in HARNESS.rglob("*.py")
-        if path != TOP and "harness.cli" in _imports_of(path)
+        if COMMANDS_ROOM not in path.parents and _defines_a_command(path)
     )
-    assert importers == ["harness/__main__.py"]
+    assert elsewhere == []
+    assert not list(HARNESS.glob("*/cli.py")), "a room's cli.py: commands live in harness/commands"
+    assert not (HARNESS / "cli_common.py").exists()
+    # the scan sees a command (it must be able to fail)
+    assert _defines_a_command(COMMANDS_ROOM / "tourney.py")
+    assert _defines_a_command(TOP)
 
 
 def test_the_scan_sees_an_upward_import():
@@ -90,7 +128,16 @@ def test_the_scan_sees_an_upward_import():
         ("from .cli import main\n", "harness"),
     ):
         assert "harness.cli" in _names(text, package), text
-    assert "harness.cli" not in _names("from harness.cli_common import user_errors\n", "harness")
+    for text, package in (
+        ("from harness.commands.group import main\n", "harness.commands"),
+        ("from harness.commands import group\n", "harness.commands"),
+        ("def f():\n    from . import group\n", "harness.commands"),
+        ("from .group import COMMANDS\n", "harness.commands"),
+    ):
+        assert "harness.commands.group" in _names(text, package), text
+    common = "from harness.commands.common import user_errors\n"
+    assert "harness.cli" not in _names(common, "harness")
+    assert "harness.commands.group" not in _names(common, "harness.commands")
     assert "harness.cli" not in _names("from .cli import tourney\n", "harness.tourney")
 
 
@@ -109,7 +156,7 @@ def test_the_top_has_its_imports_at_the_top_and_no_noqa():
         for node in ast.walk(top)
         if isinstance(node, ast.Import | ast.ImportFrom)
     ]
-    assert nested == [], "a late import in harness/cli.py"
+    assert nested == [], "a late import in harness/commands/group.py"
 
 
 def test_the_group_lists_the_same_commands_in_the_same_order():
@@ -127,8 +174,10 @@ def test_every_command_lives_in_a_module_below_the_top():
 
     for name, command in main.commands.items():
         module = sys.modules[command.callback.__module__]
-        assert module.__name__ != "harness.cli", name
-        assert "harness.cli" not in _imports_of(Path(module.__file__)), name
+        assert module.__name__.startswith("harness.commands."), name
+        assert module.__name__ not in ("harness.cli", "harness.commands.group"), name
+        imported = _imports_of(Path(module.__file__))
+        assert not {"harness.cli", "harness.commands.group"} & imported, name
 
 
 def test_command_modules_import_without_the_top():
@@ -136,12 +185,12 @@ def test_command_modules_import_without_the_top():
     from harness.cli import main
 
     modules = sorted({c.callback.__module__ for c in main.commands.values()})
-    assert len(modules) >= 7  # play, catalog, init, tourney, report, analyze, sprt
+    assert len(modules) >= 7  # play, strategies, init, tourney, report, analyze, sprt, coach
     code = (
         "import importlib, sys\n"
         f"for m in {modules!r}:\n"
         "    importlib.import_module(m)\n"
-        "print('harness.cli' in sys.modules)\n"
+        "print('harness.cli' in sys.modules or 'harness.commands.group' in sys.modules)\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
@@ -170,9 +219,10 @@ def test_console_script_and_python_m_reach_the_same_group():
 
 
 def test_the_commands_choices_are_the_configs():
-    # cli_common sits below the tourney room, so it spells the luck choices out: the same
-    # words. The engine choices have one owner at the bottom, which every user reads.
-    from harness import cli_common, play
+    # The luck choices are the seat settings' and the engine choices have one owner at the
+    # bottom, which every user reads: the same words in the commands and the config.
+    from harness import play
+    from harness.commands import common as cli_common
     from harness.env import vector
     from harness.game.engines import ENGINES
     from harness.tourney import config

@@ -87,11 +87,14 @@ class Board(GameObserver):
     each claim."""
 
     def __init__(self, log: list) -> None:
-        self.log, self.game = log, None
+        self.log, self.board = log, None
+
+    def handed(self, board):
+        self.board = board
 
     def turn_started(self, turn, seat):
-        g = self.game
-        self.log.append(("turn", seat, turn, g._grill, g._flipped, tuple(g._stacks)))
+        b = self.board
+        self.log.append(("turn", seat, turn, b.grill, b.flipped, tuple(b.stacks)))
 
     def kept(self, seat, roll, face, count, total, left):
         self.log.append(("kept", seat, total))
@@ -111,7 +114,6 @@ def by_play_turn(refs: list[str], rules: Rules, seed: int) -> tuple[list, list, 
     inner = fresh(refs)
     game = Game([Logged(s, log) for s in inner], rules, SeededDice(seed), observer=board,
                 names=refs, seed=seed)  # fmt: skip
-    board.game = game
     try:
         game.play()
         error = None

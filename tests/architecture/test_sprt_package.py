@@ -25,8 +25,8 @@ ROOT = Path(harness.__file__).parent
 
 def test_imported_modules_sees_late_imports(tmp_path):
     probe = tmp_path / "probe.py"
-    probe.write_text("def f():\n    import harness.sprt.cli\n", encoding="utf-8")
-    assert "harness.sprt.cli" in imported_modules(probe)
+    probe.write_text("def f():\n    import harness.commands.sprt\n", encoding="utf-8")
+    assert "harness.commands.sprt" in imported_modules(probe)
 
 
 @pytest.mark.parametrize(
@@ -46,13 +46,13 @@ def test_sprt_never_imports_the_cli_group_or_the_report(path):
 
 def test_the_command_module_loads_neither_the_experiment_nor_scipy():
     code = (
-        "import json, sys, harness.sprt.cli\n"
+        "import json, sys, harness.commands.sprt\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('harness', 'scipy',"
         " 'numpy')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
-    assert "harness.sprt.cli" in loaded
+    assert "harness.commands.sprt" in loaded
     for heavy in ("harness.cli", "harness.sprt.experiment", "harness.stats", "scipy", "numpy"):
         assert heavy not in loaded
 

@@ -1,5 +1,6 @@
 """harness.tune as a room: beside sprt, above the tourney (whose chunks, backends and
-config checker it uses), below the command group; its command loads nothing heavy."""
+config checker it uses), below the commands; its command (harness.commands.tune) loads
+nothing heavy."""
 
 from __future__ import annotations
 
@@ -31,9 +32,10 @@ def test_neither_the_tourney_nor_the_report_imports_the_tuner(path):
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "tune").glob("*.py")), ids=lambda p: p.name)
-def test_the_tuner_never_imports_the_cli_group_the_report_or_sprt(path):
+def test_the_tuner_never_imports_the_commands_the_report_or_sprt(path):
     for name in imported_modules(path):
-        assert name != "harness.cli" and not name.startswith(("harness.report", "harness.sprt"))
+        assert not name.startswith(("harness.cli", "harness.commands", "harness.report"))
+        assert not name.startswith("harness.sprt")
 
 
 def test_spsa_is_pure():
@@ -43,13 +45,13 @@ def test_spsa_is_pure():
 
 def test_the_command_module_loads_neither_the_tuner_nor_numpy():
     code = (
-        "import json, sys, harness.tune.cli\n"
+        "import json, sys, harness.commands.tune\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('harness', 'numpy')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = json.loads(out.stdout)
-    assert "harness.tune.cli" in loaded
-    for heavy in ("harness.cli", "harness.tune.run", "harness.tourney", "numpy"):
+    assert "harness.commands.tune" in loaded
+    for heavy in ("harness.commands.group", "harness.tune.run", "harness.tourney.plan", "numpy"):
         assert heavy not in loaded
 
 

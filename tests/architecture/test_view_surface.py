@@ -32,19 +32,22 @@ from harness.view import TURN_SLOTS, View
 ROOT = Path(harness.view.__file__).parent
 
 
+ENGINE = ("harness.game.engine", "harness.game.turn")  # the game, and the turn it plays
+
+
 class Recording(View):
-    """A view that logs which attributes harness.game.engine sets and reads on it."""
+    """A view that logs which attributes the engine (its game and turn) sets and reads."""
 
     __slots__ = ()
     log: list[tuple[str, str]] = []
 
     def __setattr__(self, name: str, value: object) -> None:
-        if sys._getframe(1).f_globals.get("__name__") == "harness.game.engine":
+        if sys._getframe(1).f_globals.get("__name__") in ENGINE:
             Recording.log.append(("set", name))
         object.__setattr__(self, name, value)
 
     def __getattribute__(self, name: str) -> object:
-        if sys._getframe(1).f_globals.get("__name__") == "harness.game.engine":
+        if sys._getframe(1).f_globals.get("__name__") in ENGINE:
             Recording.log.append(("get", name))
         return object.__getattribute__(self, name)
 

@@ -1,4 +1,4 @@
-"""One exit-status rule for every command (issue 9, item 17; harness/cli_common.py).
+"""One exit-status rule for every command (issue 9, item 17; harness/commands/common.py).
 
 0 done, 1 the work cannot finish, 2 bad input of any kind, 130 interrupted: checked
 command by command, in-process through click and, where the status or the signal must be
@@ -18,7 +18,7 @@ from pathlib import Path
 import click
 import pytest
 
-from harness.cli_common import (
+from harness.commands.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_FORFEITS,

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.cli import main
-from harness.configs.cli import BOT, write_starter
+from harness.commands.init import BOT, write_starter
 
 INTERVAL = re.compile(r"^(—|[+-]?\d[\d,]*(\.\d+)? to [+-]?\d[\d,]*(\.\d+)?%?)$")
 

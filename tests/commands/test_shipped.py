@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from harness import play_game
+from harness.commands.init import BOT_FILE, CONFIG_FILE, write_starter
 from harness.configs import config_path, configs_dir, shipped_configs
-from harness.configs.cli import BOT_FILE, CONFIG_FILE, write_starter
 from harness.errors import ConfigError
 from harness.tourney.config import load_config
 
@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def deals_option() -> str:
     """The tourney option that sets the deals per table (--deals, once --games is renamed)."""
-    from harness.tourney.cli import tourney
+    from harness.commands.tourney import tourney
 
     names = {opt for param in tourney.params for opt in getattr(param, "opts", [])}
     return "--deals" if "--deals" in names else "--games"
@@ -125,8 +125,8 @@ def test_init_writes_a_bot_and_a_config_that_run(tmp_path, cli):
 
 
 def test_the_starter_bot_uses_only_the_public_api():
-    source = (ROOT / "harness" / "configs" / "cli.py").read_text()
-    from harness.configs.cli import BOT
+    source = (ROOT / "harness" / "commands" / "init.py").read_text()
+    from harness.commands.init import BOT
 
     assert BOT in source
     imports = [n for n in ast.walk(ast.parse(BOT)) if isinstance(n, (ast.Import, ast.ImportFrom))]

@@ -556,23 +556,23 @@ def test_column_typecodes_are_the_chunks():
     assert native.GAME_COLUMNS == chunks.GAME_ARRAYS
     assert native.SEAT_COLUMNS == chunks.SEAT_ARRAYS
     # the order core.c takes its buffers in names every column once
-    assert sorted(native._C_GAME_COLUMNS) == sorted(native.GAME_COLUMNS)
-    assert sorted(native._C_SEAT_COLUMNS) == sorted(native.SEAT_COLUMNS)
+    assert sorted(native.columns.GAME_ORDER) == sorted(native.GAME_COLUMNS)
+    assert sorted(native.columns.SEAT_ORDER) == sorted(native.SEAT_COLUMNS)
     if native.available():
         assert native._core.MAX_ORDERS == native.MAX_ORDERS == 127
 
 
 def test_sources_are_the_ones_the_c_code_mirrors():
     # fails when a built-in's source changes: update harness/native/c/core.c to match,
-    # then native._SOURCES (the SHA-256 of each strategies module)
-    for module in native._SOURCES:
-        assert native.source_digest(module) == native._SOURCES[module], module
+    # then native.sources.SOURCES (the SHA-256 of each strategies module)
+    for module in native.sources.SOURCES:
+        assert native.source_digest(module) == native.sources.SOURCES[module], module
 
 
 @needs_native
 def test_a_stale_builtin_is_not_native(monkeypatch):
-    monkeypatch.setitem(native._SOURCES, "harness.strategies.tactician", "0" * 64)
-    monkeypatch.setattr(native, "_STALE", {})
+    monkeypatch.setitem(native.sources.SOURCES, "harness.strategies.tactician", "0" * 64)
+    monkeypatch.setattr(native.sources, "STALE", {})
     with pytest.raises(native.NotNative, match="source differs"):
         native.native_seat("tactician")
     assert native.native_seat("greedy").kind == 0
@@ -683,8 +683,8 @@ def test_c_entry_points_reject_bad_arguments():
 
 def raw_columns(rows: int, n: int) -> tuple:
     """Zeroed buffers in the order core.c takes them."""
-    codes = [native.GAME_COLUMNS[k] for k in native._C_GAME_COLUMNS]
-    codes += [native.SEAT_COLUMNS[k] for k in native._C_SEAT_COLUMNS] * n
+    codes = [native.GAME_COLUMNS[k] for k in native.columns.GAME_ORDER]
+    codes += [native.SEAT_COLUMNS[k] for k in native.columns.SEAT_ORDER] * n
     return tuple(array(c, bytes(rows * array(c).itemsize)) for c in codes)
 
 
@@ -766,8 +766,8 @@ from harness import native
 from harness.game import seating
 core = native._core
 def cols(rows, n):
-    codes = [native.GAME_COLUMNS[k] for k in native._C_GAME_COLUMNS]
-    codes += [native.SEAT_COLUMNS[k] for k in native._C_SEAT_COLUMNS] * n
+    codes = [native.GAME_COLUMNS[k] for k in native.columns.GAME_ORDER]
+    codes += [native.SEAT_COLUMNS[k] for k in native.columns.SEAT_ORDER] * n
     return tuple(array(c, bytes(rows * array(c).itemsize)) for c in codes)
 rules, seats, prefix = (3, 0, 1, 0, 1), ((0,), (1, 27.0), (3,)), b"1\x1fdeal\x1f"
 bad = [b"", bytes(range(3)) * 128, b"\x00\x01\x01", b"\x00\x01\x03", b"\x00\x01",
@@ -803,7 +803,7 @@ def test_the_c_doors_refuse_malformed_designs_without_crashing():
 
 # -- without the extension ----------------------------------------------------------------------
 def test_without_the_extension_nothing_plays(monkeypatch):
-    monkeypatch.setattr(native, "_core", None)
+    monkeypatch.setattr(native.extension, "core", None)
     assert not native.available()
     assert not native.supports(["greedy", "greedy"])
     with pytest.raises(native.NotNative, match="not built"):

@@ -269,9 +269,9 @@ def test_the_account_changes_no_game_and_off_stores_nothing(wayward):
 
 def test_the_c_order_of_the_account_columns_is_the_schemas():
     assert native.ACCOUNT_COLUMNS == ACCOUNT_ARRAYS
-    assert sorted(native._C_ACCOUNT_COLUMNS) == sorted(ACCOUNT_FIELDS)
+    assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS)
     # core.c's get_account: ACC_SUMS doubles, then ACC_COUNTS int16s
-    codes = [ACCOUNT_ARRAYS[k] for k in native._C_ACCOUNT_COLUMNS]
+    codes = [ACCOUNT_ARRAYS[k] for k in native.columns.ACCOUNT_ORDER]
     assert codes == ["d"] * 6 + ["h"] * 4
 
 
@@ -336,8 +336,8 @@ def test_threads_keep_their_own_accounts():
 
 # -- refusals --------------------------------------------------------------------------------
 def test_a_stale_account_is_not_native(monkeypatch):
-    monkeypatch.setitem(native._SOURCES, "harness.analysis.account", "0" * 64)
-    monkeypatch.setattr(native, "_STALE", {})
+    monkeypatch.setitem(native.sources.SOURCES, "harness.analysis.account", "0" * 64)
+    monkeypatch.setattr(native.sources, "STALE", {})
     orders = seating.design(2, "cyclic")
     with pytest.raises(native.NotNative, match="luck account"):
         native.play_deals("official", ["greedy", "greedy"], 1, 0, 2, orders=orders, account=True)
@@ -356,24 +356,24 @@ def test_bad_account_buffers_are_refused():
     rows, n = 3, 2
     games = {k: zeros(c, rows) for k, c in native.GAME_COLUMNS.items()}
     seats = [{k: zeros(c, rows) for k, c in native.SEAT_COLUMNS.items()} for _ in range(n)]
+    flat = native.columns.flat(games, seats)
     args = (native.rules_c(Rules(players=2)), ((0,), (0,)), 1000, 0, b"1\x1fdeal\x1f", 0, 1, 0,
-            native.orders_c(seating.design(2, "cyclic"), 2), native._flat(games, seats), None,
-            None)  # fmt: skip
-    seat = [zeros(native.ACCOUNT_COLUMNS[k], rows) for k in native._C_ACCOUNT_COLUMNS]
+            native.orders_c(seating.design(2, "cyclic"), 2), flat, None, None)  # fmt: skip
+    seat = [zeros(native.ACCOUNT_COLUMNS[k], rows) for k in native.columns.ACCOUNT_ORDER]
     for bad in (
         (),
         tuple(seat),  # one seat's columns for two seats
         (*seat, *seat, seat[0]),
         tuple(zeros("d", rows) for _ in range(20)),  # counts as doubles
         tuple(zeros("h", rows) for _ in range(20)),  # sums as int16s
-        tuple(zeros(native.ACCOUNT_COLUMNS[k], 1) for k in native._C_ACCOUNT_COLUMNS) * 2,
+        tuple(zeros(native.ACCOUNT_COLUMNS[k], 1) for k in native.columns.ACCOUNT_ORDER) * 2,
         "par",
     ):
         with pytest.raises(ValueError):
             native._core.play_deals(*args, bad)
         assert games["turns"][0] == 0  # nothing played
     fine = tuple(zeros(native.ACCOUNT_COLUMNS[k], rows) for _ in range(n)
-                 for k in native._C_ACCOUNT_COLUMNS)  # fmt: skip
+                 for k in native.columns.ACCOUNT_ORDER)  # fmt: skip
     native._core.play_deals(*args, fine)
     assert games["turns"][0] > 0 and fine[6][0] > 0  # seat 0's rolls
 

@@ -356,7 +356,7 @@ def test_play_with_a_plugin_seat_is_native_and_the_same_game(cli, tmp_path, monk
 
 # -- the fallback: no extension ------------------------------------------------------------------
 def test_without_the_extension_auto_plays_python(tmp_path, monkeypatch, cli):
-    monkeypatch.setattr(native, "_core", None)
+    monkeypatch.setattr(native.extension, "core", None)
     run = run_tournament({**SMALL, "deals": 4}, workers=0, out=tmp_path / "a")
     assert run.status == "complete"
     assert run.engine_used == {"native": 0, "python": 6}
@@ -376,7 +376,7 @@ def test_without_the_extension_auto_plays_python(tmp_path, monkeypatch, cli):
 def test_a_chunk_planned_native_that_cannot_play_fails_or_falls_back(monkeypatch):
     config = load_config({**SMALL, "deals": 2})
     spec = next(plan.chunks(config))
-    monkeypatch.setattr(native, "_core", None)
+    monkeypatch.setattr(native.extension, "core", None)
     auto = chunks.play_chunk(replace(spec, engine="auto"))
     assert auto.engine == "python" and auto.rows == spec.games
     with pytest.raises(HarnessError, match="the native engine cannot play it"):

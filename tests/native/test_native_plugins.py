@@ -411,10 +411,10 @@ BAD_HOSTS = textwrap.dedent(
     orders = native.orders_c([(0, 1)], 2)
 
     def run(host, rows=4):
-        games, cols = native._columns(2, rows)
+        games, cols = native.columns.new_columns(2, rows)
         try:
             core.play_deals(rules, seats, 1000, 0, b"1\\x1fdeal\\x1f", 0, rows, 0, orders,
-                            native._flat(games, cols), None, host)
+                            native.columns.flat(games, cols), None, host)
         except BaseException as exc:
             return type(exc).__name__
         return "ok"

@@ -9,7 +9,7 @@ Each playthrough is a game played by ``harness play ... --record`` at a fixed se
 * ``NAME.state.json``: its final state, as ``harness replay NAME.json --json`` prints it;
 * ``NAME.log``: the turn-by-turn story of the replayed record (harness.play.narrate).
 
-``tests/records/test_replay.py`` replays every record and compares state and story with these
+``tests/game/test_replay.py`` replays every record and compares state and story with these
 files, so a change in how the rules are applied shows up as a readable diff. Only
 regenerate after checking that the change is intended (and say so in the commit).
 """

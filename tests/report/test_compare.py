@@ -11,7 +11,7 @@ from run_builders import play_run, row, write_run
 from harness.cli import main
 from harness.report import cached_summary, summarise_run, write_report
 from harness.report.api import summary_digest
-from harness.report.compare import compare
+from harness.report.comparisons.compare import compare
 from harness.rules import Rules
 
 

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 
 from harness.cli import main
 from harness.report import cached_summary
-from harness.report.compare import CompareError, compare
-from harness.report.paired import paired_difference
+from harness.report.comparisons.compare import CompareError, compare
+from harness.report.comparisons.paired import paired_difference
 from harness.results import load_run
 from harness.tourney import run_tournament
 

@@ -17,7 +17,7 @@ from run_builders import row, write_run
 
 from harness.cli import main
 from harness.report import cached_summary, summarise_run
-from harness.report.compare import CompareError, compare, parse_matches
+from harness.report.comparisons.compare import CompareError, compare, parse_matches
 from harness.tourney import run_tournament
 
 DEALS = 40

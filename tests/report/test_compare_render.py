@@ -21,9 +21,10 @@ from run_builders import row, write_run
 from test_compare_paired import duel
 
 from harness.cli import main
-from harness.report import cached_summary, plots, summarise_run
-from harness.report.compare import compare
-from harness.report.render import (
+from harness.report import cached_summary, summarise_run
+from harness.report.charts import plots
+from harness.report.comparisons.compare import compare
+from harness.report.pages.render import (
     DASH,
     compare_blocks,
     compare_notes,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from harness.report import cached_summary
-from harness.report.compare import compare
+from harness.report.comparisons.compare import compare
 from harness.tourney import run_tournament
 
 

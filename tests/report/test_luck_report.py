@@ -1,4 +1,4 @@
-"""Luck-adjusted estimates in the report (harness.report.luck), recomputed independently.
+"""Luck-adjusted estimates in the report (harness.report.summaries.luck), recomputed independently.
 
 The report reduces the games batch by batch into control moments; here the same
 estimates are computed again from the stored rows with pandas, in the most literal way

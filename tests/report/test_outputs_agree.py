@@ -23,8 +23,8 @@ from click.testing import CliRunner
 import harness.stats
 from harness.cli import main
 from harness.report import cached_summary
-from harness.report.compare import compare
-from harness.report.render import pct
+from harness.report.comparisons.compare import compare
+from harness.report.pages.render import pct
 from harness.tourney import run_tournament
 
 WIDE = {"COLUMNS": "250"}  # every column on the terminal: nothing folded or left out

@@ -12,7 +12,7 @@ from run_builders import play_run, row, write_run
 from harness import stats
 from harness.cli import main
 from harness.report import ReportError, summarise_run, write_report
-from harness.report.aggregate import aggregate
+from harness.report.summaries.aggregate import aggregate
 from harness.runfolder import games as games_module
 from harness.runfolder import reader as reader_module
 from harness.runfolder.reader import find_run
@@ -482,11 +482,11 @@ def test_the_standings_harness_tourney_prints_are_the_reports(tmp_path):
 
 
 def test_write_report_puts_the_report_figures_in_the_runs_standings(played):
-    """What --json prints once the command passes the run (see harness/tourney/cli.py):
+    """What --json prints once the command passes the run (see harness/commands/tourney.py):
     ``run.counts`` gets the report's figures in place, written or not."""
     from types import SimpleNamespace
 
-    from harness.tourney.cli import _write_report
+    from harness.commands.tourney import _write_report
 
     expected = {r["strategy"]: r for r in summarise_run(played)["standings"]}
     for write in (True, False):

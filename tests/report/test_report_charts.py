@@ -17,8 +17,9 @@ import matplotlib.text
 import numpy as np
 import pytest
 
-from harness.report import plots, summarise_run
-from harness.report.compare import compare
+from harness.report import summarise_run
+from harness.report.charts import plots
+from harness.report.comparisons.compare import compare
 from harness.results import load_run
 from harness.tourney import run_tournament
 

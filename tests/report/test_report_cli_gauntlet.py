@@ -15,7 +15,7 @@ from test_report_gauntlet import GAUNTLET, gauntlet_rows
 
 from harness.cli import main
 from harness.report import summarise_run
-from harness.report.render import los_text, pct, signed_span, span, standings_lines
+from harness.report.pages.render import los_text, pct, signed_span, span, standings_lines
 from harness.tourney import run_tournament
 
 # a rank column: a header starting "#", or an entrant's row starting with its place

@@ -1,6 +1,6 @@
 """Colours that tell strategies apart (issue 10, item 8; issue 19, item 2).
 
-``harness.report.colours``: built-ins fixed; other names by a stable hash of the display
+``harness.report.charts.colours``: built-ins fixed; other names by a stable hash of the display
 name onto a palette, and within one chart's set of names (:func:`colours_for`) never two
 alike. The distance is CIEDE2000, checked here against the published test data, and
 every bound the module states is checked on every colour. The charts are checked by the
@@ -21,8 +21,9 @@ from matplotlib.markers import MarkerStyle
 from run_builders import row, write_run
 
 from harness.plugins import builtin_strategies
-from harness.report import plots, summarise_run
-from harness.report.colours import (
+from harness.report import summarise_run
+from harness.report.charts import plots
+from harness.report.charts.colours import (
     BUILTIN_COLOURS,
     FROM_BLACK,
     FROM_WHITE,
@@ -35,7 +36,7 @@ from harness.report.colours import (
     delta_e,
     strategy_colour,
 )
-from harness.report.plots import FAIR
+from harness.report.charts.plots import FAIR
 
 HEX = re.compile(r"^#[0-9a-f]{6}$")
 
@@ -185,7 +186,7 @@ def test_colours_are_stable_across_processes_and_hash_seeds():
     # two runs of the same report. Two interpreters with different seeds must agree.
     names = ["mybot", "threshold(target=26)", "careful2", "greedy", "x"]
     code = (
-        "import json, sys; from harness.report.colours import colours_for; "
+        "import json, sys; from harness.report.charts.colours import colours_for; "
         "print(json.dumps(colours_for(json.loads(sys.argv[1]))))"
     )
     got = []

@@ -17,7 +17,7 @@ from run_builders import row, write_run
 
 from harness import stats
 from harness.report import summarise_run, write_report
-from harness.report.summary import elo_span, verdict
+from harness.report.summaries.summary import elo_span, verdict
 from harness.tourney import run_tournament
 
 

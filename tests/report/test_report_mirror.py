@@ -15,7 +15,7 @@ from run_builders import row, write_run
 
 from harness import stats
 from harness.report import summarise_run, write_report
-from harness.report.summary import diff_of_shares, mirror_pairs
+from harness.report.summaries.summary import diff_of_shares, mirror_pairs
 from harness.runfolder import games as games_module
 from harness.tourney import run_tournament
 

@@ -18,10 +18,12 @@ from test_report_gauntlet import GAUNTLET, gauntlet_rows
 
 from harness.cli import main
 from harness.errors import plural
-from harness.report import formats, plots, summarise_run, write_report
-from harness.report.colours import BUILTIN_COLOURS, MIN_DISTANCE, PALETTE, delta_e
-from harness.report.formats import num, pct, points, signed_span, span
-from harness.report.render import standings_lines
+from harness.report import summarise_run, write_report
+from harness.report.charts import plots
+from harness.report.charts.colours import BUILTIN_COLOURS, MIN_DISTANCE, PALETTE, delta_e
+from harness.report.pages import formats
+from harness.report.pages.formats import num, pct, points, signed_span, span
+from harness.report.pages.render import standings_lines
 from harness.tourney import run_tournament
 
 
@@ -110,8 +112,8 @@ def _timed(mean: float, p99: float) -> dict:
 
 
 def test_a_mean_above_the_99th_percentile_is_explained_where_it_happens(capsys):
-    from harness.report.render import timing_notes
-    from harness.tourney.cli import _print_costs
+    from harness.commands.tourney import _print_costs
+    from harness.report.pages.render import timing_notes
 
     assert timing_notes(_timed(2e-4, 5e-4)) == []
     notes = timing_notes(_timed(3e-3, 5e-4))
@@ -136,7 +138,7 @@ def _close_field(tmp_path):
 
 
 def test_a_close_field_gets_a_zoomed_panel_whose_scale_is_said(tmp_path):
-    from harness.report.chart_style import ZOOM_STEPS
+    from harness.report.charts.chart_style import ZOOM_STEPS
 
     summary = _close_field(tmp_path)
     fig = plots.figure_standings(summary)

@@ -3,9 +3,9 @@ strategy ignores looked like a measured tie.
 
 A real sweep of an ignored parameter is flagged in the terminal's standings, the report
 and its summary; a sweep whose values matter, a mirror match and independent dice are
-not. Then hand-made runs attack the comparison (harness/report/same_games.py): one differing
-figure of one game, a game missing, results moved to another deal or seat order, and the
-games of the two together, each must break the match.
+not. Then hand-made runs attack the comparison (harness/report/summaries/same_games.py):
+one differing figure of one game, a game missing, results moved to another deal or seat
+order, and the games of the two together, each must break the match.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from click.testing import CliRunner
 from run_builders import row, write_run
 
 from harness.cli import main
-from harness.report.aggregate import aggregate
 from harness.report.api import cached_summary
-from harness.report.summary import summarise
+from harness.report.summaries.aggregate import aggregate
+from harness.report.summaries.summary import summarise
 
 pytestmark = pytest.mark.engine
 

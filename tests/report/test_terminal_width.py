@@ -2,10 +2,10 @@
 30, item 5); the luck-adjusted share says on which games it rests wherever it is shown.
 
 Where the width comes from: ``COLUMNS`` when set, else the terminal stdout writes to,
-else 100 (:func:`harness.report.page.terminal_width`). Too wide, a table folds a column
+else 100 (:func:`harness.report.pages.page.terminal_width`). Too wide, a table folds a column
 whose cells are all the same into a line, leaves out the columns that say least (and
 says which), then cuts itself into blocks that keep their key columns
-(:func:`harness.report.page.fit_table`). Real runs on the Python engine, a second each.
+(:func:`harness.report.pages.page.fit_table`). Real runs on the Python engine, a second each.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from click.testing import CliRunner
 import harness
 from harness.cli import main
 from harness.report import write_report
-from harness.report.render import pct
+from harness.report.pages.render import pct
 from harness.tourney import run_tournament
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 NARROW = {"COLUMNS": None}  # the default: no COLUMNS, no terminal (a pipe): 100 columns
 LONG = "a-strategy-with-a-long-name(target=27)"
-DEFAULT_WIDTH = 100  # harness.report.page.DEFAULT_WIDTH
+DEFAULT_WIDTH = 100  # harness.report.pages.page.DEFAULT_WIDTH
 
 
 def _config(name: str, target: int = 26, **extra) -> dict:
@@ -93,7 +93,7 @@ def test_harness_report_and_compare_fit_100_columns(league, tmp_path):
 
 
 def test_the_width_comes_from_columns_then_the_terminal_then_100(monkeypatch):
-    from harness.report.page import terminal_width
+    from harness.report.pages.page import terminal_width
 
     monkeypatch.delenv("COLUMNS", raising=False)
     assert terminal_width(io.StringIO()) == DEFAULT_WIDTH  # not a terminal
@@ -106,7 +106,7 @@ def test_the_width_comes_from_columns_then_the_terminal_then_100(monkeypatch):
 
 
 def test_a_table_folds_gives_way_then_cuts_keeping_its_key_columns():
-    from harness.report.page import fit_table
+    from harness.report.pages.page import fit_table
 
     header = ["strategy", "run", "difference", "95% CI", "more", "95% CI", "compared"]
     rows = [[f"s{i}", "B − A", "+1.0 pts *", "+0.1 to +1.9", "x" * 25, "y" * 20, "same"]
@@ -135,7 +135,7 @@ def _table(md: str, start: str) -> list[list[str]]:
 
 
 def test_the_report_shows_the_terminals_luck_adjusted_share_and_its_games(tmp_path):
-    from harness.report.standings_text import standings_text
+    from harness.report.pages.standings_text import standings_text
 
     played = run_tournament(_config("lucky"), out=tmp_path)
     write_report(played.run_dir, plots=False)

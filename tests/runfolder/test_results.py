@@ -230,7 +230,7 @@ def test_plots_are_figures_written_nowhere(run, monkeypatch):
     from matplotlib.colors import to_hex
     from matplotlib.figure import Figure
 
-    from harness.report.plots import strategy_colour
+    from harness.report.charts.plots import strategy_colour
 
     monkeypatch.setattr(plt, "show", lambda *a, **k: pytest.fail("plt.show called"))
     before = sorted(p.relative_to(run.run_dir) for p in run.run_dir.rglob("*"))
@@ -250,7 +250,8 @@ def test_plots_are_figures_written_nowhere(run, monkeypatch):
 
 def test_a_figure_is_the_reports_png(run, tmp_path):
     """The figure a notebook shows is the chart the report writes, to the byte."""
-    from harness.report import plots, write_report
+    from harness.report import write_report
+    from harness.report.charts import plots
 
     report = write_report(run.run_dir)
     fresh = harness.load_run(run.run_dir)
@@ -267,7 +268,7 @@ BACKEND = """
 import matplotlib
 {choose}
 import harness
-from harness.report import plots
+from harness.report.charts import plots
 run = harness.load_run({path!r})
 figure = run.plot_standings()
 import matplotlib.pyplot as plt

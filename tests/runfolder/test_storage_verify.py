@@ -30,7 +30,7 @@ from run_builders import row, write_run
 
 from harness.game.ranking import add_counts
 from harness.report import ReportError, write_report
-from harness.report.aggregate import aggregate
+from harness.report.summaries.aggregate import aggregate
 from harness.runfolder.reader import open_run as load_run
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.chunks import play_chunk

@@ -19,7 +19,7 @@ import pytest
 from run_builders import write_run
 
 from harness import stats
-from harness.report.aggregate import aggregate, aggregate_frames, moments_of
+from harness.report.summaries.aggregate import aggregate, aggregate_frames, moments_of
 from harness.runfolder.reader import RunInfo
 
 pytestmark = pytest.mark.interpreter

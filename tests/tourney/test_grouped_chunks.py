@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from test_plan_scale import same_figures  # a test module beside this one (tests/ is no package)
 
 import harness.tourney.config.model as model
 from harness.runfolder import manifest, parts
@@ -32,7 +33,6 @@ from harness.tourney.chunks import play_chunk
 from harness.tourney.config import load_config, plan_problem, plan_size
 from harness.tourney.groups import GroupSpec, at, play
 from harness.tourney.runner import report_run
-from tests.tourney.test_plan_scale import same_figures
 
 pytestmark = pytest.mark.engine
 
@@ -110,9 +110,15 @@ def _tables(spec) -> tuple[str, ...]:
     "config",
     [
         sweep(values=9, players=3),
-        sweep(values=7) | {"entrants": ["greedy", "random(p_stop=0.25)", "all-builtins",
-                                        {"strategy": "threshold", "name": "t\u00e9\"x", "params":
-                                         {"target": 30}}]},  # fmt: skip
+        sweep(values=7)
+        | {
+            "entrants": [
+                "greedy",
+                "random(p_stop=0.25)",
+                "all-builtins",
+                {"strategy": "threshold", "name": 't\u00e9"x', "params": {"target": 30}},
+            ]
+        },  # fmt: skip
         sweep(values=6, players=2) | {"format": "gauntlet", "challenger": "greedy"},
     ],
 )

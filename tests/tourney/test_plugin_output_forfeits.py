@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from harness.cli import main
 from harness.report import summarise_run
-from harness.report.aggregate import forfeit_pattern
+from harness.report.summaries.aggregate import forfeit_pattern
 from harness.runfolder.manifest import OUTPUT_KEPT
 
 pytestmark = [pytest.mark.engine, pytest.mark.interpreter]

@@ -207,7 +207,7 @@ def test_the_native_batch_writes_the_row_it_plays_into_the_buffer():
         Rules(players=2), ["greedy", "simple"], 1, 0, 40, orders=orders, progress=told, start=6
     )
     assert played.rows == 74 and told[0] == 79  # the last game's chunk row (6 + 73)
-    with pytest.raises(ValueError, match="progress holds no double"):
+    with pytest.raises(ValueError, match="progress: 8 bytes needed, got 4"):
         native.play_deals(
             Rules(players=2), ["greedy", "simple"], 1, 0, 4, orders=orders, progress=bytearray(4)
         )

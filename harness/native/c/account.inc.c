@@ -1,5 +1,6 @@
 /* The luck and skill account, kept during play: a part of core.c (#included after the
- * strategies, optimal.inc.c's worm-swing payoff among them, before the turn's code).
+ * strategies, optimal.inc.c's worm-swing payoff among them, before the engine's loop,
+ * engine.inc.c, whose turns it hears).
  *
  * harness/analysis/account.py's Accountant, transcribed: for the seat whose turn it is,
  * the worm-swing payoff of the turn (swing_values and stop_values, optimal's own), the
@@ -38,13 +39,11 @@
 #define ACCOUNTED(acc) ((acc) != NULL)
 #endif
 
-#define ACC_SPREAD 2.5          /* account.WIN_SPREAD: sigma^2 per worm on the grill */
+/* ACC_SPREAD (layout.inc.c): account.WIN_SPREAD, sigma^2 per worm on the grill */
 #define ACC_PI 3.141592653589793 /* math.pi */
 
 /* A seat's stored account (schema.ACCOUNT_FIELDS): ACC_SUMS float64 sums, then
- * ACC_COUNTS int16 counts, in this order. */
-#define ACC_SUMS 6
-#define ACC_COUNTS 4
+ * ACC_COUNTS int16 counts, in the order of layout.inc.c's ACC_NAMES. */
 typedef struct {
     double par, luck, wluck, regret_pick, regret_stop, regret_claim;
     int rolls, picks, stops, claims;
@@ -247,7 +246,7 @@ ACC_HOOK void acc_bust(Game *g, int rolled) {
 ACC_HOOK void acc_claim(Game *g, int total, int tile, int victim, int choices) {
     Account *a = g->acc;
     acc_settle(a, 1);
-    double share = 1.0 + 1.0 / (double)(g->n - 1); /* account.steal_share */
+    double share = steal_share(g->n);
     double chosen = victim < 0 ? (double)WORMS[tile] : (double)WORMS[tile] * share;
     double regret = a->w->stop[total] - chosen;
     a->cur->regret_claim += regret;

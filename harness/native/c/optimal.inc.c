@@ -1,21 +1,14 @@
-/* The native `optimal` strategy: a part of core.c (#included after the engine's Game
- * type, whose board it reads). */
+/* The native `optimal` strategy (harness/strategies/optimal.py): a part of core.c (#included
+ * after the board and the turn, which it reads). */
 
-/* ---- optimal (strategies/optimal.py) ---- */
+/* ---- optimal (harness/strategies/optimal.py) ---- */
 static inline double opt_phi(double x) { return 0.5 * (1.0 + erf(x / sqrt(2.0))); }
 
 /* Optimal._bust_board: the grill after my bust and the tile it turns (0: none), R9. */
 static uint64_t opt_bust_board(const Game *g, uint64_t grill, int own, int *turned) {
     uint64_t after = grill | (own ? 1ULL << own : 0);
-    *turned = 0;
-    if (after && g->flip_mode && (own || g->flip_without)) {
-        int target = g->flip_mode == FLIP_HIGHEST ? highest_bit(after) : lowest_bit(after);
-        if (target != own || !g->keep_returned) {
-            after ^= 1ULL << target;
-            *turned = target;
-        }
-    }
-    return after;
+    *turned = bust_flip(g, after, own);
+    return *turned ? after ^ (1ULL << *turned) : after;
 }
 
 /* Optimal._win_chance: my chance to win from these scores with `grill` left (R10, R11). */
@@ -53,7 +46,7 @@ static int highest_below_top(const Game *g, int seat) { /* max(stack[:-1], defau
  * others' mean: a steal's worms times P / (P - 1)); returns a bust's (minus the worms
  * of the seat's top, -0.0 for none). */
 static double swing_values(const Game *g, int seat, double *gv, double *sv) {
-    double share = 1.0 + 1.0 / (double)(g->n - 1);
+    double share = steal_share(g->n);
     for (int t = 21; t <= 36; t++)
         if (g->grill >> t & 1) gv[t] = (double)WORMS[t];
     for (int v = 0; v < g->n; v++)

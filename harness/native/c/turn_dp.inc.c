@@ -11,8 +11,7 @@
  * above); a state's value is the larger of rolling on and stopping. So the values, and
  * every decision taken from them, are the Python strategy's. */
 #define DP_MAX_STATES 2048
-#define DP_MAX_TOTAL 40
-#define DP_EPS 1e-12 /* turn.EPS */
+#define DP_MAX_TOTAL MAX_TOTAL /* the highest total of a turn (DP_EPS: turn.EPS) */
 static int DP_N;                               /* 1,939 states */
 static int DP_START; /* the turn's start: nothing kept, 8 dice (turn.START) */
 /* The states with no dice left come first (0..DP_V0 - 1, 646 of them): their value is a
@@ -97,8 +96,9 @@ static int64_t dp_factorial(int n) {
 }
 
 /* turn._reachable and turn._build. Returns -1 when out of memory. */
-static int dp_init(void) {
-    /* every reachable (mask, dice left, total), sorted by (left, mask, total) */
+/* Every reachable (mask, dice left, total), sorted by (left, mask, total), and the tables
+ * that name them (DP_N, DP_V0, DP_LOOKUP, DP_LEFT/MASK/TOTAL, DP_START, DP_FIN, DP_RSLOT). */
+static int dp_states(void) {
     static uint8_t seen[128][9][DP_MAX_TOTAL + 1];
     uint32_t keys[DP_MAX_STATES];
     int stack_m[4096], stack_n[4096], stack_s[4096], top = 0, count = 0;
@@ -138,6 +138,13 @@ static int dp_init(void) {
     DP_NRSLOT = 0;
     for (int i = 0; i < count; i++)
         DP_RSLOT[i] = (int16_t)(DP_LEFT[i] && (DP_MASK[i] >> WORM & 1) ? DP_NRSLOT++ : -1);
+    return 0;
+}
+
+/* Each state's successors (DP_CHILD, DP_KIDS), its place in the solving order (DP_PLACE,
+ * DP_AT, DP_GROUP_AT) and what is below it (DP_BELOW). */
+static int dp_links(void) {
+    int count = DP_N;
     DP_CHILD = malloc((size_t)count * 64 * sizeof(int16_t));
     if (DP_CHILD == NULL) return -1;
     for (int k = 0; k < count * 64; k++) DP_CHILD[k] = -1;
@@ -183,7 +190,11 @@ static int dp_init(void) {
                 for (int w = 0; w < DP_WORDS; w++)
                     below[w] |= DP_BELOW[(size_t)DP_CHILD[i << 6 | k] * DP_WORDS + w];
     }
-    /* the rows: turn._outcomes per (dice left, free faces), the kept faces lumped */
+    return 0;
+}
+
+/* The rows of a roll per (dice left, free faces): turn._outcomes, the kept faces lumped. */
+static int dp_templates(void) {
     int *comps = malloc((size_t)1287 * 7 * sizeof(int));
     if (comps == NULL) return -1;
     for (int n = 1; n <= 8; n++)
@@ -229,6 +240,11 @@ static int dp_init(void) {
             }
         }
     free(comps);
+    return 0;
+}
+
+static int dp_init(void) {
+    if (dp_states() < 0 || dp_links() < 0 || dp_templates() < 0) return -1;
     DP_READY = 1;
     return 0;
 }

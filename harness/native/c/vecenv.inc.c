@@ -1,14 +1,13 @@
 /* The vector environment (harness/env/vector.py): N games stepped per call, the agent's
  * decisions inverted.
  *
- * #included by core.c in its Python bindings (one unit of compilation: the engine's
- * dice, bust(), claim(), play_turn(), the native strategies and the buffer helpers are
- * static there). Each slot is one game at a
- * time: the opponents' turns are core.c's play_turn(), the agent's turn is the state
- * machine below, which takes play_turn's steps one question at a time (the same dice
- * groups, the same R5-R8 tests, bust() and claim() themselves), so a slot plays exactly
- * the game harness.env.game.SteppedGame plays on the Python engine with the same
- * answers (tests/env/test_env_vector.py compares them decision by decision).
+ * A part of core.c, #included after its Python bindings (one unit of compilation: the
+ * engine's dice, the turn's state, play_turn(), the native strategies and the buffer
+ * reader are static there). Each slot is one game at a time: the opponents' turns are the
+ * engine's play_turn(), the agent's turn is the same state (turn.inc.c) stepped one
+ * question at a time (the same dice groups, the same R5-R9 steps and checks), so a slot
+ * plays exactly the game harness.env.game.SteppedGame plays on the Python engine with the
+ * same answers (tests/env/test_env_vector.py compares them decision by decision).
  *
  * Episodes follow harness.env.game.Schedule: episode e is deal e / m in seat order
  * e % m (m orders), deal seed derive_seed(seed, "deal", deal) (the prefix is hashed with
@@ -28,32 +27,15 @@
  * buffers of n rows (reward float32, the flags uint8, episode int64, seat int8).
  */
 
-#define VE_OBS 205
-#define VE_ACTIONS 24
-#define VE_STOP 6
-#define VE_ROLL 7
-#define VE_CLAIM0 8
-#define VE_SKIPS 100 /* harness.env.single.MAX_SKIPPED */
-/* observation offsets (harness.env.encoding.OFFSETS) */
-#define O_ROLL 3
-#define O_KEPT 9
-#define O_TOTAL 15
-#define O_LEFT 16
-#define O_WORM 17
-#define O_CLAIMS 18
-#define O_GRILL 34
-#define O_FLIPPED 50
-#define O_SEATS 66
-#define O_RULES 199
-enum { VE_DONE = -1, VE_PICK = 0, VE_STOPQ = 1, VE_CLAIMQ = 2 };
-enum { R_MARGIN = 0, R_WIN = 1, R_SWING = 2 };
+/* VE_OBS, VE_ACTIONS, VE_STOP, VE_ROLL, VE_CLAIM0, VE_SKIPS, the observation's offsets O_*
+ * and the rewards R_* are layout.inc.c's (harness.env.encoding, game, single). */
+enum { VE_DONE = -1, VE_PICK = PHASE_PICK, VE_STOPQ = PHASE_STOP, VE_CLAIMQ = PHASE_CLAIM };
 
 typedef struct {
     Game *g;
-    int agent, phase, roll;
-    Turn t;
-    Block block;
-    uint32_t first4[4];
+    int agent, phase;
+    Turn t;               /* the agent's turn (turn.inc.c) */
+    TurnDice dice;        /* its dice */
     int kept[7];          /* dice set aside this turn per face */
     long long episode;    /* the episode in play */
     double margin;        /* the agent's margin after its last step (swing) */
@@ -82,62 +64,23 @@ static double ve_margin(const Game *g, int seat) {
 
 /* harness.env.game.win_share by rank_seats (R11): most worms, ties to the highest tile. */
 static double ve_win(const Game *g, int seat) {
-    int key[MAXP], firsts = 0;
+    int key[MAXP], best = -1, firsts = 0; /* a key is >= 0 */
     for (int s = 0; s < g->n; s++) {
-        int high = 0;
-        for (int k = 0; k < g->len[s]; k++)
-            if (g->stack[s][k] > high) high = g->stack[s][k];
-        key[s] = g->score[s] * 64 + high;
-    }
-    int best = key[0];
-    for (int s = 1; s < g->n; s++)
+        key[s] = rank_key(g, s);
         if (key[s] > best) best = key[s];
+    }
     for (int s = 0; s < g->n; s++) firsts += key[s] == best;
     return key[seat] == best ? 1.0 / (double)firsts : 0.0;
 }
 
-static inline int ve_capped(const Game *g) { return !g->over && g->turn >= g->max_turns; }
-
-/* R4 for the agent: roll the dice left. 1: a pick is asked; 0: the turn busted. */
+/* R4 for the agent: roll the dice left. 1: a pick is asked; 0: the turn busted (R5). */
 static int ve_roll(Slot *s) {
-    Game *g = s->g;
-    uint32_t group = s->roll < 4 ? s->first4[s->roll] : block_later(&s->block);
-    s->roll++;
-    s->t.shown = PC_NEAR[s->t.left][group % 1296] + PC_FAR[s->t.left][group / 1296];
-    uint32_t fresh = s->t.shown & NIBBLES[s->t.free];
-    if (!fresh) { /* R5 */
-        bust(g, s->agent);
-        s->phase = VE_DONE;
-        return 0;
+    if (turn_roll(&s->t, &s->dice)) {
+        s->phase = VE_PICK;
+        return 1;
     }
-    s->t.packed = fresh;
-    s->phase = VE_PICK;
-    return 1;
-}
-
-/* The first steps of play_turn for the agent's seat. -1: out of memory. */
-static int ve_begin_turn(Slot *s) {
-    Game *g = s->g;
-    g->turn++;
-    int seat = g->seat, round = g->round;
-    if (++g->seat == g->n) {
-        g->seat = 0;
-        g->round++;
-    }
-    if (g->duplicate) {
-        if (dup_block(&g->dup, seat, round, &s->block) < 0) return -1;
-    } else {
-        draw_block(g->dice, &s->block);
-    }
-    s->t.total = 0;
-    s->t.left = 8;
-    s->t.worm = 0;
-    s->t.free = ALL_FACES;
-    s->t.shown = 0;
-    s->t.low = lowest_bit(g->grill);
-    memset(s->kept, 0, sizeof(s->kept));
-    s->roll = 0;
-    block_first4(&s->block, s->first4);
+    turn_bust(s->g, &s->t);
+    s->phase = VE_DONE;
     return 0;
 }
 
@@ -150,21 +93,22 @@ static int ve_advance(Slot *s) {
             if (g->failed) return -1;
             continue;
         }
-        if (ve_begin_turn(s) < 0) return -1;
+        if (turn_begin(g, &s->t, &s->dice) < 0) return -1;
+        memset(s->kept, 0, sizeof(s->kept));
         if (ve_roll(s)) return 0;
     }
     s->phase = VE_DONE;
     return 0;
 }
 
-/* R7: the agent stops: the one claim, or a question when there are several. */
+/* R7: the agent stops: the one claim taken, or a question when there are several. */
 static void ve_stop(Slot *s) {
     Claim choices[NTILES + 1];
     if (legal_claims(s->g, s->agent, s->t.total, choices) > 1) {
         s->phase = VE_CLAIMQ;
         return;
     }
-    claim(s->g, s->agent, s->t.total);
+    turn_take(s->g, &s->t, choices[0]);
     s->phase = VE_DONE;
 }
 
@@ -181,45 +125,25 @@ static int ve_legal(const Slot *s, long long a) {
     return 0;
 }
 
-/* Game._claim's taking of a chosen claim (R7), when the agent chose among several. */
-static void ve_take(Game *g, int seat, Claim c) {
-    if (c.victim < 0) {
-        g->grill ^= 1ULL << c.tile;
-    } else {
-        int v = c.victim;
-        int len = --g->len[v];
-        set_top(g, v, len ? g->stack[v][len - 1] : 0);
-        g->score[v] -= WORMS[c.tile];
-        g->steals[seat]++;
-        g->stolen[v]++;
-    }
-    g->stack[seat][g->len[seat]++] = (uint8_t)c.tile;
-    set_top(g, seat, c.tile);
-    g->score[seat] += WORMS[c.tile];
-    if (!g->grill) g->over = 1;
-}
-
 /* Answer the question with a legal action (SteppedGame.act), then play on. */
 static int ve_act(Slot *s, int a) {
     Game *g = s->g;
     if (s->phase == VE_PICK) {
-        int face = a + 1, count = count_of(s->t.packed, face);
-        s->t.free ^= 1u << face;
-        s->t.left -= count;
-        s->t.total += count * FACE_POINTS[face];
-        s->kept[face] += count;
-        if (face == WORM) s->t.worm = 1;
-        if (s->t.worm && (s->t.total >= s->t.low || can_steal(g, s->agent, s->t.total))) {
-            if (s->t.left) { /* R6 */
-                s->phase = VE_STOPQ;
-                return 0;
-            }
-            ve_stop(s);
-        } else if (!s->t.left) { /* R8 */
-            bust(g, s->agent);
-            s->phase = VE_DONE;
-        } else if (ve_roll(s)) {
+        int face = a + 1;
+        s->kept[face] += count_of(s->t.packed, face);
+        switch (turn_keep(g, &s->t, face)) {
+        case TURN_MAY_STOP: /* R6 */
+            s->phase = VE_STOPQ;
             return 0;
+        case TURN_STOP:
+            ve_stop(s);
+            break;
+        case TURN_BUST: /* R8 */
+            turn_bust(g, &s->t);
+            s->phase = VE_DONE;
+            break;
+        default: /* TURN_ROLL */
+            if (ve_roll(s)) return 0;
         }
     } else if (s->phase == VE_STOPQ) {
         if (a == VE_STOP) ve_stop(s);
@@ -228,7 +152,7 @@ static int ve_act(Slot *s, int a) {
         Claim choices[NTILES + 1];
         int nc = legal_claims(g, s->agent, s->t.total, choices);
         for (int i = 0; i < nc; i++)
-            if (choices[i].tile == a - VE_CLAIM0 + 21) ve_take(g, s->agent, choices[i]);
+            if (choices[i].tile == a - VE_CLAIM0 + 21) turn_take(g, &s->t, choices[i]);
         s->phase = VE_DONE;
     }
     return s->phase == VE_DONE ? ve_advance(s) : 0;
@@ -247,9 +171,9 @@ static void ve_observe(const VecEnv *e, const Slot *s, float *o, int8_t *m) {
             o[O_KEPT + f - 1] = (float)(s->kept[f] / 8.0);
         }
         o[O_TOTAL] = (float)(s->t.total / 40.0);
-        o[O_WORM] = (float)s->t.worm;
+        o[O_HAS_WORM] = (float)s->t.worm;
     }
-    o[O_LEFT] = done ? 1.0f : (float)(s->t.left / 8.0);
+    o[O_DICE_LEFT] = done ? 1.0f : (float)(s->t.left / 8.0);
     if (!done && s->t.worm) {
         Claim choices[NTILES + 1];
         int nc = legal_claims(g, s->agent, s->t.total, choices);
@@ -264,7 +188,7 @@ static void ve_observe(const VecEnv *e, const Slot *s, float *o, int8_t *m) {
     }
     for (int j = 0; j < g->n; j++) {
         int seat = (s->agent + j) % g->n;
-        float *b = o + O_SEATS + 19 * j;
+        float *b = o + O_SEATS + O_SEAT_BLOCK * j;
         b[0] = 1.0f;
         b[1] = (float)(g->score[seat] / 40.0);
         b[2] = (float)(g->len[seat] / 16.0);
@@ -348,18 +272,14 @@ static VecEnv *ve_get(PyObject *cap) {
 }
 
 static PyObject *py_vec_new(PyObject *self, PyObject *args) {
-    PyObject *rules, *seats, *orders_obj;
-    Py_buffer keys;
+    PyObject *rules, *seats, *orders_obj, *keys;
     int duplicate, reward, illegal_raise, max_turns, n_envs;
     double illegal_reward;
-    if (!PyArg_ParseTuple(args, "OOOy*iiidii", &rules, &seats, &orders_obj, &keys, &duplicate,
+    if (!PyArg_ParseTuple(args, "OOOOiiidii", &rules, &seats, &orders_obj, &keys, &duplicate,
                           &reward, &illegal_raise, &illegal_reward, &max_turns, &n_envs))
         return NULL;
     VecEnv *e = PyMem_Calloc(1, sizeof(VecEnv));
-    if (e == NULL) {
-        PyBuffer_Release(&keys);
-        return PyErr_NoMemory();
-    }
+    if (e == NULL) return PyErr_NoMemory();
     int ok = parse_rules(rules, &e->proto) == 0 && parse_table(seats, e->proto.n, e->table) == 0 &&
              check_max_turns(max_turns) == 0 && parse_orders(orders_obj, e->proto.n, &e->orders) == 0;
     if (ok) {
@@ -367,14 +287,18 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
             if (e->table[i].kind == S_PYTHON) ok = 0;
         if (!ok) PyErr_SetString(PyExc_ValueError, "vec_new: every opponent must be native");
     }
-    if (ok && (keys.len != e->orders.count || n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 ||
-               reward < 0 || reward > 2)) {
+    Py_buffer store[1];
+    Buffers b = BUFFERS(store);
+    const uint8_t *key = ok ? read_buffer(&b, keys, 0, 1, e->orders.count, 1, "keys") : NULL;
+    if (key != NULL && (n_envs < 1 || n_envs > (1 << 16) || max_turns < 1 || reward < 0 ||
+                        reward > R_SWING)) {
         PyErr_SetString(PyExc_ValueError, "vec_new: one key per order, 1 to 2**16 slots");
-        ok = 0;
+        key = NULL;
     }
-    if (ok)
-        for (int k = 0; k < e->orders.count; k++) e->keys[k] = ((const uint8_t *)keys.buf)[k];
-    PyBuffer_Release(&keys);
+    if (key != NULL)
+        for (int k = 0; k < e->orders.count; k++) e->keys[k] = key[k];
+    ok = key != NULL;
+    release_buffers(&b);
     if (!ok) {
         ve_free(e);
         return NULL;
@@ -427,28 +351,21 @@ typedef struct {
     int64_t *episode;
 } VeOut;
 
-/* The out tuple's buffers, each of n rows of its item size. */
+/* The out tuple's buffers, each of exactly n rows (a row's bytes: sizes[i]). */
+#define VE_OUTS 8
 static int ve_out(Buffers *b, PyObject *out, Py_ssize_t n, VeOut *o) {
-    static const int sizes[8] = {4 * VE_OBS, VE_ACTIONS, 4, 1, 1, 1, 8, 1};
-    static const char *names[8] = {"obs", "mask", "reward", "terminated",
-                                   "truncated", "illegal", "episode", "seat"};
-    if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != 8) {
+    static const int sizes[VE_OUTS] = {4 * VE_OBS, VE_ACTIONS, 4, 1, 1, 1, 8, 1};
+    static const char *names[VE_OUTS] = {"obs", "mask", "reward", "terminated",
+                                         "truncated", "illegal", "episode", "seat"};
+    if (!PyTuple_Check(out) || PyTuple_GET_SIZE(out) != VE_OUTS) {
         PyErr_SetString(PyExc_ValueError, "out: a tuple of 8 buffers");
         return -1;
     }
-    void *p[8];
-    for (int i = 0; i < 8; i++) {
-        Py_buffer *view = &b->views[b->held];
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(out, i), view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0)
+    void *p[VE_OUTS];
+    for (int i = 0; i < VE_OUTS; i++)
+        if ((p[i] = read_buffer(b, PyTuple_GET_ITEM(out, i), 1, 0, n * sizes[i], 1, names[i])) ==
+            NULL)
             return -1;
-        b->held++;
-        if (view->len != n * sizes[i]) {
-            PyErr_Format(PyExc_ValueError, "out %s: %zd bytes, %zd wanted", names[i], view->len,
-                         n * sizes[i]);
-            return -1;
-        }
-        p[i] = view->buf;
-    }
     o->obs = p[0];
     o->mask = p[1];
     o->reward = p[2];
@@ -480,29 +397,45 @@ static PyObject *ve_failed(int rc, Py_ssize_t slot) {
     return NULL;
 }
 
+/* What a call (vec_reset, vec_step) reads: an int64 a slot and the out buffers. */
+typedef struct {
+    Py_buffer store[VE_OUTS + 1];
+    Buffers b;
+    VeOut o;
+    const int64_t *values;
+} VeCall;
+
+/* A call's set-up: the env of `cap`, its int64 a slot (`what`) and the out buffers, held
+ * in c->b until release_buffers. NULL with an exception. */
+static VecEnv *ve_call(VeCall *c, PyObject *cap, PyObject *per_slot, const char *what,
+                       PyObject *out) {
+    c->b = (Buffers)BUFFERS(c->store);
+    VecEnv *e = ve_get(cap);
+    if (e == NULL) return NULL;
+    c->values = read_buffer(&c->b, per_slot, 0, 0, (Py_ssize_t)e->n_envs * 8, 1, what);
+    return c->values == NULL || ve_out(&c->b, out, e->n_envs, &c->o) < 0 ? NULL : e;
+}
+
 /* vec_reset(cap, prefix, starts, stride, out) */
 static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
-    PyObject *cap, *out;
+    PyObject *cap, *starts, *out;
     const char *prefix;
     Py_ssize_t prefix_len;
-    Py_buffer starts;
     long long stride;
-    if (!PyArg_ParseTuple(args, "Oy#y*LO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
+    if (!PyArg_ParseTuple(args, "Oy#OLO", &cap, &prefix, &prefix_len, &starts, &stride, &out))
         return NULL;
-    VecEnv *e = ve_get(cap);
-    Buffers b = {.held = 0};
-    VeOut o;
-    PyObject *result = NULL;
-    if (e == NULL) goto done;
-    if (prefix_len > 512 || starts.len != (Py_ssize_t)e->n_envs * 8 || stride < 1) {
+    if (prefix_len > 512 || stride < 1) {
         PyErr_SetString(PyExc_ValueError, "vec_reset: a short prefix, n int64 starts, stride >= 1");
-        goto done;
+        return NULL;
     }
-    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
+    VeCall c;
+    PyObject *result = NULL;
+    VecEnv *e = ve_call(&c, cap, starts, "starts", out);
+    if (e == NULL) goto done;
+    const int64_t *from = c.values;
     memcpy(e->prefix, prefix, (size_t)prefix_len);
     e->prefix_len = (size_t)prefix_len;
     e->stride = stride;
-    const int64_t *from = starts.buf;
     int rc = 0;
     Py_ssize_t i = 0;
     for (; i < e->n_envs; i++) { /* the GIL is kept: two threads must not step one env */
@@ -512,36 +445,28 @@ static PyObject *py_vec_reset(PyObject *self, PyObject *args) {
         }
         rc = ve_reset_slot(e, &e->slots[i], from[i]);
         if (rc) break;
-        ve_row(e, &e->slots[i], &o, i);
-        o.reward[i] = 0.0f;
-        o.term[i] = o.trunc[i] = o.illegal[i] = 0;
+        ve_row(e, &e->slots[i], &c.o, i);
+        c.o.reward[i] = 0.0f;
+        c.o.term[i] = c.o.trunc[i] = c.o.illegal[i] = 0;
     }
     if (rc == -3) PyErr_SetString(PyExc_ValueError, "vec_reset: episodes are >= 0");
     else if (rc) ve_failed(rc, i);
     else result = Py_NewRef(Py_None);
 done:
-    release_buffers(&b);
-    PyBuffer_Release(&starts);
+    release_buffers(&c.b);
     return result;
 }
 
 /* vec_step(cap, actions, autoreset, out): slot i answers actions[i] (int64). */
 static PyObject *py_vec_step(PyObject *self, PyObject *args) {
-    PyObject *cap, *out;
-    Py_buffer acts;
+    PyObject *cap, *acts, *out;
     int autoreset;
-    if (!PyArg_ParseTuple(args, "Oy*pO", &cap, &acts, &autoreset, &out)) return NULL;
-    VecEnv *e = ve_get(cap);
-    Buffers b = {.held = 0};
-    VeOut o;
+    if (!PyArg_ParseTuple(args, "OOpO", &cap, &acts, &autoreset, &out)) return NULL;
+    VeCall c;
     PyObject *result = NULL;
+    VecEnv *e = ve_call(&c, cap, acts, "actions", out);
     if (e == NULL) goto done;
-    if (acts.len != (Py_ssize_t)e->n_envs * 8) {
-        PyErr_SetString(PyExc_ValueError, "vec_step: one int64 action per slot");
-        goto done;
-    }
-    if (ve_out(&b, out, e->n_envs, &o) < 0) goto done;
-    const int64_t *a = acts.buf;
+    const int64_t *a = c.values;
     for (Py_ssize_t i = 0; i < e->n_envs; i++) {
         if (e->slots[i].phase == VE_DONE) {
             PyErr_Format(PyExc_ValueError, "slot %zd: its episode is over; reset first", i);
@@ -559,14 +484,14 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
     for (; i < e->n_envs; i++) {
         Slot *s = &e->slots[i];
         Game *g = s->g;
-        o.term[i] = o.trunc[i] = 0;
+        c.o.term[i] = c.o.trunc[i] = 0;
         if (!ve_legal(s, a[i])) {
-            o.reward[i] = (float)e->illegal_reward;
-            o.illegal[i] = 1;
-            ve_row(e, s, &o, i);
+            c.o.reward[i] = (float)e->illegal_reward;
+            c.o.illegal[i] = 1;
+            ve_row(e, s, &c.o, i);
             continue;
         }
-        o.illegal[i] = 0;
+        c.o.illegal[i] = 0;
         if (ve_act(s, (int)a[i]) < 0) {
             rc = -1;
             break;
@@ -579,11 +504,11 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
         }
         if (s->phase == VE_DONE) {
             if (g->over) {
-                o.term[i] = 1;
+                c.o.term[i] = 1;
                 if (e->reward == R_MARGIN) r += ve_margin(g, s->agent);
                 else if (e->reward == R_WIN) r += ve_win(g, s->agent);
             } else {
-                o.trunc[i] = ve_capped(g);
+                c.o.trunc[i] = game_capped(g);
             }
             if (autoreset) {
                 rc = s->episode > LLONG_MAX - e->stride ? -4
@@ -591,14 +516,13 @@ static PyObject *py_vec_step(PyObject *self, PyObject *args) {
                 if (rc) break;
             }
         }
-        o.reward[i] = (float)r;
-        ve_row(e, s, &o, i);
+        c.o.reward[i] = (float)r;
+        ve_row(e, s, &c.o, i);
     }
     if (rc) ve_failed(rc, i);
     else result = Py_NewRef(Py_None);
 done:
-    release_buffers(&b);
-    PyBuffer_Release(&acts);
+    release_buffers(&c.b);
     return result;
 }
 
@@ -628,5 +552,5 @@ static PyObject *py_vec_board(PyObject *self, PyObject *args) {
                          (unsigned long long)g->grill, (unsigned long long)g->flipped, stacks,
                          s->phase, s->agent, shown[1], shown[2], shown[3], shown[4], shown[5],
                          shown[6], kept[1], kept[2], kept[3], kept[4], kept[5], kept[6],
-                         s->t.total, s->t.left, g->over, ve_capped(g), s->episode);
+                         s->t.total, s->t.left, g->over, game_capped(g), s->episode);
 }

@@ -1,0 +1,77 @@
+"""Staleness: whether the Python the C code was transcribed from is still the Python here.
+
+The native strategies and the luck account mirror Python modules decision for decision,
+float for float. A built-in whose source differs from the one transcribed (someone
+improved it) is not played natively until the C code and :data:`SOURCES` are brought
+along: silently playing the old decisions would break "bit-identical".
+tests/native/test_native.py fails when a digest here is stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import sys
+
+from harness.native.extension import NotNative
+
+PACKAGE = "harness.strategies"  # the built-ins' package (the repository's strategies/)
+COMMON = f"{PACKAGE}._common"  # the helpers every built-in shares
+# SHA-256 of the source files each native strategy (and the account) was transcribed from.
+SOURCES: dict[str, str] = {
+    f"{PACKAGE}._common": "01f8cc85d6f8bdf3a54057b2af4a3b0b56827afd2bd2366e65ce891525fc7ae6",
+    f"{PACKAGE}.greedy": "fa222f77607cecf48bf78ac9577e1c62f612f57dfe933d37e8cc7b6dce809572",
+    f"{PACKAGE}.threshold": "180e513e15a1afe47500ac89049c60e49135df1093e0b29128be9700ffd6bc42",
+    f"{PACKAGE}.worm_first": "4b8c0bb074b3227b916c7760a8c2841b67e9fbf66bae823ac51f5f9f93128d60",
+    f"{PACKAGE}.simple": "1963c39bf79679795ab28a5353aadbe4cc8e9023035fa801839b0a07d6a561f9",
+    f"{PACKAGE}.env_heuristic": "f237983b9959688c64423e3c67d70a716bb88cd5c6c2bc9ef46dd39c8798a83c",
+    f"{PACKAGE}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
+    f"{PACKAGE}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
+    f"{PACKAGE}.optimal": "05a4b7034fc3430f0ab7bfd53a18cfeb7f22cfa1d40c8561f6c5e4d49ed98b5c",
+    "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",
+    # the luck account's reference: account.inc.c mirrors its Accountant, float for float
+    "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
+}
+ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
+_ACCOUNT = " account"  # the account's key in STALE: never a strategy's name
+
+STALE: dict[str, bool] = {}
+"""What :func:`stale` found, by native strategy name (a test empties it)."""
+
+
+def source_digest(module_name: str) -> str | None:
+    """SHA-256 of a module's source file (None if it cannot be read)."""
+    module = sys.modules.get(module_name)
+    if module is None:
+        try:
+            module = __import__(module_name, fromlist=["_"])
+        except Exception:  # noqa: BLE001 - a broken built-in is simply not native
+            return None
+    try:
+        return hashlib.sha256(inspect.getsource(module).encode()).hexdigest()
+    except (OSError, TypeError):
+        return None
+
+
+def _differs(key: str, modules: tuple[str, ...]) -> bool:
+    found = STALE.get(key)
+    if found is None:
+        found = STALE[key] = any(source_digest(m) != SOURCES[m] for m in modules)
+    return found
+
+
+def stale(name: str, modules: tuple[str, ...]) -> bool:
+    """Whether native strategy ``name``'s sources (``modules``: its own module and those
+    it also mirrors) are not the ones the C code mirrors (cached)."""
+    return _differs(name, (*modules, COMMON))
+
+
+def refuse_stale(name: str, modules: tuple[str, ...]) -> None:
+    """NotNative when :func:`stale` says so."""
+    if stale(name, modules):
+        raise NotNative(f"{name}: its source differs from the one the native engine mirrors")
+
+
+def account_stale() -> bool:
+    """Whether the luck account's reference is not the source account.inc.c mirrors (cached)."""
+    return _differs(_ACCOUNT, ACCOUNT_SOURCES)
