@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import plural
-from harness.report.pages.adaptive import adaptive_blocks
 from harness.report.order import config_order
+from harness.report.pages.adaptive import adaptive_blocks
 from harness.report.pages.formats import (
     DASH,
     count,
