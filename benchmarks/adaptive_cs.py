@@ -151,11 +151,12 @@ def comparisons(name: str, world: World, args: argparse.Namespace) -> dict[str, 
     return out
 
 
-def fixed_reach(
-    world: World, draws: np.ndarray, kind: str, alpha: float, zone: float, batch: int
-) -> np.ndarray:
-    """For one pair's deal stream: at each batch end, whether a fixed-sample interval
-    (normal, ``alpha``) of that many deals settles the pair."""
+def fixed_intervals(
+    world: World, draws: np.ndarray, kind: str, alpha: float, batch: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """For one pair's deal stream: at each batch end, the fixed-sample interval (normal,
+    ``alpha``; the luck-adjusted one with the pool's own coefficient) of that many deals,
+    as its centre and half-width (of delta, the share minus 1/2)."""
     c = world.c[draws] if kind == "adjusted" else 0.0
     b = world.coef if kind == "adjusted" else 0.0
     x = (world.y[draws] - b * c) / world.m[draws] - 0.5
@@ -163,7 +164,15 @@ def fixed_reach(
     s1, s2 = np.cumsum(x)[ends - 1], np.cumsum(x * x)[ends - 1]
     mean = s1 / ends
     var = np.maximum(s2 / ends - mean * mean, 0) * ends / np.maximum(ends - 1, 1)
-    half = stats.z_quantile(1 - alpha) * np.sqrt(var / ends)
+    return mean, stats.z_quantile(1 - alpha) * np.sqrt(var / ends)
+
+
+def fixed_reach(
+    world: World, draws: np.ndarray, kind: str, alpha: float, zone: float, batch: int
+) -> np.ndarray:
+    """For one pair's deal stream: at each batch end, whether a fixed-sample interval
+    (normal, ``alpha``) of that many deals settles the pair."""
+    mean, half = fixed_intervals(world, draws, kind, alpha, batch)
     return np.array(
         [pair_verdict(mu - h, mu + h, zone) != "open" for mu, h in zip(mean, half, strict=True)]
     )

@@ -5,10 +5,10 @@ lives:** in this room, :mod:`harness.commands`, one module per command group, na
 what it holds: play and replay in :mod:`harness.commands.play`, strategies in
 :mod:`harness.commands.strategies`, init in :mod:`harness.commands.init`, report and compare
 in :mod:`harness.commands.report`, tourney and config-schema in
-:mod:`harness.commands.tourney`, sprt, analyze, coach and diff in :mod:`.sprt`,
-:mod:`.analyze` and :mod:`.coach`. A command module imports :mod:`harness.commands.common`
-and lower rooms, never this one. So the arrows run one way: this module -> command
-modules -> common -> the library.
+:mod:`harness.commands.tourney`, sprt, tune, analyze, coach and diff in :mod:`.sprt`,
+:mod:`.tune`, :mod:`.analyze` and :mod:`.coach`. A command module imports
+:mod:`harness.commands.common` and lower rooms, never this one. So the arrows run one
+way: this module -> command modules -> common -> the library.
 
 User mistakes surface as one line, never as a traceback; every command ends with the
 exit status of :mod:`harness.commands.common`'s rule (0 done, 1 cannot finish, 2 bad input,
@@ -32,6 +32,7 @@ from harness.commands.report import compare_cmd, report
 from harness.commands.sprt import sprt
 from harness.commands.strategies import list_strategies
 from harness.commands.tourney import config_schema_cmd, tourney
+from harness.commands.tune import tune
 
 COMMANDS: tuple[click.Command, ...] = (
     play,
@@ -45,6 +46,7 @@ COMMANDS: tuple[click.Command, ...] = (
     report,
     compare_cmd,
     sprt,
+    tune,
     init,
 )
 

@@ -42,7 +42,7 @@ def make_plan(config: TourneyConfig, progress: Progress | None = None) -> Plan |
         if config.adaptive is not None:  # a run of its own; its chunks are the fixed plan's
             from harness.tourney.adaptive.schedule import adaptive_key
 
-            the_plan.run_key = adaptive_key(the_plan.run_key, config.adaptive)
+            the_plan.run_key = adaptive_key(the_plan.run_key, config.adaptive, config.races)
         return the_plan
     return GroupedPlan(config, progress)  # never adaptive (config: at most CHUNK_CAP tables)
 

@@ -5,32 +5,31 @@ This room ties the others together and owns no mechanism of its own: the plan
 (:mod:`.storage`) which are done, a backend (any :class:`.backends.Backend`) plays the
 rest, and every finished chunk is stored as soon as it lands, so a run stopped at any
 moment can be resumed. A run goes through its phases in order (:class:`_Run`): its
-status, resume, reuse, the backend, the play loop, the sum-up.
+status, resume, reuse, the backend, the play loop, the sum-up. Phases with a module of
+their own: run.log (:mod:`.runlog`), run.json's content (:mod:`.run_record`), an
+adaptive run's batch loop (:mod:`.adaptive.loop`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
-import platform
 import resource
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from harness import __version__
 from harness.errors import HarnessError, RunFailed, plural, safe_text
 from harness.game.ranking import zero_counts
 from harness.interrupts import user_interrupts
 from harness.plugins import volatile_note
 from harness.results import Run
-from harness.runfolder import layout, schema
+from harness.runfolder import layout
 from harness.runfolder import tables as table_list
-from harness.runfolder.layout import DEFAULT_OUT, describe_os_error
+from harness.runfolder.layout import DEFAULT_OUT
 from harness.runfolder.timing import merge as merge_times
 from harness.runfolder.timing import seconds_text
 from harness.seats.sandbox import missing_note, probe
@@ -43,8 +42,10 @@ from harness.tourney.config import TourneyConfig, load_config
 from harness.tourney.config.python_entrants import main_entrants_here
 from harness.tourney.grouping import GroupedPlan, make_plan
 from harness.tourney.groups import GroupSpec
-from harness.tourney.progress import Progress, console_handlers, planning_teller, watched
+from harness.tourney.progress import Progress, planning_teller, watched
 from harness.tourney.repro import reproduce_command
+from harness.tourney.run_record import run_json, shown_engine
+from harness.tourney.runlog import RunLogHandler, run_log
 from harness.tourney.standings import standings, to_csv
 from harness.tourney.storage import RunFolder, scan_reusable
 
@@ -67,93 +68,6 @@ class TourneyInterrupted(HarnessError):
             f"interrupted: {run.stored:,} of {plural(run.planned, 'game')} saved in {run.run_dir}; "
             "run the same command again to resume"
         )
-
-
-# -- logging ------------------------------------------------------------------------------
-class RunLogHandler(logging.FileHandler):
-    """run.log's handler. A write that fails (a full disk, a folder gone read-only) is
-    said once, in one line naming the file (``warn``), and the log is left off: the run
-    goes on, and a run that completes is reported complete. Never a "Logging error"
-    traceback per record, never an exception out of ``close``."""
-
-    def __init__(self, path: Path, warn: Callable[[str], None] | None = None) -> None:
-        self.failed = False
-        self._warn = warn
-        super().__init__(path, encoding="utf-8", delay=True)
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if not self.failed:
-            super().emit(record)  # a failure reaches handleError
-
-    def handleError(self, record: logging.LogRecord | None) -> None:  # noqa: N802 - logging's
-        self._give_up(sys.exc_info()[1])
-
-    def flush(self) -> None:
-        if self.failed:
-            return
-        try:
-            super().flush()
-        except OSError as exc:
-            self._give_up(exc)
-
-    def close(self) -> None:
-        try:
-            super().close()
-        except OSError as exc:
-            self._give_up(exc)
-            with contextlib.suppress(Exception):
-                logging.StreamHandler.close(self)
-
-    def _give_up(self, exc: BaseException | None) -> None:
-        if self.failed:
-            return
-        self.failed = True
-        stream, self.stream = self.stream, None  # type: ignore[assignment]
-        with contextlib.suppress(Exception):
-            if stream is not None:
-                stream.close()
-        why = (
-            describe_os_error(exc, self.baseFilename, "write the log")
-            if isinstance(exc, OSError)
-            else f"{self.baseFilename}: cannot write the log ({type(exc).__name__})"
-        )
-        if self._warn is not None:
-            self._warn(f"Warning: {why}; the run goes on without it.")
-
-
-@contextlib.contextmanager
-def run_log(path: Path, warn: Callable[[str], None] | None = None) -> Iterator[logging.Handler]:
-    """Send the ``harness.tourney`` log to ``path`` for the run; yields the file handler
-    (:class:`RunLogHandler`: ``warn`` gets one line if the file cannot be written).
-
-    Workers send their records over their own pipes, as messages the parent hands to
-    this handler (see backend: ``_SendRecords``, ``ProcessBackend._forward``), so
-    workers' records land in the same file with no logging thread and no queue: the
-    parent never forks (workers come from a single-threaded fork server), and Python
-    3.12+'s "multi-threaded, use of fork() may lead to deadlocks" cannot apply. The
-    stderr handlers of ``-v`` (:func:`harness.tourney.progress.console_handlers`) get the run's
-    records too, since this log does not propagate.
-    """
-    logger = logging.getLogger("harness.tourney")
-    handler = RunLogHandler(path, warn)
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(message)s"))
-    handler.setLevel(logging.INFO)  # -vv's debug records are for the terminal only
-    old_level, old_propagate = logger.level, logger.propagate
-    console = [h for h in console_handlers() if h not in logger.handlers]
-    logger.addHandler(handler)
-    for extra in console:
-        logger.addHandler(extra)
-    logger.setLevel(min([logging.INFO, *(h.level for h in console)]))
-    logger.propagate = False
-    try:
-        yield handler
-    finally:
-        for extra in console:
-            logger.removeHandler(extra)
-        logger.removeHandler(handler)
-        handler.close()
-        logger.setLevel(old_level)
-        logger.propagate = old_propagate
 
 
 def peak_mb(who: int) -> float:
@@ -348,77 +262,6 @@ def _prepared(
     return config
 
 
-def _run_json(
-    config: TourneyConfig,
-    folder: RunFolder,
-    the_plan: plan.Plan | GroupedPlan,
-    status: str,
-    created: str,
-    summary: dict[str, Any] | None = None,
-    engine_used: dict[str, int] | None = None,
-    tables_file: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    tables, engines = the_plan.tables, the_plan.engines
-    grouped = {"tables_per_chunk": config.tables_per_chunk} if tables_file is not None else {}
-    return {
-        "name": config.name,
-        "run_id": folder.path.name,
-        "key": the_plan.run_key,
-        "status": status,
-        "created": created,
-        "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "config_file": config.source,
-        "version": __version__,
-        "python": platform.python_version(),
-        "engine": plan.engine_digest(),
-        "engine_choice": config.settings.engine,
-        # Chunks of this folder played by each engine, over every call (not reused ones).
-        "engine_used": dict(engine_used or {}),
-        "schema": schema.SCHEMA_VERSION,
-        "rules": config.rules.to_dict(),
-        "players": config.players,
-        "format": config.format,
-        "dice": config.dice,
-        "games": config.games,
-        "seed": config.seed,
-        # Seat i of a row with seating k held table entrant design[k][i] (tables[].entrants).
-        "seating": config.seating,
-        "design": plan.design_of(config),
-        "max_turns": config.max_turns,
-        **plan.limits_of(config),  # move_time, game_time, isolation
-        # The luck and skill account: the setting, and the tables that keep it (docs/luck.md).
-        "luck": config.settings.luck,
-        "chunk": config.deals_per_chunk,
-        **grouped,
-        "challenger": config.challenger.name if config.challenger else None,
-        "entrants": [e.identity() for e in config.all_entrants()],
-        # A plan of more tables than CHUNK_CAP lists them in a file of their own.
-        "tables": tables_file
-        if tables_file is not None
-        else [
-            {
-                "id": t.id,
-                "entrants": t.names,
-                "engine": _shown_engine(engines.get(t.id)),
-                "luck": the_plan.luck[t.id],
-            }
-            for t in tables
-        ],
-        "totals": {
-            "tables": len(tables),
-            "deals": len(tables) * config.games,
-            "games": the_plan.games,
-            "chunks": len(the_plan.planned),
-        },
-        "summary": summary,
-    }
-
-
-def _shown_engine(engine: str | None) -> str:
-    """A table's engine as run.json says it: native or python."""
-    return "python" if engine in (None, "python") else "native"
-
-
 @dataclass
 class _Played:
     """What the play loop did: its status, what failed, the chunks each engine played."""
@@ -494,7 +337,7 @@ class _Run:
     def write_status(self, status: str, summary: dict[str, Any] | None = None) -> None:
         used = self.played.engine_used
         total = {name: self.ever[name] + used[name] for name in self.ever}
-        data = _run_json(
+        data = run_json(
             self.config,
             self.folder,
             self.plan,
@@ -529,7 +372,7 @@ class _Run:
         bytes for the same run); what run.json says of it."""
         engines, luck = self.plan.engines, self.plan.luck
         data = table_list.tables_bytes(
-            (t.id, t.names, _shown_engine(engines.get(t.id)), luck[t.id]) for t in self.plan.tables
+            (t.id, t.names, shown_engine(engines.get(t.id)), luck[t.id]) for t in self.plan.tables
         )
         return table_list.write_tables(self.folder.path, data)
 
@@ -625,7 +468,7 @@ class _Run:
         if chunks_left:
             where = player.describe()
             engines = self.plan.engines
-            native_tables = sum(_shown_engine(e) == "native" for e in engines.values())
+            native_tables = sum(shown_engine(e) == "native" for e in engines.values())
             if native_tables == len(engines):
                 where += ", native engine"
             elif native_tables:
@@ -846,4 +689,11 @@ def _backend(
     return local_backend(n_workers, log_handler, echo=options.say)
 
 
-__all__ = ["Run", "TourneyRun", "TourneyInterrupted", "run_tournament"]
+__all__ = [
+    "Run",
+    "RunLogHandler",
+    "TourneyRun",
+    "TourneyInterrupted",
+    "run_log",
+    "run_tournament",
+]

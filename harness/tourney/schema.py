@@ -74,6 +74,8 @@ def _entrant() -> dict[str, Any]:
                 "type": "object",
                 "additionalProperties": {"type": "array", "minItems": 1},
             },
+            # A sweep that races (schedule: adaptive): its beaten values stop playing.
+            "race": {"anyOf": [{"type": "boolean"}, {"enum": ["on", "off"]}]},
         },
         "required": ["strategy"],
         "additionalProperties": False,

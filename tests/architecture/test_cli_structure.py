@@ -42,6 +42,7 @@ COMMANDS = [
     "sprt",
     "strategies",
     "tourney",
+    "tune",
 ]
 
 

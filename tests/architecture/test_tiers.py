@@ -36,6 +36,7 @@ TIERS: dict[str, str] = {
     # experiments: what plays many games to answer a question
     "harness.tourney": "experiments",
     "harness.sprt": "experiments",
+    "harness.tune": "experiments",
     "harness.coach": "experiments",
     "harness.people": "experiments",
     "harness.env": "experiments",

@@ -213,11 +213,16 @@ def test_an_adaptive_run_is_its_own_run_and_a_fixed_runs_key_is_unchanged(tmp_pa
 
 
 def test_dask_plays_the_same_schedule_and_rows(tmp_path):
-    """On Dask (a local cluster of 2 workers: each batch its own results() call)."""
+    """On Dask (a local cluster of 2 workers: each batch its own results() call, on one
+    cluster started once for the run)."""
     pytest.importorskip("distributed")
     small = {**ADAPTIVE, "deals": 150}
     here = run_tournament(small, out=tmp_path / "here", workers=0, progress=False)
-    dask = run_tournament(small, out=tmp_path / "dask", workers=2, backend="dask", progress=False)
-    assert dask.status == "complete"
+    told: list[str] = []
+    dask = run_tournament(
+        small, out=tmp_path / "dask", workers=2, backend="dask", progress=False, echo=told.append
+    )
+    assert dask.status == "complete" and len(record(dask.run_dir)["batches"]) == 3
+    assert sum(line.startswith("Dask: ") for line in told) == 1, told
     assert rows(dask.run_dir).equals(rows(here.run_dir))
     assert record(dask.run_dir) == record(here.run_dir)

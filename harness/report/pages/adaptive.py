@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.report.pages.formats import count, pct
 from harness.report.pages.page import Block, h2, para, table, text_table, wrap
+from harness.report.pages.race import race_blocks, race_lines, race_section
 
 VERDICT_TEXT = {"a": "{a} ahead", "b": "{b} ahead", "tie": "tie", "open": "open"}
 ENDED_TEXT = {
@@ -42,25 +43,39 @@ def adaptive_section(config: dict[str, Any]) -> dict[str, Any] | None:
             continue
         a, b = str(item.get("a", "")), str(item.get("b", ""))
         row = {"a": a, "b": b, "verdict": item["verdict"]}
+        dropped = item.get("dropped")  # left open when a racing sweep's value went out
+        row["dropped"] = str(dropped) if dropped and item["verdict"] == "open" else ""
         row.update({key: _number(item.get(key)) for key in _NUMBERS})
         comparisons.append(row)
     target = record.get("target") if isinstance(record.get("target"), dict) else {}
     tally = {v: sum(c["verdict"] == v for c in comparisons) for v in ("a", "b", "tie", "open")}
+    stopped = sum(bool(c["dropped"]) for c in comparisons)
     return {
         "target": {k: target.get(k) for k in ("zone", "zone_elo", "confidence", "batch", "budget")},
         "ended": record.get("ended") if record.get("ended") in ENDED_TEXT else None,
         "comparisons": comparisons,
         "settled": tally["a"] + tally["b"],
         "tied": tally["tie"],
-        "open": tally["open"],
+        "open": tally["open"] - stopped,
+        "stopped": stopped,
         "batches": len(record.get("batches") or []),
+        "races": race_section(record),
     }
 
 
-def _rows(section: dict[str, Any]) -> list[list[str]]:
+SHORT_VERDICT = {"a": "first ahead", "b": "second ahead", "tie": "tie", "open": "open"}
+
+
+def _rows(section: dict[str, Any], short: bool = False) -> list[list[str]]:
+    """The comparisons' rows; ``short``: verdicts without names (long names in 100
+    columns: "first ahead" is the comparison's first entrant)."""
     rows = []
     for c in section["comparisons"]:
         verdict = VERDICT_TEXT[c["verdict"]].format(a=c["a"], b=c["b"])
+        if short:
+            verdict = SHORT_VERDICT[c["verdict"]]
+        if c.get("dropped"):
+            verdict = "stopped" if short else f"stopped: {c['dropped']} out"
         rows.append(
             [
                 f"{c['a']} v {c['b']}",
@@ -87,10 +102,13 @@ def _headline(section: dict[str, Any]) -> str:
     )
     conf = _number(target.get("confidence"))
     ended = ENDED_TEXT.get(section["ended"] or "", "not yet (the run stopped before)")
+    stopped = section.get("stopped") or 0
+    stopped_text = f", {stopped} stopped (a swept value out of its race)" if stopped else ""
     return (
         f"Adaptive schedule: {len(section['comparisons'])} comparisons, "
         f"{section['settled']} settled, {section['tied']} tied (within +-{zone_text}), "
-        f"{section['open']} open after {section['batches']} batches; ended: {ended}. "
+        f"{section['open']} open{stopped_text} after {section['batches']} batches; "
+        f"ended: {ended}. "
         f"Every verdict holds at once with {pct(conf, 0)} confidence."
     )
 
@@ -113,6 +131,7 @@ def adaptive_blocks(summary: dict[str, Any]) -> list[Block]:
             "at (docs/tourney.md, adaptive tournaments); the standings above count every "
             "stored game, so their intervals are fixed-sample ones."
         ),
+        *race_blocks(section.get("races") or []),
     ]
 
 
@@ -122,5 +141,9 @@ def adaptive_lines(summary: dict[str, Any]) -> list[str]:
     if not section:
         return []
     lines = wrap(_headline(section), 100, "")
-    lines += ["  " + line for line in text_table(HEADER, _rows(section), left=2)]
-    return lines
+    table = text_table(HEADER, _rows(section), left=2)
+    if max(len(line) for line in table) > 98:  # long names: verdicts without them
+        short = [*HEADER[:3], "anytime interval", *HEADER[4:]]
+        table = text_table(short, _rows(section, short=True), left=2)
+    lines += ["  " + line for line in table]
+    return lines + race_lines(section.get("races") or [])

@@ -13,6 +13,7 @@ schedule cannot depend on the order in which chunks land.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -36,7 +37,10 @@ def play_batches(run: Any, backend: Backend) -> None:
     options.drawn.append(bar)
     started = time.monotonic()
     spent = 0
+    # One cluster for every batch where the backend can hold one (Dask: seconds a start).
+    hold = contextlib.ExitStack()
     try:
+        hold.enter_context(getattr(backend, "held", contextlib.nullcontext)())
         for k in range(schedule.count):
             tables = schedule.open_tables()
             if not tables:
@@ -67,6 +71,7 @@ def play_batches(run: Any, backend: Backend) -> None:
         played.status = "interrupted"
         played.stopped_by = str(exc)
     finally:
+        hold.close()
         bar.pending = 0
         bar.finish()
         options.drawn.remove(bar)

@@ -35,6 +35,7 @@ import numpy as np
 from harness.runfolder.schema import seat_column
 from harness.stats import PairSequence, pair_points, unit_totals
 from harness.tourney import plan
+from harness.tourney.adaptive.race import race_outs, race_summary
 from harness.tourney.config import TourneyConfig
 from harness.tourney.config.adaptive import AdaptiveTarget
 
@@ -43,12 +44,17 @@ from harness.tourney.config.adaptive import AdaptiveTarget
 ENDS = ("settled", "deals", "budget")
 
 
-def adaptive_key(fixed_key: str, target: AdaptiveTarget) -> str:
+def adaptive_key(
+    fixed_key: str, target: AdaptiveTarget, races: tuple[tuple[str, ...], ...] = ()
+) -> str:
     """The run key of an adaptive run: its fixed plan's (:func:`plan.run_key`, which is
-    left as it is, so fixed runs keep their keys) and its target. Its chunk keys are the
-    fixed plan's: resume and reuse go by them."""
-    content = json.dumps({"fixed": fixed_key, "adaptive": target.to_dict()}, sort_keys=True)
-    return hashlib.sha256(content.encode()).hexdigest()[:16]
+    left as it is, so fixed runs keep their keys), its target and its racing sweeps. Its
+    chunk keys are the fixed plan's: resume and reuse go by them."""
+    content: dict[str, Any] = {"fixed": fixed_key, "adaptive": target.to_dict()}
+    if races:  # a run without one keeps the key it had before races existed
+        content["races"] = [list(race) for race in races]
+    text = json.dumps(content, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -61,9 +67,14 @@ class Comparison:
     games: float = 0.0  # games behind its head-to-head points (sum of M)
     batches: int = 0  # batches it was fed
 
+    dropped: str = ""  # the entrant whose race it left while this was open (it stopped)
+
     def summary(self) -> dict[str, Any]:
         s = self.sequence.summary()
-        return {"a": self.a, "b": self.b, **s, "games": int(self.games), "batches": self.batches}
+        out = {"a": self.a, "b": self.b, **s, "games": int(self.games), "batches": self.batches}
+        if self.dropped:
+            out["dropped"] = self.dropped
+        return out
 
 
 @dataclass
@@ -104,6 +115,12 @@ class Schedule:
         self.batch = target.batch
         self.orders = len(plan.design_of(self.config))
         self.per_chunk = self.config.deals_per_chunk
+        # Racing sweeps (race: on): each its values' indices; a value beaten by another
+        # of its sweep is out (:mod:`.race`), and its tables stop.
+        self.races = [tuple(self.index[n] for n in race) for race in self.config.races]
+        self.out: dict[int, dict[str, Any]] = {}  # entrant -> who beat it, when
+        self.reached = [0] * len(names)  # deals each entrant's tables played
+        self.played = [0] * len(names)  # games each entrant played
 
     # -- what plays next ----------------------------------------------------------------
     @property
@@ -112,7 +129,13 @@ class Schedule:
         return -(-self.config.games // self.batch)
 
     def open_pairs(self) -> list[tuple[int, int]]:
-        return [p for p, c in self.comparisons.items() if c.sequence.settled == "open"]
+        """The comparisons still played: not settled, neither entrant out of its race."""
+        out = self.out
+        return [
+            (a, b)
+            for (a, b), c in self.comparisons.items()
+            if c.sequence.settled == "open" and a not in out and b not in out
+        ]
 
     def open_tables(self) -> list[plan.Table]:
         """The tables with an open comparison, in plan order."""
@@ -134,8 +157,13 @@ class Schedule:
         then one look at each; the batch's record kept for the report."""
         p = len(self.names)
         opened = self.open_pairs()
+        reached = min((k + 1) * self.batch, self.config.games)
         for table in tables:
-            self.deals[table.id] = min((k + 1) * self.batch, self.config.games)
+            self.deals[table.id] = reached
+            for name in table.names:
+                self.reached[self.index[name]] = reached
+        for i in range(p):
+            self.played[i] += int((games["strat"] == i).any(axis=1).sum())
         settled: list[str] = []
         if len(games["deal"]):
             deal, key, y, m, c, a = unit_totals(
@@ -153,35 +181,43 @@ class Schedule:
             verdict = self.comparisons[pair].sequence.check()
             if verdict != "open":
                 settled.append(" v ".join(self.names[i] for i in pair))
-        self.batches.append(
-            {
-                "batch": k,
-                "tables": len(tables),
-                "open_before": len(opened),
-                "settled": settled,
-            }
-        )
+        record: dict[str, Any] = {
+            "batch": k,
+            "tables": len(tables),
+            "open_before": len(opened),
+            "settled": settled,
+        }
+        if self.races:
+            record["out"] = race_outs(self, reached)
+        self.batches.append(record)
 
     def summary(self) -> dict[str, Any]:
         """What run.json keeps and the report shows: the target, how the run ended, every
         comparison (verdict, deals, games, share and interval) and each batch."""
         assert self.config.adaptive is not None
-        return {
+        out = {
             "target": self.config.adaptive.to_dict(),
             "ended": self.ended,
             "comparisons": [c.summary() for c in self.comparisons.values()],
             "batches": self.batches,
             "tables": dict(sorted(self.deals.items())),
         }
+        if self.races:
+            out["races"] = race_summary(self)
+        return out
 
     def open_note(self, most: int = 3) -> str:
         """The open comparisons in a few words, for the progress line."""
         open_ = self.open_pairs()
+        races = ""
+        if self.races:
+            values = sum(len(race) for race in self.races)
+            races = f"; {len(self.out)} of {values} swept values out"
         if not open_:
-            return "every comparison settled"
+            return "every comparison settled" + races
         shown = ", ".join(" v ".join(self.names[i] for i in p) for p in open_[:most])
         more = f" and {len(open_) - most} more" if len(open_) > most else ""
-        return f"open: {len(open_)} of {len(self.comparisons)} ({shown}{more})"
+        return f"open: {len(open_)} of {len(self.comparisons)} ({shown}{more}){races}"
 
 
 def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[str, np.ndarray]:

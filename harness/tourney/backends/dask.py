@@ -180,6 +180,8 @@ class DaskBackend:
         self._lock = threading.Lock()
         self._playing: set[str] = set()  # the keys of the tasks in play
         self._live: dict[str, dict[str, Any]] = {}  # their last progress, by task key
+        self._hold: contextlib.ExitStack | None = None  # held(): one cluster for many calls
+        self._held_client: Any = None
 
     def describe(self) -> str:
         if self.address:
@@ -362,28 +364,59 @@ class DaskBackend:
             codes=tuple(p[2] for p in prepared),
         )
 
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """One cluster (or one connection) for every :meth:`results` call inside: an
+        adaptive run's batches each call it, and a local cluster takes seconds to start.
+        Started at the first call that has work, closed at the end. What is played does
+        not depend on it: a batch's chunks are stored, then read back in plan order."""
+        stack = contextlib.ExitStack()
+        self._hold = stack
+        try:
+            yield
+        finally:
+            self._hold, self._held_client = None, None
+            with _logged(DaskError):
+                stack.close()
+
+    @contextlib.contextmanager
+    def _session(self) -> Iterator[Any]:
+        """The client of a :meth:`results` call: the held one (started on first use), or
+        one of its own, closed at its end."""
+        hold = getattr(self, "_hold", None)
+        if hold is None:
+            with self._client() as client:
+                self._started(client)
+                yield client
+            return
+        if getattr(self, "_held_client", None) is None:
+            self._held_client = hold.enter_context(self._client())
+            self._started(self._held_client)
+        yield self._held_client
+
+    def _started(self, client: Any) -> None:
+        """Say where the games play, and refuse workers with other harness code."""
+        nthreads = client.nthreads()
+        threads = sum(nthreads.values())
+        if self.address:
+            self.workers = threads
+        where = self.address or client.scheduler.address
+        link = f"; dashboard {client.dashboard_link}" if self.dashboard else ""
+        if self.dashboard and importlib.util.find_spec("bokeh") is None:
+            link += f" (it needs bokeh: {INSTALL})"
+        self.echo(f"Dask: {len(nthreads)} workers, {threads} threads at {where}{link}")
+        log.info("Dask scheduler %s: %d workers, %d threads%s", where, len(nthreads), threads, link)
+        if not threads:
+            self.echo("Dask: the scheduler has no workers yet; waiting for some to join.")
+        self._check_workers(client)
+
     def results(self, specs: Iterable[Chunk]) -> Iterator[Outcome]:
         pending = iter(specs)
         first = next(pending, None)
         if first is None:
             return  # nothing to play: no cluster to start
-        with _logged(DaskError), _Interrupts() as interrupts, self._client() as client:
+        with _logged(DaskError), _Interrupts() as interrupts, self._session() as client:
             interrupts.check()  # Ctrl-C while the cluster started
-            nthreads = client.nthreads()
-            threads = sum(nthreads.values())
-            if self.address:
-                self.workers = threads
-            where = self.address or client.scheduler.address
-            link = f"; dashboard {client.dashboard_link}" if self.dashboard else ""
-            if self.dashboard and importlib.util.find_spec("bokeh") is None:
-                link += f" (it needs bokeh: {INSTALL})"
-            self.echo(f"Dask: {len(nthreads)} workers, {threads} threads at {where}{link}")
-            log.info(
-                "Dask scheduler %s: %d workers, %d threads%s", where, len(nthreads), threads, link
-            )
-            if not threads:
-                self.echo("Dask: the scheduler has no workers yet; waiting for some to join.")
-            self._check_workers(client)
             yield from self._play(client, itertools.chain([first], pending), interrupts)
 
     def _play(

@@ -42,6 +42,7 @@ from harness.tourney.config.model import (
     ENTRANT_KEYS,
     KEYS,
     NAME_PATTERN,
+    RACE,
     RENAMED_KEYS,
     SWEEP,
     Entrant,
@@ -78,6 +79,8 @@ class Checker:
         self.base = base
         self.problems: list[str] = []  # every mistake found so far, one line each
         self.deals_key = "deals"  # as the config spells it (games: is the old name)
+        self.races: list[tuple[str, ...]] = []  # the racing sweeps' values (race: on)
+        self.race_at: tuple[Any, Any] = (None, None)  # the first race: key, for its line
 
     def fail(self, container: Any, key: Any, message: str) -> ConfigError:
         line = None
@@ -161,6 +164,7 @@ class Checker:
                     e for e in entrants if (e.key, e.name) != (challenger.key, challenger.name)
                 )
             self.collect(lambda: self.enough(data, entrants, challenger, fmt, players), None)
+        self.collect(lambda: self.race_problem(fmt, adaptive), None)
         self.raise_problems()
         assert rules is not None and seating is not None and entrants is not None
         assert fmt is not None
@@ -180,6 +184,7 @@ class Checker:
             settings=SeatSettings(**settings),
             seating=seating,
             adaptive=adaptive,
+            races=tuple(self.races),
         )
         problem = plan_problem(config)
         if problem:
@@ -464,18 +469,52 @@ class Checker:
                 item, SWEEP, f"{what}.sweep: {count:,} entrants; at most {MAX_ENTRANTS} in a run"
             )
         name = item.get("name")
+        race = self.race_flag(item, what)
         made = []
         for combo in itertools.product(*(values for _, values in axes)):
             swept = dict(zip((key for key, _ in axes), combo, strict=True))
             label = ", ".join(f"{k}={v!r}" for k, v in swept.items())
-            one = LineMap({k: v for k, v in item.items() if k != SWEEP})
+            one = LineMap({k: v for k, v in item.items() if k not in (SWEEP, RACE)})
             one.line = getattr(item, "line", 0)
             one.lines = {**getattr(item, "lines", {}), "params": _line(item, SWEEP)}
             one["params"] = {**params, **swept}
             if isinstance(name, str):
                 one["name"] = f"{name.strip()}({label})"
             made.append(self.entrant(container, index, one, f"{what} ({label})"))
+        if race:
+            if len(made) < 2:
+                raise self.fail(
+                    item, RACE, f"{what}.race: a sweep of one value has nothing to race"
+                )
+            self.races.append(tuple(e.name for e in made))
+            if len(self.races) == 1:
+                self.race_at = (item, RACE)
         return made
+
+    def race_flag(self, item: dict, what: str) -> bool:
+        """A sweep's ``race:`` (on/off, true/false; off when left out)."""
+        value = item.get(RACE, False)
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lower() in ("on", "off"):
+            return value.strip().lower() == "on"
+        raise self.fail(item, RACE, f"{what}.race: expected on or off, got {shown(value)}")
+
+    def race_problem(self, fmt: str | None, adaptive: Any) -> None:
+        """A racing sweep plays in an adaptive run's batches, its values meeting each
+        other (a round robin): one line otherwise."""
+        if not self.races:
+            return
+        if adaptive is None:
+            raise self.fail(
+                *self.race_at, "race: a racing sweep plays in batches; add schedule: adaptive"
+            )
+        if fmt == "gauntlet":
+            raise self.fail(
+                *self.race_at,
+                "race: a sweep races in a round robin, where its values meet; a gauntlet's "
+                "field meets only the challenger",
+            )
 
     def entrant(self, container: Any, index: Any, item: Any, what: str) -> Entrant:
         try:  # a strategy class or instance (Python callers): its reference and params
@@ -497,6 +536,8 @@ class Checker:
                 raise self.fail(
                     item, SWEEP, f"{what}.sweep: {what} is one strategy; sweep an entrant"
                 )
+            if RACE in item:
+                raise self.fail(item, RACE, f"{what}.race: only a sweep races (add sweep:)")
             ref = item.get("strategy")
             if not isinstance(ref, str) or not ref.strip():
                 raise self.fail(item, "strategy", f"{what}.strategy: expected a strategy reference")

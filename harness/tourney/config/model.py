@@ -57,8 +57,9 @@ KEYS = (
 # Old spellings that still work: old key -> its new name (a deprecation line, once).
 RENAMED_KEYS = {"games": "deals"}
 ISOLATIONS = ISOLATION_MODES  # the seat settings' own lists (harness.seats.settings)
-ENTRANT_KEYS = ("strategy", "name", "params", "sweep")
+ENTRANT_KEYS = ("strategy", "name", "params", "sweep", "race")
 SWEEP = "sweep"  # an entrant's parameter sweep: one entrant per value (per combination)
+RACE = "race"  # a sweep that races (schedule: adaptive): its beaten values stop playing
 # The keys that take one word of a list, and every default: the checker reads them here,
 # and so does the JSON Schema of the config (harness/tourney/schema.py).
 CHOICES: dict[str, tuple[str, ...]] = {
@@ -210,6 +211,8 @@ class TourneyConfig(HoldsSeatSettings):
     seating: str = seating_design.DEFAULT_SEATING
     # schedule: adaptive (harness.tourney.config.adaptive); None: the fixed plan.
     adaptive: AdaptiveTarget | None = None
+    # The racing sweeps (race: on): each the names of its values, in the sweep's order.
+    races: tuple[tuple[str, ...], ...] = ()
 
     @property
     def players(self) -> int:

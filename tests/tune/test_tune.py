@@ -1,0 +1,213 @@
+"""harness tune: a one-parameter tune of threshold's target against greedy (a few
+hundred native games a run): it finds the best value and confirms it on unseen deals;
+the same path and summary on 0 and 2 workers and after an interrupt and a resume (and a
+cut last line); bad input as one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.tune import TuneError, make_setup, run_tune
+from harness.tune.run import CHART, ITERATIONS, SUMMARY, iterations_of
+
+pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+
+# 2 points x 1 table x 20 deals x 2 seat orders = 80 games an iteration: 10 iterations.
+SMALL = dict(players=2, seed=3, budget=800, batch=20, confirm=100)
+
+
+def setup():
+    return make_setup("threshold", ["target=21..40"], ["greedy"], **SMALL)
+
+
+def stable(summary: dict) -> dict:
+    """A summary without what differs between calls (time, folder, resumed)."""
+    return {k: v for k, v in summary.items() if k not in ("seconds", "folder", "resumed")}
+
+
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory):
+    return run_tune(setup(), out=tmp_path_factory.mktemp("tune"), workers=0)
+
+
+def test_one_parameter_finds_the_best_and_confirms_it(tuned):
+    """Against greedy, threshold is best at its lowest target (21: 51% against 27's 23%,
+    benchmarks/tune_one.py's pools): the tune gets there and the confirmation, on deals
+    the tuning never saw, says the gain is real."""
+    s = tuned.summary()
+    assert s["iterations"] == iterations_of(tuned.setup) == 10 and s["games"] == 800
+    assert s["tuned"] == {"target": 21} and s["params"][0]["start"] == 27
+    c = s["confirmation"]
+    assert c["verdict"] == "gain confirmed" and c["low"] > 0 and c["games"] == 400
+    assert c["tuned"] == {"target": 21} and c["start"] == {"target": 27}
+    assert (tuned.folder / CHART).stat().st_size > 1000
+    assert json.loads((tuned.folder / SUMMARY).read_text())["tuned"] == {"target": 21}
+
+
+def test_two_workers_give_the_same_path(tmp_path, tuned):
+    again = run_tune(setup(), out=tmp_path, workers=2, chart=False)
+    assert (again.folder / ITERATIONS).read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    assert stable(again.summary()) == stable(tuned.summary())
+
+
+def test_dask_gives_the_same_path(tmp_path, tuned):
+    """On a local Dask cluster (one for the whole tune: each iteration a results() call)."""
+    pytest.importorskip("distributed")
+    from harness.tourney.backends.dask import DaskBackend
+
+    told: list[str] = []
+    backend = DaskBackend(workers=2, scratch=tmp_path / "scratch", echo=told.append)
+    again = run_tune(setup(), out=tmp_path, backend=backend, chart=False)
+    assert (again.folder / ITERATIONS).read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    assert stable(again.summary()) == stable(tuned.summary())
+    assert sum(line.startswith("Dask: ") for line in told) == 1
+
+
+def test_an_interrupt_and_a_resume_give_the_same_path(tmp_path, tuned):
+    def stop(state):
+        if state.k == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tune(setup(), out=tmp_path, on_iteration=stop, chart=False)
+    stored = tmp_path / "tune" / "threshold" / setup().key / ITERATIONS
+    assert len(stored.read_text().splitlines()) == 4
+    with stored.open("a") as f:  # a line cut by a kill mid-write
+        f.write('{"k": 4, "u": [0.1')
+    again = run_tune(setup(), out=tmp_path, chart=False)
+    assert again.resumed == 4
+    assert stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    assert stable(again.summary()) == stable(tuned.summary())
+
+
+def test_an_edited_line_is_played_again(tmp_path, tuned):
+    run_tune(setup(), out=tmp_path, chart=False)
+    stored = tmp_path / "tune" / "threshold" / setup().key / ITERATIONS
+    lines = stored.read_text().splitlines()
+    edited = json.loads(lines[6])
+    edited["sums"][0] += 5  # another result: its step would not be the stored one
+    stored.write_text("\n".join([*lines[:6], json.dumps(edited), *lines[7:]]) + "\n")
+    again = run_tune(setup(), out=tmp_path, chart=False)
+    assert again.resumed == 6 and stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+    nonsense = json.loads(lines[2])
+    nonsense["games"] = "many"  # a value of the wrong type: played again, no traceback
+    stored.write_text("\n".join([*lines[:2], json.dumps(nonsense), *lines[3:]]) + "\n")
+    again = run_tune(setup(), out=tmp_path, chart=False)
+    assert again.resumed == 2 and stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+
+
+NO_BOUNDS = """
+from harness.strategy import Strategy
+
+class Loose(Strategy):
+    name = "loose"
+
+    def __init__(self, target: int = 25) -> None:
+        self.target = target
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return view.total >= self.target
+"""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["greedy", "--param", "target=21..40", "--against", "greedy"], "greedy has no parameter"),
+        (["threshold", "--param", "target=30..25", "--against", "greedy"], "is empty"),
+        (["threshold", "--param", "target=30..30", "--against", "greedy"], "is empty"),
+        (["threshold", "--param", "target=10..30", "--against", "greedy"], "10 is out of bounds"),
+        (["threshold", "--param", "target", "--against", "greedy"], "expected NAME=LO..HI"),
+        (["threshold", "--param", "target=21..40"], "--against: give the field"),
+        (["threshold", "--against", "greedy"], "give at least one --param"),
+        (["threshold", "--param", "target=21..40", "--against", "gredy"], "unknown strategy"),
+        (
+            ["threshold", "--param", "target=21..40", "--against", "greedy", "--budget", "0"],
+            "--budget: 0",
+        ),
+        (
+            ["threshold", "--param", "target=21..40", "--against", "greedy", "--perturb", "0"],
+            "--perturb 0: give",
+        ),
+        (
+            ["threshold", "--param", "target=21..40", "--against", "greedy", "--budget", "100"],
+            "--budget: 100 games; one iteration is 200",
+        ),
+        (
+            [
+                "threshold",
+                "--param",
+                "target=21..40",
+                "--param",
+                "target=22..30",
+                "--against",
+                "greedy",
+            ],
+            "given twice",
+        ),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path, cli, args, message):
+    result = cli("tune", *args, "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2, result.output
+    assert message in result.output and len(result.output.strip().splitlines()) == 1
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_parameter_without_bounds_is_refused(tmp_path, cli):
+    plugin = tmp_path / "loose.py"
+    plugin.write_text(NO_BOUNDS)
+    with pytest.raises(TuneError, match="declares no bounds for 'target'"):
+        make_setup(f"{plugin}:Loose", ["target=21..30"], ["greedy"])
+    result = cli("tune", f"{plugin}:Loose", "--param", "target=21..30", "--against", "greedy")
+    assert result.exit_code == 2 and "declares no bounds" in result.output
+
+
+def test_the_command_prints_the_answer_and_json(tmp_path, cli):
+    args = ["threshold", "--param", "target=21..40", "--against", "greedy", "--out", str(tmp_path)]
+    args += ["--budget", "400", "--batch", "20", "--confirm", "50", "--seed", "3"]
+    result = cli("tune", *args)
+    assert result.exit_code == 0, result.output
+    assert (
+        "target: 27 -> 21" in result.output and "Confirmation on 50 unseen deals" in result.output
+    )
+    assert max(len(line) for line in result.output.splitlines()) <= 100
+    data = json.loads(cli("tune", *args, "--json").output)
+    assert data["tuned"] == {"target": 21} and data["resumed"] == 5
+    assert data["confirmation"]["verdict"] == "gain confirmed"
+    assert Path(data["folder"]).is_dir()
+
+
+FRAGILE = """
+from harness.strategy import Bound, Strategy
+
+class Fragile(Strategy):
+    name = "fragile"
+    bounds = {"target": Bound(21, 40)}
+
+    def __init__(self, target: int = 25) -> None:
+        self.target = target
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        raise RuntimeError("fragile")
+"""
+
+
+def test_a_bot_that_forfeits_is_told_not_hidden(tmp_path, cli):
+    plugin = tmp_path / "fragile.py"
+    plugin.write_text(FRAGILE)
+    args = [f"{plugin}:Fragile", "--param", "target=21..40", "--against", "greedy"]
+    args += ["--budget", "160", "--batch", "20", "--confirm", "20", "--out", str(tmp_path)]
+    result = cli("tune", *args)
+    assert result.exit_code == 0, result.output
+    assert "160 tuning games ended in a forfeit" in result.output
+    assert "the tuning kept the starting values" in result.output
