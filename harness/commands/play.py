@@ -127,9 +127,7 @@ def play(
 
     from harness.game.dice import DuplicateDice
     from harness.game.engine import DEFAULT_MAX_TURNS, observing
-    from harness.game.record import save_record
     from harness.play import open_seats, play_game
-    from harness.seats import plugin_traceback
 
     rules, seat_settings = _checked_rules(
         strategies, preset, variants, record_path, seed=seed, max_turns=max_turns,
@@ -178,6 +176,21 @@ def play(
             names=names,
             engine=seat_settings.engine,  # the limits are the seats' own (open_seats)
         )
+    _finish(result, rules, seed, names, accountant, record_path,
+            spaced=narrator is not None, as_json=as_json, show_traceback=show_traceback,
+            strict=strict)  # fmt: skip
+
+
+def _finish(
+    result: Any, rules: Any, seed: int, names: list[str], accountant: Any,
+    record_path: str | None, *, spaced: bool, as_json: bool, show_traceback: bool,
+    strict: bool,
+) -> None:  # fmt: skip
+    """A machine game's end: its account, record and telling; exit 3 on a forfeit with
+    --strict."""
+    from harness.game.record import save_record
+    from harness.seats import plugin_traceback
+
     trace = plugin_traceback(result.error) if show_traceback else None
     account = None
     if accountant is not None:
@@ -191,7 +204,7 @@ def play(
         payload = _game_json(result, seed, rules, names, account, show_traceback, trace)
         click.echo(json.dumps(payload))
     else:
-        _tell_end(result, account, record_path, trace, spaced=narrator is not None)
+        _tell_end(result, account, record_path, trace, spaced=spaced)
     if result.error is not None and strict:  # a forfeit ends the game: it is finished
         sys.exit(EXIT_FORFEITS)
 

@@ -204,6 +204,12 @@ def tourney(
     except KeyboardInterrupt:  # before the run folder existed, or while summing up
         echo_err("Interrupted. Run the same command again to resume.")
         sys.exit(EXIT_INTERRUPTED)
+    _tell_run(run, as_json=as_json, quiet=quiet, no_report=no_report, strict=strict)
+
+
+def _tell_run(run: Any, *, as_json: bool, quiet: bool, no_report: bool, strict: bool) -> None:
+    """A run's end: its report written, the standings or --json told, the exit status
+    (1 unfinished, 3 forfeits with --strict)."""
     report, reported = (
         _write_report(run, as_json or quiet, write=not no_report) if run.stored else (None, None)
     )
