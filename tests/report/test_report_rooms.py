@@ -36,7 +36,11 @@ def test_the_room_is_its_sub_rooms_and_what_they_share():
 
 def test_every_old_flat_name_reaches_its_module():
     moved = {p.stem: f"{p.parent.name}.{p.stem}" for p in ROOM.glob("*/*.py")}
-    moved = {old: new for old, new in moved.items() if old != "__init__"}
+    # modules written since the move (adaptive, race) never had a flat name
+    born_in_a_room = {"adaptive", "race"}
+    moved = {
+        old: new for old, new in moved.items() if old != "__init__" and old not in born_in_a_room
+    }
     assert len(moved) == 21  # the flat room's modules but api, files, order
     for old, new in moved.items():
         module = importlib.import_module(f"harness.report.{new}")
