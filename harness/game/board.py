@@ -223,3 +223,52 @@ class Board:
         if seen != FULL_GRILL_MASK or count != len(TILES):
             return "tiles lost or duplicated: 16 tiles must stay in play (R1)"
         return None
+
+
+def settle_claim(board: Board, seat: int, tile: int, victim: int | None) -> None:
+    """R7 on ``board``: ``tile`` onto ``seat``'s stack, from the grill (``victim`` None)
+    or from the top of ``victim``'s stack (a steal). The one place a claim changes a
+    board: the turn's stop and every solver's branch (``harness.winprob``) call it."""
+    if victim is None:
+        board.grill ^= 1 << tile
+    else:
+        board.stacks[victim] = stack = board.stacks[victim][:-1]
+        board.tops[victim] = stack[-1] if stack else 0
+        board.scores[victim] -= WORMS[tile]
+        board.steals[seat] += 1
+        board.stolen[victim] += 1
+    board.stacks[seat] += ONE[tile]
+    board.tops[seat] = tile
+    board.scores[seat] += WORMS[tile]
+
+
+def settle_bust(board: Board, seat: int) -> tuple[int | None, int | None]:
+    """R9 on ``board`` with the rules' variants: ``seat``'s top tile (if any) back on the
+    grill face up, then the highest face-up grill tile (``bust_flip``: or the lowest, or
+    none) turned face down, unless it is the tile just returned (``returned_tile:
+    keep``) or the seat had no tile (unless ``flip_without_tile``). Returns (the tile
+    returned, the tile turned), each None when there is none. The one place a bust
+    changes a board, as :func:`settle_claim` for claims."""
+    board.busts[seat] += 1
+    stack = board.stacks[seat]
+    returned = turned = None
+    if stack:
+        returned = stack[-1]
+        board.stacks[seat] = stack = stack[:-1]
+        board.tops[seat] = stack[-1] if stack else 0
+        board.scores[seat] -= WORMS[returned]
+        board.grill |= 1 << returned
+        flip = True
+    else:
+        flip = board.flip_without_tile
+    grill = board.grill
+    if flip and board.flip_mode and grill:
+        if board.flip_mode == HIGHEST:
+            target = grill.bit_length() - 1
+        else:
+            target = (grill & -grill).bit_length() - 1
+        if target != returned or not board.keep_returned:
+            board.grill = grill ^ (1 << target)
+            board.flipped |= 1 << target
+            turned = target
+    return returned, turned

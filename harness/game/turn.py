@@ -54,14 +54,13 @@ from harness.game.board import (
     ALL_FACES,
     FACES_OF,
     GRILL_CLAIMS,
-    HIGHEST,
     KEPT_OF,
     LE,
-    ONE,
-    WORMS,
     Board,
     Claim,
     legal_claims,
+    settle_bust,
+    settle_claim,
 )
 from harness.game.dice import (
     BLOCK_BASE,
@@ -370,17 +369,7 @@ class Turn:
                     return CLAIM
                 claim = choices[0]
                 tile, victim = claim
-        if victim is None:
-            board.grill ^= 1 << tile
-        else:
-            board.stacks[victim] = stack = board.stacks[victim][:-1]
-            tops[victim] = stack[-1] if stack else 0
-            board.scores[victim] -= WORMS[tile]
-            board.steals[seat] += 1
-            board.stolen[victim] += 1
-        board.stacks[seat] += ONE[tile]
-        tops[seat] = tile
-        board.scores[seat] += WORMS[tile]
+        settle_claim(board, seat, tile, victim)
         self.phase = ENDED
         if self.observer is not None:
             self.observer.claimed(seat, claim, total)
@@ -392,29 +381,7 @@ class Turn:
         grill tile (``bust_flip``: or the lowest, or none) is turned face down, unless it
         is the tile just returned (``returned_tile: keep``), or the seat had no tile to
         return (unless ``flip_without_tile``)."""
-        board = self.board
-        board.busts[seat] += 1
-        stack = board.stacks[seat]
-        returned = turned = None
-        if stack:
-            returned = stack[-1]
-            board.stacks[seat] = stack = stack[:-1]
-            board.tops[seat] = stack[-1] if stack else 0
-            board.scores[seat] -= WORMS[returned]
-            board.grill |= 1 << returned
-            flip = True
-        else:
-            flip = board.flip_without_tile
-        grill = board.grill
-        if flip and board.flip_mode and grill:
-            if board.flip_mode == HIGHEST:
-                target = grill.bit_length() - 1
-            else:
-                target = (grill & -grill).bit_length() - 1
-            if target != returned or not board.keep_returned:
-                board.grill = grill ^ (1 << target)
-                board.flipped |= 1 << target
-                turned = target
+        returned, turned = settle_bust(self.board, seat)
         self.phase = ENDED
         if self.observer is not None:
             self.observer.busted(seat, reason, total, returned, turned, roll)

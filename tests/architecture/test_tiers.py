@@ -37,6 +37,7 @@ TIERS: dict[str, str] = {
     "harness.tourney": "experiments",
     "harness.sprt": "experiments",
     "harness.tune": "experiments",
+    "harness.training": "experiments",
     "harness.coach": "experiments",
     "harness.people": "experiments",
     "harness.env": "experiments",
@@ -63,6 +64,7 @@ TIERS: dict[str, str] = {
     "harness.view": "API",
     "harness.analysis.turn": "API",
     "harness.analysis.board": "API",
+    "harness.winprob": "API",
     # ground: the rules, the run folder's contract, statistics, what every room shares
     "harness.game": "ground",
     "harness.rules": "ground",
