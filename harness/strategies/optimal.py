@@ -115,28 +115,29 @@ class Optimal(Strategy):
     def _plan(self, view: View) -> None:
         self._rules = rules = view.rules
         self._lower_any = rules.lower_tile == "any"
-        grill = view.grill
-        tops = view.tops
-        seat = view.seat
-        endgame = len(grill) <= self.endgame
-        if endgame:
-            scores = view.scores
-            stacks = view.stacks
-            key = (grill, tops, seat, rules, scores, stacks, self.endgame, self.spread)
-        else:
-            key = (grill, tops, seat, rules, self.flip)
+        key = self._plan_key(view)
         plan = _PLANS.get(key)
         if plan is None:
-            if endgame:
-                claims, bust = self._win_values(grill, tops, seat, scores, stacks)
-            else:
-                claims, bust = self._swing_values(grill, tops, seat)
-            plan = (self._stop_values(grill, tops, seat, claims), bust, claims)
+            claims, bust = self._ending_values(view)
+            plan = (self._stop_values(view.grill, view.tops, view.seat, claims), bust, claims)
             if len(_PLANS) >= _PLANS_MAX:
                 _PLANS.clear()
             _PLANS[key] = plan
         stop, bust, self._claims = plan
         self._value, self._stops = _solved(stop, bust)
+
+    def _plan_key(self, view: View) -> tuple:
+        """What the turn's values depend on: the cache key of its plan."""
+        if len(view.grill) <= self.endgame:
+            return (view.grill, view.tops, view.seat, view.rules, view.scores, view.stacks,
+                    self.endgame, self.spread)  # fmt: skip
+        return (view.grill, view.tops, view.seat, view.rules, self.flip)
+
+    def _ending_values(self, view: View) -> tuple[dict, float]:
+        """The value of each claim ``(tile, victim)`` and of the bust, for this turn."""
+        if len(view.grill) <= self.endgame:
+            return self._win_values(view.grill, view.tops, view.seat, view.scores, view.stacks)
+        return self._swing_values(view.grill, view.tops, view.seat)
 
     def _stop_values(
         self, grill: tuple[int, ...], tops: tuple, seat: int, claims: dict
