@@ -200,7 +200,7 @@ def test_the_quick_start_runs_from_an_empty_folder(installed):
         "random",
         "win-optimal",
     }
-    assert all(row[2] == "70" for row in standings)  # 7 tables x 5 deals x 2 seat orders
+    assert all(row[2] == "80" for row in standings)  # 8 tables x 5 deals x 2 seat orders
     assert (installed.empty / "results" / "round_robin").is_dir()
 
 
