@@ -141,12 +141,12 @@ def test_the_users_clashes_are_gone():
     assert all(delta_e(c, "#000000") >= FROM_BLACK for c in got.values())
 
 
-def test_any_set_of_up_to_16_other_names_is_apart():
+def test_any_set_of_up_to_15_other_names_is_apart():
     rng = random.Random(19)
     builtins = list(BUILTIN_COLOURS)
     for trial in range(1500):
         others = [f"{rng.choice(['bot', 'mybot', 'x', 'careful'])}-v{rng.randrange(10**6)}"]
-        others += [f"n{trial}-{k}" for k in range(rng.randrange(16))]
+        others += [f"n{trial}-{k}" for k in range(rng.randrange(15))]
         names = others + rng.sample(builtins, rng.randrange(len(builtins) + 1))
         got = colours_for(names)
         assert len(got) == len(set(names))
@@ -155,7 +155,7 @@ def test_any_set_of_up_to_16_other_names_is_apart():
 
 
 def test_up_to_64_entrants_are_distinct_and_apart():
-    names = [f"entrant-{k}" for k in range(56)] + list(BUILTIN_COLOURS)
+    names = [f"entrant-{k}" for k in range(64 - len(BUILTIN_COLOURS))] + list(BUILTIN_COLOURS)
     got = colours_for(names)
     assert len(set(got.values())) == 64
     assert _min_distance(got) >= MORE_DISTANCE
@@ -205,13 +205,15 @@ def test_colours_are_stable_across_processes_and_hash_seeds():
 def test_colours_are_pinned():
     # The hash is part of the promise (charts of old and new runs compared by eye): a
     # change of hash or palette order must be deliberate, and shows here.
-    assert strategy_colour("mybot") == "#888050"
-    assert strategy_colour("threshold(target=26)") == "#80a000"
-    assert strategy_colour("ü") == "#80a000"
+    # (changed once, deliberately: win-optimal took a palette colour, issue 32)
+    assert strategy_colour("mybot") == "#e80028"
+    assert strategy_colour("threshold(target=26)") == "#d040f8"
+    assert strategy_colour("ü") == "#e80028"
     # Two names that want one colour: the first in name order keeps it.
-    assert colours_for(["ü", "threshold(target=26)"]) == {
-        "threshold(target=26)": "#80a000",
-        "ü": "#585800",
+    assert colours_for(["ü", "threshold(target=26)", "mybot"]) == {
+        "mybot": "#e80028",
+        "threshold(target=26)": "#d040f8",
+        "ü": "#2000a8",
     }
 
 

@@ -15,11 +15,12 @@ Every colour of :data:`BUILTIN_COLOURS` and :data:`PALETTE` is at least
 :data:`MIN_DISTANCE` from every other one, at least :data:`FROM_BLACK` from black (the
 error bars and caps are black) and :data:`FROM_WHITE` from white (the background), with
 a WCAG contrast of 3:1 on white; tests/report/test_report_colours.py checks all of it. That
-holds for any set of the 8 built-ins and up to 16 other names; a set with more other
+holds for any set of the 9 built-ins and up to 15 other names (the palette's 16th
+colour became ``win-optimal``'s: no 17th colour is that far from all 24); a set with more other
 names (a run may have 64 entrants) goes on with :data:`MORE_COLOURS`, each still
 :data:`MORE_DISTANCE` from every colour before it. The palettes were chosen by a
 farthest-point search over the sRGB colours that meet the black, white and contrast
-bounds (a 32-step grid), 16 then 40 more.
+bounds (a 32-step grid), 24 then 40 more.
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ BUILTIN_COLOURS = {
     "env-heuristic": "#8c5a2b",
     "tactician": "#c2185b",
     "optimal": "#00838f",
+    "win-optimal": "#c08800",  # taken from PALETTE when it became a built-in (issue 32)
 }
 # Every other name: one of these, by a stable hash of its display name.
 PALETTE = (
     "#d040f8",
-    "#c08800",
     "#c07870",
     "#8888f8",
     "#80a000",
@@ -58,7 +59,7 @@ PALETTE = (
     "#f858a0",
     "#900000",
 )
-# Beyond 16 other names in one set: these, in this order.
+# Beyond 15 other names in one set: these, in this order.
 MORE_COLOURS = (
     "#0098d0",
     "#606088",
@@ -128,7 +129,7 @@ def strategy_colour(name: str) -> str:
 def colours_for(names: Iterable[str]) -> dict[str, str]:
     """Each name's colour within one set (a run's entrants, or every run of a comparison):
     no two names share a colour, and every pair is at least :data:`MIN_DISTANCE` apart
-    for up to 16 names that are not built-ins (:data:`MORE_DISTANCE` beyond)."""
+    for up to 15 names that are not built-ins (:data:`MORE_DISTANCE` beyond)."""
     unique = sorted(set(names))
     out = {n: BUILTIN_COLOURS[n] for n in unique if n in BUILTIN_COLOURS}
     taken: set[str] = set()
