@@ -148,6 +148,7 @@ class DiffSubject:
     shadow: StrategySpec
     name: str
     shadow_name: str = "the shadow"
+    unit: str = "worms"
 
     @property
     def bots(self) -> tuple[StrategySpec, ...]:
@@ -159,7 +160,7 @@ class DiffSubject:
         return (f"{self.shadow_name} (shadow)",)
 
     def seat(self, bots: list[Any], tally: DiffTally, failed: str | None = None) -> Shadowed:
-        return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed)
+        return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed, self.unit)
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,7 @@ class Diff:
     notes: list[str] = field(default_factory=list)
     settings: SeatSettings = field(default_factory=SeatSettings)
     rule: stopping.Look | None = None  # the sequential rule's last look (None: a fixed --deals)
+    unit: str = "worms"  # what B's gain is in: chances to win ("win") or worms of swing
 
     def _columns(self, name: str, sides: Sequence[str]) -> list[float]:
         cols = [self.sides[s].column(name) for s in sides]
@@ -325,7 +327,7 @@ class Diff:
         gain = row["gain_per_game"]
         low, high = gain["low"], gain["high"]
         if self.rule is not None:
-            says = stopping.says(self.rule)
+            says = stopping.says(self.rule, self.unit)
         elif row["parted"] == 0:
             says = "identical: A and B never decide differently on these deals"
         elif low is None or high is None:
@@ -404,6 +406,7 @@ class Diff:
         return {
             "a": self.a,
             "b": self.b,
+            "unit": self.unit,
             "opponents": self.opponents,
             "rules": self.rules.to_dict(),
             "rules_text": self.rules.describe(),
@@ -424,7 +427,7 @@ class Diff:
                 "high": self.rule.high,
                 "looks": stopping.looks(stopping.MAX_DEALS),
                 "alpha": stopping.ALPHA,
-                "delta": stopping.DELTA,
+                "delta": stopping.DELTAS[self.unit],
             },
             "gains": self.gain_rows(),
             "where_b_gains": self.spot_rows(True),
@@ -548,7 +551,7 @@ def diff(
     if names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
     sides = [
-        (DiffSubject(primary, shadow, name, other), lambda side=side: DiffTally(side))
+        (DiffSubject(primary, shadow, name, other, held.unit), lambda side=side: DiffTally(side))
         for side, (primary, shadow), name, other in zip(
             SIDES, (specs, specs[::-1]), names, names[::-1], strict=True
         )
@@ -557,14 +560,16 @@ def diff(
     rule: list[stopping.Look] = []
 
     def settled(count: int, tallies: list[DiffTally]) -> bool:
-        found = _look(tallies, len(looks), count == planned)
+        found = _look(tallies, len(looks), count == planned, held.unit)
         rule[:] = [found]
         return found.settled is not None
 
     played = play_sides(field_, sides, workers=held.workers, progress=progress, looks=looks,
                         settled=settled if sequential else None, note=note)  # fmt: skip
     if sequential and (not rule or rule[0].deals != played.deals):
-        rule[:] = [_look(played.tallies, len(looks), True)]  # the maximum: what it says there
+        rule[:] = [
+            _look(played.tallies, len(looks), True, held.unit)
+        ]  # the maximum: what it says there
     result = Diff(
         names[0],
         names[1],
@@ -579,6 +584,7 @@ def diff(
         notes=played.notes,
         settings=held.settings,
         rule=rule[0] if rule else None,
+        unit=held.unit,
     )
     picks = [(s.high_at, s.high) for _, s in result.ranked(True)[: held.examples]]
     picks += [(s.low_at, s.low) for _, s in result.ranked(False)[: held.examples]]
@@ -597,11 +603,14 @@ def diff(
     return result
 
 
-def _look(tallies: Sequence[DiffTally], count: int, last: bool) -> stopping.Look:
+def _look(
+    tallies: Sequence[DiffTally], count: int, last: bool, unit: str = "worms"
+) -> stopping.Look:
     """The sequential rule at the deals the tallies hold: B's gain and the games per deal,
-    over both sides' games."""
+    over both sides' games (its indifference zone in ``unit``)."""
     gains, games, parted = deal_gains(tallies)
-    return stopping.look(gains, games, count, last, sum(p > 0 for p in parted))
+    parted_deals = sum(p > 0 for p in parted)
+    return stopping.look(gains, games, count, last, parted_deals, stopping.DELTAS[unit])
 
 
 def deal_gains(tallies: Sequence[DiffTally]) -> tuple[list[float], list[float], list[float]]:
