@@ -239,9 +239,9 @@ def seat_lines(account: GameAccount) -> list[str]:
         split = account.margin_split(seat)
         if split is not None and account.unit == "win":
             lines.append(
-                f"  chance to win: start {split['start']:.3f} + drift {_signed(split['drift'])}"
-                f" + luck {_signed(split['luck'])} + skill {_signed(split['skill'])} = "
-                f"{split['result']:.3f} (own turns minus the other's)"
+                f"  chance (own minus other's): start {split['start']:.3f} + drift "
+                f"{_signed(split['drift'])} + luck {_signed(split['luck'])} + skill "
+                f"{_signed(split['skill'])} = {split['result']:.3f}"
             )
         elif split is not None:
             lines.append(

@@ -385,22 +385,23 @@ class Diff:
     def spot_rows(
         self, gains: bool, top: int | None = None, lessons: bool = True
     ) -> list[dict[str, Any]]:
-        games = max(self.games(), 1)
-        rows = []
         ranked = self.ranked(gains, lessons)
-        for (situation, a, b), spot in ranked[: self.top if top is None else top]:
-            rows.append(
-                {
-                    **situation.to_json(),
-                    "a": a,
-                    "b": b,
-                    "describe": situation.describe(),
-                    "count": spot.count,
-                    "mean_gain": spot.gain / spot.count,
-                    "gain_per_game": spot.gain / games,
-                }
-            )
-        return rows
+        return self._rows(ranked[: self.top if top is None else top])
+
+    def _rows(self, spots: Sequence[tuple[Key, Spot]]) -> list[dict[str, Any]]:
+        games = max(self.games(), 1)
+        return [
+            {
+                **situation.to_json(),
+                "a": a,
+                "b": b,
+                "describe": situation.describe(),
+                "count": spot.count,
+                "mean_gain": spot.gain / spot.count,
+                "gain_per_game": spot.gain / games,
+            }
+            for (situation, a, b), spot in spots
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -477,9 +478,9 @@ class Diff:
         first."""
         import pandas as pd
 
-        rows = self.spot_rows(True, 10**9, False) + list(
-            reversed(self.spot_rows(False, 10**9, False))
-        )
+        # every key, those worth exactly nothing too (in chances to win, two answers that
+        # both settle the game alike part at no cost)
+        rows = self._rows(sorted(self.spots().items(), key=lambda ks: (-ks[1].gain, ks[0])))
         columns = [*Situation.__dataclass_fields__, "a", "b", "count", "mean_gain", "gain_per_game"]
         return pd.DataFrame(rows, columns=[*columns, "describe"])[columns]
 

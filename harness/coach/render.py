@@ -169,7 +169,7 @@ def phases(data: dict[str, Any]) -> str:
 
 
 def band_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    regret = f"regret ({unit_text(data)['short']})"
+    regret = "regret (worms)" if data.get("unit", "worms") == "worms" else "regret (chance)"
     header = ["band", regret, "decisions", "per game", "95% CI", "of decisions"]
     rows = []
     for r in data["band_counts"]:
@@ -327,7 +327,7 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     out = textwrap.wrap(f"Coach: {bot}. " + _setting(data, bot), WIDTH)
     out += _forfeit_text(data, _coach_who(bot))
     title = unit_text(data)["title"]
-    out += ["", f"{title} lost per game (regret against the exact turn optimum; 95% CI by deal):"]
+    out += ["", f"{title} lost per game (regret against the turn optimum; 95% CI by deal):"]
     header, rows = kind_table(data)
     header[2] = "lost/game"
     keep = [0, 1, 2, 3, 4, 5]  # decision, per game, lost, CI, end game, not best

@@ -160,7 +160,7 @@ def test_a_record_without_an_account_is_accounted_from_its_moves(record_file, tm
     out = _run("analyze", "game", str(plain), "--seats-only", "--unit", "worms")
     assert out.exit_code == 0 and "margin" in out.output
     out = _run("analyze", "game", str(plain), "--seats-only")
-    assert out.exit_code == 0 and "chance to win: start" in out.output
+    assert out.exit_code == 0 and "chance (own minus other's): start" in out.output
 
 
 def test_play_analyze_shows_the_account_and_json_holds_it():
