@@ -25,6 +25,14 @@ The pairs: ``optimal`` against ``optimal(endgame=0)`` (the worm diff's wrong ver
 32), two thresholds, greedy against tactician, the example file plugin
 (examples/my_bot.py) at two targets, ``win-optimal`` against ``optimal`` and tactician at
 two cautions. Runs go to a temporary folder.
+
+``--calibration N`` (default 300; 0: none) plays N games among the pairs' bots (Python
+engine, the same dice seeds each run) and sets the evaluator's prediction at every turn's
+start, for both seats, beside the result: the mean predicted and realised chance in ten
+bins of the prediction, and the calibration slope (least squares of the result on the
+prediction: 1 for a calibrated evaluator, below 1 for one that is too sure). Where the
+evaluator is too sure, a difference of positions is worth too much in its chances, and the
+diff's figure overshoots the games' by about as much.
 """
 
 from __future__ import annotations
@@ -99,6 +107,59 @@ def diff_pair(a: str, b: str, opponents: list[str], args: argparse.Namespace, un
     return {"estimate": v["estimate"], "low": low, "high": high, "se": se, "says": v["says"]}
 
 
+CALIBRATION_BOTS = ["greedy", "simple", "threshold(target=26)", "tactician", "optimal"]
+
+
+def calibration(games: int) -> dict:
+    """The evaluator's predictions at turn starts against the games' results (docstring)."""
+    import statistics
+
+    from harness.game.dice import DuplicateDice
+    from harness.game.engine import Game, GameObserver
+    from harness.plugins import resolve
+    from harness.rules import Rules
+    from harness.winprob import Position, evaluator, result_shares
+
+    rules = Rules(players=2)
+    judge_ = evaluator(rules)
+
+    class Starts(GameObserver):
+        def __init__(self) -> None:
+            self.board: Any = None
+            self.seen: list[Position] = []
+
+        def handed(self, board: Any) -> None:
+            self.board = board
+
+        def turn_started(self, turn: int, seat: int) -> None:
+            self.seen.append(Position.from_board(self.board, seat))
+
+    pairs = []
+    for k in range(games):
+        a = CALIBRATION_BOTS[k % len(CALIBRATION_BOTS)]
+        b = CALIBRATION_BOTS[(k // len(CALIBRATION_BOTS) + 1 + k) % len(CALIBRATION_BOTS)]
+        starts = Starts()
+        bots = [resolve(a).create(), resolve(b).create()]
+        game = Game(bots, rules, DuplicateDice(k), observer=starts, seed=k)
+        game.play()
+        final = result_shares(Position.from_board(game.board, 0))
+        for position in starts.seen:
+            chances = judge_.chances(position)
+            pairs += [(chances[s], final[s]) for s in (0, 1)]
+    bins = []
+    for b in range(10):
+        inside = [(x, y) for x, y in pairs if b / 10 <= x < (b + 1) / 10 or (b == 9 and x == 1)]
+        if inside:
+            bins.append({"from": b / 10, "count": len(inside),
+                         "predicted": statistics.fmean(x for x, _ in inside),
+                         "realised": statistics.fmean(y for _, y in inside)})  # fmt: skip
+    mx = statistics.fmean(x for x, _ in pairs)
+    my = statistics.fmean(y for _, y in pairs)
+    slope = sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
+    return {"games": games, "predictions": len(pairs), "slope": slope, "bins": bins,
+            "evaluator": judge_.describe()}  # fmt: skip
+
+
 def judge(d: dict, c: dict) -> dict:
     decides = c["low"] > 0 or c["high"] < 0
     agree = (d["estimate"] > 0) == (c["estimate"] > 0) if decides else None
@@ -116,6 +177,7 @@ def main() -> None:
     parser.add_argument("--pairs", default="", help="which pairs, 1-based (default: all)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--save", type=Path, default=None, help="also write the JSON here")
+    parser.add_argument("--calibration", type=int, default=300, help="games (0: none)")
     args = parser.parse_args()
     chosen = [int(p) for p in args.pairs.split(",") if p] or list(range(1, len(PAIRS) + 1))
     rows = []
@@ -143,13 +205,22 @@ def main() -> None:
         "deals": args.deals,
         "compare_deals": args.compare_deals,
         "seed": args.seed,
-        "wall_s": round(time.perf_counter() - started, 1),
     }
+    found = calibration(args.calibration) if args.calibration else None
+    summary["wall_s"] = round(time.perf_counter() - started, 1)
     if args.save is not None:
-        args.save.write_text(json.dumps({"rows": rows, "summary": summary}, indent=1) + "\n")
+        args.save.write_text(
+            json.dumps({"rows": rows, "summary": summary, "calibration": found}, indent=1) + "\n"
+        )
     if args.json:
-        print(json.dumps({"rows": rows, "summary": summary}, indent=1))
+        print(json.dumps({"rows": rows, "summary": summary, "calibration": found}, indent=1))
         return
+    if found is not None:
+        print(f"\nThe evaluator ({found['evaluator']}) at {found['predictions']:,} turn starts "
+              f"of {found['games']} games: calibration slope {found['slope']:.3f}")  # fmt: skip
+        for b in found["bins"]:
+            print(f"  predicted {b['from']:.1f}-{b['from'] + 0.1:.1f}: mean {b['predicted']:.3f}, "
+                  f"realised {b['realised']:.3f} ({b['count']:,})")  # fmt: skip
     print(
         f"\nThe compare decides on {summary['compare_decides']} of {summary['pairs']} pairs; "
         f"the diff's sign agrees on {summary['signs_agree']} of them. Within the combined "
