@@ -33,6 +33,11 @@ bins of the prediction, and the calibration slope (least squares of the result o
 prediction: 1 for a calibrated evaluator, below 1 for one that is too sure). Where the
 evaluator is too sure, a difference of positions is worth too much in its chances, and the
 diff's figure overshoots the games' by about as much.
+
+``--spread S`` (a diagnostic): the normal approximation's spread (sigma^2 per worm on the
+grill, 2.5 as shipped) set to S in this process and its workers before anything is
+valued, to see how the diff's figures and the calibration move with the evaluator's
+confidence. It changes nothing where a trained model answers.
 """
 
 from __future__ import annotations
@@ -178,8 +183,15 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--save", type=Path, default=None, help="also write the JSON here")
     parser.add_argument("--calibration", type=int, default=300, help="games (0: none)")
+    parser.add_argument("--spread", type=float, default=None, help="diagnostic: see above")
     args = parser.parse_args()
     chosen = [int(p) for p in args.pairs.split(",") if p] or list(range(1, len(PAIRS) + 1))
+    if args.spread is not None:  # before any value: the workers are forked from here
+        import sys
+
+        import harness.winprob  # noqa: F401 (its module, not the function of that name)
+
+        sys.modules["harness.winprob.evaluator"].SPREAD = args.spread
     rows = []
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
