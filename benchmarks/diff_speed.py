@@ -94,6 +94,7 @@ def diff_once(seed: int, deals: int) -> dict[str, Any]:
         seed=seed,
         workers=1,
         examples=0,
+        unit="worms",  # the figures in docs/coach.md were measured in worms
     )
     v = d.verdict
     return {

@@ -58,7 +58,9 @@ PAIRS = [
 def population(a: str, b: str, opponents: list[str], deals: int, seed: int) -> dict[str, Any]:
     """Each deal's B's gain, completed games and partings, over both sides, from a diff."""
     started = time.process_time()
-    d = diff(a, b, opponents=opponents, deals=deals, seed=seed, examples=0)
+    # in worms: the rule's DELTA below is the worm unit's (its figures in docs/coach.md
+    # were measured in worms; the win unit's zone is stopping.WIN_DELTA)
+    d = diff(a, b, opponents=opponents, deals=deals, seed=seed, examples=0, unit="worms")
     gains, games, parted = deal_gains(list(d.sides.values()))
     full = Moments.of(gains, games)
     low, high = full.interval()

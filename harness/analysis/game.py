@@ -9,6 +9,12 @@ each decision's regret with the best alternative, the swing and the check that
 swing = par + luck - regret. Per seat: the sums over its own turns and, with two
 players, the margin split into par, luck and skill (each seat's minus the other's), which
 adds up to the worm margin exactly.
+
+In chances to win (``unit="win"``, :mod:`harness.analysis.units`) the same account with
+the evaluator's payoff: a turn's "swing" is the turn-taker's chance to win after it, and
+with two players each seat's result (1, 1/2 or 0; the evaluator's chance for a game cut
+short) splits exactly into its chance at the start + the evaluator's drift + luck + skill
+(each seat's own minus the other's).
 """
 
 from __future__ import annotations
@@ -19,12 +25,18 @@ from typing import Any
 
 from harness.analysis.account import Accountant, Decision, Ledger, TurnAccount
 from harness.analysis.roll import claim_words
+from harness.analysis.units import WinTurn, accountant_for, check_unit
 from harness.game.engine import GameResult
 from harness.game.rules import Rules, face_name
 
 #: The largest residual |swing - (par + luck - regret)| of a turn that still counts as
 #: summing: float rounding is about 1e-15 a term, a turn has a few dozen terms.
 TOLERANCE = 1e-9
+#: What the numbers of an account are, for people.
+UNIT_WORDS = {
+    "worms": "worms of swing (the turn-taker's margin over the average opponent)",
+    "win": "chances to win (the turn-taker's, by harness.winprob's evaluator)",
+}
 
 
 @dataclass
@@ -36,6 +48,7 @@ class GameAccount:
     turns: list[TurnAccount]
     ledgers: list[Ledger]
     result: GameResult
+    unit: str = "worms"  # "worms" (of swing) or "win" (chances to win)
 
     @property
     def worst_residual(self) -> float:
@@ -48,9 +61,12 @@ class GameAccount:
 
     def margin_split(self, seat: int) -> dict[str, float] | None:
         """With two players: the seat's worm margin as par + luck + skill, each the seat's
-        own minus the other's (skill = minus regret); None at other table sizes."""
+        own minus the other's (skill = minus regret); None at other table sizes. In
+        chances to win: its result as start + drift + luck + skill (:meth:`win_split`)."""
         if len(self.ledgers) != 2:
             return None
+        if self.unit == "win":
+            return self.win_split(seat)
         mine, other = self.ledgers[seat], self.ledgers[1 - seat]
         return {
             "par": mine.par - other.par,
@@ -59,16 +75,48 @@ class GameAccount:
             "margin": float(self.result.scores[seat] - self.result.scores[1 - seat]),
         }
 
+    def win_split(self, seat: int) -> dict[str, float]:
+        """Two players, chances to win: the seat's chance after the last turn (its result
+        share once the game is over, R10, R11) = its chance at the first turn's start +
+        drift + luck + skill, each the seat's own turns' minus the other's (drift: par -
+        the chance at the turn's start, what the turn programme adds to the evaluator).
+        Exact: the two chances sum to one, so the other's turns move the seat's by minus
+        theirs."""
+        own: dict[int, list[float]] = {0: [0.0, 0.0, 0.0], 1: [0.0, 0.0, 0.0]}
+        finished = [t for t in self.turns if t.swing is not None]
+        for t in finished:
+            sums = own[t.seat]
+            sums[0] += t.par - t.before  # type: ignore[attr-defined]
+            sums[1] += t.luck
+            sums[2] += t.regret
+        first = finished[0] if finished else None
+        start = 0.5
+        if first is not None:
+            start = first.before if first.seat == seat else 1.0 - first.before  # type: ignore[attr-defined]
+        result = start
+        if finished:
+            last = finished[-1]
+            result = last.swing if last.seat == seat else 1.0 - last.swing  # type: ignore[operator]
+        mine, other = own[seat], own[1 - seat]
+        return {
+            "start": start,
+            "drift": mine[0] - other[0],
+            "luck": mine[1] - other[1],
+            "skill": other[2] - mine[2],
+            "result": result,
+        }
+
 
 def account_of(
     rules: Rules, names: Sequence[str], accountant: Accountant, result: GameResult
 ) -> GameAccount:
     """The account an accountant kept while ``result``'s game was played."""
     accountant.finish()
-    return GameAccount(rules, list(names), accountant.turns, accountant.ledgers, result)
+    unit = getattr(accountant, "unit", "worms")
+    return GameAccount(rules, list(names), accountant.turns, accountant.ledgers, result, unit)
 
 
-def account_record(data: dict[str, Any]) -> GameAccount:
+def account_record(data: dict[str, Any], unit: str = "worms") -> GameAccount:
     """Replay a game record (checked move by move: RecordError, one line) and account it.
 
     A turn that carries its own ``"account"`` (records written by harness do) must agree
@@ -78,17 +126,24 @@ def account_record(data: dict[str, Any]) -> GameAccount:
     This is the one check of a record that commands make: ``harness replay`` and
     ``harness analyze game`` both call it, so a record one of them refuses the other
     never calls legal. (:func:`harness.game.record.replay`, below the account, checks the
-    moves and the result only.)
+    moves and the result only.) ``unit``: the account returned, in worms of swing or in
+    chances to win (the stored figures, in worms, are checked either way).
     """
+    from harness.game.engine import Fanout
     from harness.game.record import record_rules, replay
 
+    check_unit(unit)
     rules = record_rules(data)
-    accountant = Accountant(rules, detail=True)
-    result = replay(data, observer=accountant)
-    account = account_of(rules, list(data["seats"]), accountant, result)
-    for turn in account.turns:
+    worms = Accountant(rules, detail=True)
+    wanted = worms if unit == "worms" else accountant_for(unit, rules, detail=True)
+    observer = worms if wanted is worms else Fanout([worms, wanted])
+    result = replay(data, observer=observer)
+    checked = account_of(rules, list(data["seats"]), worms, result)
+    for turn in checked.turns:
         _check_stored(data["turns"][turn.turn - 1].get("account"), turn)
-    return account
+    if wanted is worms:
+        return checked
+    return account_of(rules, list(data["seats"]), wanted, result)
 
 
 def _check_stored(stored: Any, turn: TurnAccount) -> None:
@@ -157,8 +212,11 @@ def turn_lines(turn: TurnAccount, names: Sequence[str]) -> list[str]:
         lines.append("  (cut short: no swing)")
     else:
         ok = "sums" if abs(turn.residual) <= TOLERANCE else f"OFF BY {turn.residual:.3g}"
+        swing = "swing"
+        if isinstance(turn, WinTurn):
+            swing = f"chance {turn.before:.3f} before, after"
         lines.append(
-            f"  {turn.end}: swing {_signed(turn.swing)} = par {_signed(turn.par)} "
+            f"  {turn.end}: {swing} {_signed(turn.swing)} = par {_signed(turn.par)} "
             f"+ luck {_signed(turn.luck)} - regret {turn.regret:.3f} ({ok})"
         )
     return lines
@@ -179,7 +237,13 @@ def seat_lines(account: GameAccount) -> list[str]:
             f"claims {ledger.regret_claim:.3f}"
         )
         split = account.margin_split(seat)
-        if split is not None:
+        if split is not None and account.unit == "win":
+            lines.append(
+                f"  chance (own minus other's): start {split['start']:.3f} + drift "
+                f"{_signed(split['drift'])} + luck {_signed(split['luck'])} + skill "
+                f"{_signed(split['skill'])} = {split['result']:.3f}"
+            )
+        elif split is not None:
             lines.append(
                 f"  margin over seat {1 - seat} (own minus theirs): par {_signed(split['par'])}, "
                 f"luck {_signed(split['luck'])}, skill {_signed(split['skill'])} = "
@@ -215,6 +279,7 @@ def account_lines(account: GameAccount, *, turns: bool = True) -> list[str]:
             lines += [f"  turn {n}: {decision_line(d)}" for n, d in worst]
     state = "every turn sums" if account.sums else "a turn does NOT sum"
     lines.append(f"Check: {state} (largest residual {account.worst_residual:.1e}).")
+    lines.append(f"Unit: {UNIT_WORDS[account.unit]}.")
     return lines
 
 
@@ -231,6 +296,7 @@ def account_json(account: GameAccount) -> dict[str, Any]:
         }
 
     return {
+        "unit": account.unit,
         "seats": account.names,
         "rules": account.rules.to_dict(),
         "turns": [
@@ -249,6 +315,7 @@ def account_json(account: GameAccount) -> dict[str, Any]:
                 "luck": t.luck,
                 "regret": t.regret,
                 "residual": t.residual,
+                **({"before": t.before} if isinstance(t, WinTurn) else {}),
             }
             for t in account.turns
         ],
@@ -274,6 +341,7 @@ def _plain(move: Any) -> Any:
 
 __all__ = [
     "TOLERANCE",
+    "UNIT_WORDS",
     "GameAccount",
     "account_json",
     "account_lines",

@@ -1,7 +1,9 @@
 """Hints: every option of a decision valued exactly, from a strategy's view or a board.
 
 The same values as ``harness analyze roll`` and the coach (the turn's worm swing under
-best play afterwards, :mod:`harness.analysis.account`), for whoever decides: a person at
+best play afterwards, :mod:`harness.analysis.account`; or, with ``unit="win"``, the
+turn-taker's chance to win, the win-unit account's values, :mod:`harness.analysis.units`),
+for whoever decides: a person at
 the table (``harness play you ...``), a notebook, a strategy that wants to look. A view is
 the one a strategy is handed (:class:`harness.view.View`); a board is a
 :class:`~harness.analysis.roll.TurnPosition` (the grill, every seat's top tile, whose
@@ -27,18 +29,29 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.analysis.account import claim_options, solved, swing_payoff
-from harness.analysis.roll import RollAnalysis, TurnPosition, claim_words, roll_options
+from harness.analysis.account import solved
+from harness.analysis.roll import (
+    RollAnalysis,
+    TurnPosition,
+    claim_values,
+    claim_words,
+    payoff_of,
+    roll_options,
+)
 from harness.analysis.turn import STATES, WORM_BIT
+from harness.analysis.units import check_unit, turn_payoff, win_solved
 from harness.errors import HarnessError
+from harness.game.board import mask_of
 from harness.game.view import View
+from harness.winprob import WinPayoff
 
 
 @dataclass(frozen=True)
 class Hint:
     """One option of a stop or claim decision: the move (``"stop"``, ``"roll"``, or a
-    claim as a (tile, victim) pair, victim None for the grill), what it is worth in worms
-    of swing, what it gives up against the best option, and how a person reads it."""
+    claim as a (tile, victim) pair, victim None for the grill), what it is worth (in worms
+    of swing, or in chances to win), what it gives up against the best option, and how a
+    person reads it."""
 
     move: Any
     value: float
@@ -57,30 +70,37 @@ def position_of_view(view: View) -> TurnPosition:
     )
 
 
-def roll_hints(view: View) -> RollAnalysis:
+def win_of_view(view: View, unit: str) -> WinPayoff | None:
+    """The turn's win-unit payoff (``unit="win"``: from the view's board and stacks), or
+    None for worms."""
+    if check_unit(unit) == "worms":
+        return None
+    return turn_payoff(mask_of(tuple(view.grill)), view.stacks, view.seat, view.rules)
+
+
+def roll_hints(view: View, unit: str = "worms") -> RollAnalysis:
     """Before a pick: every keep of the roll the view shows (and, where a stop would
     claim, stop or roll on after it), valued exactly, best first: what ``harness analyze
-    roll`` prints for this position."""
+    roll`` prints for this position (in ``unit``: "worms" or "win")."""
     if not view.choices:
         raise HarnessError("no roll to pick from: roll_hints is for the moment of a pick (R5)")
-    return roll_options(position_of_view(view), view.rolled)
+    return roll_options(position_of_view(view), view.rolled, win_of_view(view, unit))
 
 
-def stop_options(position: TurnPosition) -> tuple[Hint, ...]:
-    """Stop or roll on, having set aside ``position.kept`` (R6), best first (a tie: stop).
+def stop_options(position: TurnPosition, win: WinPayoff | None = None) -> tuple[Hint, ...]:
+    """Stop or roll on, having set aside ``position.kept`` (R6), best first (a tie: stop);
+    in worms, or in chances to win for the win-unit payoff ``win``.
 
     () where there is nothing to decide: no worm set aside or nothing to claim (R7), or no
     dice left (the turn ends either way, R8).
     """
     mask, left, total = STATES[position.state]
-    stop, bust = swing_payoff(position.grill, position.tops, position.seat, position.lower_any)
+    stop, bust = payoff_of(position, win)
     here = stop[total] if mask & WORM_BIT else None
     if here is None or not left:
         return ()
-    _, roll = solved(stop, bust)
-    claim = claim_options(position.grill, position.tops, position.seat, total, position.lower_any)[
-        0
-    ]
+    _, roll = solved(stop, bust) if win is None else win_solved(stop, bust)
+    claim = claim_values(position, total, win)[0]
     options = [
         ("stop", here, f"stop and {_claim_text(claim.move)}"),
         ("roll", roll[position.state], f"roll {left} {'die' if left == 1 else 'dice'} on"),
@@ -90,19 +110,20 @@ def stop_options(position: TurnPosition) -> tuple[Hint, ...]:
     return tuple(Hint(move, value, best - value, text) for move, value, text in options)
 
 
-def stop_hints(view: View) -> tuple[Hint, ...]:
+def stop_hints(view: View, unit: str = "worms") -> tuple[Hint, ...]:
     """After a keep: stop or roll on (:func:`stop_options` of the view's position)."""
-    return stop_options(position_of_view(view))
+    return stop_options(position_of_view(view), win_of_view(view, unit))
 
 
-def claim_hints(view: View, choices: Sequence[Any] | None = None) -> tuple[Hint, ...]:
-    """When a stop may take more than one tile: every legal claim valued for the swing, best
-    first (a steal counts the victim's loss too). ``choices`` (what ``Strategy.claim`` is
-    given) default to the view's ``claims``; only those are returned."""
+def claim_hints(
+    view: View, choices: Sequence[Any] | None = None, unit: str = "worms"
+) -> tuple[Hint, ...]:
+    """When a stop may take more than one tile: every legal claim valued for the swing (a
+    steal counts the victim's loss too) or, ``unit="win"``, for the chance to win, best
+    first. ``choices`` (what ``Strategy.claim`` is given) default to the view's
+    ``claims``; only those are returned."""
     position = position_of_view(view)
-    options = claim_options(
-        position.grill, position.tops, position.seat, view.total, position.lower_any
-    )
+    options = claim_values(position, view.total, win_of_view(view, unit))
     wanted = {(c[0], c[1]) for c in (view.claims if choices is None else choices)}
     found = [o for o in options if o.move in wanted]
     if not found:
@@ -122,4 +143,5 @@ __all__ = [
     "roll_hints",
     "stop_hints",
     "stop_options",
+    "win_of_view",
 ]

@@ -5,7 +5,10 @@ or roll on (R6, R7). :func:`roll_options` values every such option for the turn'
 swing (:mod:`harness.analysis.account`: the payoff ``optimal`` maximises, a steal worth
 its worms times P / (P - 1), a bust minus the player's top tile), best first, each with
 its regret against the best. ``harness analyze roll`` prints it; hints for a person at
-the table and the coach read the same values. Pure computation.
+the table and the coach read the same values. Given a win-unit payoff
+(:func:`harness.analysis.units.turn_payoff`: every ending worth the turn-taker's chance
+to win after it), the same options are valued in chances to win instead. Pure
+computation.
 """
 
 from __future__ import annotations
@@ -15,8 +18,11 @@ from dataclasses import dataclass
 
 from harness.analysis.account import claim_options, solved, swing_payoff
 from harness.analysis.turn import CHILD, STATES, WORM_BIT, state_index
+from harness.analysis.units import win_claim_options, win_solved
 from harness.errors import HarnessError
+from harness.game.board import mask_of
 from harness.game.rules import DICE, FACE_POINTS, face_name, worms
+from harness.winprob import WinPayoff
 
 
 @dataclass(frozen=True)
@@ -107,9 +113,12 @@ class RollAnalysis:
         raise HarnessError(f"keeping {face_name(face)} is not an option of this roll (R5)")
 
 
-def roll_options(position: TurnPosition, roll: Sequence[int]) -> RollAnalysis:
+def roll_options(
+    position: TurnPosition, roll: Sequence[int], win: WinPayoff | None = None
+) -> RollAnalysis:
     """Every legal option of ``roll`` in ``position``, valued exactly, best first (ties:
-    the higher face, stopping before rolling on). HarnessError, one line, for a roll that
+    the higher face, stopping before rolling on); in worms of swing, or in chances to win
+    for the turn's win-unit payoff ``win``. HarnessError, one line, for a roll that
     cannot happen there (a wrong number of dice, a face that is not 1-6)."""
     roll = tuple(roll)
     i = position.state
@@ -118,8 +127,8 @@ def roll_options(position: TurnPosition, roll: Sequence[int]) -> RollAnalysis:
         raise HarnessError(f"a roll of {len(roll)} dice with {left} dice left to roll (R4)")
     if any(type(f) is not int or not 1 <= f <= 6 for f in roll):
         raise HarnessError(f"roll {list(roll)}: faces are 1-5 and W (6) (R2)")
-    stop, bust = swing_payoff(position.grill, position.tops, position.seat, position.lower_any)
-    value, roll_value = solved(stop, bust)
+    stop, bust = payoff_of(position, win)
+    value, roll_value = solved(stop, bust) if win is None else win_solved(stop, bust)
     counts = [roll.count(f) for f in range(7)]
     options: list[RollOption] = []
     for f in range(6, 0, -1):
@@ -132,7 +141,7 @@ def roll_options(position: TurnPosition, roll: Sequence[int]) -> RollAnalysis:
             options.append(RollOption(f, counts[f], "end", value[child], 0.0, None))
             continue
         if here is not None:
-            claim = _best_claim(position, c_total)
+            claim = best_claim(position, c_total, win)
             options.append(RollOption(f, counts[f], "stop", here, 0.0, claim))
         options.append(RollOption(f, counts[f], "roll", roll_value[child], 0.0))
     order = {"stop": 0, "end": 1, "roll": 2}
@@ -167,9 +176,30 @@ def option_table(rows: Iterable[tuple[str, float, float]]) -> list[str]:
     return lines
 
 
-def _best_claim(position: TurnPosition, total: int) -> tuple[int, int | None]:
-    found = claim_options(position.grill, position.tops, position.seat, total, position.lower_any)
-    return found[0].move
+def payoff_of(position: TurnPosition, win: WinPayoff | None) -> tuple[tuple, float]:
+    """The turn's (stop value per total, bust value): the worm swing's, or ``win``'s."""
+    if win is None:
+        return swing_payoff(position.grill, position.tops, position.seat, position.lower_any)
+    return win.stop, win.bust
+
+
+def claim_values(position: TurnPosition, total: int, win: WinPayoff | None) -> tuple:
+    """Every claim R7 offers a stop at ``total``, valued (worms, or ``win``'s chances),
+    best first."""
+    if win is None:
+        return claim_options(
+            position.grill, position.tops, position.seat, total, position.lower_any
+        )
+    return win_claim_options(
+        win, mask_of(position.grill), position.tops, position.seat, total, position.lower_any
+    )
+
+
+def best_claim(
+    position: TurnPosition, total: int, win: WinPayoff | None = None
+) -> tuple[int, int | None]:
+    """The best claim a stop at ``total`` takes (in the payoff's unit)."""
+    return claim_values(position, total, win)[0].move
 
 
 def position_of(
@@ -197,6 +227,8 @@ __all__ = [
     "RollAnalysis",
     "RollOption",
     "TurnPosition",
+    "best_claim",
+    "claim_values",
     "option_lines",
     "option_table",
     "position_of",

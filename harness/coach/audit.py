@@ -62,9 +62,10 @@ class Audited(Strategy):
 
     name = "audited"
 
-    def __init__(self, inner: Strategy, sink: Sink) -> None:
+    def __init__(self, inner: Strategy, sink: Sink, unit: str = "worms") -> None:
         self.inner = inner
         self.sink = sink
+        self.unit = unit  # what each answer is valued in: "win" or "worms"
         self.error: BaseException | None = None
         self._board: Board | None = None
         self._before: tuple[int, ...] = ()
@@ -95,7 +96,7 @@ class Audited(Strategy):
         try:
             board = self._board
             if board is None or board.turn != view.turn:
-                board = self._board = Board.of(view)
+                board = self._board = Board.of(view, self.unit)
             if kind == "pick":
                 self._before, self._roll = view.kept, view.rolled
                 decision = value_pick(board, view, move)

@@ -52,13 +52,14 @@ class CoachSubject:
 
     spec: StrategySpec
     name: str
+    unit: str = "worms"
 
     @property
     def bots(self) -> tuple[StrategySpec, ...]:
         return (self.spec,)
 
     def seat(self, bots: list[Any], tally: CoachTally, failed: str | None = None) -> Audited:
-        return Audited(bots[0], tally.add)
+        return Audited(bots[0], tally.add, self.unit)
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,7 @@ class Coaching:
     output: Output = field(default_factory=Output)
     notes: list[str] = field(default_factory=list)
     settings: SeatSettings = field(default_factory=SeatSettings)
+    unit: str = "worms"  # what a regret is in: chances to win ("win") or worms of swing
 
     # -- the numbers ------------------------------------------------------------------
     @property
@@ -250,6 +252,7 @@ class Coaching:
     def to_json(self) -> dict[str, Any]:
         return {
             "bot": self.bot,
+            "unit": self.unit,
             "opponents": self.opponents,
             "rules": self.rules.to_dict(),
             "rules_text": self.rules.describe(),
@@ -373,7 +376,7 @@ def coach(
     (spec,) = resolve_all([bot], "BOT")
     shown = shown_names([spec, *field_.opponents])
     field_ = replace(field_, opponent_names=tuple(shown[1:]))
-    subject = CoachSubject(spec, shown[0])
+    subject = CoachSubject(spec, shown[0], held.unit)
     sides = [(subject, lambda: CoachTally(held.bands))]
     played = play_sides(field_, sides, workers=held.workers, progress=progress, note=note)
     result = Coaching(
@@ -390,6 +393,7 @@ def coach(
         output=played.output,
         notes=played.notes,
         settings=held.settings,
+        unit=held.unit,
     )
     wheres = [seen.where for _, seen in result.ranked()[: held.examples]]
     found, output = (

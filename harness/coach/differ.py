@@ -148,6 +148,7 @@ class DiffSubject:
     shadow: StrategySpec
     name: str
     shadow_name: str = "the shadow"
+    unit: str = "worms"
 
     @property
     def bots(self) -> tuple[StrategySpec, ...]:
@@ -159,7 +160,7 @@ class DiffSubject:
         return (f"{self.shadow_name} (shadow)",)
 
     def seat(self, bots: list[Any], tally: DiffTally, failed: str | None = None) -> Shadowed:
-        return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed)
+        return Shadowed(bots[0], bots[1] if len(bots) > 1 else None, tally, failed, self.unit)
 
 
 @dataclass(frozen=True)
@@ -247,6 +248,7 @@ class Diff:
     notes: list[str] = field(default_factory=list)
     settings: SeatSettings = field(default_factory=SeatSettings)
     rule: stopping.Look | None = None  # the sequential rule's last look (None: a fixed --deals)
+    unit: str = "worms"  # what B's gain is in: chances to win ("win") or worms of swing
 
     def _columns(self, name: str, sides: Sequence[str]) -> list[float]:
         cols = [self.sides[s].column(name) for s in sides]
@@ -325,7 +327,7 @@ class Diff:
         gain = row["gain_per_game"]
         low, high = gain["low"], gain["high"]
         if self.rule is not None:
-            says = stopping.says(self.rule)
+            says = stopping.says(self.rule, self.unit)
         elif row["parted"] == 0:
             says = "identical: A and B never decide differently on these deals"
         elif low is None or high is None:
@@ -383,27 +385,29 @@ class Diff:
     def spot_rows(
         self, gains: bool, top: int | None = None, lessons: bool = True
     ) -> list[dict[str, Any]]:
-        games = max(self.games(), 1)
-        rows = []
         ranked = self.ranked(gains, lessons)
-        for (situation, a, b), spot in ranked[: self.top if top is None else top]:
-            rows.append(
-                {
-                    **situation.to_json(),
-                    "a": a,
-                    "b": b,
-                    "describe": situation.describe(),
-                    "count": spot.count,
-                    "mean_gain": spot.gain / spot.count,
-                    "gain_per_game": spot.gain / games,
-                }
-            )
-        return rows
+        return self._rows(ranked[: self.top if top is None else top])
+
+    def _rows(self, spots: Sequence[tuple[Key, Spot]]) -> list[dict[str, Any]]:
+        games = max(self.games(), 1)
+        return [
+            {
+                **situation.to_json(),
+                "a": a,
+                "b": b,
+                "describe": situation.describe(),
+                "count": spot.count,
+                "mean_gain": spot.gain / spot.count,
+                "gain_per_game": spot.gain / games,
+            }
+            for (situation, a, b), spot in spots
+        ]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "a": self.a,
             "b": self.b,
+            "unit": self.unit,
             "opponents": self.opponents,
             "rules": self.rules.to_dict(),
             "rules_text": self.rules.describe(),
@@ -424,7 +428,7 @@ class Diff:
                 "high": self.rule.high,
                 "looks": stopping.looks(stopping.MAX_DEALS),
                 "alpha": stopping.ALPHA,
-                "delta": stopping.DELTA,
+                "delta": stopping.DELTAS[self.unit],
             },
             "gains": self.gain_rows(),
             "where_b_gains": self.spot_rows(True),
@@ -474,9 +478,9 @@ class Diff:
         first."""
         import pandas as pd
 
-        rows = self.spot_rows(True, 10**9, False) + list(
-            reversed(self.spot_rows(False, 10**9, False))
-        )
+        # every key, those worth exactly nothing too (in chances to win, two answers that
+        # both settle the game alike part at no cost)
+        rows = self._rows(sorted(self.spots().items(), key=lambda ks: (-ks[1].gain, ks[0])))
         columns = [*Situation.__dataclass_fields__, "a", "b", "count", "mean_gain", "gain_per_game"]
         return pd.DataFrame(rows, columns=[*columns, "describe"])[columns]
 
@@ -548,7 +552,7 @@ def diff(
     if names[0] == names[1]:
         names = [f"A: {names[0]}", f"B: {names[1]}"]
     sides = [
-        (DiffSubject(primary, shadow, name, other), lambda side=side: DiffTally(side))
+        (DiffSubject(primary, shadow, name, other, held.unit), lambda side=side: DiffTally(side))
         for side, (primary, shadow), name, other in zip(
             SIDES, (specs, specs[::-1]), names, names[::-1], strict=True
         )
@@ -557,14 +561,16 @@ def diff(
     rule: list[stopping.Look] = []
 
     def settled(count: int, tallies: list[DiffTally]) -> bool:
-        found = _look(tallies, len(looks), count == planned)
+        found = _look(tallies, len(looks), count == planned, held.unit)
         rule[:] = [found]
         return found.settled is not None
 
     played = play_sides(field_, sides, workers=held.workers, progress=progress, looks=looks,
                         settled=settled if sequential else None, note=note)  # fmt: skip
     if sequential and (not rule or rule[0].deals != played.deals):
-        rule[:] = [_look(played.tallies, len(looks), True)]  # the maximum: what it says there
+        rule[:] = [
+            _look(played.tallies, len(looks), True, held.unit)
+        ]  # the maximum: what it says there
     result = Diff(
         names[0],
         names[1],
@@ -579,6 +585,7 @@ def diff(
         notes=played.notes,
         settings=held.settings,
         rule=rule[0] if rule else None,
+        unit=held.unit,
     )
     picks = [(s.high_at, s.high) for _, s in result.ranked(True)[: held.examples]]
     picks += [(s.low_at, s.low) for _, s in result.ranked(False)[: held.examples]]
@@ -597,11 +604,14 @@ def diff(
     return result
 
 
-def _look(tallies: Sequence[DiffTally], count: int, last: bool) -> stopping.Look:
+def _look(
+    tallies: Sequence[DiffTally], count: int, last: bool, unit: str = "worms"
+) -> stopping.Look:
     """The sequential rule at the deals the tallies hold: B's gain and the games per deal,
-    over both sides' games."""
+    over both sides' games (its indifference zone in ``unit``)."""
     gains, games, parted = deal_gains(tallies)
-    return stopping.look(gains, games, count, last, sum(p > 0 for p in parted))
+    parted_deals = sum(p > 0 for p in parted)
+    return stopping.look(gains, games, count, last, parted_deals, stopping.DELTAS[unit])
 
 
 def deal_gains(tallies: Sequence[DiffTally]) -> tuple[list[float], list[float], list[float]]:

@@ -36,6 +36,33 @@ from harness.report.pages.render import (
 
 WIDTH = 80
 
+#: The words of each unit an answer is in (its ``unit``; an answer without one: worms).
+UNIT_TEXT: dict[str, dict[str, str]] = {
+    "worms": {
+        "short": "worms",
+        "title": "Worms",
+        "payoff": "the turn's worm swing",
+        "regret": "in worms of swing (your worms gained, a steal's loss to its victim, "
+        "minus your top tile on a bust)",
+        "gain": "worms of swing",
+    },
+    "win": {
+        "short": "win chance",
+        "title": "Chance to win",
+        "payoff": "the chance to win the game (each way the turn can end valued by "
+        "harness.winprob's evaluator, exact at the game's end)",
+        "regret": "in the chance to win the game (each way the turn can end valued by the "
+        "turn-taker's chance to win from the position it leaves: harness.winprob's "
+        "evaluator, exact at the game's end; 0.01 is one point of win share)",
+        "gain": "chance to win (an estimate of the difference in win share)",
+    },
+}
+
+
+def unit_text(data: dict[str, Any]) -> dict[str, str]:
+    """The words of the answer's unit."""
+    return UNIT_TEXT[data.get("unit", "worms")]
+
 
 def _ci(cell: dict[str, Any], digits: int = 2) -> str:
     low, high = cell.get("low"), cell.get("high")
@@ -109,7 +136,8 @@ def output_lines(data: dict[str, Any], path: str | None) -> list[str]:
 
 # -- the coach -----------------------------------------------------------------------------
 def kind_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    header = ["decision", "per game", "worms lost/game", "95% CI", "end game", "not best"]
+    lost = f"{unit_text(data)['short']} lost/game"
+    header = ["decision", "per game", lost, "95% CI", "end game", "not best"]
     header += list(BAND_PLURALS)
     rows = []
     for r in data["kinds"]:
@@ -134,13 +162,15 @@ def phases(data: dict[str, Any]) -> str:
     loss = every["loss_per_game"]["estimate"] or 0.0
     end = every["end_game_loss_per_game"]["estimate"] or 0.0
     return (
-        f"Before the end game {data['bot']} loses {loss - end:.3f} worms per game to its "
-        f"decisions, in the end game (4 grill tiles or fewer) {end:.3f}."
+        f"Before the end game {data['bot']} loses {loss - end:.4f} "
+        f"{unit_text(data)['short']} per game to its decisions, in the end game (4 grill "
+        f"tiles or fewer) {end:.4f}."
     )
 
 
 def band_table(data: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    header = ["band", "regret (worms)", "decisions", "per game", "95% CI", "of decisions"]
+    regret = "regret (worms)" if data.get("unit", "worms") == "worms" else "regret (chance)"
+    header = ["band", regret, "decisions", "per game", "95% CI", "of decisions"]
     rows = []
     for r in data["band_counts"]:
         below = r["below"]
@@ -217,23 +247,29 @@ def _tiles(tiles: list[int]) -> str:
 
 def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
     bot = data["bot"]
+    u = unit_text(data)
+    worms = data.get("unit", "worms") == "worms"
     out = [h1(f"Coach: {bot}")]
     out.append(
         para(
             _setting(data, bot) + f" Every decision of {bot} with a choice is valued exactly "
-            "against the best option for the turn's worm swing (docs/coach.md)."
+            f"against the best option for {u['payoff']} (docs/coach.md)."
         )
     )
     out += _trouble_blocks(data, _coach_who(bot))
-    out.append(h2("Worms lost per game, by kind of decision"))
+    out.append(h2(f"{u['title']} lost per game, by kind of decision"))
     out.append(table(*kind_table(data)))
+    end_game = (
+        "where playing for the win may rightly cost worms"
+        if worms
+        else "judged for the win like every other decision"
+    )
     out.append(
         para(
-            phases(data) + " Worms lost per game: the sum of the regrets per game (95% "
-            "interval by deal). "
-            "End game: the part of it taken with 4 grill tiles or fewer, where playing for "
-            "the win may rightly cost worms. Not best: the share of decisions whose regret "
-            "exceeds a tie."
+            phases(data) + f" {u['title']} lost per game: the sum of the regrets per game "
+            "(95% interval by deal). "
+            f"End game: the part of it taken with 4 grill tiles or fewer, {end_game}. Not "
+            "best: the share of decisions whose regret exceeds a tie."
         )
     )
     out.append(h2("How often, and how badly"))
@@ -252,7 +288,7 @@ def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
             chosen = next(o["value"] for o in e["options"] if o["move"] == e["chosen"])
             what = (
                 f"{bot} chose to {e['did']} ({chosen:+.3f}); better: {e['better']} "
-                f"({best:+.3f}), a regret of {e['regret']:.3f} worms."
+                f"({best:+.3f}), a regret of {e['regret']:.4f} {u['short']}."
             )
             items.append(_example_text(e, record, what))
         out.append(bullets(items))
@@ -262,20 +298,23 @@ def coach_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
         bullets(
             [
                 "Regret: the exact value of the best option minus that of the option "
-                "chosen, in worms of swing (your worms gained, a steal's loss to its victim, "
-                "minus your top tile on a bust), under best play for the rest of the turn. "
-                "It sums: a turn's swing is its par, plus the luck of its rolls, minus its "
+                f"chosen, {u['regret']}, under best play for the rest of the turn. "
+                "It sums: a turn's result is its par, plus the luck of its rolls, minus its "
                 "regrets (docs/luck.md).",
-                f"Bands: inaccuracy from {bands['inaccuracy']:g} worm, mistake from "
+                f"Bands: inaccuracy from {bands['inaccuracy']:g} {u['short']}, mistake from "
                 f"{bands['mistake']:g}, blunder from {bands['blunder']:g} (docs/coach.md says "
                 "why); below the first, a decision is counted in the losses but not flagged.",
                 "A situation is the kind of decision, the dice, the total set aside and its "
                 "faces, what a stop would take now (in reach), your top tile (at risk), the "
                 "phase, what was done and the better move; the table ranks them by the "
-                "worms they cost in all.",
+                f"{u['short']} they cost in all.",
                 "optimal loses nothing outside its end game (ties only); in its end game it "
                 "plays for the chance to win, not for worms, so the swing's regret there is "
-                "what playing to win costs in worms, not a mistake.",
+                "what playing to win costs in worms, not a mistake."
+                if worms
+                else "win-optimal plays every turn for this payoff and loses nothing (ties "
+                "only); before the game's end the evaluator is approximate, so a regret is "
+                "measured against its judgement of each ending (docs/coach.md).",
             ]
         )
     )
@@ -287,7 +326,8 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     bot = data["bot"]
     out = textwrap.wrap(f"Coach: {bot}. " + _setting(data, bot), WIDTH)
     out += _forfeit_text(data, _coach_who(bot))
-    out += ["", "Worms lost per game (regret against the exact turn optimum; 95% CI by deal):"]
+    title = unit_text(data)["title"]
+    out += ["", f"{title} lost per game (regret against the turn optimum; 95% CI by deal):"]
     header, rows = kind_table(data)
     header[2] = "lost/game"
     keep = [0, 1, 2, 3, 4, 5]  # decision, per game, lost, CI, end game, not best
@@ -303,7 +343,7 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
         out.append(f"  none: {bot} never gave up more than a tie")
     out += numbered(
         [
-            f"{r['describe']}: {_times(r['count'])}, mean regret {r['mean_regret']:.3f}, "
+            f"{r['describe']}: {_times(r['count'])}, mean regret {r['mean_regret']:.4f}, "
             f"{r['loss_per_game']:.4f}/game; did {r['did']}, better {r['better']}"
             for r in sits
         ]
@@ -311,7 +351,7 @@ def coach_lines(data: dict[str, Any], records: list[str]) -> list[str]:
     out += example_lines(
         [
             f"deal {e['deal']}, turn {e['turn']}, seat {e['seat']}: {e['did']} instead of "
-            f"{e['better']} (regret {e['regret']:.3f})"
+            f"{e['better']} (regret {e['regret']:.4f})"
             for e in data["examples"]
         ],
         records,
@@ -373,14 +413,15 @@ def gain_table(data: dict[str, Any], games: str | None = None) -> tuple[list[str
     header = ["games", "decision", "questions", "partings", "part rate", "B's gain/game",
               "95% CI", "gained", "lost"]  # fmt: skip
     rows = []
+    d = 3  # 80 columns on a terminal: the verdict line gives the estimate to 4 digits
     for r in data["gains"]:
         if games is not None and r["games"] != games:
             continue
         rows.append(
             [r["games"], _kind(r["kind"]), f"{r['asked']:,}", f"{r['parted']:,}",
-             _share(r["part_rate"]), _est(r["gain_per_game"], 3, sign=True),
-             _ci(r["gain_per_game"], 3), _est(r["gained_per_game"], 3, sign=True),
-             _est(r["lost_per_game"], 3, sign=True)]
+             _share(r["part_rate"]), _est(r["gain_per_game"], d, sign=True),
+             _ci(r["gain_per_game"], d), _est(r["gained_per_game"], d, sign=True),
+             _est(r["lost_per_game"], d, sign=True)]
         )  # fmt: skip
     return header, rows
 
@@ -389,9 +430,11 @@ def _verdict_text(data: dict[str, Any]) -> str:
     v = data["verdict"]
     if not v["partings"]:
         return f"{data['a']} and {data['b']} never decide differently on these deals."
+    digits = 4 if data.get("unit", "worms") == "win" else 3
     return (
-        f"B ({data['b']}) against A ({data['a']}): {_est(v, 3, sign=True)} worms of swing per "
-        f"game (95% CI {_ci(v, 3)}, {v['partings']:,} partings): {v['says']}."
+        f"B ({data['b']}) against A ({data['a']}): {_est(v, digits, sign=True)} "
+        f"{unit_text(data)['gain']} per game (95% CI {_ci(v, digits)}, "
+        f"{v['partings']:,} partings): {v['says']}."
     )
 
 
@@ -416,7 +459,8 @@ def diff_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
             what = (
                 f"A chooses to {e['a']} ({e['a_value']:+.3f}), B to {e['b']} "
                 f"({e['b_value']:+.3f}), valued under {e['valued_with']}'s play of the rest of "
-                f"the turn: B gains {e['gain']:+.3f} worms (in {e['side']}'s games)."
+                f"the turn: B gains {e['gain']:+.4f} {unit_text(data)['short']} (in "
+                f"{e['side']}'s games)."
             )
             items.append(_example_text(e, record, what))
         out.append(bullets(items))
@@ -426,11 +470,11 @@ def diff_blocks(data: dict[str, Any], records: list[str]) -> list[Block]:
             [
                 "A parting: a question A and B answer differently. A's games are played with "
                 "B asked every question A is asked (B's games the same, roles swapped).",
-                "Both answers are valued exactly for the turn's worm swing, the rest of the "
-                "turn played by the bot that did not choose the game's move (B in A's games, A "
-                "in B's); B's gain is the value of B's answer minus A's. Summed over a turn, "
-                "this is an unbiased estimate of how much more B's play of the turn is worth "
-                "than A's (the performance difference identity; docs/coach.md).",
+                f"Both answers are valued exactly for {unit_text(data)['payoff']}, the rest "
+                "of the turn played by the bot that did not choose the game's move (B in A's "
+                "games, A in B's); B's gain is the value of B's answer minus A's. Summed "
+                "over a turn, this is an unbiased estimate of how much more B's play of the "
+                "turn is worth than A's (the performance difference identity; docs/coach.md).",
                 "Gain per game: the sum of B's gains per game, with a 95% interval clustered "
                 "by deal; gained and lost split it into the partings where B's answer is "
                 "worth more and those where it is worth less.",
@@ -470,14 +514,14 @@ def diff_lines(data: dict[str, Any], records: list[str]) -> list[str]:
         out += numbered(
             [
                 f"{r['describe']}: A {r['a']}, B {r['b']}; {_times(r['count'])}, mean "
-                f"{r['mean_gain']:+.3f}, {r['gain_per_game']:+.4f}/game"
+                f"{r['mean_gain']:+.4f}, {r['gain_per_game']:+.4f}/game"
                 for r in rows_
             ]
         )
     out += example_lines(
         [
             f"deal {e['deal']}, turn {e['turn']} ({e['side']}'s game): A {e['a']}, B {e['b']}, "
-            f"B gains {e['gain']:+.3f}"
+            f"B gains {e['gain']:+.4f}"
             for e in data["examples"]
         ],
         records,
@@ -550,7 +594,8 @@ def coach_summary(data: dict[str, Any]) -> list[str]:
     every = data["kinds"][-1]["loss_per_game"]
     lines = textwrap.wrap(f"Coach: {data['bot']}. " + _setting(data, data["bot"]), WIDTH)
     lines.append(
-        f"  worms lost per game to its decisions: {_est(every, 3)} (95% CI {_ci(every, 3)})"
+        f"  {unit_text(data)['short']} lost per game to its decisions: {_est(every, 4)} "
+        f"(95% CI {_ci(every, 4)})"
     )
     lines += ["  " + line for line in forfeit_lines(data, _coach_who(data["bot"]))[:1]]
     lines.append("  tables: c.kinds, c.situations, c.bands_frame; files: c.write(folder)")

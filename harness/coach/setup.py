@@ -26,7 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, TypeVar
 
-from harness.coach.situations import BANDS, check_bands
+from harness.analysis.units import UNITS
+from harness.coach.situations import BANDS, UNIT_BANDS, check_bands
 from harness.errors import ConfigError
 from harness.game.engine import DEFAULT_MAX_TURNS
 from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -142,6 +143,7 @@ class Setup:
     workers: int = 1
     situations: int = 10
     examples: int = 3
+    unit: str = "win"  # what a decision is valued in: chances to win, or worms of swing
 
     #: What the value is called in a message (``setup: expected a CoachSetup, ...``).
     noun: ClassVar[str] = "setup"
@@ -162,6 +164,8 @@ class Setup:
         }
         if self.deals is not None or not self.open_deals:
             checked["deals"] = whole("deals", self.deals, *DEALS)
+        if self.unit not in UNITS:
+            raise SetupError("unit", f"{shown(self.unit)} is not one of: {', '.join(UNITS)}")
         if not isinstance(self.settings, SeatSettings):
             raise SetupError("settings", f"expected a SeatSettings, got {shown(self.settings)}")
         for key, value in checked.items():
@@ -195,16 +199,18 @@ class Setup:
 @dataclass(frozen=True)
 class CoachSetup(Setup):
     """The coach's setup: 1,000 deals, 10 situations, 3 examples and the error bands
-    (:data:`BANDS`: inaccuracy, mistake, blunder, in worms)."""
+    (inaccuracy, mistake, blunder, in the unit: None, the unit's default,
+    :data:`~harness.coach.situations.UNIT_BANDS`)."""
 
     deals: int = 1000
-    bands: tuple[float, float, float] = BANDS
+    bands: tuple[float, float, float] | None = None
 
     noun: ClassVar[str] = "coach's setup"
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        object.__setattr__(self, "bands", checked_bands(self.bands))
+        bands = UNIT_BANDS[self.unit] if self.bands is None else self.bands
+        object.__setattr__(self, "bands", checked_bands(bands))
 
 
 @dataclass(frozen=True)

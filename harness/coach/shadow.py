@@ -40,7 +40,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from harness.analysis.account import claim_value
 from harness.analysis.turn import CHILD, STATES, WORM_BIT
 from harness.coach.valuing import Board, Moment, read_answer, state_of
 from harness.errors import safe_text
@@ -110,7 +109,7 @@ class OwnPlay:
                 if move is None:
                     raise ShadowFailed(f"its claim with {total} is none of the legal ones (R7)")
                 choice = move
-            found = claim_value((choice[0], choice[1]), self.board.players)
+            found = self.board.claim_worth((choice[0], choice[1]))
             self._claims[total] = found
         return found
 
@@ -207,8 +206,10 @@ class Shadowed(Strategy):
         shadow: Strategy | None,
         watcher: Watcher,
         failed: str | None = None,
+        unit: str = "worms",
     ) -> None:
         self.primary = primary
+        self.unit = unit  # what a parting is valued in: "win" or "worms"
         self.shadow = shadow
         self.watcher = watcher
         self.failed_before = failed  # decided before the game (its process died in it)
@@ -300,7 +301,7 @@ class Shadowed(Strategy):
     def _part(self, kind: str, view: View, mine: Any, other: Any) -> None:
         board = self._board
         if board is None:  # the turn's board and payoff: only where the bots part
-            board = self._board = Board.of(view)
+            board = self._board = Board.of(view, self.unit)
         assert self._view is not None
         if self._play is None:
             self._play = OwnPlay(self.shadow, self._view, board)
@@ -319,7 +320,7 @@ class Shadowed(Strategy):
             stop, roll = play.claim_value(i, kept), play.roll_value(i, kept)
             values = (stop, roll) if mine else (roll, stop)
         else:
-            values = tuple(claim_value(move, board.players) for move in (mine, other))
+            values = tuple(board.claim_worth(move) for move in (mine, other))
         self.watcher.parted(
             Moment.of(board, self._before, self._roll, kept),
             Parting(kind, mine, other, values[0], values[1]),

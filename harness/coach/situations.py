@@ -44,6 +44,11 @@ from harness.plugins import shown
 
 #: Regret thresholds in worms of swing: inaccuracy, mistake, blunder (see above).
 BANDS: tuple[float, float, float] = (0.25, 0.5, 1.0)
+#: The same in chances to win: the worm bands times the two-player slope at a game's
+#: start (about 0.04 a worm): 1, 2 and 4 points of the chance to win.
+WIN_BANDS: tuple[float, float, float] = (0.01, 0.02, 0.04)
+#: The default bands of each unit (harness.analysis.units.UNITS).
+UNIT_BANDS = {"worms": BANDS, "win": WIN_BANDS}
 BAND_NAMES = ("inaccuracy", "mistake", "blunder")
 BAND_PLURALS = ("inaccuracies", "mistakes", "blunders")
 #: The end game: this many grill tiles or fewer (``optimal``'s default ``endgame``).
@@ -70,7 +75,7 @@ def check_bands(bands: Any) -> tuple[float, float, float]:
         raise ValueError(f"{len(values)} thresholds; give three: inaccuracy, mistake, blunder")
     if not all(0 < v < 1e6 for v in values) or not values[0] < values[1] < values[2]:
         said = ", ".join(shown(v) for v in values)
-        raise ValueError(f"{said}: give three increasing worms > 0")
+        raise ValueError(f"{said}: give three increasing numbers > 0")
     return (float(values[0]), float(values[1]), float(values[2]))
 
 
@@ -165,6 +170,8 @@ class Situation:
 
 __all__ = [
     "BANDS",
+    "UNIT_BANDS",
+    "WIN_BANDS",
     "BAND_NAMES",
     "BAND_PLURALS",
     "END_GAME_TILES",

@@ -46,6 +46,12 @@ FIRST_LOOK = 20
 EVERY = 320  # looks after the doubling ones: every this many deals
 ALPHA = 0.05  # the rule's error rate of a separation at a true gain of 0, over all looks
 DELTA = 0.05  # worms of swing per game: a difference smaller than this is no difference
+#: The same in chances to win: 0.2 points of win share per game (one worm of swing moves a
+#: two-player chance by about 0.04 at a game's start: 0.05 worm ~ 0.002).
+WIN_DELTA = 0.002
+DELTAS = {"worms": DELTA, "win": WIN_DELTA}
+#: What a figure per game is, by unit, in the rule's words.
+PER_GAME = {"worms": "worms", "win": "points of win share"}
 MIN_PARTED = 20  # deals with a parting before the rule may stop early
 
 
@@ -73,10 +79,16 @@ class Look:
 
 
 def look(
-    gains: Sequence[float], games: Sequence[float], count: int, last: bool, parted: int
+    gains: Sequence[float],
+    games: Sequence[float],
+    count: int,
+    last: bool,
+    parted: int,
+    delta: float = DELTA,
 ) -> Look:
     """The rule at one of ``count`` looks, from B's gain and the games per deal and the
-    number of deals with a parting (``last``: the maximum, where it says what it sees)."""
+    number of deals with a parting (``last``: the maximum, where it says what it sees);
+    ``delta``: the indifference zone in the gain's unit (:data:`DELTAS`)."""
     m = Moments.of(gains, games)
     level = 1 - ALPHA / count
     estimate = m.estimate
@@ -95,14 +107,14 @@ def look(
         settled = "identical"
     elif low > 0 or high < 0:
         settled = "separated"
-    elif low > -DELTA and high < DELTA:
+    elif low > -delta and high < delta:
         settled = "equivalent"
     elif last:
         settled = "not separated"
     return Look(len(gains), estimate, low, high, level, settled)
 
 
-def says(found: Look) -> str:
+def says(found: Look, unit: str = "worms") -> str:
     """The rule's answer in words, for the report's verdict."""
     if found.settled == "separated":
         better = "B" if found.low > 0 else "A"
@@ -113,11 +125,24 @@ def says(found: Look) -> str:
     if found.settled == "identical":
         return f"identical: A and B never decide differently on these {found.deals:,} deals"
     if found.settled == "equivalent":
+        delta = DELTAS[unit] * (100 if unit == "win" else 1)
         return (
-            f"alike: within {DELTA:g} worms per game of each other (sequential rule; stopped "
-            f"at {found.deals:,} deals)"
+            f"alike: within {delta:g} {PER_GAME[unit]} per game of each other (sequential "
+            f"rule; stopped at {found.deals:,} deals)"
         )
     return f"not separated after {found.deals:,} deals (sequential rule)"
 
 
-__all__ = ["ALPHA", "DELTA", "MAX_DEALS", "MIN_PARTED", "Look", "look", "looks", "says"]
+__all__ = [
+    "ALPHA",
+    "DELTA",
+    "DELTAS",
+    "PER_GAME",
+    "WIN_DELTA",
+    "MAX_DEALS",
+    "MIN_PARTED",
+    "Look",
+    "look",
+    "looks",
+    "says",
+]

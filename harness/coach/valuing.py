@@ -9,6 +9,11 @@ the native one calling a Python seat back). The numbers are the account's to the
 bit: the same solved arrays, the same operations in the same order
 (tests/coach/test_coach.py checks them against :class:`~harness.analysis.account.Accountant`).
 
+In chances to win (``unit="win"``, the commands' default) the same, with the win-unit
+account's payoff (:mod:`harness.analysis.units`): every ending valued by the
+turn-taker's chance to win after it, by :mod:`harness.winprob`'s evaluator; the values
+are then the win-unit account's, to the last bit.
+
 A :class:`Moment` keeps what a person needs to see the decision again: the board, the
 dice set aside before the last keep and the roll it came from (``harness analyze roll``
 takes them), the turn's number.
@@ -26,10 +31,19 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from harness.analysis.account import Decision, Option, claim_options, solved, swing_payoff
+from harness.analysis.account import (
+    Decision,
+    Option,
+    claim_options,
+    claim_value,
+    solved,
+    swing_payoff,
+)
 from harness.analysis.board import tile_ranges
 from harness.analysis.roll import TurnPosition
 from harness.analysis.turn import CHILD, LOOKUP, STATES, WORM_BIT
+from harness.analysis.units import turn_payoff, win_claim_options, win_solved
+from harness.game.board import mask_of
 from harness.game.engine import plain_int, plain_pair
 from harness.game.rules import DICE, face_name
 from harness.game.view import View
@@ -38,8 +52,9 @@ from harness.interrupts import reraise_if_user
 
 @dataclass(frozen=True)
 class Board:
-    """The board of one of a seat's turns and its swing payoff (stop value per total, bust
-    value); the turn's solved values (:attr:`value`, :attr:`roll`) on first use."""
+    """The board of one of a seat's turns and its payoff in ``unit`` (stop value per
+    total, bust value; ``claims``: every claim's value in chances to win, None in worms);
+    the turn's solved values (:attr:`value`, :attr:`roll`) on first use."""
 
     turn: int
     seat: int
@@ -49,18 +64,40 @@ class Board:
     lower_any: bool
     stop: tuple[float | None, ...]
     bust: float
+    unit: str = "worms"
+    claims: dict | None = None
 
     @classmethod
-    def of(cls, view: View) -> Board:
+    def of(cls, view: View, unit: str = "worms") -> Board:
         grill = tuple(view.grill)
         tops = tuple(t or 0 for t in view.tops)
         lower_any = view.rules.lower_tile == "any"
+        if unit == "win":
+            pay = turn_payoff(mask_of(grill), view.stacks, view.seat, view.rules)
+            return cls(view.turn, view.seat, view.players, grill, tops, lower_any,
+                       pay.stop, pay.bust, unit, pay.claims)  # fmt: skip
         stop, bust = swing_payoff(grill, tops, view.seat, lower_any)
         return cls(view.turn, view.seat, view.players, grill, tops, lower_any, stop, bust)
 
     @cached_property
     def _solved(self) -> tuple[array, array]:
+        if self.claims is not None:
+            return win_solved(self.stop, self.bust)
         return solved(self.stop, self.bust)
+
+    def claim_worth(self, move: tuple[int, int | None]) -> float:
+        """What the claim ``(tile, victim)`` is worth in the board's unit."""
+        if self.claims is not None:
+            return self.claims[move]
+        return claim_value(move, self.players)
+
+    def claim_options(self, total: int) -> tuple[Option, ...]:
+        """Every claim R7 offers a stop at ``total``, valued in the board's unit, best first."""
+        if self.claims is not None:
+            pay = _Pay(self.claims)
+            return win_claim_options(pay, mask_of(self.grill), self.tops, self.seat, total,
+                                     self.lower_any)  # fmt: skip
+        return claim_options(self.grill, self.tops, self.seat, total, self.lower_any)
 
     @property
     def value(self) -> array:
@@ -196,13 +233,16 @@ def value_stop(board: Board, view: View, stopped: bool) -> Decision | None:
 def value_claim(board: Board, view: View, move: tuple[int, int | None], choices: Any) -> Decision:
     """The claim ``move`` among ``choices`` (R7), valued for the swing against the best."""
     legal = {(c[0], c[1]) for c in choices}
-    options = tuple(
-        o
-        for o in claim_options(board.grill, board.tops, board.seat, view.total, board.lower_any)
-        if o.move in legal
-    )
+    options = tuple(o for o in board.claim_options(view.total) if o.move in legal)
     chosen = next(o.value for o in options if o.move == move)
     return Decision("claim", state_of(view), options, move, options[0].value - chosen)
+
+
+@dataclass(frozen=True)
+class _Pay:
+    """The claims' values, as :func:`harness.analysis.units.win_claim_options` reads them."""
+
+    claims: dict
 
 
 def dice_of(kept: tuple[int, ...]) -> int:

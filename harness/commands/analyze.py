@@ -226,7 +226,14 @@ def _simulation_lines(checks: list, summary: dict, turns: int, seed: int) -> lis
 @click.argument("record_file", type=click.Path(dir_okay=False))
 @click.option("--seats-only", is_flag=True, help="Only each seat's totals, not every turn.")
 @click.option("--json", "as_json", is_flag=True, help="Print the account as JSON.")
-def game(record_file: str, seats_only: bool, as_json: bool) -> None:
+@click.option(
+    "--unit",
+    type=click.Choice(["win", "worms"]),
+    default="win",
+    show_default=True,
+    help="Judge in chances to win (the evaluator's) or in worms of swing.",
+)
+def game(record_file: str, seats_only: bool, as_json: bool, unit: str) -> None:
     """Luck and skill of every turn of a recorded game, exactly (docs/luck.md).
 
     The record is replayed through the engine (every move checked); for each turn, its
@@ -235,20 +242,25 @@ def game(record_file: str, seats_only: bool, as_json: bool) -> None:
     regret; then each seat's totals and, with two players, the worm margin split into
     par, luck and skill. Exit status 1 if a turn does not sum (it never should).
 
+    --unit win (the default) values every ending by the turn-taker's chance to win the
+    game (harness.winprob's evaluator, exact at the game's end): a turn's chance after
+    = par + luck - regret, and with two players each seat's result = its chance at the
+    start + drift + luck + skill. --unit worms: the worm swing, as stored in records.
+
     \b
     Examples:
       harness play greedy tactician --seed 3 --record game.json
       harness analyze game game.json
-      harness analyze game game.json --seats-only --json
+      harness analyze game game.json --seats-only --json --unit worms
     """
-    user_errors(_game)(record_file, seats_only, as_json)
+    user_errors(_game)(record_file, seats_only, as_json, unit)
 
 
-def _game(record_file: str, seats_only: bool, as_json: bool) -> None:
+def _game(record_file: str, seats_only: bool, as_json: bool, unit: str = "win") -> None:
     from harness.analysis.game import account_json, account_lines, account_record
     from harness.game.record import load_record
 
-    account = account_record(load_record(record_file))
+    account = account_record(load_record(record_file), unit)
     if as_json:
         payload = account_json(account)
         if seats_only:

@@ -99,6 +99,14 @@ def _common(deals: int | None, noun: str, deals_help: str) -> Callable[[F], F]:
                     "-q", "--quiet", is_flag=True, help="No progress and no notes on stderr."
                 ),
                 click.option("--json", "as_json", is_flag=True, help="Print the answer as JSON."),
+                click.option(
+                    "--unit",
+                    type=click.Choice(["win", "worms"]),
+                    default="win",
+                    show_default=True,
+                    help="Value decisions in chances to win the game (harness.winprob's "
+                    "evaluator) or in worms of the turn's swing.",
+                ),
             ]
         ):
             func = option(func)
@@ -162,7 +170,8 @@ def _workers(workers: int | None) -> int:
     "--bands",
     default=None,
     metavar="W1,W2,W3",
-    help="Regret thresholds in worms of inaccuracy, mistake and blunder [default: 0.25,0.5,1].",
+    help="Regret thresholds of inaccuracy, mistake and blunder, in the unit [default: "
+    "0.01,0.02,0.04 in chances to win; 0.25,0.5,1 in worms].",
 )
 @user_errors
 def coach(bot: str, bands: str | None, **options: Any) -> None:
@@ -170,11 +179,13 @@ def coach(bot: str, bands: str | None, **options: Any) -> None:
 
     BOT plays its opponents on duplicate deals (natively where the seats allow), every
     seat order; each of its decisions with a choice (pick a face, stop or roll on, choose
-    a claim) is valued exactly for the turn's worm swing. Prints the worms it loses per
-    game to each kind of decision with 95% intervals (clustered by deal), how often it
-    errs and how badly (inaccuracy, mistake, blunder), the costliest recurring situations
-    with the better move, and example positions with their game records; writes
-    coach.md, coach.html and coach.json (docs/coach.md).
+    a claim) is valued exactly: in chances to win the game (--unit win, the default: each
+    way the turn can end valued by harness.winprob's evaluator) or for the turn's worm
+    swing (--unit worms). Prints what it loses per game to each kind of decision with
+    95% intervals (clustered by deal), how often it errs and how badly (inaccuracy,
+    mistake, blunder), the costliest recurring situations with the better move, and
+    example positions with their game records; writes coach.md, coach.html and
+    coach.json (docs/coach.md).
 
     Every seat is held as in a tourney: a bot that raises, ends its process or runs over
     --move-time / --game-time forfeits that game (left out of the figures, counted and
@@ -209,8 +220,10 @@ def diff(a: str, b: str, **options: Any) -> None:
     A and B (two versions of one bot: two files, or NAME=REF for a name of its own) play
     the same duplicate deals against the same opponents; in A's games B is asked every
     question A is asked, and in B's games A. Where they answer differently, both answers
-    are valued exactly for the turn's worm swing, the rest of the turn played by the
-    other bot. Prints how often they part, B's gain per game over A with a 95% interval
+    are valued exactly (in chances to win by default: B's gain is then an estimate of the
+    difference in win share; --unit worms: the turn's worm swing), the rest of the turn
+    played by the other bot. Prints how often they part, B's gain per game over A with a
+    95% interval
     (clustered by deal), where B gains and where it loses, and example positions with
     their game records; writes diff.md, diff.html and diff.json (docs/coach.md). Exact
     per decision, with no game outcome involved: it converges far faster than a compare.
@@ -256,6 +269,7 @@ def _run(
             situations=o["situations"],
             examples=o["examples"],
             max_turns=o["max_turns"],
+            unit=o["unit"],
             **more,
         )
     except SetupError as exc:

@@ -76,15 +76,23 @@ from harness.errors import plural
     "--tutor",
     is_flag=True,
     help="With a person's seat (you): warn before a choice that gives up more than "
-    "--tutor-at worms, and ask to confirm.",
+    "--tutor-at (in the unit), and ask to confirm.",
 )
 @click.option(
     "--tutor-at",
     type=click.FloatRange(0, 100),
-    default=0.25,
+    default=None,
+    metavar="X",
+    help="The tutor's threshold [default: the coach's inaccuracy band: 0.01 of a win, "
+    "or 0.25 worm with --unit worms].",
+)
+@click.option(
+    "--unit",
+    type=click.Choice(["win", "worms"]),
+    default="win",
     show_default=True,
-    metavar="WORMS",
-    help="The tutor's threshold (the coach's inaccuracy band).",
+    help="With a person's seat (you): hints, the tutor and the summary in chances to win "
+    "or in worms of swing.",
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only the final scores.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead.")
@@ -106,7 +114,8 @@ def play(
     analyze: bool,
     hints: bool,
     tutor: bool,
-    tutor_at: float,
+    tutor_at: float | None,
+    unit: str,
     quiet: bool,
     as_json: bool,
 ) -> None:
@@ -143,7 +152,7 @@ def play(
                    "--game-time": game_time, "--isolation process": isolation == "process",
                    "--engine native": engine == "native"}  # fmt: skip
         return _play_person(
-            strategies, rules, seed, dice, record_path, max_turns, hints, tutor, tutor_at,
+            strategies, rules, seed, dice, record_path, max_turns, hints, tutor, (tutor_at, unit),
             analyze, strict, [k for k, v in refused.items() if v],
         )  # fmt: skip
     if hints or tutor:
@@ -359,6 +368,14 @@ def _tell_end(
         click.echo(trace.rstrip("\n"), err=True)
 
 
+def _threshold(tutoring: tuple[float | None, str]) -> float:
+    """The tutor's threshold: as given, else the coach's inaccuracy band of the unit."""
+    from harness.coach.situations import UNIT_BANDS
+
+    at, unit = tutoring
+    return UNIT_BANDS[unit][0] if at is None else at
+
+
 def _play_person(
     strategies: tuple[str, ...],
     rules: Any,
@@ -368,13 +385,14 @@ def _play_person(
     max_turns: int | None,
     hints: bool,
     tutor: bool,
-    tutor_at: float,
+    tutoring: tuple[float | None, str],
     analyze: bool,
     strict: bool,
     refused: list[str],
 ) -> None:
     """``harness play`` with a person's seat (harness.people): the game at the terminal,
-    its record, the summary; stopped by the person: the record so far, exit 130."""
+    its record, the summary; stopped by the person: the record so far, exit 130.
+    ``tutoring``: the tutor's threshold (None: the unit's inaccuracy band) and the unit."""
     import textwrap
     from pathlib import Path
 
@@ -399,7 +417,8 @@ def _play_person(
         duplicate=dice == "duplicate",
         record_path=Path(record_path) if record_path else None,
         hints=hints,
-        tutor=tutor_at if tutor else None,
+        tutor=_threshold(tutoring) if tutor else None,
+        unit=tutoring[1],
         max_turns=max_turns or DEFAULT_MAX_TURNS,
     )
     seat = seat_of_person(strategies)

@@ -8,8 +8,10 @@ aside), reads an answer, and asks again, one line saying why, until the answer i
 move: a person's typo is never a forfeit.
 
 ``hints=True`` shows every option's exact value and regret before each decision (the
-same lines as ``harness analyze roll``: :mod:`harness.analysis.hints`); ``tutor=W`` warns
-before a choice that gives up more than W worms of swing and asks to confirm. ``q``
+layout of ``harness analyze roll``: :mod:`harness.analysis.hints`), in ``unit``: chances
+to win the game ("win", the default: the win-unit account's values) or worms of swing
+("worms": ``harness analyze roll``'s very lines); ``tutor=W`` warns before a choice that
+gives up more than W (in the unit) and asks to confirm. ``q``
 (quit) and the end of the input stop the game as Ctrl-C does: the person's own
 interrupt (:func:`harness.interrupts.interrupt_as_user`), never a forfeit; the caller
 saves the record so far (:mod:`harness.people.table`).
@@ -22,6 +24,7 @@ from typing import Any, NoReturn
 
 from harness.analysis.hints import Hint, claim_hints, roll_hints, stop_hints
 from harness.analysis.roll import option_lines, option_table
+from harness.analysis.units import check_unit
 from harness.game.rules import Rules, face_name
 from harness.game.strategy import Claim, Strategy
 from harness.game.view import View
@@ -61,9 +64,11 @@ class Person(Strategy):
         tutor: float | None = None,
         names: Sequence[str] | None = None,
         console: Console | None = None,
+        unit: str = "win",
     ) -> None:
         if tutor is not None and not tutor >= 0:
-            raise ValueError(f"tutor: {tutor!r}; give a threshold in worms >= 0")
+            raise ValueError(f"tutor: {tutor!r}; give a threshold >= 0 (in the unit)")
+        self.unit = check_unit(unit)
         self.hints = hints
         self.tutor = tutor
         self.names = list(names) if names is not None else None
@@ -82,12 +87,15 @@ class Person(Strategy):
         say(kept_line(view.kept, view.total, view.dice_left, view.has_worm))
         for line in roll_lines(view.rolled, view.counts, view.choices):
             say(line)
-        analysis = roll_hints(view) if self.hints or self.tutor is not None else None
+        unit = self.unit
+        analysis = roll_hints(view, unit) if self.hints or self.tutor is not None else None
         if self.hints and analysis is not None:
             self._show_hints(option_lines(analysis))
         keys = choice_keys(view.choices)
         while True:
-            answer = self._answer(f"keep [{keys}]> ", view, lambda: option_lines(roll_hints(view)))
+            answer = self._answer(
+                f"keep [{keys}]> ", view, lambda: option_lines(roll_hints(view, unit))
+            )
             if answer is None:
                 continue
             face = FACE_WORDS.get(answer.lower())
@@ -106,7 +114,7 @@ class Person(Strategy):
             return face
 
     def stop(self, view: View) -> bool:
-        hints = stop_hints(view)
+        hints = stop_hints(view, self.unit)
         stop = next(h for h in hints if h.move == "stop")
         roll = next(h for h in hints if h.move == "roll")
         self.console.say(f"Total {view.total}: {stop.text}, or {roll.text}?")
@@ -125,7 +133,7 @@ class Person(Strategy):
                 return stopping
 
     def claim(self, view: View, choices: Sequence[Claim]) -> Claim:
-        hints = claim_hints(view, choices)
+        hints = claim_hints(view, choices, self.unit)
         by_move = {h.move: h for h in hints}
         ordered = [by_move[(c.tile, c.victim)] for c in choices]
         self.console.say(f"A stop at {view.total} may take:")
@@ -180,9 +188,8 @@ class Person(Strategy):
 
     def _confirm(self, what: str, regret: float, best: str) -> bool:
         """The tutor: ask before a choice that gives up more than the threshold."""
-        self.console.say(
-            f"Tutor: {what} gives up {regret:.3f} worms against the best: {best}.", "warn"
-        )
+        given = f"{regret:.3f} worms" if self.unit == "worms" else f"{regret:.4f} of a win"
+        self.console.say(f"Tutor: {what} gives up {given} against the best: {best}.", "warn")
         while True:
             try:
                 answer = self.console.ask("do it anyway? [y/N]> ").lower()
@@ -211,7 +218,8 @@ class Person(Strategy):
             say(line)
 
     def _show_hints(self, lines: list[str]) -> None:
-        self.console.say("Hints (exact value of each option in worms of swing; docs/luck.md):")
+        unit = "worms of swing" if self.unit == "worms" else "chances to win"
+        self.console.say(f"Hints (exact value of each option in {unit}; docs/luck.md):")
         for line in lines:
             self.console.say(line)
 

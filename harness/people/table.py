@@ -23,6 +23,7 @@ from typing import Any
 
 from harness.analysis.account import Accountant, TurnAccount
 from harness.analysis.game import GameAccount, account_of, costliest, decision_line, turn_summary
+from harness.analysis.units import accountant_for
 from harness.errors import HarnessError
 from harness.game.dice import DuplicateDice, SeededDice
 from harness.game.engine import DEFAULT_MAX_TURNS, GameResult, observing
@@ -72,10 +73,12 @@ def play_person(
     tutor: float | None = None,
     max_turns: int = DEFAULT_MAX_TURNS,
     console: Console | None = None,
+    unit: str = "win",
 ) -> PersonGame:
     """Play one game with the person in the seat named ``you``; write its record (also when
     the person stops it: KeyboardInterrupt is caught, the record written, and the result
-    says why). The summary lines are :func:`summary_text`'s."""
+    says why). The summary lines are :func:`summary_text`'s; hints, the tutor and the
+    summary's account are in ``unit`` (the record stores the worm account either way)."""
     console = console if console is not None else Console()
     seat = seat_of_person(strategies)
     if seat is None:
@@ -83,7 +86,7 @@ def play_person(
     bots, bot_names = build_strategies([s for s in strategies if s != SEAT_NAME])
     names = list(bot_names)
     names.insert(seat, SEAT_NAME)
-    person = Person(hints=hints, tutor=tutor, names=names, console=console)
+    person = Person(hints=hints, tutor=tutor, names=names, console=console, unit=unit)
     instances: list[Any] = list(bots)
     instances.insert(seat, person)
     path = record_path if record_path is not None else default_record(seed)
@@ -91,6 +94,7 @@ def play_person(
 
     builder = RecordBuilder(rules, names, seed)
     accountant = Accountant(rules, detail=True, listener=_into(builder))
+    judged = accountant if unit == "worms" else accountant_for(unit, rules, detail=True)
     narrator = _Teller(names, console.say, seat)
     _welcome(console, rules, seed, names, seat, duplicate)
     dice = DuplicateDice(seed) if duplicate else SeededDice(seed)
@@ -102,7 +106,9 @@ def play_person(
             names=names,
             seed=seed,
             max_turns=max_turns,
-            observer=observing(builder, accountant, narrator),
+            observer=observing(
+                builder, accountant, narrator, judged if judged is not accountant else None
+            ),
             forfeit=True,
         )
     except KeyboardInterrupt:
@@ -111,7 +117,8 @@ def play_person(
         return PersonGame(None, record, path, person.stopped or "interrupted", None)
     record = builder.finish(result)
     save_record(record, path)
-    return PersonGame(result, record, path, None, account_of(rules, names, accountant, result))
+    accountant.finish()
+    return PersonGame(result, record, path, None, account_of(rules, names, judged, result))
 
 
 class _Teller(Narrator):
@@ -178,7 +185,13 @@ def summary_text(game: PersonGame, seat: int) -> list[str]:
         for turn, decision in costliest(account, s, 3):
             lines.append(f"    turn {turn}: {decision_line(decision)}")
     split = account.margin_split(seat)
-    if split is not None:
+    if split is not None and account.unit == "win":
+        lines.append(
+            f"Your result {split['result']:.2f} = start {split['start']:.2f} + drift "
+            f"{split['drift']:+.2f} + luck {split['luck']:+.2f} + skill {split['skill']:+.2f}"
+        )
+        lines.append("  (chances to win, yours minus theirs: docs/luck.md)")
+    elif split is not None:
         lines.append(
             f"Your margin {split['margin']:+.0f} = par {split['par']:+.2f} + luck "
             f"{split['luck']:+.2f} + skill {split['skill']:+.2f} (yours minus theirs)"

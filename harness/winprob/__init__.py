@@ -11,6 +11,7 @@ built-in ``win-optimal`` does). The training is :mod:`harness.training`'s.
 from harness.winprob.evaluator import Evaluator, evaluator, normal_chances, shipped_model
 from harness.winprob.features import feature_count, features
 from harness.winprob.model import Model, ModelError, load
+from harness.winprob.payoff import WinPayoff, ending_chances, stop_values, win_payoff
 from harness.winprob.position import Ending, Position, endings, result_shares
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "Model",
     "ModelError",
     "Position",
+    "ending_chances",
     "endings",
     "evaluator",
     "feature_count",
@@ -27,4 +29,7 @@ __all__ = [
     "normal_chances",
     "result_shares",
     "shipped_model",
+    "stop_values",
+    "WinPayoff",
+    "win_payoff",
 ]

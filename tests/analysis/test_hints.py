@@ -10,7 +10,6 @@ from __future__ import annotations
 import pytest
 
 from harness import play_game
-from harness.analysis.account import Accountant
 from harness.analysis.hints import (
     claim_hints,
     position_of_view,
@@ -19,6 +18,7 @@ from harness.analysis.hints import (
     stop_options,
 )
 from harness.analysis.roll import TurnPosition, roll_options
+from harness.analysis.units import accountant_for
 from harness.errors import HarnessError
 from harness.rules import Rules
 from harness.strategies.greedy import Greedy
@@ -32,35 +32,38 @@ class Recorder(Strategy):
 
     name = "recorder"
 
-    def __init__(self, inner: Strategy) -> None:
+    def __init__(self, inner: Strategy, unit: str = "worms") -> None:
         self.inner = inner
+        self.unit = unit
         self.seen: list[tuple[str, object]] = []
 
     def new_game(self, seat, rules):
         self.inner.new_game(seat, rules)
 
     def pick(self, view):
-        self.seen.append(("pick", roll_hints(view)))
+        self.seen.append(("pick", roll_hints(view, self.unit)))
         return self.inner.pick(view)
 
     def stop(self, view):
-        self.seen.append(("stop", stop_hints(view)))
+        self.seen.append(("stop", stop_hints(view, self.unit)))
         return self.inner.stop(view)
 
     def claim(self, view, choices):
-        self.seen.append(("claim", claim_hints(view, choices)))
+        self.seen.append(("claim", claim_hints(view, choices, self.unit)))
         return self.inner.claim(view, choices)
 
 
+@pytest.mark.parametrize("unit", ["worms", "win"])
 @pytest.mark.parametrize(
     "players,variant",
     [(2, {}), (3, {"lower_tile": "any"}), (4, {"bust_flip": "lowest"})],
 )
-def test_hints_are_the_accounts_values_for_every_decision_of_a_game(players, variant):
+def test_hints_are_the_accounts_values_for_every_decision_of_a_game(players, variant, unit):
+    # in either unit: the win-unit hints are the win-unit account's values (issue 32)
     rules = Rules.coerce({"preset": "official", **variant}, players=players)
     for seed in range(3):
-        seated = [Recorder(Tactician()) if s == 1 else Greedy() for s in range(players)]
-        accountant = Accountant(rules, detail=True)
+        seated = [Recorder(Tactician(), unit) if s == 1 else Greedy() for s in range(players)]
+        accountant = accountant_for(unit, rules, detail=True)
         play_game(seated, rules, seed=seed, observer=accountant)
         accountant.finish()
         hinted = seated[1].seen

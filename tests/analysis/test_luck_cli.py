@@ -109,11 +109,32 @@ def test_analyze_game_tells_every_turn_and_the_margin_split(record_file):
     assert out.exit_code == 0, out.output
     assert "Turn 1, seat 0 (greedy): par" in out.output
     assert "every turn sums" in out.output
-    data = json.loads(_run("analyze", "game", str(record_file), "--json").output)
-    assert data["sums"] and data["worst_residual"] < 1e-12
+    assert "Unit: chances to win" in out.output  # the default unit (issue 32)
+    worms = _run("analyze", "game", str(record_file), "--json", "--unit", "worms").output
+    data = json.loads(worms)
+    assert data["unit"] == "worms" and data["sums"] and data["worst_residual"] < 1e-12
     split = data["ledgers"][0]["margin_split"]
     assert split["par"] + split["luck"] + split["skill"] == pytest.approx(split["margin"])
     assert split["margin"] == data["scores"][0] - data["scores"][1]
+
+
+def test_analyze_game_in_chances_to_win_splits_each_result_exactly(record_file):
+    # two players: result share = chance at the start + drift + luck + skill (own - other's)
+    data = json.loads(_run("analyze", "game", str(record_file), "--json").output)
+    assert data["unit"] == "win" and data["sums"] and data["worst_residual"] < 1e-12
+    scores = data["scores"]
+    for seat in (0, 1):
+        split = data["ledgers"][seat]["margin_split"]
+        parts = split["start"] + split["drift"] + split["luck"] + split["skill"]
+        assert parts == pytest.approx(split["result"], abs=1e-12)
+        won = scores[seat] > scores[1 - seat]
+        assert split["result"] == (1.0 if won else 0.0) or scores[0] == scores[1]
+    turn = data["turns"][0]
+    assert 0 <= turn["before"] <= 1 and turn["swing"] == pytest.approx(
+        turn["par"] + turn["luck"] - turn["regret"], abs=1e-12
+    )
+    out = CliRunner().invoke(main, ["analyze", "game", str(record_file), "--unit", "chips"])
+    assert out.exit_code == 2 and "chips" in out.output
 
 
 def test_a_record_whose_stored_account_lies_is_refused(record_file, tmp_path):
@@ -136,8 +157,10 @@ def test_a_record_without_an_account_is_accounted_from_its_moves(record_file, tm
         del turn["account"]
     plain = tmp_path / "plain.json"
     plain.write_text(json.dumps(data))
-    out = _run("analyze", "game", str(plain), "--seats-only")
+    out = _run("analyze", "game", str(plain), "--seats-only", "--unit", "worms")
     assert out.exit_code == 0 and "margin" in out.output
+    out = _run("analyze", "game", str(plain), "--seats-only")
+    assert out.exit_code == 0 and "chance (own minus other's): start" in out.output
 
 
 def test_play_analyze_shows_the_account_and_json_holds_it():

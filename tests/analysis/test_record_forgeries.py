@@ -151,7 +151,7 @@ def test_both_commands_call_the_one_check(honest, tmp_path, cli, monkeypatch):
 
     calls = []
 
-    def refuse(data):
+    def refuse(data, unit="worms"):
         calls.append(len(data["turns"]))
         raise RecordError("turn 1, seat 0: refused by the one check")
 

@@ -115,13 +115,22 @@ def test_the_engines_and_the_worker_count_give_the_same_answer():
     assert [c.engine for c in runs] == ["python", "native", "native"]
 
 
+def test_win_optimal_loses_nothing_in_chances_to_win():
+    # win-optimal plays every turn for the payoff the coach judges by (harness.winprob):
+    # ties only, end game included; optimal's end game and worm play do cost chances.
+    best = coach("win-optimal", opponents=["simple"], deals=6, examples=0, engine="python")
+    assert best.unit == "win" and abs(best.kind_rows()[-1]["loss_per_game"]["estimate"]) < 1e-9
+    other = coach("optimal", opponents=["simple"], deals=6, examples=0)
+    assert other.kind_rows()[-1]["loss_per_game"]["estimate"] > 1e-4
+
+
 def test_optimal_loses_nothing_outside_its_end_game_and_greedy_does():
-    best = coach("optimal", opponents=["greedy"], deals=40, examples=0)
+    best = coach("optimal", opponents=["greedy"], deals=40, examples=0, unit="worms")
     for row in best.kind_rows():
         outside = row["loss_per_game"]["estimate"] - row["end_game_loss_per_game"]["estimate"]
         assert abs(outside) < 1e-9, row["kind"]
     assert best.kind_rows()[-1]["end_game_loss_per_game"]["estimate"] > 0  # plays to win
-    greedy = coach("greedy", opponents=["greedy"], deals=40, examples=0)
+    greedy = coach("greedy", opponents=["greedy"], deals=40, examples=0, unit="worms")
     loss = greedy.kind_rows()[-1]["loss_per_game"]
     assert loss["low"] > 1.0  # greedy gives up worms every game, far from any tie
 
@@ -239,7 +248,7 @@ def test_an_example_replays_and_analyze_game_finds_the_same_decision(tmp_path):
     assert len(c.examples) == 2
     for e in c.examples:
         replay(e.record)  # legal, move by move
-        account = account_record(e.record)
+        account = account_record(e.record, "win")  # the coach's unit
         seat = e.seat
         found = [
             d
@@ -278,7 +287,7 @@ def test_frames_for_notebooks():
 def test_the_command_prints_writes_and_speaks_json(cli, tmp_path):
     out = cli("coach", "greedy", "--deals", "8", "--out", str(tmp_path / "c"), "--workers", "1")
     assert out.exit_code == 0, out.output
-    assert "Worms lost per game" in out.output and "Costliest recurring situations" in out.output
+    assert "Chance to win lost per game" in out.output and "Costliest recurring" in out.output
     folder = str(tmp_path / "c")
     lines = [line for line in out.output.splitlines() if folder not in line]
     assert all(len(line) <= 80 for line in lines), out.output
@@ -286,6 +295,9 @@ def test_the_command_prints_writes_and_speaks_json(cli, tmp_path):
     data = json.loads(out.output)
     assert data["games"] == 16 and data["kinds"][-1]["kind"] == "all"
     assert set(data["files"]) == {"markdown", "html", "json"}
+    assert data["unit"] == "win" and data["bands"]["blunder"] == 0.04
+    out = cli("coach", "greedy", "--deals", "4", "--out", str(tmp_path / "w"), "--unit", "worms")
+    assert out.exit_code == 0 and "Worms lost per game" in out.output, out.output
 
 
 @pytest.mark.parametrize(

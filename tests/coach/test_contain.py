@@ -14,7 +14,7 @@ import json
 import pytest
 from helpers import CRASH, HOSTILE, TIME
 
-from harness.analysis.account import Accountant
+from harness.analysis.units import WinAccountant
 from harness.coach.coaching import coach
 from harness.coach.differ import diff
 from harness.coach.situations import KINDS
@@ -77,7 +77,7 @@ def _by_account(bot: str, deals: int, order: int) -> dict[str, float]:
         dice = DuplicateDice(deal_seed(1, deal))
         seating = design(2, "balanced")[order]
         instances, names = build_strategies(seats_of([bot, "simple"], seating))
-        accountant = Accountant(rules)
+        accountant = WinAccountant(rules)  # the coach's default unit: chances to win
         play_observed(instances, rules, dice, names=names, seed=dice.key, observer=accountant)
         ledger = accountant.ledgers[seating.index(0)]
         for kind in KINDS:

@@ -109,7 +109,8 @@ def test_analyze_game_labels_each_luck_figure(cli, tmp_path):
     assert out.exit_code == 0, out.output
     lucky = [line for line in out.output.splitlines() if "luck" in line]
     assert len(lucky) == 4
-    assert all("its own" in line or "margin over seat" in line for line in lucky), lucky
+    labelled = ("its own", "margin over seat", "chance (own minus other's)")
+    assert all(any(w in line for w in labelled) for line in lucky), lucky
     assert all(len(line) <= 100 for line in out.output.splitlines())
 
 
@@ -117,12 +118,13 @@ def test_a_result_reads_well_in_a_notebook():
     c = coach("greedy", deals=4, examples=0)
     text = repr(c)
     assert text.startswith("Coach: greedy.") and "Coaching(" not in text
-    assert "worms lost per game" in text and "c.kinds" in text and len(text) < 1000
+    assert "win chance lost per game" in text and "c.kinds" in text and len(text) < 1000
     assert "<pre>" in c._repr_html_() and "<table" in c._repr_html_()
     d = diff("greedy", "tactician", deals=4, examples=0)
     text = repr(d)
     assert text.startswith("Diff: A = greedy, B = tactician.") and "DiffTally" not in text
-    assert "B is better" in text or "not separated" in text
+    flat = " ".join(text.split())
+    assert "B is better" in flat or "not separated" in flat
     assert "<table" in d._repr_html_()
 
 

@@ -88,7 +88,7 @@ def test_a_bad_value_is_one_line_naming_the_key(kind, key, value, expected):
 @pytest.mark.parametrize(
     "bands",
     ["123", (0.5, 0.25, 1.0), (0.25, 0.5), (0, 0.5, 1), (float("nan"), 1, 2),
-     (True, 2, 3), ("0.1", "0.2", "0.3"), (1, 2, 10**400), None],
+     (True, 2, 3), ("0.1", "0.2", "0.3"), (1, 2, 10**400), "win"],
 )  # fmt: skip
 def test_bad_bands_are_one_line_naming_bands(bands):
     with pytest.raises(SetupError) as info:
@@ -115,7 +115,12 @@ def test_each_keeps_its_own_defaults_declared_once():
     coach_setup, diff_setup = CoachSetup(), DiffSetup()
     assert (coach_setup.deals, coach_setup.situations, coach_setup.examples) == (1000, 10, 3)
     assert (diff_setup.deals, diff_setup.situations, diff_setup.examples) == (None, 8, 2)
-    assert not hasattr(diff_setup, "bands") and coach_setup.bands == (0.25, 0.5, 1.0)
+    assert not hasattr(diff_setup, "bands") and coach_setup.bands == (0.01, 0.02, 0.04)
+    assert coach_setup.unit == diff_setup.unit == "win"  # chances to win (issue 32)
+    assert CoachSetup(unit="worms").bands == (0.25, 0.5, 1.0)  # each unit's own bands
+    assert CoachSetup(bands=None) == coach_setup  # None: the unit's
+    with pytest.raises(SetupError, match="^unit: 'chips' is not one of: win, worms$"):
+        DiffSetup(unit="chips")
     with pytest.raises(SetupError, match="^deals: expected a whole number, got None$"):
         CoachSetup(deals=None)  # the coach plays a number of deals; only the diff settles
     assert CoachSetup.of(deals=None, situations=None) == coach_setup  # None: not given

@@ -116,7 +116,9 @@ def _position(screen: str) -> list[str]:
 
 
 def test_hints_are_analyze_rolls_lines(tmp_path, cli):
-    child = spawn("you", "greedy", "--seed", "23", "--hints", "--record", str(tmp_path / "g.json"))
+    # in worms: analyze roll's very lines (the win unit's hints need the stacks: test_hints)
+    child = spawn("you", "greedy", "--seed", "23", "--hints", "--unit", "worms",
+                  "--record", str(tmp_path / "g.json"))  # fmt: skip
     checked = []
     screen = []
 
@@ -149,7 +151,7 @@ def test_hints_are_analyze_rolls_lines(tmp_path, cli):
 
 def test_the_tutor_warns_before_a_costly_keep(tmp_path):
     child = spawn("you", "greedy", "--seed", "11", "--tutor", "--tutor-at", "0.3",
-                  "--record", str(tmp_path / "g.json"))  # fmt: skip
+                  "--unit", "worms", "--record", str(tmp_path / "g.json"))  # fmt: skip
     warned = False
     while not warned:
         child.expect(KEEP)

@@ -1,0 +1,93 @@
+"""What each way a turn can end is worth in chances to win: the win-unit payoff of a turn.
+
+One function for everything that values a turn's endings by the evaluator: the turn-taker's
+chance to win from the position each ending leaves (:func:`ending_chances`: every claim,
+every steal, the bust with the rules' R9 variant; exact when the ending ends the game,
+R10, R11), and, from those, the payoff the turn programme (:mod:`harness.analysis.turn`)
+is solved for (:func:`win_payoff`: the best claim R7 offers at each total, the bust).
+``win-optimal`` plays this programme; the win-unit account (:mod:`harness.analysis.units`),
+the coach and the diff judge by it. Pure computation, cached per position (a cache never
+changes a value, only its cost).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.game.board import legal_claims
+from harness.game.rules import Rules
+from harness.winprob.evaluator import evaluator
+from harness.winprob.position import Position, endings
+
+MAX_TOTAL = 40  # eight worms (R2): the turn programme's highest total
+
+Claims = dict[tuple[int, int | None], float]
+
+_CACHE: dict[tuple[Position, Rules], WinPayoff] = {}
+_CACHE_MAX = 16_384
+
+
+@dataclass(frozen=True)
+class WinPayoff:
+    """A turn's payoff in the turn-taker's chance to win.
+
+    ``claims[(tile, victim)]``: the chance after that claim (victim None: from the
+    grill); ``bust``: the chance after the bust (R9); ``stop[s]``: the best claim R7
+    (with the rules' ``lower_tile``) offers a stop at total s with a worm, None where it
+    offers none (the :class:`harness.analysis.turn.Payoff` the programme is solved for);
+    ``before``: the evaluator's chance of the turn-taker at the turn's start.
+    """
+
+    claims: Claims
+    bust: float
+    stop: tuple[float | None, ...]
+    before: float
+
+
+def ending_chances(position: Position, rules: Rules) -> tuple[Claims, float]:
+    """The chance of ``position.to_move`` to win after each way its turn can end: every
+    claim ``(tile, victim)`` and the bust, by the evaluator of ``rules``
+    (:func:`harness.winprob.endings` gives the after-positions)."""
+    seat = position.to_move
+    ends = endings(position, rules)
+    chances = evaluator(rules).chances_many([after for _, after in ends])
+    claims: Claims = {}
+    bust = 0.0
+    for (ending, _), chance in zip(ends, chances, strict=True):
+        if ending is None:
+            bust = chance[seat]
+        else:
+            claims[ending] = chance[seat]
+    return claims, bust
+
+
+def stop_values(position: Position, claims: Claims, lower_any: bool) -> tuple[float | None, ...]:
+    """The best claim's value at each total 0..40 (R7 through
+    :func:`harness.game.board.legal_claims`, the engine's one definition), None where a
+    stop claims nothing."""
+    seat = position.to_move
+    tops = tuple(s[-1] if s else 0 for s in position.stacks)
+    grill = position.grill
+    stop: list[float | None] = []
+    for total in range(MAX_TOTAL + 1):
+        legal = legal_claims(seat, total, True, grill, tops, lower_any)
+        stop.append(max((claims[c.tile, c.victim] for c in legal), default=None))
+    return tuple(stop)
+
+
+def win_payoff(position: Position, rules: Rules) -> WinPayoff:
+    """The win-unit payoff of the turn of ``position.to_move`` (cached per position)."""
+    key = (position, rules)
+    found = _CACHE.get(key)
+    if found is None:
+        claims, bust = ending_chances(position, rules)
+        stop = stop_values(position, claims, rules.lower_tile == "any")
+        before = evaluator(rules).chances(position)[position.to_move]
+        found = WinPayoff(claims, bust, stop, before)
+        if len(_CACHE) >= _CACHE_MAX:
+            del _CACHE[next(iter(_CACHE))]
+        _CACHE[key] = found
+    return found
+
+
+__all__ = ["Claims", "WinPayoff", "ending_chances", "stop_values", "win_payoff"]
