@@ -134,8 +134,10 @@ static double wp_softmax(const WpModel *m, const int64_t *logits, int n, int k) 
     for (int s = 1; s < n; s++)
         if (logits[s] > top) top = logits[s];
     double e[MAXP], total = 0.0;
-    for (int s = 0; s < n; s++) /* (v - top) is a Python int: exact, then one rounding */
-        e[s] = exp((double)((__int128)logits[s] - top) * scale);
+    for (int s = 0; s < n; s++) { /* v - top is a Python int: exact, then one rounding; */
+        uint64_t below = (uint64_t)top - (uint64_t)logits[s]; /* top - v < 2**64: exact */
+        e[s] = exp(-(double)below * scale); /* rounding to nearest is symmetric in sign */
+    }
     for (int s = 0; s < n; s++) total += e[s];
     return e[k] / total;
 }
