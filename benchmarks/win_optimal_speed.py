@@ -31,7 +31,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-import harness.winprob.evaluator as winprob_evaluator  # noqa: E402
 from harness import native  # noqa: E402
 from harness.game.seating import design  # noqa: E402
 from harness.native import evaluators  # noqa: E402
