@@ -9,7 +9,8 @@ shipped: then the C engine uses the same normal approximation (with the C librar
 from Python 3.12). Installed once per process and player count (and again only when the
 model Python would use changes: a test that installs its own); every process that plays
 a batch installs it on its own when it prepares the batch (:func:`harness.native.batch`),
-so worker processes need nothing more.
+so worker processes need nothing more. harness.winprob (and numpy with it) is imported
+only when a table seats win-optimal: importing the native engine loads neither.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import hashlib
 from harness.game.rules import Rules
 from harness.native.extension import NotNative, loaded
 from harness.native.kinds import KINDS
-from harness.winprob import ModelError, evaluator
 
 # players -> the model installed in C (None: the normal approximation)
 _INSTALLED: dict[int, object] = {}
@@ -34,6 +34,8 @@ def install(players: int) -> None:
     uses (the official rules' evaluator of that player count: every variant shares it).
     A model whose bytes are not its checked sha256 is a :class:`ModelError` in one line;
     one the C engine cannot hold is NotNative (the seat then plays in Python)."""
+    from harness.winprob import ModelError, evaluator  # numpy: only when win-optimal sits
+
     model = evaluator(Rules(players=players)).model
     if players in _INSTALLED and _INSTALLED[players] is model:  # held: its id stays its own
         return
