@@ -25,6 +25,7 @@ from itertools import product
 import numpy as np
 import pytest
 from test_native import CYCLIC, check_deals
+from test_native_account import check as account_check
 
 import harness.winprob.model as winprob_model
 from harness import native
@@ -266,6 +267,16 @@ def test_a_fresh_process_installs_its_evaluator_and_plays_the_same(use_model):
     here = f"{list(res.games['winner'])} {list(res.games['turns'])} "
     here += str([res.board(k) for k in range(res.rows)])
     assert done.stdout.strip() == here
+
+
+@needs_native
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_luck_account_of_a_win_optimal_seat_is_the_accountants(use_model, players):
+    """The luck account solves its own (worm-swing) programme for a win-optimal seat: its
+    columns natively are the Python Accountant's, bit for bit."""
+    use_model(players, random_model(players, seed=20 + players))
+    entrants = ["win-optimal", "optimal", "win-optimal"][:players]
+    assert account_check(entrants, Rules(players=players), "duplicate", 8, 4) == 4 * players
 
 
 # -- refusals -----------------------------------------------------------------------------
