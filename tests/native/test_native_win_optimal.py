@@ -155,6 +155,20 @@ def test_model_chances_are_pythons_bit_for_bit(use_model, kind, players):
 
 
 @needs_native
+@pytest.mark.parametrize("kind", ["plain", "wrapping", "deep"])
+def test_the_portable_dot_products_are_the_same(use_model, kind):
+    """The network's rows in AVX2 lanes (inputs within int32) and one by one (set_portable:
+    the plain path): each Python's, so each other's."""
+    use_model(4, random_model(4, seed=7, **MODELS[kind]))
+    try:
+        native._core.set_portable(True)
+        assert_same_chances(4, 200, seed=8)
+    finally:
+        native._core.set_portable(False)
+    assert_same_chances(4, 200, seed=8)
+
+
+@needs_native
 @pytest.mark.parametrize("players", range(2, 8))
 def test_normal_approximation_is_pythons_bit_for_bit(use_model, players):
     use_model(players, None)

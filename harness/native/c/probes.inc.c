@@ -44,6 +44,7 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
         init_derive4();
     }
     dp_use_lanes(portable ? 0 : 4);
+    wp_use_lanes(!portable); /* the evaluator's dot products (winprob.inc.c) */
 #ifdef HAVE_AVX2_SEED
     return PyBool_FromLong(__builtin_cpu_supports("avx2"));
 #else
