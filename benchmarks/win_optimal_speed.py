@@ -1,7 +1,7 @@
 """CPU per game of native `win-optimal` beside native `optimal`, in one run.
 
     python benchmarks/win_optimal_speed.py [--players 2] [--deals 300] [--repeats 5]
-        [--opponent simple] [--hidden 64,64] [--normal]
+        [--opponent simple] [--hidden 64,64] [--normal] [--portable] [--warm 200]
 
 Each repeat plays --deals fresh deals (every seat order of the cyclic design,
 independent dice; deals of their own each repeat) natively twice through
@@ -15,7 +15,9 @@ The evaluator is the shipped model for the player count when there is one
 (harness/winprob/models); otherwise a random integer network of the --hidden widths
 (ReLU, as a trained model's layers would be) is put in its place, the evaluator's test
 hook (its shipped_model looked up at call time); --normal: the normal approximation
-instead (the evaluator's fallback where no model is shipped).
+instead (the evaluator's fallback where no model is shipped). --portable: both without
+vector lanes (a processor without AVX2: the network's rows one product at a time, the
+turn programme state by state).
 """
 
 from __future__ import annotations
@@ -90,6 +92,7 @@ def main() -> None:
     parser.add_argument("--opponent", default="simple")
     parser.add_argument("--hidden", default="64,64")
     parser.add_argument("--normal", action="store_true")
+    parser.add_argument("--portable", action="store_true")
     parser.add_argument("--warm", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261206)
     args = parser.parse_args()
@@ -104,6 +107,8 @@ def main() -> None:
         hidden = tuple(int(h) for h in args.hidden.split(",") if h)
         use_model(players, random_model(players, hidden))
         what = f"a random model, hidden widths {hidden} (none shipped for {players} players)"
+    if args.portable:  # no vector lanes anywhere (the network's rows, the turn programme)
+        native._core.set_portable(True)
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     print(f"{players} players, {args.deals} deals x {players} seat orders, vs {args.opponent}")
     print(f"evaluator: {what}")
