@@ -30,7 +30,10 @@
  *   account_stats(), dp_cache_size(sets)  the luck account's cache and checks (tests,
  *                      benchmarks); play_deals and play_games keep the account (account.inc.c)
  *                      when given its columns
- *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
+ *   set_portable(flag) the SIMD-free seeding, hashing, turn programme and network (tests)
+ *   wp_install(players, model bytes | None, neumaier)  win-optimal's evaluator of a
+ *                      player count (harness/native/evaluators.py installs it);
+ *                      wp_chances(...), wp_plan_stats()  its chances, its plan cache (tests)
  *
  * Speed, where it comes from: seeds are hashed four at a time and generators seeded
  * sixteen at a time (vector lanes), the twist is done word by word as words are
