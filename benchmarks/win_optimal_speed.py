@@ -1,7 +1,7 @@
 """CPU per game of native `win-optimal` beside native `optimal`, in one run.
 
     python benchmarks/win_optimal_speed.py [--players 2] [--deals 300] [--repeats 5]
-        [--opponent simple] [--hidden 64,64] [--normal] [--portable] [--warm 200]
+        [--opponent simple] [--hidden 64,64] [--normal | --model FILE] [--portable] [--warm 200]
 
 Each repeat plays --deals fresh deals (every seat order of the cyclic design,
 independent dice; deals of their own each repeat) natively twice through
@@ -15,7 +15,8 @@ The evaluator is the shipped model for the player count when there is one
 (harness/winprob/models); otherwise a random integer network of the --hidden widths
 (ReLU, as a trained model's layers would be) is put in its place, the evaluator's test
 hook (its shipped_model looked up at call time); --normal: the normal approximation
-instead (the evaluator's fallback where no model is shipped). --portable: both without
+instead (the evaluator's fallback where no model is shipped); --model FILE: that model
+file (one ``python -m harness.training --out FILE`` wrote). --portable: both without
 vector lanes (a processor without AVX2: the network's rows one product at a time, the
 turn programme state by state).
 """
@@ -38,7 +39,7 @@ from harness.game.seating import design  # noqa: E402
 from harness.native import evaluators  # noqa: E402
 from harness.rules import Rules  # noqa: E402
 from harness.winprob import Model, evaluator, feature_count, shipped_model  # noqa: E402
-from harness.winprob.model import Layer  # noqa: E402
+from harness.winprob.model import Layer, load  # noqa: E402
 
 # the module (harness.winprob's `evaluator` is the function of that name)
 winprob_evaluator = importlib.import_module("harness.winprob.evaluator")
@@ -93,6 +94,7 @@ def main() -> None:
     parser.add_argument("--hidden", default="64,64")
     parser.add_argument("--normal", action="store_true")
     parser.add_argument("--portable", action="store_true")
+    parser.add_argument("--model", help="a model file to use (python -m harness.training's)")
     parser.add_argument("--warm", type=int, default=200)
     parser.add_argument("--seed", type=int, default=20261206)
     args = parser.parse_args()
@@ -101,6 +103,12 @@ def main() -> None:
     if args.normal:
         use_model(players, None)
         what = "the normal approximation (no model)"
+    elif args.model:
+        given = load(args.model)
+        use_model(players, given)
+        what = f"{args.model}, sha256 {given.sha256[:12]}, layers " + ", ".join(
+            "x".join(map(str, layer.weights.shape)) for layer in given.layers
+        )
     elif shipped is not None:
         what = f"the shipped model, sha256 {shipped.sha256[:12]}"
     else:
