@@ -16,9 +16,9 @@ The evaluator is the shipped model for the player count when there is one
 (ReLU, as a trained model's layers would be) is put in its place, the evaluator's test
 hook (its shipped_model looked up at call time); --normal: the normal approximation
 instead (the evaluator's fallback where no model is shipped); --model FILE: that model
-file (one ``python -m harness.training --out FILE`` wrote). --portable: both without
-vector lanes (a processor without AVX2: the network's rows one product at a time, the
-turn programme state by state).
+file (one ``python -m harness.training --out FILE`` wrote). --portable: both as on
+a processor without AVX2 (the network's rows one product at a time, the turn programme
+in SSE2's two lanes).
 """
 
 from __future__ import annotations
@@ -115,8 +115,9 @@ def main() -> None:
         hidden = tuple(int(h) for h in args.hidden.split(",") if h)
         use_model(players, random_model(players, hidden))
         what = f"a random model, hidden widths {hidden} (none shipped for {players} players)"
-    if args.portable:  # no vector lanes anywhere (the network's rows, the turn programme)
-        native._core.set_portable(True)
+    if args.portable:  # a processor without AVX2: SSE2's two lanes in the turn programme
+        native._core.set_portable(True)  # (every x86-64 has them), the network's rows plain
+        native._core.dp_lanes(2)
     print(f"{platform.processor() or platform.machine()}, Python {platform.python_version()}")
     print(f"{players} players, {args.deals} deals x {players} seat orders, vs {args.opponent}")
     print(f"evaluator: {what}")

@@ -339,7 +339,8 @@ static int win_plan(Game *g, int seat) {
     if (c->wp_plans == NULL && (c->wp_plans = calloc(WP_PLANS, sizeof(WpPlan))) == NULL)
         return -1;
     WpPlan key, *slot = (WpPlan *)c->wp_plans + wp_plan_key(g, seat, &key);
-    if (wp_same_key(slot, &key)) {
+    int again = wp_same_key(slot, &key); /* a board that came back: it may come back again */
+    if (again) {
         for (int t = LOWEST_TILE; t <= HIGHEST_TILE; t++) gv[t] = slot->gv[t - LOWEST_TILE];
         memcpy(sv, slot->sv, sizeof(slot->sv));
         bust = slot->bust;
@@ -358,8 +359,9 @@ static int win_plan(Game *g, int seat) {
     double stop[DP_MAX_TOTAL + 1];
     stop_values(g, seat, gv, sv, stop);
     g->opt_swing[seat] = 0; /* not the worm swing: the account solves its own */
-    int found;
-    return dp_solved(stop, bust, 1, &g->opt_turn[seat], &found);
+    int found; /* a new board's programme in the small table of payoffs that seldom come
+                * back (the end game's), a board seen before in the big one */
+    return dp_solved(stop, bust, !again, &g->opt_turn[seat], &found);
 }
 
 /* ---- installing a model (harness/native/evaluators.py) ---- */
