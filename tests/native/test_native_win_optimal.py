@@ -60,20 +60,21 @@ def random_model(
     weights: int = 3000,
     shift: int = 7,
     out_shift: int = 9,
+    edges: bool = False,
 ) -> Model:
     """A random integer network (int32 weights in +-``weights``), read back from its bytes
-    as a model file is."""
+    as a model file is. ``edges``: a tenth of the weights at +-``weights`` exactly."""
     rng = np.random.default_rng(seed)
     sizes = [feature_count(players), *hidden, players]
-    layers = tuple(
-        Layer(
-            rng.integers(-weights, weights, size=(sizes[i + 1], sizes[i]), dtype=np.int64),
-            rng.integers(-weights, weights, size=sizes[i + 1], dtype=np.int64),
-            shift,
-        )
-        for i in range(len(sizes) - 1)
-    )
-    return Model.from_bytes(Model(players, layers, out_shift).to_bytes())
+    layers = []
+    for i in range(len(sizes) - 1):
+        w = rng.integers(-weights, weights + 1, size=(sizes[i + 1], sizes[i]), dtype=np.int64)
+        if edges:
+            at = rng.random(w.shape) < 0.1
+            w[at] = np.where(rng.random(w.shape) < 0.5, weights, -weights)[at]
+        b = rng.integers(-weights, weights + 1, size=sizes[i + 1], dtype=np.int64)
+        layers.append(Layer(w, b, shift))
+    return Model.from_bytes(Model(players, tuple(layers), out_shift).to_bytes())
 
 
 @pytest.fixture
@@ -142,6 +143,9 @@ MODELS = {
     "shift63": {"weights": 2**31 - 1, "shift": 63},  # everything floors to 0 or -1
     "underflow": {"weights": 2**20, "out_shift": 0},  # exp of huge negatives: 0.0
     "flat": {"out_shift": 4000},  # 2**-4000 is 0.0: every seat ties
+    # int16 weights and inputs: the C engine's int16 lanes (AVX2 madd), at their edge
+    "int16": {"hidden": (40, 33), "weights": 40, "shift": 4},
+    "edge16": {"hidden": (20,), "weights": 32767, "shift": 20, "edges": True},
 }
 
 
@@ -155,7 +159,7 @@ def test_model_chances_are_pythons_bit_for_bit(use_model, kind, players):
 
 
 @needs_native
-@pytest.mark.parametrize("kind", ["plain", "wrapping", "deep"])
+@pytest.mark.parametrize("kind", ["plain", "wrapping", "deep", "int16", "edge16"])
 def test_the_portable_dot_products_are_the_same(use_model, kind):
     """The network's rows in AVX2 lanes (inputs within int32) and one by one (set_portable:
     the plain path): each Python's, so each other's."""

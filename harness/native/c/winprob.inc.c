@@ -32,7 +32,12 @@ typedef struct {
     int layers, out_shift;
     int rows[WP_MAX_LAYERS], cols[WP_MAX_LAYERS], shift[WP_MAX_LAYERS];
     int64_t *w[WP_MAX_LAYERS], *b[WP_MAX_LAYERS];
+    /* a layer's weights as int16, rows padded with zeros to a multiple of 16 columns,
+     * when every weight is within +-32767 (NULL: not every one is) */
+    int16_t *w16[WP_MAX_LAYERS];
 } WpModel;
+
+#define WP_PAD16(cols) (((cols) + 15) & ~15)
 
 /* Per player count: 0 nothing installed (win-optimal refused), 1 the normal
  * approximation, 2 a model. wp_model[n] is never freed once installed (a batch of another
@@ -140,16 +145,62 @@ __attribute__((target("avx2"))) static uint64_t wp_dot_avx2(const int64_t *w, co
 }
 #endif
 
-/* The dot product for inputs within int32 (wp_use_lanes chooses: AVX2 where the processor
- * has it; set_portable(True) the plain one, for tests). */
+#ifdef HAVE_AVX2_SEED
+/* A layer's rows with int16 weights and inputs (all within +-32767): _mm256_madd_epi16
+ * multiplies sixteen pairs and adds them two by two into int32 lanes, exactly (a pair's
+ * sum is at most 2 * 32767**2 < 2**31), then widened into int64 sums: every product
+ * exact, so the sum is the plain one. `h` and each row padded to `cols16` (zeros). */
+__attribute__((target("avx2"))) static void wp_rows16_avx2(const int16_t *w, const int16_t *h,
+                                                          int rows, int cols16, uint64_t *out) {
+    for (int r = 0; r < rows; r++) {
+        const int16_t *wr = w + (size_t)r * cols16;
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+        for (int c = 0; c < cols16; c += 16) {
+            __m256i m = _mm256_madd_epi16(_mm256_loadu_si256((const __m256i *)(wr + c)),
+                                          _mm256_loadu_si256((const __m256i *)(h + c)));
+            acc0 = _mm256_add_epi64(acc0, _mm256_cvtepi32_epi64(_mm256_castsi256_si128(m)));
+            acc1 = _mm256_add_epi64(acc1, _mm256_cvtepi32_epi64(_mm256_extracti128_si256(m, 1)));
+        }
+        uint64_t lanes[4];
+        _mm256_storeu_si256((__m256i *)lanes, _mm256_add_epi64(acc0, acc1));
+        out[r] = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+    }
+}
+#endif
+
+/* The dot product for inputs within int32 and the int16 rows (NULL: none), as
+ * wp_use_lanes chooses: AVX2 where the processor has it; set_portable(True) the plain
+ * dot product, for tests. */
 static uint64_t (*wp_dot_small)(const int64_t *, const int64_t *, int) = wp_dot_plain;
+static void (*wp_rows16)(const int16_t *, const int16_t *, int, int, uint64_t *);
 
 static void wp_use_lanes(int on) {
     wp_dot_small = wp_dot_plain;
+    wp_rows16 = NULL;
 #ifdef HAVE_AVX2_SEED
     __builtin_cpu_init();
-    if (on && __builtin_cpu_supports("avx2")) wp_dot_small = wp_dot_avx2;
+    if (on && __builtin_cpu_supports("avx2")) {
+        wp_dot_small = wp_dot_avx2;
+        wp_rows16 = wp_rows16_avx2;
+    }
 #endif
+}
+
+/* A layer's sums (before the bias), by the fastest path its inputs allow. */
+static void wp_layer_sums(const WpModel *m, int l, const int64_t *h, uint64_t *sums) {
+    int rows = m->rows[l], cols = m->cols[l], small = 1, tiny = 1;
+    for (int c = 0; c < cols; c++) {
+        small &= h[c] >= INT32_MIN && h[c] <= INT32_MAX;
+        tiny &= h[c] >= -32767 && h[c] <= 32767;
+    }
+    if (tiny && m->w16[l] != NULL && wp_rows16 != NULL) {
+        int16_t h16[WP_PAD16(WP_MAX_WIDTH)];
+        for (int c = 0; c < WP_PAD16(cols); c++) h16[c] = c < cols ? (int16_t)h[c] : 0;
+        wp_rows16(m->w16[l], h16, rows, WP_PAD16(cols), sums);
+        return;
+    }
+    uint64_t (*dot)(const int64_t *, const int64_t *, int) = small ? wp_dot_small : wp_dot_plain;
+    for (int r = 0; r < rows; r++) sums[r] = dot(m->w[l] + (size_t)r * cols, h, cols);
 }
 
 /* Model.logits of one row: int64 sums (wrapping), shifted right (floor), ReLU but last. */
@@ -157,15 +208,12 @@ static void wp_logits(const WpModel *m, const int64_t *in, int64_t *out) {
     int64_t a[WP_MAX_WIDTH], b[WP_MAX_WIDTH];
     const int64_t *h = in;
     for (int l = 0; l < m->layers; l++) {
-        int rows = m->rows[l], cols = m->cols[l], last = l == m->layers - 1, small = 1;
+        int rows = m->rows[l], last = l == m->layers - 1;
         int64_t *o = last ? out : (l % 2 ? b : a);
-        const int64_t *w = m->w[l];
-        for (int c = 0; c < cols; c++) small &= h[c] >= INT32_MIN && h[c] <= INT32_MAX;
-        uint64_t (*dot)(const int64_t *, const int64_t *, int) = small ? wp_dot_small
-                                                                       : wp_dot_plain;
+        uint64_t sums[WP_MAX_WIDTH];
+        wp_layer_sums(m, l, h, sums);
         for (int r = 0; r < rows; r++) {
-            uint64_t sum = dot(w + (size_t)r * cols, h, cols);
-            sum += (uint64_t)m->b[l][r];
+            uint64_t sum = sums[r] + (uint64_t)m->b[l][r];
             int64_t v = (int64_t)sum >> m->shift[l]; /* arithmetic: floor, as numpy */
             o[r] = last || v > 0 ? v : 0;
         }
@@ -373,8 +421,22 @@ static void wp_free(WpModel *m) {
     for (int l = 0; l < WP_MAX_LAYERS; l++) {
         free(m->w[l]);
         free(m->b[l]);
+        free(m->w16[l]);
     }
     free(m);
+}
+
+/* Layer l's int16 rows (WpModel.w16) when every weight fits; -1: no memory. */
+static int wp_make16(WpModel *m, int l) {
+    size_t rows = (size_t)m->rows[l], cols = (size_t)m->cols[l], cols16 = WP_PAD16(cols);
+    for (size_t k = 0; k < rows * cols; k++)
+        if (m->w[l][k] < -32767 || m->w[l][k] > 32767) return 0; /* the int32 paths only */
+    int16_t *w16 = calloc(rows * cols16, sizeof(int16_t));
+    if (w16 == NULL) return -1;
+    for (size_t r = 0; r < rows; r++)
+        for (size_t c = 0; c < cols; c++) w16[r * cols16 + c] = (int16_t)m->w[l][r * cols + c];
+    m->w16[l] = w16;
+    return 0;
 }
 
 /* A model from its file's bytes (model.py's format, HWP1), checked against `players`:
@@ -424,6 +486,10 @@ static WpModel *wp_parse(const uint8_t *d, size_t size, int players, char *why, 
         for (size_t k = 0; k < (size_t)rows * cols; k++, at += 4)
             m->w[l][k] = (int32_t)wp_u32(d + at);
         for (size_t k = 0; k < rows; k++, at += 4) m->b[l][k] = (int32_t)wp_u32(d + at);
+        if (wp_make16(m, l) < 0) {
+            snprintf(why, cap, "no memory for the model");
+            goto bad;
+        }
         width = (int)rows;
     }
     if (width != players) {
