@@ -128,7 +128,7 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     init_seed_lanes();
     init_derive4();
     dp_use_lanes(4);
-    wp_use_lanes(1);
+    wp_use_lanes(4);
     init_block_limit();
     init_roll_tables();
     if (!DP_READY && dp_init() < 0) return PyErr_NoMemory();

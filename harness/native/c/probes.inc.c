@@ -44,7 +44,7 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
         init_derive4();
     }
     dp_use_lanes(portable ? 0 : 4);
-    wp_use_lanes(!portable); /* the evaluator's dot products (winprob.inc.c) */
+    wp_use_lanes(portable ? 0 : 4); /* the evaluator's rows (winprob.inc.c) */
 #ifdef HAVE_AVX2_SEED
     return PyBool_FromLong(__builtin_cpu_supports("avx2"));
 #else
@@ -52,13 +52,16 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
 #endif
 }
 
-/* dp_lanes(most): the turn programme solved with the widest lanes at most `most` (4:
- * AVX2, 2: SSE2 or NEON, 0: state by state) that this build and processor have; returns
+/* dp_lanes(most): the turn programme (and win-optimal's network) solved with the widest
+ * lanes at most `most` (4: AVX2, 2: SSE2 or NEON, 0: state by state) that this build and
+ * processor have; returns
  * the lanes now in use (for tests and benchmarks; set_portable(False) restores the best). */
 static PyObject *py_dp_lanes(PyObject *self, PyObject *arg) {
     long most = PyLong_AsLong(arg);
     if (most == -1 && PyErr_Occurred()) return NULL;
-    return PyLong_FromLong(dp_use_lanes((int)most));
+    int lanes = dp_use_lanes((int)most);
+    wp_use_lanes(lanes); /* the evaluator's rows in the same widths (winprob.inc.c) */
+    return PyLong_FromLong(lanes);
 }
 
 /* dp_states(): turn.STATES, as the C code built them (for tests). */

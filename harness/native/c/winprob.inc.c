@@ -168,18 +168,44 @@ __attribute__((target("avx2"))) static void wp_rows16_avx2(const int16_t *w, con
 }
 #endif
 
+#if defined(HAVE_AVX2_SEED) && defined(__SSE2__)
+#define HAVE_WP_SSE2 1
+/* The same in SSE2 (every x86-64): eight products a step, each int32 pair sum widened
+ * with its sign (SSE2 has no sign extension of its own). */
+static void wp_rows16_sse2(const int16_t *w, const int16_t *h, int rows, int cols16,
+                           uint64_t *out) {
+    for (int r = 0; r < rows; r++) {
+        const int16_t *wr = w + (size_t)r * cols16;
+        __m128i acc0 = _mm_setzero_si128(), acc1 = _mm_setzero_si128();
+        for (int c = 0; c < cols16; c += 8) {
+            __m128i m = _mm_madd_epi16(_mm_loadu_si128((const __m128i *)(wr + c)),
+                                       _mm_loadu_si128((const __m128i *)(h + c)));
+            __m128i sign = _mm_srai_epi32(m, 31);
+            acc0 = _mm_add_epi64(acc0, _mm_unpacklo_epi32(m, sign));
+            acc1 = _mm_add_epi64(acc1, _mm_unpackhi_epi32(m, sign));
+        }
+        uint64_t lanes[2];
+        _mm_storeu_si128((__m128i *)lanes, _mm_add_epi64(acc0, acc1));
+        out[r] = lanes[0] + lanes[1];
+    }
+}
+#endif
+
 /* The dot product for inputs within int32 and the int16 rows (NULL: none), as
- * wp_use_lanes chooses: AVX2 where the processor has it; set_portable(True) the plain
- * dot product, for tests. */
+ * wp_use_lanes chooses, the turn programme's widths (dp_lanes): 4 AVX2 where the
+ * processor has it, 2 SSE2 (the int16 rows), 0 the plain dot product (set_portable). */
 static uint64_t (*wp_dot_small)(const int64_t *, const int64_t *, int) = wp_dot_plain;
 static void (*wp_rows16)(const int16_t *, const int16_t *, int, int, uint64_t *);
 
-static void wp_use_lanes(int on) {
+static void wp_use_lanes(int most) {
     wp_dot_small = wp_dot_plain;
     wp_rows16 = NULL;
+#ifdef HAVE_WP_SSE2
+    if (most >= 2) wp_rows16 = wp_rows16_sse2;
+#endif
 #ifdef HAVE_AVX2_SEED
     __builtin_cpu_init();
-    if (on && __builtin_cpu_supports("avx2")) {
+    if (most >= 4 && __builtin_cpu_supports("avx2")) {
         wp_dot_small = wp_dot_avx2;
         wp_rows16 = wp_rows16_avx2;
     }
