@@ -238,6 +238,25 @@ def test_games_with_the_shipped_model():
 
 
 @needs_native
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_model_the_training_quantizes_plays_the_same(use_model, players):
+    """A model as harness.training makes them (its float network, quantized: first-layer
+    weights in the millions, hidden ones in the thousands, 12 fractional bits): the same
+    chances and games. Skipped where the training is not in this tree."""
+    quantize = pytest.importorskip("harness.training.quantize")
+    net = pytest.importorskip("harness.training.net")
+    inputs = feature_count(players)
+    rng = np.random.default_rng(players)
+    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
+    fitted.weights[-1] *= 30.0  # away from equal chances, as a trained one is
+    model = quantize.quantize(fitted, players, np.full(inputs, 40.0))
+    use_model(players, Model.from_bytes(model.to_bytes()))
+    assert_same_chances(players, 300, seed=players)
+    entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
+    check_deals(entrants, Rules(players=players), "duplicate", 11, 4)
+
+
+@needs_native
 def test_cold_and_warm_plan_caches_decide_the_same(use_model):
     use_model(2, random_model(2, seed=4))
     args = (Rules(players=2), ["win-optimal", "win-optimal"], 9, 0, 30)
