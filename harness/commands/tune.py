@@ -13,6 +13,7 @@ import json
 import sys
 import textwrap
 import time
+from pathlib import Path
 from typing import Any
 
 import click
@@ -82,6 +83,26 @@ def _wrapped(line: str) -> list[str]:
     return textwrap.wrap(line, 100, subsequent_indent="  ", break_long_words=False) or [line]
 
 
+def _backend_of(
+    backend: str | None, address: str | None, workers: int, out: Path, talk: bool
+) -> Any:
+    """Dask when asked (by --backend dask or an --address), else None: run_tune's local
+    worker processes. A local cluster has at least one worker; its scratch space is under
+    the results folder."""
+    if backend == "local" and address:
+        raise click.UsageError("--address names a Dask scheduler: it needs --backend dask")
+    if backend != "dask" and address is None:
+        return None
+    from harness.tourney.backends.dask import DaskBackend
+
+    return DaskBackend(
+        address=address,
+        workers=max(workers, 1),
+        scratch=out / "tune" / ".dask-scratch",
+        echo=echo_err if talk else None,
+    )
+
+
 @click.command()
 @click.argument("bot", shell_complete=complete_strategy)
 @click.option(
@@ -132,6 +153,17 @@ def _wrapped(line: str) -> list[str]:
     show_default=True,
     help="Worker processes (0 plays in this process).",
 )
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    help="Where points are played: local worker processes (the default), or Dask (a local "
+    "Dask cluster of --workers processes, or the scheduler at --address). Same path either way.",
+)
+@click.option(
+    "--address",
+    metavar="tcp://HOST:PORT",
+    help="The Dask scheduler to play on (implies --backend dask); see docs/cluster.md.",
+)
 @click.option("--out", default="results", show_default=True, help="Folder of run folders.")
 @click.option("--fresh", is_flag=True, help="Start again instead of resuming the tune's folder.")
 @engine_option(config=False)
@@ -150,6 +182,8 @@ def tune(
     gain: float,
     seed: int,
     workers: int,
+    backend: str | None,
+    address: str | None,
     out: str,
     fresh: bool,
     engine: str,
@@ -207,7 +241,12 @@ def tune(
         for line in _wrapped(header):
             echo_err(line)
     result = run_tune(
-        setup, out=out, workers=workers, fresh=fresh, on_iteration=tell if talk else None
+        setup,
+        out=out,
+        workers=workers,
+        backend=_backend_of(backend, address, workers, Path(out), talk),
+        fresh=fresh,
+        on_iteration=tell if talk else None,
     )
     if talk and result.resumed:
         echo_err(f"(resumed: {result.resumed:,} iterations were stored in {result.folder})")

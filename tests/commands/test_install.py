@@ -164,7 +164,7 @@ def test_harness_comes_from_the_wheel(installed):
     where, configs, builtins, broken = json.loads(done.stdout)
     assert Path(where).is_relative_to(installed.site) and not Path(where).is_relative_to(ROOT)
     assert Path(configs) == installed.site / "harness" / "configs"
-    assert len(builtins) == 8 and "greedy" in builtins and broken == {}
+    assert len(builtins) == 9 and "greedy" in builtins and broken == {}
 
 
 def _deals_option(installed: Installed) -> str:
@@ -187,7 +187,7 @@ def test_the_quick_start_runs_from_an_empty_folder(installed):
             break
         table.append(line)
     standings = [line.split() for line in table]
-    assert [int(row[0]) for row in standings] == list(range(1, 9))
+    assert [int(row[0]) for row in standings] == list(range(1, 10))
     names = {row[1] for row in standings}
     assert names == {
         "optimal",
@@ -198,8 +198,9 @@ def test_the_quick_start_runs_from_an_empty_folder(installed):
         "worm-first",
         "threshold",
         "random",
+        "win-optimal",
     }
-    assert all(row[2] == "70" for row in standings)  # 7 tables x 5 deals x 2 seat orders
+    assert all(row[2] == "80" for row in standings)  # 8 tables x 5 deals x 2 seat orders
     assert (installed.empty / "results" / "round_robin").is_dir()
 
 

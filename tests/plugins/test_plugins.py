@@ -403,7 +403,7 @@ def test_every_builtin_class_is_registered_by_the_project_under_its_own_name():
     own = {ep.name: ep.value for ep in _registered() if _is_own(ep)}
     assert own == _strategy_classes_of_the_package()
     assert {ep.dist.name for ep in _registered() if _is_own(ep)} == {DISTRIBUTION}
-    assert set(builtin_strategies()) == set(own) and len(own) == 8
+    assert set(builtin_strategies()) == set(own) and len(own) == 9
     assert resolve("greedy").origin == "builtin"
 
 
@@ -476,7 +476,7 @@ def test_a_stale_egg_info_in_the_cwd_does_not_hide_the_builtins(tmp_path, monkey
         patch.setattr(plugins.catalogue, "_BROKEN", {})
         plugins.builtin_strategies.cache_clear()
         try:
-            assert len(plugins.builtin_strategies()) == 8 and not plugins.broken_builtins()
+            assert len(plugins.builtin_strategies()) == 9 and not plugins.broken_builtins()
         finally:
             plugins.builtin_strategies.cache_clear()
 

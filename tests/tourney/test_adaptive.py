@@ -226,3 +226,43 @@ def test_dask_plays_the_same_schedule_and_rows(tmp_path):
     assert sum(line.startswith("Dask: ") for line in told) == 1, told
     assert rows(dask.run_dir).equals(rows(here.run_dir))
     assert record(dask.run_dir) == record(here.run_dir)
+
+
+def test_a_sigkill_mid_run_then_the_same_command_gives_the_same_run(tmp_path):
+    """kill -9 of `harness tourney` (parent and workers, no handler runs) in the middle of
+    an adaptive run, then the same command: the schedule is taken again from the stored
+    batches only, and the rows and the adaptive record are those of a run never killed."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from test_tourney_faults import ROOT, SLOW, only_run, start, wait_for_chunks
+
+    (tmp_path / "slow.py").write_text(SLOW)  # greedy after a nap a game: a run of seconds
+    config = tmp_path / "slow.yaml"
+    config.write_text(
+        "name: slow\nentrants: [greedy, random, slow.py:Slow]\ndeals: 200\nseed: 5\n"
+        "schedule: adaptive\ntarget: {batch: 20}\n"
+    )
+    reference = run_tournament(config, out=tmp_path / "ref", workers=0, progress=False)
+    assert reference.status == "complete"
+    out = tmp_path / "out"
+    proc = start(config, out)
+    wait_for_chunks(out, "slow", 4, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    proc.stdout.close()
+    proc.stderr.close()
+    run_dir = only_run(out, "slow")
+    saved = len((run_dir / "manifest.jsonl").read_text().splitlines())
+    assert json.loads((run_dir / "run.json").read_text())["status"] == "running", saved
+    again = subprocess.run(
+        [sys.executable, "-m", "harness", "tourney", str(config), "--out", str(out),
+         "--workers", "2", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert json.loads(again.stdout)["resumed"] > 0
+    assert rows(run_dir).equals(rows(reference.run_dir))
+    assert record(run_dir) == record(reference.run_dir)

@@ -211,3 +211,55 @@ def test_a_bot_that_forfeits_is_told_not_hidden(tmp_path, cli):
     assert result.exit_code == 0, result.output
     assert "160 tuning games ended in a forfeit" in result.output
     assert "the tuning kept the starting values" in result.output
+
+
+def _tune_args(out: Path) -> list[str]:
+    """SMALL's tune on the command line (its iterations are the fixture's)."""
+    return ["threshold", "--param", "target=21..40", "--against", "greedy", "--out", str(out),
+            "--players", "2", "--seed", "3", "--budget", "800", "--batch", "20",
+            "--confirm", "100", "--quiet"]  # fmt: skip
+
+
+def test_the_command_plays_the_same_path_on_dask(tmp_path, cli, tuned):
+    """--backend dask: a local Dask cluster plays the same iterations, byte for byte."""
+    pytest.importorskip("distributed")
+    result = cli("tune", *_tune_args(tmp_path), "--backend", "dask", "--workers", "2", "--json")
+    assert result.exit_code == 0, result.output
+    folder = Path(json.loads(result.output.splitlines()[-1])["folder"])
+    assert (folder / ITERATIONS).read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+
+
+def test_address_without_dask_is_one_line(tmp_path, cli):
+    args = [*_tune_args(tmp_path), "--backend", "local", "--address", "tcp://127.0.0.1:1"]
+    result = cli("tune", *args)
+    assert result.exit_code == 2 and "needs --backend dask" in result.output
+
+
+def test_a_sigkill_mid_tune_then_the_same_command_gives_the_same_path(tmp_path, tuned):
+    """kill -9 of `harness tune` between (or during) iterations: nothing to flush, no
+    handler runs; the same command resumes from what is stored and ends on the path an
+    uninterrupted tune takes, byte for byte."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    command = [sys.executable, "-m", "harness", "tune", *_tune_args(tmp_path), "--workers", "1"]
+    stored = tmp_path / "tune" / "threshold" / setup().key / ITERATIONS
+    child = subprocess.Popen(command, start_new_session=True, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.monotonic() + 120  # a hang guard, not a timing
+        while time.monotonic() < deadline and child.poll() is None:
+            if stored.exists() and len(stored.read_text().splitlines()) >= 3:
+                break
+            time.sleep(0.02)
+        os.killpg(child.pid, signal.SIGKILL)
+    finally:
+        child.wait(timeout=60)
+    killed_at = len(stored.read_text().splitlines())
+    assert 3 <= killed_at < 10, killed_at  # killed mid-tune, not after it
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
