@@ -51,6 +51,7 @@ from harness.env.single import SingleAgent, as_action
 from harness.game.engine import rank_seats
 from harness.game.engines import ENGINES
 from harness.game.rules import Rules
+from harness.native.evaluators import prepare as prepare_evaluators
 from harness.seats import SeatLimits
 
 
@@ -122,6 +123,7 @@ class _Native:
     ) -> None:
         core = native._core
         seats = ((0,), *(native.native_seat(o).as_c() for o in opponents))
+        prepare_evaluators(rules.players, seats)  # a win-optimal opponent's, in C
         keys = bytes(schedule.order_index(k) for k in range(len(schedule.orders)))
         self.handle = core.vec_new(
             native.rules_c(rules),

@@ -23,7 +23,9 @@ This module is the room's face only: the names below are those of its modules,
   designs, :class:`NativeResult`): the one table of the layouts C shares with Python;
 * :mod:`~harness.native.batch`: the batches (:func:`play_deals`, :func:`play_games`,
   :func:`column_counts`, :func:`check_table`, :func:`seat_host`);
-* :mod:`~harness.native.seats`: the Python seats of a native table.
+* :mod:`~harness.native.seats`: the Python seats of a native table;
+* :mod:`~harness.native.evaluators`: the win-probability evaluator handed to the C engine
+  for native ``win-optimal`` seats (installed by every batch that seats one).
 
 A table is played in the seat orders of a seating design
 (:mod:`harness.game.seating`): order k puts table entrant ``orders[k][i]`` in seat i,

@@ -30,6 +30,7 @@ from harness.native.columns import (
     orders_c,
     rules_c,
 )
+from harness.native.evaluators import prepare as prepare_evaluators
 from harness.native.extension import NotNative, loaded
 from harness.native.kinds import native_seat, supports
 from harness.native.seats import SeatHost
@@ -62,6 +63,7 @@ def _prepare(
         (core.PYTHON_SEAT,) if e < len(python) and python[e] else native_seat(s).as_c()
         for e, s in enumerate(strategies)
     )
+    prepare_evaluators(game_rules.players, seats)  # win-optimal's, in this process
     return game_rules, seats, int(dice == "duplicate")
 
 

@@ -32,9 +32,22 @@ KINDS: dict[str, tuple[int, str, str, tuple[str, ...]]] = {
     "tactician": (5, "harness.strategies.tactician", "Tactician", ("caution", "worm_by")),
     "random": (6, "harness.strategies.random_play", "RandomPlay", ("p_stop",)),
     "optimal": (7, "harness.strategies.optimal", "Optimal", ("endgame", "spread", "flip")),
+    "win-optimal": (8, "harness.strategies.win_optimal", "WinOptimal", ()),
 }
 # Modules a native strategy mirrors besides its own and harness.strategies._common.
-ALSO: dict[str, tuple[str, ...]] = {"optimal": ("harness.analysis.turn",)}
+ALSO: dict[str, tuple[str, ...]] = {
+    "optimal": ("harness.analysis.turn",),
+    # win-optimal is optimal's programme (its plan, pick, stop, claim) on the evaluator's
+    # values: the evaluator's modules (native/c/winprob.inc.c mirrors them) and optimal's
+    "win-optimal": (
+        "harness.strategies.optimal",
+        "harness.analysis.turn",
+        "harness.winprob.evaluator",
+        "harness.winprob.features",
+        "harness.winprob.model",
+        "harness.winprob.position",
+    ),
+}
 NATIVE_STRATEGIES: tuple[str, ...] = tuple(KINDS)
 """The built-in strategies that have a native version."""
 _EXACT = 1 << 53  # ints a double holds exactly: parameters compare as doubles in C

@@ -63,6 +63,8 @@ CONFIGS = [
         rules={"lower_tile": "any", "flip_without_tile": True, "bust_flip": "lowest"},
     ),
     dict(opponents=["random"] * 4, reward="swing", dice="independent", seat=3),
+    # win-optimal's evaluator installed in C by the vector env's own door (its opponents)
+    dict(opponents=["win-optimal", "optimal"], reward="win", dice="independent", seat=2),
 ]
 
 

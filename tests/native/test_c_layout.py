@@ -36,6 +36,7 @@ from harness.game import rules
 from harness.native import columns, kinds
 from harness.runfolder import schema
 from harness.tourney.plan import SEED_MASK
+from harness.winprob.features import GRILL_FEATURES, PER_SEAT
 
 C_DIR = Path(__file__).resolve().parents[2] / "harness" / "native" / "c"
 LAYOUT = C_DIR / "layout.inc.c"
@@ -183,6 +184,9 @@ def _tables() -> list[str]:
         f"#define SEED_MASK 0x{SEED_MASK:x}ULL /* harness.tourney.plan.SEED_MASK: int64 */",
         f"#define ACC_SPREAD {_double(WIN_SPREAD)} /* harness.analysis.account.WIN_SPREAD */",
         f"#define DP_EPS {_double(EPS)} /* harness.analysis.turn.EPS */",
+        "/* the win-probability evaluator's inputs (harness/winprob/features.py) */",
+        f"#define PER_SEAT_FEATURES {PER_SEAT} /* PER_SEAT: integers per seat */",
+        f"#define GRILL_FEATURES {GRILL_FEATURES} /* the grill's: bits, count, worms */",
     ]
 
 

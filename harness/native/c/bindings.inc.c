@@ -111,6 +111,12 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
         }
         for (int j = 0; j < count; j++)
             if (bad_param(i, kind, j, p[j])) return -1;
+        if (kind == S_WIN_OPTIMAL && !wp_mode[n]) { /* never played on no evaluator */
+            PyErr_Format(PyExc_ValueError,
+                         "seat %d: win-optimal has no evaluator for %d players installed "
+                         "(harness.native.evaluators.install)", i, n);
+            return -1;
+        }
         table[i].kind = kind;
         memcpy(table[i].p, p, sizeof(p));
     }
@@ -492,4 +498,35 @@ static PyObject *py_chunk_stats(PyObject *self, PyObject *args) {
         }
     release_buffers(&b);
     return out;
+}
+
+/* wp_install(players, model, neumaier): the evaluator of `players` seats for win-optimal:
+ * `model` the bytes of its file (harness.winprob.Model.to_bytes(), checked by the caller
+ * against its sha256) or None for the normal approximation; `neumaier`: whether this
+ * Python's sum() of floats is compensated (3.12 and later). A model that does not fit is
+ * a ValueError saying why, and nothing changes. */
+static PyObject *py_wp_install(PyObject *self, PyObject *args) {
+    int players, neumaier;
+    PyObject *data;
+    if (!PyArg_ParseTuple(args, "iOp", &players, &data, &neumaier)) return NULL;
+    if (players < 2 || players > MAXP) {
+        PyErr_Format(PyExc_ValueError, "%d players; a game has 2 to %d (R3)", players, MAXP);
+        return NULL;
+    }
+    WpModel *m = NULL;
+    if (data != Py_None) {
+        char *bytes, why[200];
+        Py_ssize_t size;
+        if (PyBytes_AsStringAndSize(data, &bytes, &size) < 0) return NULL;
+        m = wp_parse((const uint8_t *)bytes, (size_t)size, players, why, sizeof why);
+        if (m == NULL) {
+            PyErr_Format(PyExc_ValueError, "the %d-player model: %s", players, why);
+            return NULL;
+        }
+    }
+    wp_neumaier = neumaier;
+    wp_model[players] = m; /* the one before stays allocated: a batch may still read it */
+    wp_mode[players] = m == NULL ? 1 : 2;
+    wp_generation++; /* every plan cache's boards of other models: misses from now */
+    Py_RETURN_NONE;
 }

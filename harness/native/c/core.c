@@ -30,7 +30,10 @@
  *   account_stats(), dp_cache_size(sets)  the luck account's cache and checks (tests,
  *                      benchmarks); play_deals and play_games keep the account (account.inc.c)
  *                      when given its columns
- *   set_portable(flag) the SIMD-free seeding, hashing and turn programme (tests)
+ *   set_portable(flag) the SIMD-free seeding, hashing, turn programme and network (tests)
+ *   wp_install(players, model bytes | None, neumaier)  win-optimal's evaluator of a
+ *                      player count (harness/native/evaluators.py installs it);
+ *                      wp_chances(...), wp_plan_stats()  its chances, its plan cache (tests)
  *
  * Speed, where it comes from: seeds are hashed four at a time and generators seeded
  * sixteen at a time (vector lanes), the twist is done word by word as words are
@@ -52,6 +55,7 @@ typedef ptrdiff_t Py_ssize_t;
 #include <limits.h> /* LLONG_MAX: the last episode number (vecenv.inc.c) */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h> /* snprintf: why a model is refused (winprob.inc.c) */
 #if defined(__linux__)
 #include <sys/mman.h> /* madvise: huge pages for the solved turns (turn_dp.inc.c) */
 #endif
@@ -80,6 +84,7 @@ static inline int lowest_bit(uint64_t x) { return __builtin_ctzll(x); }
 #include "game.inc.c"       /* the board: seats' kinds, Game, its start and end */
 #include "turn.inc.c"       /* the turn as a state: R4-R10, every rule check of a turn */
 #include "optimal.inc.c"    /* the native optimal strategy */
+#include "winprob.inc.c"    /* the win-probability evaluator, win-optimal's plan */
 #include "seats.inc.c"      /* Python seats: the host's callbacks */
 #include "strategies.inc.c" /* the built-ins' decisions */
 #include "account.inc.c"    /* the luck account */
@@ -104,6 +109,9 @@ static PyMethodDef methods[] = {
     {"dp_cache_stats", py_dp_cache_stats, METH_NOARGS, "(hits, misses) of the solved turns."},
     {"account_stats", py_account_stats, METH_NOARGS, "The luck account's cache and checks."},
     {"dp_cache_size", py_dp_cache_size, METH_O, "Empty the solved turns; set their sets."},
+    {"wp_install", py_wp_install, METH_VARARGS, "Install the evaluator of a player count."},
+    {"wp_chances", py_wp_chances, METH_VARARGS, "The evaluator's chances of a position."},
+    {"wp_plan_stats", py_wp_plan_stats, METH_NOARGS, "(hits, misses) of win-optimal's plans."},
     {"vec_new", py_vec_new, METH_VARARGS, "A vector environment's slots, in a capsule."},
     {"vec_reset", py_vec_reset, METH_VARARGS, "Every slot to its episode's first question."},
     {"vec_step", py_vec_step, METH_VARARGS, "One answer per slot; on to the next question."},
@@ -120,6 +128,7 @@ PyMODINIT_FUNC PyInit__native_core(void) {
     init_seed_lanes();
     init_derive4();
     dp_use_lanes(4);
+    wp_use_lanes(4);
     init_block_limit();
     init_roll_tables();
     if (!DP_READY && dp_init() < 0) return PyErr_NoMemory();

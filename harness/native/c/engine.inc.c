@@ -25,7 +25,9 @@ static int play_turn(Game *g) {
     TurnDice d;
     if (turn_begin(g, &t, &d) < 0) return 1;
     int seat = t.seat;
-    if (g->strat[seat]->kind == S_OPTIMAL && opt_plan(g, seat) < 0) { /* its first roll */
+    int kind = g->strat[seat]->kind; /* optimal's and win-optimal's plan: the first roll */
+    if ((kind == S_OPTIMAL && opt_plan(g, seat) < 0) ||
+        (kind == S_WIN_OPTIMAL && win_plan(g, seat) < 0)) {
         g->failed = 1;
         return 1;
     }

@@ -22,7 +22,7 @@ enum { FLIP_NONE, FLIP_HIGHEST, FLIP_LOWEST, FLIP_MODES };
 /* ==== the native kinds (harness/native/kinds.py KINDS) and the parameters each
  * reads, in its order, with the bounds its built-in declares (Strategy.bounds) */
 enum { S_GREEDY = 0, S_THRESHOLD = 1, S_WORM_FIRST = 2, S_SIMPLE = 3, S_ENV_HEURISTIC = 4,
-    S_TACTICIAN = 5, S_RANDOM = 6, S_OPTIMAL = 7, S_KINDS = 8 };
+    S_TACTICIAN = 5, S_RANDOM = 6, S_OPTIMAL = 7, S_WIN_OPTIMAL = 8, S_KINDS = 9 };
 #define MAX_PARAMS 3
 typedef struct {
     double low, high;
@@ -41,6 +41,7 @@ static const struct {
     [S_TACTICIAN] = {2, {"caution", "worm_by"}, {{0.0, 100.0, 1}, {0.0, 8.0, 0}}},
     [S_RANDOM] = {1, {"p_stop"}, {{0.0, 1.0, 0}}},
     [S_OPTIMAL] = {3, {"endgame", "spread", "flip"}, {{0.0, 16.0, 0}, {0.0, 100.0, 1}, {0.0, 100.0, 0}}},
+    [S_WIN_OPTIMAL] = {0, {0}, {{0}}},
 };
 
 /* ==== the columns of a batch (harness/native/columns.py GAME_ORDER, SEAT_ORDER,
@@ -106,6 +107,9 @@ enum { STAT_GAMES, STAT_WINS, STAT_WORMS, STAT_RANK, STAT_FORFEITS, STAT_CAPPED,
 #define SEED_MASK 0x7fffffffffffffffULL /* harness.tourney.plan.SEED_MASK: int64 */
 #define ACC_SPREAD 2.5 /* harness.analysis.account.WIN_SPREAD */
 #define DP_EPS 1e-12 /* harness.analysis.turn.EPS */
+/* the win-probability evaluator's inputs (harness/winprob/features.py) */
+#define PER_SEAT_FEATURES 7 /* PER_SEAT: integers per seat */
+#define GRILL_FEATURES 18 /* the grill's: bits, count, worms */
 
 /* ==== the environments (harness/env/encoding.py, game.py, single.py) ==== */
 #define VE_OBS 205 /* OBS_SIZE */

@@ -44,6 +44,7 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
         init_derive4();
     }
     dp_use_lanes(portable ? 0 : 4);
+    wp_use_lanes(portable ? 0 : 4); /* the evaluator's rows (winprob.inc.c) */
 #ifdef HAVE_AVX2_SEED
     return PyBool_FromLong(__builtin_cpu_supports("avx2"));
 #else
@@ -51,13 +52,16 @@ static PyObject *py_set_portable(PyObject *self, PyObject *arg) {
 #endif
 }
 
-/* dp_lanes(most): the turn programme solved with the widest lanes at most `most` (4:
- * AVX2, 2: SSE2 or NEON, 0: state by state) that this build and processor have; returns
+/* dp_lanes(most): the turn programme (and win-optimal's network) solved with the widest
+ * lanes at most `most` (4: AVX2, 2: SSE2 or NEON, 0: state by state) that this build and
+ * processor have; returns
  * the lanes now in use (for tests and benchmarks; set_portable(False) restores the best). */
 static PyObject *py_dp_lanes(PyObject *self, PyObject *arg) {
     long most = PyLong_AsLong(arg);
     if (most == -1 && PyErr_Occurred()) return NULL;
-    return PyLong_FromLong(dp_use_lanes((int)most));
+    int lanes = dp_use_lanes((int)most);
+    wp_use_lanes(lanes); /* the evaluator's rows in the same widths (winprob.inc.c) */
+    return PyLong_FromLong(lanes);
 }
 
 /* dp_states(): turn.STATES, as the C code built them (for tests). */
@@ -173,4 +177,45 @@ static PyObject *py_dp_cache_size(PyObject *self, PyObject *arg) {
     if (!dp_batches) dp_cache_free();
     dp_cache_sets = (int)sets;
     return PyLong_FromLong(before);
+}
+
+/* wp_chances(players, grill, stacks, to_move): Evaluator.chances of a position, by the
+ * installed evaluator of `players` seats (tests compare them with Python's, bit for bit). */
+static PyObject *py_wp_chances(PyObject *self, PyObject *args) {
+    WpPos p;
+    unsigned long long grill;
+    PyObject *stacks;
+    if (!PyArg_ParseTuple(args, "iKOi", &p.n, &grill, &stacks, &p.to_move)) return NULL;
+    if (p.n < 2 || p.n > MAXP || !wp_mode[p.n] || p.to_move < 0 || p.to_move >= p.n ||
+        !PyTuple_Check(stacks) || PyTuple_GET_SIZE(stacks) != p.n) {
+        PyErr_SetString(PyExc_ValueError, "wp_chances: an installed player count, its stacks");
+        return NULL;
+    }
+    p.grill = grill & (0xFFFFULL << LOWEST_TILE);
+    for (int s = 0; s < p.n; s++) {
+        PyObject *one = PyTuple_GET_ITEM(stacks, s);
+        if (!PyTuple_Check(one) || PyTuple_GET_SIZE(one) > NTILES) {
+            PyErr_SetString(PyExc_ValueError, "wp_chances: stacks of tiles");
+            return NULL;
+        }
+        p.len[s] = (int)PyTuple_GET_SIZE(one);
+        for (int k = 0; k < p.len[s]; k++) {
+            long t = PyLong_AsLong(PyTuple_GET_ITEM(one, k));
+            if (t < LOWEST_TILE || t > HIGHEST_TILE) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "wp_chances: a tile");
+                return NULL;
+            }
+            p.stack[s][k] = (uint8_t)t;
+        }
+    }
+    PyObject *out = PyTuple_New(p.n);
+    if (out == NULL) return NULL;
+    for (int s = 0; s < p.n; s++) PyTuple_SET_ITEM(out, s, PyFloat_FromDouble(wp_chance(&p, s)));
+    return out;
+}
+
+/* wp_plan_stats(): (hits, misses) of this thread's win-optimal plan cache. */
+static PyObject *py_wp_plan_stats(PyObject *self, PyObject *noargs) {
+    DpCache *c = dp_cache;
+    return Py_BuildValue("ll", c ? c->wp_hits : 0L, c ? c->wp_misses : 0L);
 }

@@ -61,6 +61,7 @@ static int strat_pick(Game *g, int seat, const Turn *t) {
         return best;
     }
     case S_OPTIMAL:
+    case S_WIN_OPTIMAL: /* optimal's programme, on the evaluator's values (winprob.inc.c) */
         return opt_pick(g, seat, t);
     case S_PYTHON:
         return host_pick(g, seat, t);
@@ -123,7 +124,8 @@ static int strat_stop(Game *g, int seat, const Turn *t) {
         return host_stop(g, seat);
     case S_RANDOM:
         return mt_random(seat_rng(g, seat)) < s->p[0];
-    case S_OPTIMAL: { /* the state was solved when opt_pick compared its value */
+    case S_OPTIMAL:
+    case S_WIN_OPTIMAL: { /* the state was solved when opt_pick compared its value */
         int i = opt_state(t);
         dp_need(g->opt_turn[seat], i);
         return dp_stops(g->opt_turn[seat], i);
@@ -139,7 +141,7 @@ static Claim strat_claim(Game *g, int seat, int total, const Claim *choices, int
     const Strat *s = g->strat[seat];
     if (s->kind == S_RANDOM) /* view.rng.choice(choices) */
         return choices[mt_randbelow(seat_rng(g, seat), (uint32_t)n)];
-    if (s->kind == S_OPTIMAL) return opt_claim(g, seat, choices, n);
+    if (s->kind == S_OPTIMAL || s->kind == S_WIN_OPTIMAL) return opt_claim(g, seat, choices, n);
     if (s->kind == S_PYTHON) return host_claim(g, seat, total, choices, n);
     return choices[0]; /* Strategy.claim: max(choices, key=swing), the first */
 }

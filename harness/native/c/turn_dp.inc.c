@@ -522,6 +522,8 @@ typedef struct {
     char *arena;       /* where the next block starts in it */
     size_t arena_left; /* and the bytes left there */
     AccStats acc;
+    void *wp_plans; /* win-optimal's plan cache (winprob.inc.c), made when first needed */
+    long wp_hits, wp_misses;
     double terms[3 * DP_MAX_ROWS]; /* every entry's scratch: one state is solved at a time */
 } DpCache;
 
@@ -596,6 +598,7 @@ static void dp_cache_destroy(void *cache) {
         free(c->chunk);
         c->chunk = before;
     }
+    free(c->wp_plans);
     free(c->set);
     free(c);
 }
