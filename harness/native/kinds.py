@@ -45,6 +45,7 @@ ALSO: dict[str, tuple[str, ...]] = {
         "harness.winprob.evaluator",
         "harness.winprob.features",
         "harness.winprob.model",
+        "harness.winprob.payoff",
         "harness.winprob.position",
     ),
 }

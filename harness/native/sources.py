@@ -28,10 +28,11 @@ SOURCES: dict[str, str] = {
     f"{PACKAGE}.tactician": "e8b84ccb82db7cceb2aeecd60cbfae51e81de33f6fc65fbd3958fde8c74725b0",
     f"{PACKAGE}.random_play": "1c2580a9204a26141886347495d8934849ea2814cc2529d659b8f368f9cf461a",
     f"{PACKAGE}.optimal": "a1d570f57e5a53d4e7056c9089519b6bd8f181270cbc0e0a63350a0fceba70d3",
-    f"{PACKAGE}.win_optimal": "84220e69674b01c91304c030ea0b12ead9c224eb55e3be28828467e495120361",
+    f"{PACKAGE}.win_optimal": "ee3341c544e4924692950fb1082365c7a7c336fab2ec523c63198762814fd462",
     # the win-probability evaluator: native/c/winprob.inc.c mirrors it, integer for integer
     "harness.winprob.evaluator": "df877b0a43f6168021dfcf8014510f3e3fdb6fa8ce61efb0dd9e1a50b1a8076e",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
+    "harness.winprob.payoff": "f8f7a91439797bf57c058a41105c21f2b04d2cd4d7f262628127ca71a558587f",
     "harness.winprob.model": "56ceead5ff1b70ee512b251f0b469b2f6128ecc70c23f18538689f16b1ceed80",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
     "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",

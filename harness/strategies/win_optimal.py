@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from harness.strategies.optimal import Optimal
 from harness.strategy import View
-from harness.winprob import Position, endings, evaluator
+from harness.winprob import Position, ending_chances
 
 
 class WinOptimal(Optimal):
@@ -33,15 +33,4 @@ class WinOptimal(Optimal):
         return ("win", view.grill, view.stacks, view.seat, view.rules)
 
     def _ending_values(self, view: View) -> tuple[dict, float]:
-        seat = view.seat
-        here = Position.of(view.grill, view.stacks, seat)
-        ends = endings(here, view.rules)
-        chances = evaluator(view.rules).chances_many([after for _, after in ends])
-        claims = {}
-        bust = 0.0
-        for (ending, _), chance in zip(ends, chances, strict=True):
-            if ending is None:
-                bust = chance[seat]
-            else:
-                claims[ending] = chance[seat]
-        return claims, bust
+        return ending_chances(Position.of(view.grill, view.stacks, view.seat), view.rules)
