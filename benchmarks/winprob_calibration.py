@@ -11,7 +11,9 @@ all of them: predicted against realised win rate in ten bins of the prediction
 (0-10%, ..., 90-100%), and the Brier score (mean squared error per seat and position)
 of the evaluator beside the normal approximation's (harness.winprob.normal_chances,
 what ``optimal``'s end game and today's win-weighted luck use). The evaluator is the
-shipped one for each player count (``--model``: a file instead, for its player count).
+shipped one for each player count (``--model``: a file instead, for its player count);
+``--rules PRESET`` plays and judges the games under a preset (a variant uses the
+official rules' model of its player count).
 """
 
 from __future__ import annotations
@@ -41,11 +43,12 @@ POOL = (
 BINS = 10
 
 
-def measure(players: int, positions: int, seed: int, model_path: Path | None, bar: Bar) -> dict:
+def measure(players: int, positions: int, seed: int, model_path: Path | None, preset: str,
+            bar: Bar) -> dict:  # fmt: skip
     bar.phase(f"{players} players: games", positions)
     pos, labels, _ = play_positions(players, positions, seed, tag="calib", pool=POOL,
-                                    tick=bar.tick)  # fmt: skip
-    rules = Rules(players=players)
+                                    rules=preset, tick=bar.tick)  # fmt: skip
+    rules = Rules.preset(preset, players)
     ev = Evaluator(rules, load(model_path)) if model_path else Evaluator(rules)
     bar.phase(f"{players} players: evaluate", len(pos))
     pred, normal = [], []
@@ -117,6 +120,7 @@ def main() -> int:
     ap.add_argument("--positions", type=int, default=40_000, help="per player count")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--rules", default="official", help="a preset: official, piko-blog, ...")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     counts = [int(p) for p in a.players.split(",")]
@@ -124,7 +128,7 @@ def main() -> int:
         sys.exit("winprob_calibration: --model judges one player count: give --players P")
     cpu = time.process_time()
     bar = Bar()
-    parts = [measure(p, a.positions, a.seed, a.model, bar) for p in counts]
+    parts = [measure(p, a.positions, a.seed, a.model, a.rules, bar) for p in counts]
     results = []
     for part in parts:
         s = summary(f"{part['players']} players", part["pred"], part["normal"], part["real"])

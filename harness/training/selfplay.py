@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 
 from harness.game.board import Board
 from harness.game.engine import GameObserver
+from harness.game.rules import Rules
 from harness.play.games import play_game
 from harness.winprob import Position, result_shares
 
@@ -62,10 +63,12 @@ def play_positions(
     *,
     tag: str = "train",
     pool: Sequence[str] = POOL,
+    rules: str = "official",
     tick: Callable[[int], None] | None = None,
 ) -> tuple[list[Position], list[tuple[float, ...]], list[str]]:
-    """At least ``count`` turn-start positions of ``players``-seat games (whole games),
-    with each one's result shares rotated from its mover and the table that played it."""
+    """At least ``count`` turn-start positions of ``players``-seat games (whole games) under
+    the preset ``rules``, with each one's result shares rotated from its mover and the
+    table that played it."""
     draw = random.Random(f"{tag}-{seed}-tables")
     positions: list[Position] = []
     labels: list[tuple[float, ...]] = []
@@ -75,7 +78,11 @@ def play_positions(
         seats = [draw.choice(pool) for _ in range(players)]
         observer = TurnStarts()
         result = play_game(
-            seats, "official", f"{tag}-{seed}-{game}", observer=observer, engine="python"
+            seats,
+            Rules.preset(rules, players),
+            f"{tag}-{seed}-{game}",
+            observer=observer,
+            engine="python",
         )
         game += 1
         if result.status != "over":  # the turn cap: no result to learn from
