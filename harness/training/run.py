@@ -39,6 +39,7 @@ class Settings:
     sweep_epochs: int = 8
     batch: int = 256
     rate: float = 1e-3
+    decay: float = 0.75  # each sweep's refit: the rate times decay**sweep
 
 
 @dataclass
@@ -81,8 +82,9 @@ def train(settings: Settings, bar: Bar | None = None) -> Outcome:
         changes.append(float(np.abs(new - target).mean()))
         target = new
         bar.phase(f"sweep {sweep}/{s.sweeps}: refit", s.sweep_epochs)
+        rate = s.rate * s.decay**sweep
         losses.append(net.fit(x, target, epochs=s.sweep_epochs, rng=rng, batch=s.batch,
-                              rate=s.rate, tick=bar.tick))  # fmt: skip
+                              rate=rate, tick=bar.tick))  # fmt: skip
     bar.end()
     model = quantize(net, s.players, np.full(x.shape[1], FEATURE_BOUND))
     model = Model.from_bytes(model.to_bytes())  # with its sha256

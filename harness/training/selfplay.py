@@ -19,15 +19,19 @@ from harness.game.rules import Rules
 from harness.play.games import play_game
 from harness.winprob import Position, result_shares
 
-#: The strategies the games are drawn from (each seat independently, seeded).
+#: The strategies the games are drawn from (each seat independently, seeded). Mostly
+#: strong play, since the turn backups assume the mover plays its best and the first
+#: labels should agree with them (a pool half of weak bots labelled leads as safer than
+#: they are between strong players: docs/winprob.md); the weaker seats vary the
+#: positions. Nothing here depends on a shipped model (``win-optimal`` would), so the
+#: command gives the same file whatever models are installed.
 POOL: tuple[str, ...] = (
     "optimal",
-    "optimal(endgame=0)",
     "optimal",
+    "optimal(endgame=0)",
+    "optimal(endgame=16)",
     "tactician",
     "simple",
-    "greedy",
-    "win-optimal",
 )
 
 
