@@ -4,8 +4,9 @@
     python benchmarks/winprob_calibration.py --players 2 --model winprob-2p.bin --json
 
 Plays games the training never saw (seeds ``calib-<seed>-<game>``; the training's are
-``train-...``) on the Python engine between a seeded mix of built-ins, keeps the
-position at every turn's start, and sets each seat's predicted chance to win beside
+``train-...``) on the Python engine between a seeded mix of built-ins (``--pool``:
+mixed, the default, strong or weak; win-optimal plays with the shipped model), keeps
+the position at every turn's start, and sets each seat's predicted chance to win beside
 its realised share of first place (R11: a tie is shared). Per player count and over
 all of them: predicted against realised win rate in ten bins of the prediction
 (0-10%, ..., 90-100%), and the Brier score (mean squared error per seat and position)
@@ -31,22 +32,27 @@ from harness.training.progress import Bar
 from harness.training.selfplay import play_positions
 from harness.winprob import Evaluator, load, normal_chances
 
-POOL = (
-    "optimal",
-    "optimal(endgame=0)",
-    "tactician",
-    "simple",
-    "greedy",
-    "win-optimal",
-    "worm-first",
-)
+POOLS = {
+    # every seat drawn from the pool independently, seeded
+    "mixed": (
+        "optimal",
+        "optimal(endgame=0)",
+        "tactician",
+        "simple",
+        "greedy",
+        "win-optimal",
+        "worm-first",
+    ),  # fmt: skip
+    "strong": ("optimal", "optimal(endgame=0)", "win-optimal"),
+    "weak": ("simple", "greedy", "tactician", "worm-first"),
+}
 BINS = 10
 
 
 def measure(players: int, positions: int, seed: int, model_path: Path | None, preset: str,
-            bar: Bar) -> dict:  # fmt: skip
+            bar: Bar, pool: tuple[str, ...] = POOLS["mixed"]) -> dict:  # fmt: skip
     bar.phase(f"{players} players: games", positions)
-    pos, labels, _ = play_positions(players, positions, seed, tag="calib", pool=POOL,
+    pos, labels, _ = play_positions(players, positions, seed, tag="calib", pool=pool,
                                     rules=preset, tick=bar.tick)  # fmt: skip
     rules = Rules.preset(preset, players)
     ev = Evaluator(rules, load(model_path)) if model_path else Evaluator(rules)
@@ -121,6 +127,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--model", type=Path, default=None)
     ap.add_argument("--rules", default="official", help="a preset: official, piko-blog, ...")
+    ap.add_argument("--pool", choices=sorted(POOLS), default="mixed",
+                    help="the strategies the seats are drawn from")  # fmt: skip
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     counts = [int(p) for p in a.players.split(",")]
@@ -128,7 +136,7 @@ def main() -> int:
         sys.exit("winprob_calibration: --model judges one player count: give --players P")
     cpu = time.process_time()
     bar = Bar()
-    parts = [measure(p, a.positions, a.seed, a.model, a.rules, bar) for p in counts]
+    parts = [measure(p, a.positions, a.seed, a.model, a.rules, bar, POOLS[a.pool]) for p in counts]
     results = []
     for part in parts:
         s = summary(f"{part['players']} players", part["pred"], part["normal"], part["real"])
