@@ -73,3 +73,17 @@ def test_the_mover_matters_to_a_learned_model() -> None:
     ev = Evaluator(Rules(players=3), tiny_model(3, seed=5))
     p = POSITIONS[0]
     assert ev.chances(p) != ev.chances(Position(p.grill, p.stacks, 1))
+
+
+def test_the_shipped_two_player_model_knows_a_lead() -> None:
+    # a sanity check of the shipped file, not of its accuracy (benchmarks measure that)
+    from harness.winprob import evaluator
+
+    ev = evaluator(Rules(players=2))
+    assert ev.kind == "learned" and "winprob-2p.bin" in ev.describe()
+    ahead = Position.of((21, 22, 23), ((33, 34, 35), (24,)), 1)  # 12 worms to 1, 3 left
+    close = Position.of(tuple(range(21, 37)), ((), ()), 0)  # the first turn
+    assert ev.chances(ahead)[0] > 0.9
+    assert 0.35 < ev.chances(close)[0] < 0.65
+    # ahead, the same board with the other seat to move: still far ahead
+    assert ev.chances(Position(ahead.grill, ahead.stacks, 0))[0] > 0.9
