@@ -9,6 +9,7 @@ from pathlib import Path
 from harness.errors import HarnessError
 from harness.training.progress import Bar
 from harness.training.run import Settings, train
+from harness.training.selfplay import POOLS
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,6 +28,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=Settings.first_epochs, help="first fit")
     p.add_argument("--sweep-epochs", type=int, default=Settings.sweep_epochs)
     p.add_argument("--hidden", default="64,64", help="hidden layer widths, e.g. 64,64")
+    p.add_argument("--pool", choices=sorted(POOLS), default=Settings.pool,
+                   help="the strategies the games' seats are drawn from")  # fmt: skip
+    p.add_argument("--decay", type=float, default=Settings.decay,
+                   help="each sweep's learning rate: the first times decay**sweep")  # fmt: skip
     p.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
     return p
 
@@ -44,7 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden {a.hidden!r}: give widths such as 64,64")
     if not hidden or min(hidden) < 1:
         parser.error(f"--hidden {a.hidden!r}: every width must be at least 1")
-    settings = Settings(a.players, a.seed, a.positions, a.sweeps, hidden, a.epochs, a.sweep_epochs)
+    if not 0.0 < a.decay <= 1.0:
+        parser.error(f"--decay {a.decay}: give a factor in (0, 1]")
+    settings = Settings(a.players, a.seed, a.positions, a.sweeps, hidden, a.epochs,
+                        a.sweep_epochs, decay=a.decay, pool=a.pool)  # fmt: skip
     out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
     try:
         result = train(settings, Bar())

@@ -19,7 +19,7 @@ from harness.training import backup
 from harness.training.net import Net, cross_entropy
 from harness.training.progress import Bar
 from harness.training.quantize import max_error, quantize
-from harness.training.selfplay import play_positions
+from harness.training.selfplay import POOLS, play_positions
 from harness.winprob import Model, feature_count, features
 
 #: The largest magnitude any feature takes: 40 worms in all (R1), 16 tiles, 16 numbers.
@@ -39,7 +39,8 @@ class Settings:
     sweep_epochs: int = 8
     batch: int = 256
     rate: float = 1e-3
-    decay: float = 0.75  # each sweep's refit: the rate times decay**sweep
+    decay: float = 1.0  # each sweep's refit: the rate times decay**sweep
+    pool: str = "mixed"  # harness.training.selfplay.POOLS
 
 
 @dataclass
@@ -64,7 +65,8 @@ def train(settings: Settings, bar: Bar | None = None) -> Outcome:
     rng = np.random.default_rng([s.seed, s.players])
 
     bar.phase("self-play positions", s.positions)
-    positions, labels, _ = play_positions(s.players, s.positions, s.seed, tick=bar.tick)
+    positions, labels, _ = play_positions(s.players, s.positions, s.seed, pool=POOLS[s.pool],
+                                          tick=bar.tick)  # fmt: skip
     x = np.array([features(p) for p in positions], dtype=np.int64)
     y = np.array(labels, dtype=float)
     digest = hashlib.sha256(x.tobytes() + y.tobytes()).hexdigest()

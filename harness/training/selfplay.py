@@ -12,27 +12,70 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from functools import cache
 
 from harness.game.board import Board
 from harness.game.engine import GameObserver
 from harness.game.rules import Rules
 from harness.play.games import play_game
-from harness.winprob import Position, result_shares
+from harness.strategies.win_optimal import WinOptimal
+from harness.strategy import Strategy, View
+from harness.winprob import Evaluator, Position, endings, result_shares
 
-#: The strategies the games are drawn from (each seat independently, seeded). Mostly
-#: strong play, since the turn backups assume the mover plays its best and the first
-#: labels should agree with them (a pool half of weak bots labelled leads as safer than
-#: they are between strong players: docs/winprob.md); the weaker seats vary the
-#: positions. Nothing here depends on a shipped model (``win-optimal`` would), so the
-#: command gives the same file whatever models are installed.
-POOL: tuple[str, ...] = (
-    "optimal",
-    "optimal",
-    "optimal(endgame=0)",
-    "optimal(endgame=16)",
-    "tactician",
-    "simple",
-)
+#: The pools the games' seats are drawn from (each seat independently, seeded).
+#: ``mixed`` (the default; the shipped 2-player model's): strong and weak built-ins, for
+#: varied positions. ``strong`` (the 3-player model's): mostly strong play, whose
+#: results agree better with the turn backups (which assume the mover plays its best);
+#: at 2 players it played weaker (docs/winprob.md). ``win-optimal`` in a pool plays with
+#: the normal approximation (:class:`PinnedWinOptimal`): what it played before any model
+#: was shipped, so that the command gives the same file whatever models are installed.
+POOLS: dict[str, tuple[str, ...]] = {
+    "mixed": (
+        "optimal",
+        "optimal(endgame=0)",
+        "optimal",
+        "tactician",
+        "simple",
+        "greedy",
+        "win-optimal",
+    ),  # fmt: skip
+    "strong": (
+        "optimal",
+        "optimal",
+        "optimal(endgame=0)",
+        "optimal(endgame=16)",
+        "tactician",
+        "simple",
+    ),  # fmt: skip
+}
+POOL = POOLS["mixed"]
+
+
+class PinnedWinOptimal(WinOptimal):
+    """``win-optimal`` valuing each ending by the normal approximation (exact at the end),
+    whatever models are installed: the training's games must not depend on them."""
+
+    def _ending_values(self, view: View) -> tuple[dict, float]:
+        seat = view.seat
+        ends = endings(Position.of(view.grill, view.stacks, seat), view.rules)
+        chances = _normal(view.rules).chances_many([after for _, after in ends])
+        claims = {}
+        bust = 0.0
+        for (ending, _), chance in zip(ends, chances, strict=True):
+            if ending is None:
+                bust = chance[seat]
+            else:
+                claims[ending] = chance[seat]
+        return claims, bust
+
+
+@cache
+def _normal(rules: Rules) -> Evaluator:
+    return Evaluator(rules, None)
+
+
+def _seat(name: str) -> str | Strategy:
+    return PinnedWinOptimal() if name == "win-optimal" else name
 
 
 class TurnStarts(GameObserver):
@@ -82,7 +125,7 @@ def play_positions(
         seats = [draw.choice(pool) for _ in range(players)]
         observer = TurnStarts()
         result = play_game(
-            seats,
+            [_seat(name) for name in seats],
             Rules.preset(rules, players),
             f"{tag}-{seed}-{game}",
             observer=observer,
