@@ -53,7 +53,7 @@ def measure(players: int, positions: int, seed: int, model_path: Path | None, pr
             bar: Bar, pool: tuple[str, ...] = POOLS["mixed"]) -> dict:  # fmt: skip
     bar.phase(f"{players} players: games", positions)
     pos, labels, _ = play_positions(players, positions, seed, tag="calib", pool=pool,
-                                    rules=preset, tick=bar.tick)  # fmt: skip
+                                    rules=preset, pinned=False, tick=bar.tick)  # fmt: skip
     rules = Rules.preset(preset, players)
     ev = Evaluator(rules, load(model_path)) if model_path else Evaluator(rules)
     bar.phase(f"{players} players: evaluate", len(pos))

@@ -111,11 +111,14 @@ def play_positions(
     tag: str = "train",
     pool: Sequence[str] = POOL,
     rules: str = "official",
+    pinned: bool = True,
     tick: Callable[[int], None] | None = None,
 ) -> tuple[list[Position], list[tuple[float, ...]], list[str]]:
     """At least ``count`` turn-start positions of ``players``-seat games (whole games) under
     the preset ``rules``, with each one's result shares rotated from its mover and the
-    table that played it."""
+    table that played it. ``pinned``: a ``win-optimal`` seat plays with the normal
+    approximation (:class:`PinnedWinOptimal`, the training's), else with the shipped model
+    (the calibration's held-out games)."""
     draw = random.Random(f"{tag}-{seed}-tables")
     positions: list[Position] = []
     labels: list[tuple[float, ...]] = []
@@ -125,7 +128,7 @@ def play_positions(
         seats = [draw.choice(pool) for _ in range(players)]
         observer = TurnStarts()
         result = play_game(
-            [_seat(name) for name in seats],
+            [_seat(name) if pinned else name for name in seats],
             Rules.preset(rules, players),
             f"{tag}-{seed}-{game}",
             observer=observer,
