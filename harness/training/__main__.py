@@ -20,11 +20,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="python -m harness.training", description=__doc__)
+    p = _Parser(
+        prog="python -m harness.training",
+        description="Train a win-probability model (docs/winprob.md): self-play positions,"
+        " fitted value iteration on the exact turn backup, the integer network.",
+    )
     p.add_argument("--players", type=int, default=2, help="seats, 2-7 (R3)")
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--positions", type=int, default=Settings.positions)
-    p.add_argument("--sweeps", type=int, default=Settings.sweeps)
+    p.add_argument("--seed", type=int, default=1, help="games, tables, network: all from it")
+    p.add_argument("--positions", type=int, default=Settings.positions,
+                   help="turn-start positions to play (whole games)")  # fmt: skip
+    p.add_argument("--sweeps", type=int, default=Settings.sweeps,
+                   help="fitted value iteration sweeps (turn backups, then a refit)")  # fmt: skip
     p.add_argument("--epochs", type=int, default=Settings.first_epochs, help="first fit")
     p.add_argument("--sweep-epochs", type=int, default=Settings.sweep_epochs)
     p.add_argument("--hidden", default="64,64", help="hidden layer widths, e.g. 64,64")
