@@ -162,10 +162,11 @@ def test_a_group_key_covers_its_tables_and_deals(small_cap):
 # -- the same games ------------------------------------------------------------------------
 def test_grouped_chunks_store_the_games_one_table_a_chunk_stores(tmp_path, small_cap):
     # 10 values, 4 seats: C(10, 4) = 210 tables, past the cap of 60
-    grouped = run_tournament(sweep(values=10, deals=2, luck="on"), workers=0, out=tmp_path / "grouped")
+    config = sweep(values=10, deals=2, luck="on")
+    grouped = run_tournament(config, workers=0, out=tmp_path / "grouped")
     with pytest.MonkeyPatch.context() as undo:
         undo.setattr(model, "CHUNK_CAP", 10_000)
-        alone = run_tournament(sweep(values=10, deals=2, luck="on"), workers=0, out=tmp_path / "alone")
+        alone = run_tournament(config, workers=0, out=tmp_path / "alone")
     assert grouped.status == alone.status == "complete"
     parts_of = [len(list(r.run_dir.glob("games/*.parquet"))) for r in (grouped, alone)]
     assert parts_of[0] < 60 < parts_of[1] == 210
