@@ -30,6 +30,7 @@ from harness.native.columns import (
     orders_c,
     rules_c,
 )
+from harness.native.evaluators import install as install_evaluator
 from harness.native.evaluators import prepare as prepare_evaluators
 from harness.native.extension import NotNative, loaded
 from harness.native.kinds import native_seat, supports
@@ -64,6 +65,8 @@ def _prepare(
         for e, s in enumerate(strategies)
     )
     prepare_evaluators(game_rules.players, seats)  # win-optimal's, in this process
+    if account:  # the win account's (winluck): the evaluator of the player count
+        install_evaluator(game_rules.players)
     return game_rules, seats, int(dice == "duplicate")
 
 

@@ -16,13 +16,14 @@ from typing import Any
 
 from harness.game.rules import MAX_PLAYERS, TILES, Rules
 from harness.game.seating import design
-from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
+from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS, WIN_ACCOUNT_ARRAYS
 
 # The columns a chunk fills (harness.runfolder.schema), as array typecodes.
 GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
 SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
-# The luck account's columns per seat (harness.analysis.account, kept by account.inc.c).
-ACCOUNT_COLUMNS: dict[str, str] = ACCOUNT_ARRAYS
+# The luck account's columns per seat (harness.analysis.account, kept by account.inc.c),
+# with the win account's luck (harness.analysis.units: winluck), kept beside it.
+ACCOUNT_COLUMNS: dict[str, str] = {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
 SEATING = "seating"  # the seat order's index: the schema's seating column
 
 # The order the C code takes their buffers in (not the dicts' order, which is the
@@ -33,7 +34,7 @@ GAME_ORDER = (
 )  # fmt: skip
 SEAT_ORDER = ("worms", "rank", "busts", "steals", "stolen")
 ACCOUNT_ORDER = (
-    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim",
+    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim", "winluck",
     "rolls", "picks", "stops", "claims",
 )  # fmt: skip
 

@@ -17,7 +17,8 @@ typedef struct {
     int16_t *busts[MAXP], *steals[MAXP], *stolen[MAXP];
     uint8_t *detail; /* optional: DETAIL_BYTES per game */
     /* optional (with the account): per seat par, luck, wluck, regret_pick, regret_stop,
-     * regret_claim (ACC_SUMS doubles), then rolls, picks, stops, claims (ACC_COUNTS) */
+     * regret_claim, winluck (ACC_SUMS doubles), then rolls, picks, stops, claims
+     * (ACC_COUNTS) */
     double *acc_sum[ACC_SUMS][MAXP];
     int16_t *acc_count[ACC_COUNTS][MAXP];
 } Out;
@@ -42,7 +43,9 @@ static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
                                  [ACC_WLUCK] = l->wluck,
                                  [ACC_REGRET_PICK] = l->regret_pick,
                                  [ACC_REGRET_STOP] = l->regret_stop,
-                                 [ACC_REGRET_CLAIM] = l->regret_claim};
+                                 [ACC_REGRET_CLAIM] = l->regret_claim,
+                                 /* no evaluator installed: no win account (NaN) */
+                                 [ACC_WINLUCK] = g->acc->win ? l->winluck : NAN};
         int counts[ACC_COUNTS] = {[ACC_ROLLS - ACC_SUMS] = l->rolls,
                                   [ACC_PICKS - ACC_SUMS] = l->picks,
                                   [ACC_STOPS - ACC_SUMS] = l->stops,
