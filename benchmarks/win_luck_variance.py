@@ -2,16 +2,18 @@
 luck (``wluck``) as the control of luck-adjusted win shares: the variance per deal, raw
 over adjusted, side by side, and that neither adjustment moves the estimate.
 
-    python benchmarks/win_luck_variance.py [--deals 2000] [--seed 1] [--only 2p]
-                                           [--workers 1] [--json]
+    python benchmarks/win_luck_variance.py [--deals 20000] [--seed 1] [--only 2p]
+                                           [--workers 1] [--engine auto] [--json]
 
 Pools as luck_pool.py's (one table of a field, every cyclic seat rotation, duplicate
-dice, ``luck: on``), played by the runner's chunk function on the Python engine (the one
-that keeps the win account: the native account is in worms), so each game stores both
-controls. Per target (a field member's win share; at 3-4 players also each pair's head to
-head): raw estimate, adjusted by wluck and by winluck (coefficient cross-fitted on two
-folds of deals, harness.stats.ControlMoments), z = (adjusted - raw) / its standard error,
-and gain = (raw se / adjusted se)^2 with a jackknife standard error (luck_variance.py).
+dice, ``luck: on``), played by the runner's chunk function (``--engine``: auto, the native
+engine where it plays, or python: both keep the win account beside the worm one, bit for
+bit), so each game stores both controls.
+
+Per target (a field member's win share; at 3-4 players also each pair's head to head):
+raw estimate, adjusted by wluck and by winluck (coefficient cross-fitted on two folds of
+deals, harness.stats.ControlMoments), z = (adjusted - raw) / its standard error, and gain
+= (raw se / adjusted se)^2 with a jackknife standard error (luck_variance.py).
 
 The evaluator behind winluck is harness.winprob's for the player count: the shipped model
 where one is installed, the normal approximation elsewhere (printed per pool).
@@ -41,10 +43,10 @@ GROUPS = {
     "3p": [("greedy", "worm-first", "tactician")],
     "4p": [("greedy", "worm-first", "tactician", "simple")],
 }
-CHUNK_DEALS = 50
+CHUNK_DEALS = 500
 
 
-def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float]:
+def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float, str]:
     spec, index = job
     result = play_chunk(spec)
     n, k = spec.rules.players, len(spec.orders)
@@ -59,11 +61,13 @@ def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float
     of_entrant = np.array([index[e.name] for e in spec.entrants])
     out["strat"] = of_entrant[np.asarray(spec.orders)[seating]]
     out["over"] = np.asarray(result.games["status"]).reshape(deals, k) == OVER
-    return out, result.cpu
+    return out, result.cpu, result.engine
 
 
-def play(field: tuple[str, ...], deals: int, seed: int, workers: int) -> DealPool:
-    """The pool of ``field`` on ``deals`` deals, both controls kept (Python engine)."""
+def play(
+    field: tuple[str, ...], deals: int, seed: int, workers: int, engine: str = "auto"
+) -> DealPool:
+    """The pool of ``field`` on ``deals`` deals, both controls kept."""
     config = load_config(
         {
             "name": "win-luck-pool",
@@ -73,7 +77,7 @@ def play(field: tuple[str, ...], deals: int, seed: int, workers: int) -> DealPoo
             "seed": seed,
             "seating": "cyclic",
             "luck": "on",
-            "engine": "python",
+            "engine": engine,
             "chunk": min(deals, CHUNK_DEALS),
         }
     )
@@ -87,7 +91,8 @@ def play(field: tuple[str, ...], deals: int, seed: int, workers: int) -> DealPoo
     data = {k: np.concatenate([p[0][k] for p in parts]) for k in (*FIELDS, "strat", "over")}
     data["strat"] = data["strat"].astype(np.int64)
     data["rank"] = data["rank"].astype(np.int64)
-    return DealPool(field, len(field), seed, data, sum(p[1] for p in parts), "python")
+    engines = ",".join(sorted({p[2] for p in parts}))
+    return DealPool(field, len(field), seed, data, sum(p[1] for p in parts), engines)
 
 
 def _row(y: np.ndarray, m: np.ndarray, c: np.ndarray) -> dict[str, float]:
@@ -125,6 +130,7 @@ def measure(p: DealPool) -> dict[str, Any]:
         "deals": p.deals,
         "games": p.games,
         "cpu_ms_per_game": 1000 * p.cpu / max(p.games, 1),
+        "engine": p.engine,
         "rows": rows,
     }
 
@@ -140,7 +146,7 @@ def evaluator_of(players: int) -> str:
 def print_result(r: dict[str, Any]) -> None:
     print(
         f"\n{', '.join(r['field'])} ({r['players']} players): {r['deals']:,} deals, "
-        f"{r['games']:,} games, {r['cpu_ms_per_game']:.1f} ms CPU a game"
+        f"{r['games']:,} games, {r['cpu_ms_per_game']:.2f} ms CPU a game ({r['engine']})"
     )
     print(
         f"  {'target':<34} {'raw':>16} | {'wluck: gain':>14} {'z':>6} | "
@@ -157,7 +163,8 @@ def print_result(r: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--deals", type=int, default=2000, help="deals per pool")
+    ap.add_argument("--deals", type=int, default=20000, help="deals per pool")
+    ap.add_argument("--engine", default="auto", choices=("auto", "python"))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", action="append", choices=tuple(GROUPS), help="(repeatable)")
@@ -167,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     for group in args.only or GROUPS:
         for field in GROUPS[group]:
             started = time.monotonic()
-            pool = play(field, args.deals, args.seed, args.workers)
+            pool = play(field, args.deals, args.seed, args.workers, args.engine)
             result = measure(pool)
             result["evaluator"] = evaluator_of(len(field))
             result["wall_s"] = time.monotonic() - started

@@ -185,8 +185,8 @@ def account_problem(
 
 def _win_luck(table: Any, players: int, names: set[str]) -> np.ndarray:
     """The stored win luck (schema 5), (rows, seats), nan where not stored (a schema 4
-    part, a table played natively): optional beside the worm account, so its presence
-    is checked per game (every seat or none), not per chunk."""
+    part; NaN: a native batch without an evaluator): optional beside the worm account, so
+    its presence is checked per game (every seat or none), not per chunk."""
     out = np.full((players, table.num_rows), np.nan)
     for i in range(players):
         name = seat_column(i, "winluck")

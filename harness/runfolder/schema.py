@@ -56,7 +56,7 @@ seat{i}_claims         int16
 seat{i}_winluck        float64   the seat's win luck: the sum of the luck of its rolls in
                                  its own chance to win (the win-unit account,
                                  harness.analysis.units), null where the run did not
-                                 keep it (schema 4 parts; tables played natively)
+                                 keep the account and in schema 4 parts
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
@@ -117,8 +117,10 @@ ACCOUNT_TYPES = {
     "stops": "int16",
     "claims": "int16",
 }
-# The win-unit account's stored sum (harness.analysis.units.WinAccountant's luck): kept by
-# the Python engine's account only (the native account is in worms), null elsewhere.
+# The win-unit account's stored sum (harness.analysis.units.WinAccountant's luck), kept
+# with the account on both engines (account.inc.c keeps it beside the worm account); null
+# where the account is not kept and in schema 4 parts, NaN where the native engine had no
+# evaluator installed.
 WIN_ACCOUNT_TYPES = {"winluck": "float64"}
 SEAT_TYPES = {
     "strategy": "string",

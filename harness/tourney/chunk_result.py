@@ -58,11 +58,11 @@ class ChunkResult:
 
 
 def empty_result(spec: ChunkSpec) -> ChunkResult:
-    """A result with no rows yet, with every column (the account's, the worm and the win
-    one, when the spec keeps it: a native result has no ``winluck``, stored as nulls)."""
+    """A result with no rows yet, with every column (the account's, the worm one's and the
+    win one's luck, when the spec keeps it)."""
     games = {name: array(code) for name, code in GAME_ARRAYS.items()}
     seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.account else SEAT_ARRAYS
-    if spec.account:  # the Python engine keeps the win account beside the worm one
+    if spec.account:  # the win account's luck, kept beside the worm account
         seat_arrays = {**seat_arrays, **WIN_ACCOUNT_ARRAYS}
     seats = [
         {name: array(code) for name, code in seat_arrays.items()} for _ in range(spec.rules.players)

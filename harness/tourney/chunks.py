@@ -384,9 +384,9 @@ _STORED = (*ACCOUNT_FIELDS, *WIN_ACCOUNT_FIELDS)
 
 
 class Accounts:
-    """The two accounts the Python engine keeps of a game: the worm one (the stored
-    ``par`` .. ``claims``) and the win-unit one (its luck stored as ``winluck``), heard
-    through one observer."""
+    """The two accounts the Python engine keeps of a game (the native engine keeps both
+    too, account.inc.c, bit for bit): the worm one (the stored ``par`` .. ``claims``) and
+    the win-unit one (its luck stored as ``winluck``), heard through one observer."""
 
     __slots__ = ("worms", "win", "observer")
 

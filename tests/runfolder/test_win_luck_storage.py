@@ -1,6 +1,6 @@
 """Win luck in run folders (schema 5): ``seat{i}_winluck`` is each game's win-unit account
-played again (the Python engine's account), null where a table played natively (the
-native account is in worms), read as null from schema 4 parts, the control of the
+played again, the same bits on both engines (2-4 players, presets), read as null from
+schema 4 parts, the control of the
 luck-adjusted win share where stored (else wluck), and checked on read where an identity
 can catch a forged value.
 """
@@ -83,15 +83,29 @@ def test_a_chunk_plays_the_same_win_luck_from_any_start():
         assert list(tail.seats[seat]["winluck"]) == list(whole.seats[seat]["winluck"])[4:]
 
 
-def test_a_native_table_stores_null_win_luck_and_its_standings_fall_back_to_wluck(tmp_path):
-    from harness import load_run
-
-    run = run_tournament(_config(["greedy", "simple"], engine="auto"), out=tmp_path, workers=0)
-    games = _games(run.run_dir)
-    if games["seat0_luck"].isna().all():
-        pytest.skip("the native engine is not built here")
-    assert games["seat0_winluck"].isna().all() and games["seat1_winluck"].isna().all()
-    assert load_run(run.run_dir).standings["games"].sum() == 2 * len(games)
+@pytest.mark.parametrize(
+    ("players", "entrants", "rules"),
+    [
+        (2, ["greedy", "optimal"], None),
+        (2, ["simple", "win-optimal"], None),
+        (3, ["greedy", "simple", "tactician"], "piko-blog"),
+        (3, ["worm-first", "optimal", "random"], "french"),
+        (4, ["greedy", "worm-first", "random", "optimal"], "short"),
+    ],
+)
+def test_both_engines_store_the_same_win_luck_bit_for_bit(players, entrants, rules):
+    extra = {} if rules is None else {"rules": rules}
+    got = {}
+    for engine in ("python", "native"):
+        config = load_config(_config(entrants, players=players, deals=4, engine=engine, **extra))
+        got[engine] = [play_chunk(spec) for spec in plan.chunks(config)]
+    if {r.engine for r in got["native"]} != {"native"}:
+        pytest.skip("the native engine does not play here")
+    for py, nat in zip(got["python"], got["native"], strict=True):
+        for seat in range(players):
+            for name in ("winluck", "luck", "wluck"):
+                assert bytes(py.seats[seat][name]) == bytes(nat.seats[seat][name]), name
+    assert any(v != 0 for r in got["native"] for v in r.seats[0]["winluck"])
 
 
 def _as_schema_4(run_dir: Path) -> None:
