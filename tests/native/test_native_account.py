@@ -38,7 +38,12 @@ from harness.game.dice import DuplicateDice, SeededDice
 from harness.game.engine import Game, build_instances
 from harness.plugins import resolve
 from harness.rules import PRESETS, Rules
-from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
+from harness.runfolder.schema import (
+    ACCOUNT_ARRAYS,
+    ACCOUNT_FIELDS,
+    WIN_ACCOUNT_ARRAYS,
+    WIN_ACCOUNT_FIELDS,
+)
 from harness.tourney.plan import deal_seed, game_seed
 
 pytestmark = [
@@ -259,20 +264,21 @@ def test_the_account_changes_no_game_and_off_stores_nothing(wayward):
     assert on.games == off.games
     assert [{k: s[k] for k in native.SEAT_COLUMNS} for s in on.seats] == off.seats
     assert all(set(s) == set(native.SEAT_COLUMNS) for s in off.seats)  # no account's keys
-    assert all(set(s) == set(native.SEAT_COLUMNS) | set(ACCOUNT_ARRAYS) for s in on.seats)
+    kept = {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}  # the worm account and the win luck
+    assert all(set(s) == set(native.SEAT_COLUMNS) | set(kept) for s in on.seats)
     for s in on.seats:
-        assert {k: s[k].typecode for k in ACCOUNT_ARRAYS} == ACCOUNT_ARRAYS
+        assert {k: s[k].typecode for k in kept} == kept
     games = native.play_games(rules, ["greedy", "random", "simple"], range(40), account=True)
     plain = native.play_games(rules, ["greedy", "random", "simple"], range(40))
     assert games.games == plain.games and games.seats[0]["rolls"][0] > 0
 
 
 def test_the_c_order_of_the_account_columns_is_the_schemas():
-    assert native.ACCOUNT_COLUMNS == ACCOUNT_ARRAYS
-    assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS)
-    # core.c's get_account: ACC_SUMS doubles, then ACC_COUNTS int16s
-    codes = [ACCOUNT_ARRAYS[k] for k in native.columns.ACCOUNT_ORDER]
-    assert codes == ["d"] * 6 + ["h"] * 4
+    assert native.ACCOUNT_COLUMNS == {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
+    assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS + WIN_ACCOUNT_FIELDS)
+    # core.c's get_account: ACC_SUMS doubles (winluck the last), then ACC_COUNTS int16s
+    codes = [native.ACCOUNT_COLUMNS[k] for k in native.columns.ACCOUNT_ORDER]
+    assert codes == ["d"] * 7 + ["h"] * 4
 
 
 # -- the cache: optimal's programmes completed, not solved again --------------------------
@@ -288,9 +294,15 @@ def test_an_optimal_seats_turn_is_solved_once():
     hits, misses = native._core.dp_cache_stats()
     assert stats["misses"] == 0 and stats["completed"] > 0, stats
     assert stats["turns"] == stats["hits"] + stats["completed"]
-    assert misses == stats["completed"] == stats["entries"]  # one entry, one solve, a payoff
+    # the worm account: one entry, one solve, a payoff; the win account (winluck) looks up
+    # its own payoff's programme once a turn beside it
+    assert stats["win_lookups"] == stats["turns"]
+    assert misses - stats["win_misses"] == stats["completed"]
+    # (a new board's win programme goes to the end game's small table, whose entries are
+    # reused: fewer entries than misses)
+    assert stats["completed"] < stats["entries"] <= stats["completed"] + stats["win_misses"]
     assert stats["states"] == 1939 * stats["completed"]
-    assert hits + misses == stats["turns"]  # one look-up a turn: optimal's
+    assert hits + misses == 2 * stats["turns"]  # one look-up a turn each: optimal's, the win's
 
 
 def test_a_small_cache_evicts_and_still_keeps_the_same_account():
@@ -375,7 +387,7 @@ def test_bad_account_buffers_are_refused():
     fine = tuple(zeros(native.ACCOUNT_COLUMNS[k], rows) for _ in range(n)
                  for k in native.columns.ACCOUNT_ORDER)  # fmt: skip
     native._core.play_deals(*args, fine)
-    assert games["turns"][0] > 0 and fine[6][0] > 0  # seat 0's rolls
+    assert games["turns"][0] > 0 and fine[7][0] > 0  # seat 0's rolls (after 7 sums)
 
 
 def test_counts_past_int16_are_capped_not_wrapped():

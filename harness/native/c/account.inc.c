@@ -116,6 +116,8 @@ static int acc_win_turn(Game *g, int seat, const DpTurn **out) {
         if (wp_endings(g, seat, gv, sv, &bust, &again) < 0) return -1;
         stop_values(g, seat, gv, sv, stop);
         if (dp_solved(stop, bust, !again, out, &found) < 0) return -1;
+        dp_cache->acc.win_lookups++;
+        dp_cache->acc.win_misses += !found;
     }
     acc_complete(*out);
     return 0;
