@@ -76,7 +76,7 @@ def play(
             "deals": deals,
             "seed": seed,
             "seating": "cyclic",
-            "luck": "on",
+            "luck": "win",
             "engine": engine,
             "chunk": min(deals, CHUNK_DEALS),
         }

@@ -174,7 +174,7 @@ def account_problem(
             "no account where the chunk's other games keep one (a table "
             "keeps the account in every game or in none)",
         )
-    if kept is not None and has != kept:
+    if kept is not None and has != bool(kept):  # kept "win": the worm account and winluck
         said = "keeps" if kept else "does not keep"
         held = "none" if kept else "one"
         return f"run.json says its table {said} the account, but the chunk holds {held} ({_WHERE})"

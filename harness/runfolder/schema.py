@@ -122,6 +122,9 @@ ACCOUNT_TYPES = {
 # where the account is not kept and in schema 4 parts, NaN where the native engine had no
 # evaluator installed.
 WIN_ACCOUNT_TYPES = {"winluck": "float64"}
+# A table's account when it keeps the win account's luck too (ChunkSpec.account: False,
+# True, the worm account alone, or WIN: both).
+WIN = "win"
 SEAT_TYPES = {
     "strategy": "string",
     "worms": "int8",

@@ -57,6 +57,7 @@ from harness.runfolder.schema import (  # GAME_ARRAYS, SEAT_ARRAYS: the columns 
     OVER,
     SEAT_ARRAYS,
     TURN_CAP,
+    WIN,
     WIN_ACCOUNT_FIELDS,
 )
 from harness.runfolder.timing import ChunkTimes
@@ -316,7 +317,11 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
-                accountant = Accounts(spec.rules) if columns.account is not None else None
+                accountant = (
+                    Accounts(spec.rules, spec.account == WIN)
+                    if columns.account is not None
+                    else None
+                )
                 played, error = _play_one(
                     spec,
                     factories,
@@ -384,15 +389,15 @@ _STORED = (*ACCOUNT_FIELDS, *WIN_ACCOUNT_FIELDS)
 
 
 class Accounts:
-    """The two accounts the Python engine keeps of a game (the native engine keeps both
-    too, account.inc.c, bit for bit): the worm one (the stored ``par`` .. ``claims``) and
-    the win-unit one (its luck stored as ``winluck``), heard through one observer."""
+    """The accounts the Python engine keeps of a game (the native engine keeps both too,
+    account.inc.c, bit for bit): the worm one (the stored ``par`` .. ``claims``) and, with
+    ``win``, the win-unit one (its luck stored as ``winluck``), heard through one observer."""
 
     __slots__ = ("worms", "win", "observer")
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, win: bool = True) -> None:
         self.worms = Accountant(rules)
-        self.win = WinAccountant(rules)
+        self.win = WinAccountant(rules) if win else None
         self.observer = observing(self.worms, self.win)
 
 
@@ -409,9 +414,8 @@ class _Columns:
         fields = ("worms", "rank", "busts", "steals", "stolen")
         self.seats = [[s[name].append for name in fields] for s in result.seats]
         # The account's columns, per seat in ACCOUNT_FIELDS order (None without the account).
-        self.account = (
-            [[s[name].append for name in _STORED] for s in result.seats] if luck else None
-        )
+        stored = _STORED if luck == WIN else ACCOUNT_FIELDS
+        self.account = [[s[name].append for name in stored] for s in result.seats] if luck else None
         self.errors = result.errors
 
     def add(
@@ -458,12 +462,13 @@ class _Columns:
         if accountant is not None:
             worms, win = accountant.worms, accountant.win
             worms.finish()  # a forfeit's turn counts for nothing
-            win.finish()
-            pairs = zip(worms.ledgers, win.ledgers, self.account, strict=True)  # type: ignore[arg-type]
-            for ledger, won, appends in pairs:
+            for ledger, appends in zip(worms.ledgers, self.account, strict=True):  # type: ignore[arg-type]
                 for append, name in zip(appends, ACCOUNT_FIELDS, strict=False):
                     append(getattr(ledger, name))
-                appends[-1](won.luck)  # winluck: the win-unit account's luck
+            if win is not None:
+                win.finish()
+                for won, appends in zip(win.ledgers, self.account, strict=True):  # type: ignore[arg-type]
+                    appends[-1](won.luck)  # winluck: the win-unit account's luck
 
 
 class _Timing:

@@ -27,14 +27,14 @@ from harness.tourney.storage import digest_of
 pytestmark = pytest.mark.engine
 
 
-def _config(entrants, players=2, deals=3, engine="python", **extra):
+def _config(entrants, players=2, deals=3, engine="python", luck="win", **extra):
     return {
         "name": "winluck",
         "players": players,
         "entrants": entrants,
         "deals": deals,
         "seed": 5,
-        "luck": "on",
+        "luck": luck,
         "engine": engine,
         **extra,
     }
@@ -197,3 +197,48 @@ def test_a_win_luck_missing_for_one_seat_of_a_game_is_caught(tmp_path):
     bad = table.set_column(table.column_names.index(name), name, pa.array(values, pa.float64()))
     problem = account_problem(bad, players, True)
     assert problem is not None and "winluck" in problem and "for all" in problem
+
+
+PLUGIN = '''
+from harness.strategy import Strategy
+
+
+class Careful(Strategy):
+    """Stops as soon as it may."""
+
+    name = "careful"
+
+    def pick(self, view):
+        return max(view.choices)
+
+    def stop(self, view):
+        return True
+'''
+
+
+@pytest.mark.parametrize(
+    ("luck", "expected"),
+    [
+        ("off", [False, False, False]),
+        ("auto", [False, True, "win"]),  # greedy mirror, optimal, a plugin's table
+        ("on", [True, True, "win"]),
+        ("win", ["win", "win", "win"]),
+    ],
+)
+def test_where_the_win_account_is_kept(tmp_path, luck, expected):
+    """The win account costs a turn's programme at nearly every turn: ``win`` keeps it at
+    every table, ``on`` and ``auto`` only where a plugin plays (docs/luck.md)."""
+    path = tmp_path / "careful.py"
+    path.write_text(PLUGIN)
+    got = []
+    for pair in (["greedy", {"name": "g2", "strategy": "greedy"}], ["greedy", "optimal"],
+                 ["greedy", f"{path}:Careful"]):  # fmt: skip
+        config = load_config(_config(pair, luck=luck))
+        got.append(next(iter(plan.Plan(config).specs())).account)
+    assert got == expected
+
+
+def test_a_table_without_the_win_account_stores_null_win_luck(tmp_path):
+    run = run_tournament(_config(["greedy", "optimal"], luck="on"), out=tmp_path, workers=0)
+    games = _games(run.run_dir)
+    assert games["seat0_luck"].notna().all() and games["seat0_winluck"].isna().all()

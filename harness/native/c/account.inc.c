@@ -90,10 +90,12 @@ static double acc_win_slope(const Game *g, int seat, int grill_worms) {
 }
 
 /* The game starts: nothing booked. */
-ACC_HOOK void acc_start(Game *g) {
+/* `win`: the win account is kept too (its luck stored: winluck; no evaluator installed for
+ * the player count: NaN). */
+ACC_HOOK void acc_start(Game *g, int win) {
     memset(g->acc, 0, sizeof(*g->acc));
     g->acc->pending = -1;
-    g->acc->win = wp_mode[g->n] != 0; /* none installed: winluck stored as NaN */
+    g->acc->win = win && wp_mode[g->n] != 0;
 }
 
 /* The whole programme of a turn solved (the account reads every state's value). */
