@@ -317,11 +317,7 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
-                accountant = (
-                    Accounts(spec.rules, spec.account == WIN)
-                    if columns.account is not None
-                    else None
-                )
+                accountant = columns.accounts(spec.rules)
                 played, error = _play_one(
                     spec,
                     factories,
@@ -405,7 +401,7 @@ class _Columns:
     """A chunk result's columns as bound ``append`` methods, looked up once (a chunk
     appends one row per game), and the writing of one game's row."""
 
-    __slots__ = ("games", "seats", "account", "errors")
+    __slots__ = ("games", "seats", "account", "errors", "win")
 
     def __init__(self, result: ChunkResult, luck: Any) -> None:
         g = result.games
@@ -414,9 +410,14 @@ class _Columns:
         fields = ("worms", "rank", "busts", "steals", "stolen")
         self.seats = [[s[name].append for name in fields] for s in result.seats]
         # The account's columns, per seat in ACCOUNT_FIELDS order (None without the account).
-        stored = _STORED if luck == WIN else ACCOUNT_FIELDS
+        self.win = luck == WIN
+        stored = _STORED if self.win else ACCOUNT_FIELDS
         self.account = [[s[name].append for name in stored] for s in result.seats] if luck else None
         self.errors = result.errors
+
+    def accounts(self, rules: Rules) -> Accounts | None:
+        """A game's accounts, as the chunk keeps them (None: no account)."""
+        return Accounts(rules, self.win) if self.account is not None else None
 
     def add(
         self,
