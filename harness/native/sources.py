@@ -30,7 +30,7 @@ SOURCES: dict[str, str] = {
     f"{PACKAGE}.optimal": "a1d570f57e5a53d4e7056c9089519b6bd8f181270cbc0e0a63350a0fceba70d3",
     f"{PACKAGE}.win_optimal": "ee3341c544e4924692950fb1082365c7a7c336fab2ec523c63198762814fd462",
     # the win-probability evaluator: native/c/winprob.inc.c mirrors it, integer for integer
-    "harness.winprob.evaluator": "df877b0a43f6168021dfcf8014510f3e3fdb6fa8ce61efb0dd9e1a50b1a8076e",
+    "harness.winprob.evaluator": "e88d60ec1843838ec6c5da2dbd8995f2614dde6a8db6e2b28334f6eb06c0ef5e",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
     "harness.winprob.payoff": "f8f7a91439797bf57c058a41105c21f2b04d2cd4d7f262628127ca71a558587f",
     "harness.winprob.model": "56ceead5ff1b70ee512b251f0b469b2f6128ecc70c23f18538689f16b1ceed80",

@@ -24,7 +24,7 @@ import numpy as np
 from harness.game.board import WORMS
 from harness.game.rules import Rules
 from harness.winprob.features import features
-from harness.winprob.model import MODELS, Model, load, shipped_sums
+from harness.winprob.model import MODELS, Model, ModelError, load, shipped_sums
 from harness.winprob.position import Position, result_shares
 
 SPREAD = 2.5  # optimal's end-game spread: the fallback is its normal approximation
@@ -63,10 +63,18 @@ def normal_chances(position: Position) -> tuple[float, ...]:
 class Evaluator:
     """Win chances for one rule set: exact at the end, learned or approximated before."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, model: Model | None | str = "shipped") -> None:
+        """``model``: the shipped one (default), a given :class:`Model` (training, the
+        calibration benchmark) or None (the normal approximation)."""
         self.rules = rules
         self.players = rules.players
-        self.model = shipped_model(rules.players)
+        if isinstance(model, str):
+            model = shipped_model(rules.players)
+        elif model is not None and model.players != rules.players:
+            raise ModelError(
+                f"a {model.players}-player model cannot judge {rules.players}-player games (R3)"
+            )
+        self.model = model
 
     @property
     def kind(self) -> str:

@@ -161,20 +161,21 @@ def test_a_group_key_covers_its_tables_and_deals(small_cap):
 
 # -- the same games ------------------------------------------------------------------------
 def test_grouped_chunks_store_the_games_one_table_a_chunk_stores(tmp_path, small_cap):
-    grouped = run_tournament(sweep(deals=2, luck="on"), workers=0, out=tmp_path / "grouped")
+    # 10 values, 4 seats: C(10, 4) = 210 tables, past the cap of 60
+    grouped = run_tournament(sweep(values=10, deals=2, luck="on"), workers=0, out=tmp_path / "grouped")
     with pytest.MonkeyPatch.context() as undo:
         undo.setattr(model, "CHUNK_CAP", 10_000)
-        alone = run_tournament(sweep(deals=2, luck="on"), workers=0, out=tmp_path / "alone")
+        alone = run_tournament(sweep(values=10, deals=2, luck="on"), workers=0, out=tmp_path / "alone")
     assert grouped.status == alone.status == "complete"
     parts_of = [len(list(r.run_dir.glob("games/*.parquet"))) for r in (grouped, alone)]
-    assert parts_of[0] < 60 < parts_of[1] == 495
+    assert parts_of[0] < 60 < parts_of[1] == 210
     pd.testing.assert_frame_equal(games_of(grouped.run_dir), games_of(alone.run_dir))
     assert grouped.counts == alone.counts
     assert same_figures(figures(grouped), figures(alone))
     # Its tables in a file of their own: run.json stays small.
     data = json.loads((grouped.run_dir / "run.json").read_text())
-    assert data["tables"]["file"] == "tables.parquet" and data["tables"]["count"] == 495
-    assert data["tables_per_chunk"] == model.group_size(495, 2, 2, 12) > 1
+    assert data["tables"]["file"] == "tables.parquet" and data["tables"]["count"] == 210
+    assert data["tables_per_chunk"] == model.group_size(210, 2, 2, 12) > 1
     assert isinstance(json.loads((alone.run_dir / "run.json").read_text())["tables"], list)
 
 

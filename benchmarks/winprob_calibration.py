@@ -1,0 +1,159 @@
+"""Calibration of the win-probability evaluator on held-out positions.
+
+    python benchmarks/winprob_calibration.py --positions 40000 --players 2,3,4
+    python benchmarks/winprob_calibration.py --players 2 --model winprob-2p.bin --json
+
+Plays games the training never saw (seeds ``calib-<seed>-<game>``; the training's are
+``train-...``) on the Python engine between a seeded mix of built-ins (``--pool``:
+mixed, the default, strong or weak; win-optimal plays with the shipped model), keeps
+the position at every turn's start, and sets each seat's predicted chance to win beside
+its realised share of first place (R11: a tie is shared). Per player count and over
+all of them: predicted against realised win rate in ten bins of the prediction
+(0-10%, ..., 90-100%), and the Brier score (mean squared error per seat and position)
+of the evaluator beside the normal approximation's (harness.winprob.normal_chances,
+what ``optimal``'s end game and today's win-weighted luck use). The evaluator is the
+shipped one for each player count (``--model``: a file instead, for its player count);
+``--rules PRESET`` plays and judges the games under a preset (a variant uses the
+official rules' model of its player count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from harness.game.rules import Rules
+from harness.training.progress import Bar
+from harness.training.selfplay import play_positions
+from harness.winprob import Evaluator, load, normal_chances
+
+POOLS = {
+    # every seat drawn from the pool independently, seeded
+    "mixed": (
+        "optimal",
+        "optimal(endgame=0)",
+        "tactician",
+        "simple",
+        "greedy",
+        "win-optimal",
+        "worm-first",
+    ),  # fmt: skip
+    "strong": ("optimal", "optimal(endgame=0)", "win-optimal"),
+    "weak": ("simple", "greedy", "tactician", "worm-first"),
+}
+BINS = 10
+
+
+def measure(players: int, positions: int, seed: int, model_path: Path | None, preset: str,
+            bar: Bar, pool: tuple[str, ...] = POOLS["mixed"]) -> dict:  # fmt: skip
+    bar.phase(f"{players} players: games", positions)
+    pos, labels, _ = play_positions(players, positions, seed, tag="calib", pool=pool,
+                                    rules=preset, pinned=False, tick=bar.tick)  # fmt: skip
+    rules = Rules.preset(preset, players)
+    ev = Evaluator(rules, load(model_path)) if model_path else Evaluator(rules)
+    bar.phase(f"{players} players: evaluate", len(pos))
+    pred, normal = [], []
+    for lo in range(0, len(pos), 2000):
+        part = pos[lo : lo + 2000]
+        for p, c in zip(part, ev.chances_many(part), strict=True):
+            pred.append([c[(p.to_move + k) % players] for k in range(players)])
+            normal.append([normal_chances(p)[(p.to_move + k) % players] for k in range(players)])
+        bar.tick(len(part))
+    bar.end()
+    return {
+        "players": players,
+        "evaluator": ev.describe(),
+        "positions": len(pos),
+        "pred": np.array(pred).ravel(),
+        "normal": np.array(normal).ravel(),
+        "real": np.array(labels).ravel(),
+    }
+
+
+def table(pred: np.ndarray, real: np.ndarray) -> list[dict]:
+    bins = np.minimum((pred * BINS).astype(int), BINS - 1)
+    rows = []
+    for b in range(BINS):
+        sel = bins == b
+        n = int(sel.sum())
+        if not n:
+            rows.append({"bin": b, "n": 0})
+            continue
+        p, r = float(pred[sel].mean()), float(real[sel].mean())
+        se = float(real[sel].std(ddof=0) / np.sqrt(n))
+        rows.append({"bin": b, "n": n, "predicted": p, "realised": r, "diff": r - p, "se": se})
+    return rows
+
+
+def summary(name: str, pred: np.ndarray, normal: np.ndarray, real: np.ndarray) -> dict:
+    return {
+        "name": name,
+        "seat_predictions": int(len(pred)),
+        "brier": float(np.mean((pred - real) ** 2)),
+        "brier_normal": float(np.mean((normal - real) ** 2)),
+        "bins": table(pred, real),
+        "bins_normal": table(normal, real),
+    }
+
+
+def show(s: dict, positions: int, evaluator: str) -> None:
+    print(f"\n{s['name']}: {positions:,} positions, {s['seat_predictions']:,} seat predictions")
+    print(f"  evaluator: {evaluator}")
+    print(
+        f"  Brier score: evaluator {s['brier']:.4f}, normal approximation {s['brier_normal']:.4f}"
+    )
+    print("  bin        seats  predicted  realised   diff (pts)   normal approx. diff")
+    for row, nrow in zip(s["bins"], s["bins_normal"], strict=True):
+        lo = row["bin"] * 10
+        label = f"{lo:>2}-{lo + 10}%"
+        normal = f"{100 * nrow['diff']:+6.2f} (n {nrow['n']:,})" if nrow["n"] else "-"
+        if not row["n"]:
+            print(f"  {label:<8} {0:>8}  {'-':>9}  {'-':>8}  {'-':>11}   {normal}")
+            continue
+        print(f"  {label:<8} {row['n']:>8,}  {100 * row['predicted']:8.2f}%  "
+              f"{100 * row['realised']:7.2f}%  {100 * row['diff']:+6.2f} ±{196 * row['se']:.2f}"
+              f"   {normal}")  # fmt: skip
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--players", default="2,3,4")
+    ap.add_argument("--positions", type=int, default=40_000, help="per player count")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--model", type=Path, default=None)
+    ap.add_argument("--rules", default="official", help="a preset: official, piko-blog, ...")
+    ap.add_argument("--pool", choices=sorted(POOLS), default="mixed",
+                    help="the strategies the seats are drawn from")  # fmt: skip
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    counts = [int(p) for p in a.players.split(",")]
+    if a.model and len(counts) != 1:
+        sys.exit("winprob_calibration: --model judges one player count: give --players P")
+    cpu = time.process_time()
+    bar = Bar()
+    parts = [measure(p, a.positions, a.seed, a.model, a.rules, bar, POOLS[a.pool]) for p in counts]
+    results = []
+    for part in parts:
+        s = summary(f"{part['players']} players", part["pred"], part["normal"], part["real"])
+        results.append((s, part["positions"], part["evaluator"]))
+    if len(parts) > 1:
+        cat = [np.concatenate([p[k] for p in parts]) for k in ("pred", "normal", "real")]
+        every = sum(p["positions"] for p in parts)
+        results.append((summary("all", *cat), every, "as above, per player count"))
+    if a.json:
+        out = [{**s, "positions": n, "evaluator": e} for s, n, e in results]
+        print(json.dumps({"results": out, "cpu_seconds": time.process_time() - cpu}, indent=1))
+        return 0
+    for s, n, e in results:
+        show(s, n, e)
+    print(f"\nCPU time {time.process_time() - cpu:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

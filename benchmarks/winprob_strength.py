@@ -1,0 +1,88 @@
+"""Strength of win-optimal against optimal, on duplicate deals with balanced seating.
+
+    python benchmarks/winprob_strength.py --players 2 --deals 3000
+    python benchmarks/winprob_strength.py --players 3 --deals 500
+    python benchmarks/winprob_strength.py --players 4 --deals 300 --json
+
+Through the tourney machinery (:func:`harness.tourney.run_tournament`, run folders
+under ``--out``): at 2 players one table, win-optimal against optimal, every deal in
+both seat orders with the same dice; at 3 and 4 players a gauntlet, one win-optimal
+seat against optimal in every other seat (the other seats' copies named optimal-2, ...),
+every deal in every seating. Prints win-optimal's win share (a shared first place split
+evenly, R11) with its 95% interval over deals, the luck-adjusted share and interval the
+standings give (docs/luck.md; the worm account's control today), the target (52.0% at
+2 players, 1/P + 1.5 points at 3+), and the evaluator win-optimal used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+from harness.game.rules import Rules
+from harness.tourney import run_tournament
+from harness.winprob import evaluator
+
+
+def config(players: int, deals: int, seed: int) -> dict:
+    base = {"name": f"winprob_strength_{players}p", "rules": "official", "players": players,
+            "deals": deals, "seed": seed, "dice": "duplicate"}  # fmt: skip
+    if players == 2:
+        return {**base, "format": "round_robin", "entrants": ["win-optimal", "optimal"]}
+    others = ["optimal"] + [
+        {"strategy": "optimal", "name": f"optimal-{k}"} for k in range(2, players)
+    ]
+    return {**base, "format": "gauntlet", "challenger": "win-optimal", "entrants": others}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--deals", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=32)
+    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--out", default="results")
+    ap.add_argument("--json", action="store_true")
+    a = ap.parse_args()
+    cpu = time.process_time()
+    run = run_tournament(config(a.players, a.deals, a.seed), out=a.out, fresh=True,
+                         workers=a.workers, progress=None if not a.json else False)  # fmt: skip
+    st = run.standings.set_index("strategy")
+    row = st.loc["win-optimal"]
+    target = 0.52 if a.players == 2 else 1 / a.players + 0.015
+    out = {
+        "players": a.players,
+        "deals": a.deals,
+        "games": int(row["games"]),
+        "win_share": float(row["win_share"]),
+        "win_low": float(row["win_low"]),
+        "win_high": float(row["win_high"]),
+        "win_adj": float(row["win_adj"]),
+        "win_adj_low": float(row["win_adj_low"]),
+        "win_adj_high": float(row["win_adj_high"]),
+        "luck_games": int(row["luck_games"]),
+        "target": target,
+        "evaluator": evaluator(Rules(players=a.players)).describe(),
+        "run_dir": str(run.path),
+        "wall_seconds": run.summary()["wall_seconds"],
+        "cpu_seconds_main": time.process_time() - cpu,
+    }
+    if a.json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(f"\nwin-optimal against optimal, {a.players} players, {a.deals:,} deals"
+          f" ({out['games']:,} games of win-optimal), seed {a.seed}")  # fmt: skip
+    print(f"  evaluator: {out['evaluator']}")
+    print(f"  win share      {100 * out['win_share']:.2f}%  95% CI "
+          f"{100 * out['win_low']:.2f} to {100 * out['win_high']:.2f}%")  # fmt: skip
+    print(f"  luck-adjusted  {100 * out['win_adj']:.2f}%  95% CI "
+          f"{100 * out['win_adj_low']:.2f} to {100 * out['win_adj_high']:.2f}%"
+          f"  ({out['luck_games']:,} games kept the luck account)")  # fmt: skip
+    print(f"  target         {100 * target:.2f}%")
+    print(f"  run folder {out['run_dir']}, {out['wall_seconds']:.0f} s wall")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,57 @@
+"""From the float network to the integer one the engines evaluate (harness.winprob.model).
+
+Fixed point: hidden activations carry :data:`FRACTION` fractional bits; the first
+layer takes the integer features as they are (its weights fold in the inputs' scale and
+carry ``2 * FRACTION`` bits, its shift drops ``FRACTION``), later layers' weights carry
+``FRACTION`` bits and shift them away; the logits keep ``FRACTION`` bits
+(``out_shift``). Every weight and bias must fit int32 (the file's type) and every sum
+int64 without overflow: :func:`quantize` checks both bounds by interval arithmetic from
+the inputs' largest magnitudes and refuses a network that does not fit.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from harness.errors import HarnessError
+from harness.training.net import Net
+from harness.winprob.model import Layer, Model
+
+FRACTION = 12
+INT32 = 2**31 - 1
+INT64 = 2**63 - 1
+
+
+class QuantizeError(HarnessError):
+    """The float network's weights do not fit the integer format."""
+
+
+def quantize(net: Net, players: int, input_bound: np.ndarray) -> Model:
+    """The integer model of ``net``; ``input_bound``: each feature's largest magnitude."""
+    layers = []
+    bound = np.asarray(input_bound, dtype=float)  # largest |activation| entering the layer
+    for i, (w, b) in enumerate(zip(net.weights, net.biases, strict=True)):
+        if i == 0:
+            w = w / net.scale  # the inputs' scale, folded in
+            in_bits = 0
+        else:
+            in_bits = FRACTION
+        w_bits = 2 * FRACTION - in_bits
+        wq = np.rint(w * 2.0**w_bits).astype(np.int64)
+        bq = np.rint(b * 2.0 ** (in_bits + w_bits)).astype(np.int64)
+        for name, arr in (("weight", wq), ("bias", bq)):
+            if arr.size and int(np.abs(arr).max()) > INT32:
+                raise QuantizeError(f"layer {i + 1}: a {name} does not fit int32; refit smaller")
+        total = np.abs(wq).astype(float) @ bound + np.abs(bq)
+        if total.max() >= INT64 / 4:
+            raise QuantizeError(f"layer {i + 1}: a sum could overflow int64")
+        shift = in_bits + w_bits - FRACTION
+        layers.append(Layer(wq, bq, shift))
+        bound = total / 2.0**shift + 1.0
+    return Model(players, tuple(layers), FRACTION)
+
+
+def max_error(net: Net, model: Model, rows: np.ndarray) -> float:
+    """The largest difference, over ``rows`` and seats, between the two networks' chances."""
+    ints = np.array(model.chances_of(model.logits(rows)))
+    return float(np.abs(ints - net.chances(rows)).max())

@@ -1,0 +1,111 @@
+"""The training: a tiny run repeats byte for byte from its seed; the turn backup's
+pieces against the exact turn programme; the quantizer's bounds; the command's errors."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import numpy as np
+import pytest
+
+from harness.analysis.turn import Payoff, solve, solve_arrays
+from harness.game.rules import Rules
+from harness.training import backup
+from harness.training.__main__ import main
+from harness.training.net import Net
+from harness.training.progress import Bar
+from harness.training.quantize import QuantizeError, max_error, quantize
+from harness.training.run import Settings, train
+from harness.winprob import Position, feature_count, features
+
+TINY = Settings(players=2, seed=3, positions=150, sweeps=1, hidden=(8,), first_epochs=2,
+                sweep_epochs=1)  # fmt: skip
+
+
+def _quiet() -> Bar:
+    return Bar(io.StringIO())
+
+
+def test_a_tiny_run_repeats_byte_for_byte() -> None:
+    one = train(TINY, _quiet())
+    two = train(TINY, _quiet())
+    assert one.model.to_bytes() == two.model.to_bytes()
+    assert one.data_sha256 == two.data_sha256
+    other = train(Settings(**{**TINY.__dict__, "seed": 4}), _quiet())
+    assert other.model.to_bytes() != one.model.to_bytes()
+    assert one.quantize_error < 1e-2
+
+
+def test_outcomes_match_the_exact_programme() -> None:
+    rng = random.Random(7)
+    for _ in range(3):
+        stop = tuple(None if s < 21 else rng.random() for s in range(41))
+        payoff = Payoff(stop, rng.random() * 0.3)
+        ended, bust = solve(payoff).outcomes()
+        value, _, stops = solve_arrays(payoff)
+        ended2, bust2 = backup.outcomes(value, stops)
+        assert abs(bust - bust2) < 1e-12
+        assert all(abs(ended.get(s, 0.0) - ended2[s]) < 1e-12 for s in range(41))
+        assert abs(sum(ended.values()) + bust - 1.0) < 1e-12
+
+
+def _uniform(players: int):  # noqa: ANN202
+    return lambda rows: np.full((len(rows), players), 1.0 / players)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_backups_are_chances(players: int) -> None:
+    rules = Rules(players=players)
+    stacks = tuple((21 + k,) for k in range(players))
+    grill = tuple(t for t in range(25, 37))
+    positions = [Position.of(grill, stacks, m) for m in range(players)]
+    t = backup.targets(positions, _uniform(players), rules)
+    assert np.allclose(t.sum(axis=1), 1.0)
+    assert (t >= 0).all()
+    # the same board seen from each mover, seats rotated from it: the same row
+    assert np.allclose(t, t[0])
+
+
+def test_the_backup_of_a_last_tile_is_exact() -> None:
+    # 2 players, only 36 left, seat 1 to move with no tile; seat 0 holds 33 (4 worms).
+    # Seat 1's turn ends: claiming 36 at 36+ (4-4, the highest tile wins, R11: 1), a
+    # steal of 33 at exactly 33 (0-4, 36 still up: the model's 1/2), or a bust (no tile
+    # to return, and official R9 turns nothing without one: the model's 1/2).
+    p = Position.of((36,), ((33,), ()), 1)
+    t = backup.targets([p], _uniform(2), Rules(players=2))[0]
+    stop = tuple(1.0 if s >= 36 else 0.5 if s == 33 else None for s in range(41))
+    best = solve(Payoff(stop, 0.5)).start
+    assert t[0] == pytest.approx(best, abs=1e-12)  # t[0]: the mover's (seat 1's)
+    assert t[1] == pytest.approx(1.0 - best, abs=1e-12)
+    assert 0.5 < best < 1.0
+
+
+def test_quantizing_checks_its_bounds() -> None:
+    rng = np.random.default_rng(0)
+    n = feature_count(2)
+    net = Net.new(n, (8,), 2, np.ones(n), rng)
+    rows = np.array([features(Position.of((21, 30), ((22,), (33,)), 0))])
+    model = quantize(net, 2, np.full(n, 40))
+    assert max_error(net, model, rows) < 1e-3
+    net.biases[-1][0] = 1e6  # does not fit int32 with its fraction bits
+    with pytest.raises(QuantizeError, match="int32"):
+        quantize(net, 2, np.full(n, 40))
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--players", "1"], "R3"),
+        (["--players", "9"], "R3"),
+        (["--positions", "0"], "at least"),
+        (["--hidden", "a,b"], "widths"),
+        (["--bogus"], "unrecognized"),
+    ],
+)
+def test_bad_input_is_one_line(argv: list[str], words: str, capsys) -> None:  # noqa: ANN001
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
