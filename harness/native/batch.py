@@ -50,7 +50,7 @@ def _prepare(
     account: bool | str = False,
 ) -> tuple[Rules, tuple, int]:
     core = loaded()
-    if account and account_stale():
+    if account and account_stale(account == WIN):
         raise NotNative(
             "the luck account (harness.analysis.account) differs from the one the native "
             "engine mirrors"

@@ -437,3 +437,17 @@ def test_a_plugin_playing_native_games_inside_its_turn_changes_nothing(tmp_path)
     finally:
         native._core.dp_cache_size(sets)
     assert list(res.games["status"]) == [0] * 6  # no forfeit: its batches are its own
+
+
+def test_a_stale_win_account_refuses_only_the_batches_that_keep_it(monkeypatch):
+    """The win account (winluck) mirrors harness.analysis.units and harness.winprob: a
+    change there refuses the batches that keep it (they then play in Python), not the
+    worm account's."""
+    from harness.native import sources
+
+    monkeypatch.setitem(sources.SOURCES, "harness.analysis.units", "0" * 64)
+    monkeypatch.setattr(sources, "STALE", {})
+    rules = Rules(players=2)
+    assert native.play_games(rules, ["greedy", "simple"], range(3), account=True).rows == 3
+    with pytest.raises(native.NotNative, match="luck account"):
+        native.play_games(rules, ["greedy", "simple"], range(3), account="win")
