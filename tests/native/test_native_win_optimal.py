@@ -446,7 +446,7 @@ def test_normal_approximation_sums_as_the_python_it_runs_on(use_model, players):
             add = plain_sum if evaluators.NEUMAIER else neumaier_sum  # the other one
             expected = tuple(c / add(raw) for c in raw)
             assert c_chances(position) == expected, position
-            differ += neumaier_sum(raw) != sum(raw)
+            differ += neumaier_sum(raw) != plain_sum(raw)
     finally:
         evaluators.forget()
     assert differ  # positions where the two sums differ: the test can fail
