@@ -20,7 +20,7 @@ from harness.game.rules import Rules
 from harness.play.games import play_game
 from harness.strategies.win_optimal import WinOptimal
 from harness.strategy import Strategy, View
-from harness.winprob import Evaluator, Position, endings, result_shares
+from harness.winprob import Evaluator, Position, ending_chances, result_shares
 
 #: The pools the games' seats are drawn from (each seat independently, seeded).
 #: ``mixed`` (the default; the shipped 2-player model's): strong and weak built-ins, for
@@ -56,17 +56,8 @@ class PinnedWinOptimal(WinOptimal):
     whatever models are installed: the training's games must not depend on them."""
 
     def _ending_values(self, view: View) -> tuple[dict, float]:
-        seat = view.seat
-        ends = endings(Position.of(view.grill, view.stacks, seat), view.rules)
-        chances = _normal(view.rules).chances_many([after for _, after in ends])
-        claims = {}
-        bust = 0.0
-        for (ending, _), chance in zip(ends, chances, strict=True):
-            if ending is None:
-                bust = chance[seat]
-            else:
-                claims[ending] = chance[seat]
-        return claims, bust
+        position = Position.of(view.grill, view.stacks, view.seat)
+        return ending_chances(position, view.rules, _normal(view.rules))
 
 
 @cache

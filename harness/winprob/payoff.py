@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from harness.game.board import legal_claims
 from harness.game.rules import Rules
-from harness.winprob.evaluator import evaluator
+from harness.winprob.evaluator import Evaluator, evaluator
 from harness.winprob.position import Position, endings
 
 MAX_TOTAL = 40  # eight worms (R2): the turn programme's highest total
@@ -44,13 +44,16 @@ class WinPayoff:
     before: float
 
 
-def ending_chances(position: Position, rules: Rules) -> tuple[Claims, float]:
+def ending_chances(
+    position: Position, rules: Rules, judge: Evaluator | None = None
+) -> tuple[Claims, float]:
     """The chance of ``position.to_move`` to win after each way its turn can end: every
-    claim ``(tile, victim)`` and the bust, by the evaluator of ``rules``
-    (:func:`harness.winprob.endings` gives the after-positions)."""
+    claim ``(tile, victim)`` and the bust, by ``judge`` (default: the evaluator of
+    ``rules``; :func:`harness.winprob.endings` gives the after-positions)."""
     seat = position.to_move
     ends = endings(position, rules)
-    chances = evaluator(rules).chances_many([after for _, after in ends])
+    judge = evaluator(rules) if judge is None else judge
+    chances = judge.chances_many([after for _, after in ends])
     claims: Claims = {}
     bust = 0.0
     for (ending, _), chance in zip(ends, chances, strict=True):
