@@ -97,3 +97,65 @@ def test_a_mark_pytest_would_not_read_is_named(source, why):
 )
 def test_a_module_level_mark_passes(source):
     assert stray_marks(source) == []
+
+
+PASS_MARKS = ("engine", "interpreter")
+
+
+def _marks_of(node: ast.AST) -> set[str]:
+    """The ``pytest.mark.NAME`` names an expression (a decorator, a pytestmark) holds."""
+    return {
+        sub.attr
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.Attribute)
+        and isinstance(sub.value, ast.Attribute)
+        and sub.value.attr == "mark"
+    }
+
+
+def marks_by_pass(source: str) -> dict[str, tuple[int, int]]:
+    """Per marker (the two passes' and ``once``): (tests it selects, those also ``once``)."""
+    tree = ast.parse(source)
+    module = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "pytestmark" for t in targets):
+                module |= _marks_of(node.value)
+    counts = {mark: [0, 0] for mark in (*PASS_MARKS, "once")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
+            "test_"
+        ):
+            marks = module.union(*(_marks_of(d) for d in node.decorator_list))
+            for mark in counts:
+                if mark in marks:
+                    counts[mark][0] += 1
+                    counts[mark][1] += "once" in marks
+    return {mark: (n, once) for mark, (n, once) in counts.items()}
+
+
+def test_once_leaves_every_marked_file_a_test_in_its_pass():
+    # `once` keeps a slow test out of CI's passes 2 and 3; a file whose every selected test
+    # is `once` would silently leave its pass, and a `once` outside any pass means nothing.
+    problems = []
+    for path in _test_files():
+        source = path.read_text(encoding="utf-8")
+        counts = marks_by_pass(source)
+        name = path.relative_to(TESTS.parent)
+        for mark in PASS_MARKS:
+            selected, once = counts[mark]
+            if selected and selected == once:
+                problems.append(f"{name}: every `{mark}` test is `once`")
+        if counts["once"][0] and not any(counts[mark][0] for mark in PASS_MARKS):
+            problems.append(f"{name}: `once` in a file no pass selects")
+    assert problems == []
+
+
+def test_once_counts_a_module_mark_and_decorators():
+    source = (
+        "import pytest\npytestmark = pytest.mark.engine\n\n"
+        "@pytest.mark.once\ndef test_a():\n    pass\n\n"
+        "@pytest.mark.interpreter\n@pytest.mark.once\ndef test_b():\n    pass\n"
+    )
+    assert marks_by_pass(source) == {"engine": (2, 2), "interpreter": (1, 1), "once": (2, 2)}

@@ -92,6 +92,7 @@ class PerGame(CoachTally):
     ],
 )
 @pytest.mark.parametrize("engine", ["python", pytest.param("native", marks=NEEDS_NATIVE)])
+@pytest.mark.once
 def test_the_coach_agrees_with_the_account_to_the_last_bit(
     bot, opponents, variant, players, engine
 ):
@@ -105,6 +106,7 @@ def test_the_coach_agrees_with_the_account_to_the_last_bit(
 
 
 @NEEDS_NATIVE
+@pytest.mark.once
 def test_the_engines_and_the_worker_count_give_the_same_answer():
     runs = [
         coach("tactician", opponents=["greedy"], deals=40, engine=e, workers=w, examples=1)
@@ -243,6 +245,7 @@ def test_tables():
 
 
 # -- examples: played again, with their records ------------------------------------------------
+@pytest.mark.once
 def test_an_example_replays_and_analyze_game_finds_the_same_decision(tmp_path):
     c = coach("greedy", opponents=["simple"], deals=30, examples=2)
     assert len(c.examples) == 2
@@ -267,6 +270,7 @@ def test_an_example_replays_and_analyze_game_finds_the_same_decision(tmp_path):
     assert json.loads(files["json"].read_text())["bot"] == "greedy"
 
 
+@pytest.mark.once
 def test_frames_for_notebooks():
     c = coach("greedy", opponents=["simple"], deals=20, examples=0)
     kinds = c.kinds
@@ -373,6 +377,7 @@ class Careful(Strategy):
         return view.total >= self.target
 
 
+@pytest.mark.once
 def test_a_notebooks_class_or_instance_is_coached_as_a_reference_would_be():
     by_class = coach(Careful, deals=6, examples=1)
     by_instance = coach(Careful(target=27), deals=6, examples=0)

@@ -30,6 +30,7 @@ EXITS_AT_SEAT_1 = f"{CRASH}:ExitsInPick(seat=1)"  # greedy at seat 0, os._exit(3
 ESCAPES = f"{HOSTILE}/output_escapes.py:Escapes"
 
 
+@pytest.mark.once
 def test_a_bot_that_ends_its_process_is_a_forfeit_and_the_coach_reports(harness_process, tmp_path):
     out = harness_process(
         "coach", f"{CRASH}:KillsItself", "--deals", "2", "--out", str(tmp_path / "c"), "-q"
@@ -52,6 +53,7 @@ def test_a_bot_that_ends_its_process_is_a_forfeit_and_the_coach_reports(harness_
         assert "Forfeits" in text and "kills-itself" in text and "did not complete" in text
 
 
+@pytest.mark.once
 def test_a_diff_whose_bot_exits_reports_and_its_shadow_fails(harness_process, tmp_path):
     out = harness_process("diff", "greedy", EXITS_AT_SEAT_1, "--deals", "3", "-q", "--json",
                           "--out", str(tmp_path / "d"))  # fmt: skip
@@ -87,6 +89,7 @@ def _by_account(bot: str, deals: int, order: int) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("workers", [1, 2])
+@pytest.mark.once
 def test_the_figures_are_computed_from_the_games_that_completed(workers):
     c = coach(EXITS_AT_SEAT_1, deals=6, examples=1, workers=workers)
     assert (c.games, c.forfeits(), c.games_played) == (6, 6, 12)
@@ -98,6 +101,7 @@ def test_the_figures_are_computed_from_the_games_that_completed(workers):
     assert "seat 1 (exits-in-pick(seat=1)) its process died (exit code 3) in pick()" in text
 
 
+@pytest.mark.once
 def test_a_crash_gives_the_same_answer_for_any_worker_count():
     one = coach(EXITS_AT_SEAT_1, deals=5, examples=0, workers=1).to_json()
     two = coach(EXITS_AT_SEAT_1, deals=5, examples=0, workers=2).to_json()
@@ -105,6 +109,7 @@ def test_a_crash_gives_the_same_answer_for_any_worker_count():
         assert one[key] == two[key], key
 
 
+@pytest.mark.once
 def test_a_bots_output_is_escaped_capped_attributed_and_kept_off_the_terminal(
     harness_process, tmp_path
 ):
@@ -126,6 +131,7 @@ def test_a_bots_output_is_escaped_capped_attributed_and_kept_off_the_terminal(
     assert data["files"]["output"].endswith("output.log")
 
 
+@pytest.mark.once
 def test_a_diffs_output_is_kept_off_the_terminal(harness_process, tmp_path):
     out = harness_process("diff", "greedy", ESCAPES, "--deals", "2", "--out", str(tmp_path / "d"))
     assert out.returncode == 0, out.stderr
@@ -153,6 +159,7 @@ def test_the_coach_and_the_diff_take_the_seat_options(cli, tmp_path):
     assert out.exit_code == 2 and "--game-time: 0" in out.output
 
 
+@pytest.mark.once
 def test_process_isolation_plays_the_same_games_and_contains_a_death():
     alone = coach("greedy", deals=2, examples=0, engine="python")
     isolated = coach("greedy", deals=2, examples=0, isolation="process")

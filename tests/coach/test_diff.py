@@ -69,6 +69,7 @@ def test_own_play_of_the_solvers_policy_is_the_solvers_value(board):
     assert math.isclose(got, roll[START], rel_tol=0, abs_tol=1e-12)
 
 
+@pytest.mark.once
 def test_own_play_agrees_with_the_engine_by_simulation():
     rules = Rules.coerce("official", players=2)
     exact = turn_value(resolve("threshold(target=27)").create(), rules)
@@ -100,6 +101,7 @@ class SumGains(DiffTally):
         self.turn_gain += parting.shadow_value - parting.primary_value
 
 
+@pytest.mark.once
 def test_a_turns_gains_sum_to_the_difference_of_the_two_bots_turn_values():
     """E[sum of B's gains over A's turn] = V_B(start) - V_A(start), by simulation."""
     rules = Rules.coerce("official", players=2)
@@ -132,6 +134,7 @@ def test_threshold_26_and_27_part_only_at_a_total_of_26():
     assert v["high"] < 0 and v["says"] == "A is better (95%)"  # 27 rolls on where 26 stops
 
 
+@pytest.mark.once
 def test_the_diffs_sign_is_the_paired_compares(tmp_path):
     from harness.report import cached_summary
     from harness.report.comparisons.compare import compare
@@ -175,6 +178,7 @@ def test_either_side_is_the_others_mirror():
 
 
 @NEEDS_NATIVE
+@pytest.mark.once
 def test_the_engines_and_the_worker_count_give_the_same_answer():
     runs = [
         diff("greedy", "tactician", opponents=["simple"], deals=30, engine=e, workers=w, examples=1)

@@ -22,6 +22,7 @@ BOT = "examples/my_bot.py:WormHunter"
 
 
 @pytest.mark.parametrize("command", [["coach", "greedy"], ["diff", "greedy", "simple"]])
+@pytest.mark.once
 def test_progress_is_told_on_stderr_and_quiet_or_json_silence_it(harness_process, cli, tmp_path,
                                                                 command):  # fmt: skip
     out = harness_process(*command, "--deals", "10", "--out", str(tmp_path / "a"))
@@ -34,6 +35,7 @@ def test_progress_is_told_on_stderr_and_quiet_or_json_silence_it(harness_process
     assert json.loads(as_json.output)["deals"] == 10  # nothing else on either stream
 
 
+@pytest.mark.once
 def test_the_diff_stops_once_its_answer_is_settled():
     d = diff("greedy", "tactician", examples=0)
     assert d.deals == 20 and d.games() == 80  # settled at its first look
@@ -86,6 +88,7 @@ def test_a_picks_situation_shows_its_roll():
     assert len(set(shown)) == len(shown)
 
 
+@pytest.mark.once
 def test_the_diffs_gains_are_one_row_per_lesson():
     d = diff("greedy", "tactician", deals=40, examples=1)
     rows = d.spot_rows(True, top=10**6) + d.spot_rows(False, top=10**6)

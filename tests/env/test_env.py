@@ -94,6 +94,7 @@ def _check_question(game, seat, obs):
     assert obs["observation"][game.phase] == 1.0 and obs["observation"][:3].sum() == 1.0
 
 
+@pytest.mark.once
 def test_100000_random_masked_steps_keep_mask_and_engine_in_step():
     """At 2-7 seats over the rule mixes: the mask at every step, illegal actions, and a
     record of every episode that replays to the same result."""

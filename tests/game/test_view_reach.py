@@ -117,6 +117,7 @@ def test_nothing_reachable_from_what_a_plugin_is_handed_leads_back_to_the_game()
     assert id(game) in reach.reachable([hides])
 
 
+@pytest.mark.once
 def test_no_module_global_holds_the_game():
     import sys
 

@@ -163,6 +163,7 @@ def test_derive_seed_is_blake2b_of_the_parts():
 @needs_native
 @pytest.mark.parametrize("dice", native.DICE_MODES)
 @pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.once
 def test_presets_players_and_dice(preset, dice):
     played = 0
     for players in range(2, 8):
@@ -293,6 +294,7 @@ def test_the_turn_programme_is_solve_arrays():
 
 
 @needs_native
+@pytest.mark.once
 def test_optimal_plays_as_the_python_strategy():
     played = 0
     cases = [
@@ -313,6 +315,7 @@ def test_optimal_plays_as_the_python_strategy():
 
 
 @needs_native
+@pytest.mark.once
 def test_optimal_against_simple_in_every_preset_and_dice_mode():
     """Thousands of games of the benchmark's table (optimal v simple) and a table of two
     optimals sharing the solved turns, game by game against the Python strategy: the

@@ -148,6 +148,7 @@ def check(entrants, rules, dice, seed, deals, first=0, orders=None, max_turns=10
 
 
 # -- bit for bit -------------------------------------------------------------------------
+@pytest.mark.once
 def test_every_builtin_pairing_is_the_accountants():
     played = 0
     for i, a in enumerate(SPECS):
@@ -158,6 +159,7 @@ def test_every_builtin_pairing_is_the_accountants():
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.once
 def test_every_preset_at_two_three_four_and_seven_players(preset):
     played = 0
     for players, deals in ((2, 10), (3, 4), (4, 3), (7, 1)):
@@ -232,6 +234,7 @@ def test_every_width_of_lanes_keeps_the_same_account():
 
 
 # -- the identity, checked in C on every turn --------------------------------------------
+@pytest.mark.once
 def test_every_turn_sums_swing_equals_par_plus_luck_minus_regret():
     """account.inc.c checks every turn it closes (a claim or a bust): the realised swing against
     par + luck - regret of the turn; the largest residual over thousands of games."""
@@ -410,6 +413,7 @@ class Nester(Strategy):
 """
 
 
+@pytest.mark.once
 def test_a_plugin_playing_native_games_inside_its_turn_changes_nothing(tmp_path):
     """Its batches run in the thread of the table's: they must not touch the programmes
     the table's optimal and its account hold (a plugin could spoil its rival's play), nor

@@ -200,6 +200,7 @@ def _plugin_config(tmp_path: Path, engine: str | None = None) -> Path:
     return path
 
 
+@pytest.mark.once
 def test_native_with_a_file_plugin_plays_and_limits_are_one_line(tmp_path, harness_process):
     config = _plugin_config(tmp_path)
     out = tmp_path / "out"
@@ -230,6 +231,7 @@ def test_engine_key_is_checked_with_its_line(tmp_path):
 
 
 @needs_native
+@pytest.mark.once
 def test_auto_plays_plugin_tables_natively_too(tmp_path):
     # A plugin plays as a Python seat at a native table (H1): every table goes native.
     config = _plugin_config(tmp_path)
@@ -268,6 +270,7 @@ def test_sprt_native_equals_python(monkeypatch):
     assert py == nat
 
 
+@pytest.mark.once
 def test_sprt_native_plays_a_plugin_or_refuses_in_one_line(tmp_path, harness_process):
     bot = plugin_file(tmp_path)
     done = harness_process("sprt", f"{bot}:Greedy", "greedy", "--engine", "native")

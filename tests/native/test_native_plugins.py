@@ -125,6 +125,7 @@ SWEEP = max(1, int(os.environ.get("HARNESS_NATIVE_SWEEP", "1") or 1))
 
 
 @pytest.mark.parametrize("preset", ["official", "piko-blog", "french", "short"])
+@pytest.mark.once
 def test_mixed_tables_play_the_python_engines_games(plugins, preset):
     rows = 0
     cells = [
@@ -211,6 +212,7 @@ def test_raisers_forfeit_as_on_the_python_engine(method):
     assert forfeits >= len(THROWN)
 
 
+@pytest.mark.once
 def test_a_cheat_that_finds_the_game_cannot_change_a_native_one(plugins):
     # GcWalker finds the Python engine's Game through gc and moves tiles on it (in-process,
     # the Python engine cannot forbid it). At a native table the game is in C: it finds

@@ -200,6 +200,7 @@ def test_the_probe_sees_a_wrong_model(use_model):
 @pytest.mark.parametrize("dice", native.DICE_MODES)
 @pytest.mark.parametrize("preset", list(PRESETS))
 @pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.once
 def test_games_in_every_preset(use_model, players, preset, dice):
     use_model(players, random_model(players, seed=10 + players))
     opponents = ["optimal", "simple", "tactician"][: players - 1]
@@ -210,6 +211,7 @@ def test_games_in_every_preset(use_model, players, preset, dice):
 
 
 @needs_native
+@pytest.mark.once
 def test_games_in_every_variant_combination(use_model):
     use_model(3, random_model(3, seed=3, hidden=(16, 8)))
     played = 0

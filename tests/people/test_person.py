@@ -199,6 +199,7 @@ def test_ctrl_c_saves_a_replayable_record_and_exits_130(tmp_path):
     assert replayed.returncode == 0, replayed.stderr
 
 
+@pytest.mark.once
 def test_colour_at_a_terminal_and_none_under_no_color(tmp_path):
     for colour in (True, False):
         child = spawn("you", "greedy", "--seed", "3", "--record", str(tmp_path / "g.json"),
@@ -275,6 +276,7 @@ def test_read_bounded_keeps_the_head_and_counts_the_rest(text, want):
         read_bounded(io.StringIO(""), 4)
 
 
+@pytest.mark.once
 def test_a_seed_deals_the_same_dice_again(tmp_path):
     records = []
     for n in range(2):

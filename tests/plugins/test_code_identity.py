@@ -246,6 +246,7 @@ print(json.dumps([run.played, run.resumed, run.reused, run.status]))
 """
 
 
+@pytest.mark.once
 def test_a_main_class_edited_between_runs_is_played_again(tmp_path: Path):
     out = str(tmp_path / "results")
     first = run_stdin(TOURNEY.format(target=25, out=out))
@@ -256,6 +257,7 @@ def test_a_main_class_edited_between_runs_is_played_again(tmp_path: Path):
     assert edited[:3] == [12, 0, 0]  # new code: played, neither resumed nor reused
 
 
+@pytest.mark.once
 def test_a_volatile_class_is_never_resumed(tmp_path: Path):
     out = str(tmp_path / "results")
     source = TOURNEY.format(target=25, out=out)

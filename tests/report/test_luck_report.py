@@ -167,6 +167,7 @@ def test_the_results_api_gives_each_seats_account(run):
     assert (over.regret >= 0).all() and over.rolls.notna().all()
 
 
+@pytest.mark.once
 def test_the_report_has_a_luck_and_skill_section_and_chart(run, tmp_path):
     from harness.report import write_report
 

@@ -100,6 +100,7 @@ def flip(path: Path, offset: int, bit: int = 0) -> None:
 
 
 # -- single-bit flips, same size ------------------------------------------------------------
+@pytest.mark.once
 def test_a_bit_flip_anywhere_in_a_chunk_is_refused_by_the_report(copy):
     entry = manifest(copy)[2]
     part = copy / "games" / entry["file"]
@@ -127,6 +128,7 @@ def test_resume_plays_a_flipped_chunk_again(copy, reference, where):
     assert "its sha256 differs" in (copy / "run.log").read_text()
 
 
+@pytest.mark.once
 def test_a_garbled_complete_run_is_never_left_without_a_report(copy, reference, cli):
     """Same-size garbage in a chunk of a complete run: running the same command again
     replays it and writes the report (before: "complete" forever, no report)."""
@@ -292,6 +294,7 @@ def test_a_hard_link_left_by_an_older_version_is_caught_when_its_source_is_damag
 
 
 @pytest.mark.parametrize("other", [{"seed": 2}, {"max_turns": 900}, {"rules": "french"}])
+@pytest.mark.once
 def test_a_key_copied_into_another_runs_manifest_is_not_reused(tmp_path, other):
     """Another run with the same entrants names its chunks alike; a manifest line's key
     is only its claim: the run's own settings and the rows' seeds must agree too."""

@@ -248,6 +248,7 @@ def test_plots_are_figures_written_nowhere(run, monkeypatch):
     figures[1].savefig(os.devnull, format="png")  # drawable after it was kept
 
 
+@pytest.mark.once
 def test_a_figure_is_the_reports_png(run, tmp_path):
     """The figure a notebook shows is the chart the report writes, to the byte."""
     from harness.report import write_report
@@ -281,6 +282,7 @@ print(matplotlib.rcParams._get_backend_or_none(), len(plt.get_fignums()), shown)
 @pytest.mark.parametrize(
     "choose, backend", [("", "None"), ("matplotlib.use('svg')", "svg")], ids=["unset", "svg"]
 )
+@pytest.mark.once
 def test_drawing_leaves_the_users_backend_alone(run, choose, backend):
     """Importing the report's charts chooses no backend; a chosen one stays (a notebook's)."""
     env = {k: v for k, v in os.environ.items() if k != "MPLBACKEND"}
@@ -418,6 +420,7 @@ print(json.dumps([run.status, run.workers, run.played, [n for n in notes if "__m
 """
 
 
+@pytest.mark.once
 def test_a_notebook_class_is_played_in_this_process(tmp_path):
     source = NOTEBOOK.replace("OUT", repr(str(tmp_path)))
     done = subprocess.run(

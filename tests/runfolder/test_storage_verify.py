@@ -263,6 +263,7 @@ def games_sorted(run_dir: Path) -> pd.DataFrame:
     return df.sort_values(["table", "deal", "seating"]).reset_index(drop=True)
 
 
+@pytest.mark.once
 def test_a_run_that_loaded_a_patching_plugin_is_not_reused(tmp_path, harness_process):
     """A plugin that patches Greedy on import, played in-process (workers 0), poisons the
     greedy-simple table it does not sit at; a later run without it must play that table

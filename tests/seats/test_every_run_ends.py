@@ -46,6 +46,7 @@ def test_play_game_ends_each_with_a_time_forfeit(plugin):
 
 
 @pytest.mark.parametrize("workers", [0, 1])
+@pytest.mark.once
 def test_a_tournament_ends_each_with_time_forfeits(tmp_path, workers):
     entrants = [
         "greedy",

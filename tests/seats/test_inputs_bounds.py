@@ -426,6 +426,7 @@ def test_a_yaml_newline_in_a_name_is_refused_with_its_line(tmp_path):
     assert message.startswith(f"{tmp_path / 'c.yaml'}:3: entrants[1].name:")
 
 
+@pytest.mark.once
 def test_report_draws_names_that_look_like_tex_literally(tmp_path, cli):
     names = ["$\\frac{cash$", "a$b$c", "\\mathbf{x}_"]
     config = tmp_path / "tex.yaml"

@@ -105,6 +105,7 @@ def opponent(builtin_seats):
     return builtin_seats["greedy"]
 
 
+@pytest.mark.once
 def test_every_builtin_plays_identical_games_isolated(builtin_seats):
     names = list(builtin_seats)
     assert len(names) >= 8

@@ -115,6 +115,7 @@ def test_the_engine_process_is_not_dumpable_once_it_has_isolated_seats():
         assert libc.prctl(3, 0, 0, 0, 0) == 0  # PR_GET_DUMPABLE
 
 
+@pytest.mark.once
 def test_the_whole_run_finishes_and_other_tables_are_as_clean(tmp_path):
     """The issue's tournament: a seat that tries every attack sits at some tables; the run
     completes, and the tables without it hold the very games of a run without it."""

@@ -41,6 +41,7 @@ def test_a_deals_control_is_a_minus_b_win_weighted_luck_over_its_games():
         assert scores.control[d] == pytest.approx(want, abs=1e-12)
 
 
+@pytest.mark.once
 def test_the_adjusted_test_decides_the_same_for_any_worker_count():
     setup = make_setup("tactician", "greedy", seed=2, luck="on", engine="python")
     serial = run_sprt(setup, workers=0)

@@ -121,6 +121,7 @@ def test_per_table_clusters_would_be_too_narrow():
     assert (hi - lo) / (old_hi - old_lo) > 1.15
 
 
+@pytest.mark.once
 def test_coverage_of_a_synthetic_correlated_run():
     """150 runs of 100 deals: the per-deal interval holds a's true share about 95% of the
     time (95.3% in 4,000 runs); per (table, deal) clearly less (85.7%). The bounds are

@@ -142,6 +142,7 @@ def test_a_control_made_of_the_outcome_in_one_fold_cannot_shrink_it():
     assert leaky > 1.5
 
 
+@pytest.mark.once
 def test_cross_fitting_is_unbiased_where_an_in_sample_fit_is_not():
     """Small runs (8 deals) whose outcome is the square of a skewed control: the
     in-sample coefficient correlates with the control's sample mean and biases the

@@ -53,6 +53,7 @@ def reference(tmp_path_factory):
     return run
 
 
+@pytest.mark.once
 def test_open_comparisons_get_the_games_and_the_run_ends_when_settled(reference):
     adaptive = record(reference.run_dir)
     by_pair = {(c["a"], c["b"]): c for c in adaptive["comparisons"]}
@@ -117,6 +118,7 @@ def test_a_fixed_run_of_the_same_deals_gives_every_chunk_to_reuse(tmp_path, refe
     assert rows(run.run_dir).equals(rows(reference.run_dir))
 
 
+@pytest.mark.once
 def test_the_budget_stops_before_a_batch_that_would_pass_it(tmp_path):
     run = run_tournament(
         {**ADAPTIVE, "budget": 700}, out=tmp_path, workers=0, progress=False, report=True
@@ -141,6 +143,7 @@ def test_the_report_says_which_were_settled_and_the_games_each_took(reference, c
     assert "Adaptive schedule" in (reference.run_dir / "report.html").read_text()
 
 
+@pytest.mark.once
 def test_the_terminal_and_json_carry_the_comparisons(tmp_path, cli):
     config = tmp_path / "a.yaml"
     config.write_text(json.dumps({**ADAPTIVE, "deals": 100}))  # JSON is YAML
@@ -212,6 +215,7 @@ def test_an_adaptive_run_is_its_own_run_and_a_fixed_runs_key_is_unchanged(tmp_pa
     assert again.run_dir != run.run_dir and again.resumed == 0
 
 
+@pytest.mark.once
 def test_dask_plays_the_same_schedule_and_rows(tmp_path):
     """On Dask (a local cluster of 2 workers: each batch its own results() call, on one
     cluster started once for the run)."""
@@ -228,6 +232,7 @@ def test_dask_plays_the_same_schedule_and_rows(tmp_path):
     assert record(dask.run_dir) == record(here.run_dir)
 
 
+@pytest.mark.once
 def test_a_sigkill_mid_run_then_the_same_command_gives_the_same_run(tmp_path):
     """kill -9 of `harness tourney` (parent and workers, no handler runs) in the middle of
     an adaptive run, then the same command: the schedule is taken again from the stored

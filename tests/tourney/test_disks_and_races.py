@@ -30,7 +30,9 @@ from harness.tourney import run_tournament
 from harness.tourney.runner import RunLogHandler
 from harness.tourney.storage import RunFolder, StorageError
 
-pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+# not `engine`: what these add (processes, signals, disks) is not the engine's; a chunk
+# picks its engine as in test_tourney_run.py, which pass 2 runs
+pytestmark = pytest.mark.interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = {"name": "d", "entrants": ["greedy", "random", "simple"], "deals": 4, "chunk": 2}
@@ -59,6 +61,7 @@ def test_an_unwritable_run_log_is_one_line_and_the_run_completes(
     assert "Logging error" not in err and "Traceback" not in err
 
 
+@pytest.mark.once
 def test_the_cli_reports_a_complete_run_complete_without_its_log(tmp_path, monkeypatch, cli):
     monkeypatch.setattr(RunLogHandler, "_open", lambda self: FullDisk())
     config = tmp_path / "d.yaml"
@@ -80,6 +83,7 @@ main(sys.argv[1:])
 
 
 @pytest.mark.parametrize("repair", [False, True])
+@pytest.mark.once
 def test_a_report_on_a_full_disk_exits_1_in_a_real_process(tmp_path, repair):
     run = run_tournament(CONFIG, out=tmp_path, workers=0)
     args = ["report", str(run.run_dir), "--no-plots", *(["--repair"] if repair else [])]

@@ -86,6 +86,7 @@ def test_a_dead_fork_server_is_replaced_and_the_run_goes_on(
     )
 
 
+@pytest.mark.once
 def test_a_fork_server_that_cannot_start_again_ends_the_run_resumably(tmp_path, monkeypatch, cli):
     config = tmp_path / "fs.yaml"
     config.write_text(json.dumps(CONFIG_PY))
@@ -106,6 +107,7 @@ def test_a_fork_server_that_cannot_start_again_ends_the_run_resumably(tmp_path, 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+@pytest.mark.once
 def test_killing_the_fork_server_mid_run_loses_nothing(tmp_path, reference, sig):
     config = tmp_path / "fs.yaml"
     config.write_text(json.dumps({**CONFIG_PY, "deals": 400, "chunk": 10}))
@@ -148,6 +150,7 @@ main(["tourney", sys.argv[1], "--out", sys.argv[2], "--workers", "0"])
 
 
 @pytest.mark.parametrize("sig", ["SIGTERM", "SIGHUP", "SIGINT"])
+@pytest.mark.once
 def test_a_stop_signal_while_the_report_is_written_exits_130(tmp_path, sig):
     config = tmp_path / "c.yaml"
     config.write_text("entrants: [greedy, random]\ndeals: 2\n")

@@ -160,6 +160,7 @@ def test_a_group_key_covers_its_tables_and_deals(small_cap):
 
 
 # -- the same games ------------------------------------------------------------------------
+@pytest.mark.once
 def test_grouped_chunks_store_the_games_one_table_a_chunk_stores(tmp_path, small_cap):
     # 10 values, 4 seats: C(10, 4) = 210 tables, past the cap of 60
     config = sweep(values=10, deals=2, luck="on")
@@ -195,6 +196,7 @@ def test_workers_and_the_python_engine_play_the_grouped_games_in_process(tmp_pat
 
 
 # -- resume, reuse, damage -----------------------------------------------------------------
+@pytest.mark.once
 def test_resume_plays_only_the_missing_grouped_chunks(tmp_path, small_cap):
     run = run_tournament(sweep(), workers=0, out=tmp_path)
     lines = (run.run_dir / "manifest.jsonl").read_text().splitlines(keepends=True)
@@ -227,6 +229,7 @@ def _grouped_part(run_dir: Path) -> tuple[Path, dict]:
     raise AssertionError("no grouped chunk")
 
 
+@pytest.mark.once
 def test_a_flipped_byte_in_a_grouped_part_is_refused_then_played_again(tmp_path, small_cap):
     from harness.tourney.repair import repair_run
 
@@ -247,6 +250,7 @@ def test_a_flipped_byte_in_a_grouped_part_is_refused_then_played_again(tmp_path,
     open_run(run.run_dir)  # verifies
 
 
+@pytest.mark.once
 def test_a_grouped_part_missing_a_table_is_refused_and_played_again(tmp_path, small_cap):
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -311,6 +315,7 @@ def test_a_grouped_manifest_line_claims_its_tables_or_nothing(line, claim):
     assert manifest.covered(line) == claim
 
 
+@pytest.mark.once
 def test_a_damaged_table_list_is_one_line_and_repair_writes_it_again(tmp_path, small_cap):
     from harness.tourney.repair import repair_run
 
@@ -355,6 +360,7 @@ run_tournament(sys.argv[1], out=sys.argv[2], workers=2, progress=False)
 
 
 @pytest.mark.interpreter
+@pytest.mark.once
 def test_a_run_killed_mid_chunk_resumes_to_the_same_games(tmp_path, monkeypatch):
     """SIGKILL while grouped chunks are in play (tables with a plugin and without: two
     kinds), then the same command: only the missing chunks are played, the same games."""
@@ -426,6 +432,7 @@ class Crashy(Strategy):
 
 
 @pytest.mark.interpreter
+@pytest.mark.once
 def test_a_worker_death_inside_a_group_goes_on_from_that_game(tmp_path, monkeypatch):
     monkeypatch.setattr(model, "CHUNK_CAP", 20)
     monkeypatch.setattr(model, "CHUNK_GAMES", 60)

@@ -19,7 +19,9 @@ from harness.report import summarise_run
 from harness.report.summaries.aggregate import forfeit_pattern
 from harness.runfolder.manifest import OUTPUT_KEPT
 
-pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+# not `engine`: what these add (processes, signals, disks) is not the engine's; a chunk
+# picks its engine as in test_tourney_run.py, which pass 2 runs
+pytestmark = pytest.mark.interpreter
 
 BOTS = """
 from harness.strategy import Strategy
@@ -79,6 +81,7 @@ def league(tmp_path_factory):
     return root, config, run, result.output, summarise_run(run)
 
 
+@pytest.mark.once
 def test_the_terminal_says_who_wrote_how_much_to_run_log(league):
     _, _, run, output, summary = league
     lines = output.splitlines()

@@ -80,6 +80,7 @@ def _watch(backend, specs, looks: int = 400):
 
 @needs_native
 @pytest.mark.parametrize("engine", ["auto", "python"])
+@pytest.mark.once
 def test_a_slow_plugin_moves_the_bar_game_by_game_and_is_named(slow, engine):
     specs = _specs([f"{slow}:Slow", "greedy"], 12, engine)  # one chunk of 24 games
     assert len(specs) == 1
@@ -97,6 +98,7 @@ def test_a_slow_plugin_moves_the_bar_game_by_game_and_is_named(slow, engine):
 
 
 @needs_native
+@pytest.mark.once
 def test_a_native_chunk_of_built_ins_moves_the_bar_inside_its_one_c_call():
     # optimal plays ~3,000 games per CPU-second natively: 6,000 games take a while.
     specs = _specs(["optimal", "simple"], 3000)
@@ -120,6 +122,7 @@ def test_serial_play_refreshes_between_games(slow):
     assert any("slowbot" in t for _, t in told)
 
 
+@pytest.mark.once
 def test_the_terminal_names_the_slow_bot_before_its_first_chunk_lands(slow, tmp_path):
     stream = io.StringIO()
     config = {"entrants": [f"{slow}:Slow", "greedy"], "deals": 10, "chunk": 10, "seed": 1}
@@ -131,6 +134,7 @@ def test_the_terminal_names_the_slow_bot_before_its_first_chunk_lands(slow, tmp_
     assert any(re.search(r"\] [1-9]\d*/20 games", f) for f in early)
 
 
+@pytest.mark.once
 def test_the_dask_backend_reports_games_in_play(slow, tmp_path):
     pytest.importorskip("distributed")
     from harness.tourney.backends.dask import DaskBackend
@@ -144,6 +148,7 @@ def test_the_dask_backend_reports_games_in_play(slow, tmp_path):
 
 
 # -- what is stored and how it is read ----------------------------------------------------------
+@pytest.mark.once
 def test_timing_never_changes_a_game(slow, monkeypatch):
     for engine in ("python", "auto"):
         spec = _specs([f"{slow}:Slow", "greedy"], 3, engine)[0]

@@ -59,6 +59,7 @@ def raced(tmp_path_factory):
     return run_tournament(RACE, out=out, workers=0, progress=False, report=True)
 
 
+@pytest.mark.once
 def test_a_beaten_value_stops_playing_and_the_best_plays_on(raced):
     adaptive = record(raced.run_dir)
     assert [b["out"] for b in adaptive["batches"][:3]] == [[], [T29], [T25]]
@@ -124,6 +125,7 @@ def test_the_report_shows_each_value_and_how_far_it_got(raced, cli):
     assert "Racing sweep" in (raced.run_dir / "report.html").read_text()
 
 
+@pytest.mark.once
 def test_the_terminal_shows_the_race_in_100_columns(tmp_path, cli):
     config = tmp_path / "r.yaml"
     config.write_text(json.dumps({**RACE, "deals": 200}))

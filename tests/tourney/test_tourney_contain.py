@@ -106,6 +106,7 @@ CASES = [
 
 
 @pytest.mark.parametrize("cls, workers, kind, text", CASES)
+@pytest.mark.once
 def test_a_misbehaving_plugin_forfeits_its_seat_and_the_run_finishes(
     tmp_path, pdir, twin, cls, workers, kind, text
 ):
@@ -176,6 +177,7 @@ def test_in_process_play_records_the_foreign_code_it_had_loaded(tmp_path):
 
 # -- item 6: output is contained and bounded ------------------------------------------------------
 @pytest.mark.parametrize("workers", ["1", "0"])
+@pytest.mark.once
 def test_plugin_output_goes_to_run_log_labelled_never_to_stdout(tmp_path, workers):
     config = tmp_path / "chat.yaml"
     chatty = f"{HOSTILE / 'workers_chatty.py'}:Chatty"
@@ -275,6 +277,7 @@ def test_strict_makes_a_finished_run_with_forfeits_exit_3(tmp_path, pdir, cli):
 
 
 # -- the same on Dask: plugin chunks in clean children of the Dask workers -----------------------
+@pytest.mark.once
 def test_dask_workers_play_plugin_tables_in_clean_children(tmp_path, pdir, twin):
     pytest.importorskip("distributed")
     patcher = {"strategy": f"{HOSTILE / 'workers_patcher.py'}:Patcher", "name": "patcher"}

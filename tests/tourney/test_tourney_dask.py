@@ -24,7 +24,9 @@ import pandas as pd
 import pytest
 from helpers import HANG_GUARD
 
-pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+# not `engine`: what these add (processes, signals, disks) is not the engine's; a chunk
+# picks its engine as in test_tourney_run.py, which pass 2 runs
+pytestmark = pytest.mark.interpreter
 
 distributed = pytest.importorskip("distributed")
 
@@ -255,6 +257,7 @@ def test_local_cluster_stores_the_same_games_bit_for_bit(tmp_path):
     assert meta["status"] == "complete" and meta["summary"]["workers"] == 2
 
 
+@pytest.mark.once
 def test_grouped_chunks_on_dask_are_the_local_chunks_bit_for_bit(tmp_path, monkeypatch):
     """A plan of more tables than CHUNK_CAP (here 12) groups them: a chunk of several
     tables is one task, a plugin's (shipped, in a child) as a built-ins' (in the worker)."""
@@ -273,6 +276,7 @@ def test_grouped_chunks_on_dask_are_the_local_chunks_bit_for_bit(tmp_path, monke
     assert_same_run(local.run_dir, dask.run_dir)
 
 
+@pytest.mark.once
 def test_three_players_independent_dice_on_a_scheduler(tmp_path, cluster):
     local_cluster, _ = cluster
     config = {
@@ -289,6 +293,7 @@ def test_three_players_independent_dice_on_a_scheduler(tmp_path, cluster):
     assert_same_run(local.run_dir, dask.run_dir)
 
 
+@pytest.mark.once
 def test_resume_and_reuse_work_across_backends(tmp_path):
     """Chunks stored by one backend are resumed or reused by the other."""
     pair = {**SMALL, "entrants": ["greedy", "random"]}
@@ -313,6 +318,7 @@ def _workers_cannot_read_plugin_files() -> None:
     harness.plugins.references._load_file = denied
 
 
+@pytest.mark.once
 def test_plugin_file_is_shipped_to_workers_that_cannot_read_it(tmp_path, cluster):
     local_cluster, client = cluster
     config = plugin_config(tmp_path, BOT, "Bot", target=26)
@@ -347,6 +353,7 @@ def test_a_shipped_plugin_is_checked_against_the_planned_code(tmp_path):
 
 
 # -- faults ------------------------------------------------------------------------------------
+@pytest.mark.once
 def test_a_worker_killed_mid_chunk_is_replaced_and_the_run_ends_correct(tmp_path):
     marker = tmp_path / "victim.pid"
     config = plugin_config(tmp_path, VICTIM, "Victim", marker=str(marker))
@@ -379,6 +386,7 @@ def test_a_worker_killed_mid_chunk_is_replaced_and_the_run_ends_correct(tmp_path
     assert len(infos) == 6, "one record per chunk, from the workers"
 
 
+@pytest.mark.once
 def test_a_plugin_that_cannot_be_built_forfeits_its_games(tmp_path):
     marker = tmp_path / "boom-now"
     config = load_config(plugin_config(tmp_path, BOOM, "Boom", marker=str(marker)))
@@ -393,6 +401,7 @@ def test_a_plugin_that_cannot_be_built_forfeits_its_games(tmp_path):
     assert "Traceback (most recent call last)" in log and "RuntimeError: boom" in log
 
 
+@pytest.mark.once
 def test_a_plugin_that_kills_its_process_forfeits_its_games_and_the_run_goes_on(tmp_path):
     config = plugin_config(tmp_path, DIES, "Dies")
     config["players"] = 3  # one table, with dies: every game kills
@@ -405,6 +414,7 @@ def test_a_plugin_that_kills_its_process_forfeits_its_games_and_the_run_goes_on(
 
 
 # -- the scheduler and the workers ---------------------------------------------------------
+@pytest.mark.once
 def test_unreachable_scheduler_is_one_line_within_seconds(tmp_path, cli):
     import socket
 
@@ -443,6 +453,7 @@ def _pretend_other_version() -> None:
     harness.__version__ = "0.0.1"
 
 
+@pytest.mark.once
 def test_worker_with_another_harness_version_is_refused(tmp_path, cluster, cli):
     local_cluster, client = cluster
     client.run(_pretend_other_version)
@@ -505,6 +516,7 @@ def test_backend_options_are_checked(tmp_path, cli):
     assert result.exit_code == 2 and "'spark' is not one of 'local', 'dask'" in result.output
 
 
+@pytest.mark.once
 def test_ctrl_c_stops_the_cluster_cleanly_and_the_run_resumes(tmp_path):
     config = plugin_config(tmp_path, SLOW_SOURCE, "Slow")
     path = tmp_path / "slow.yaml"

@@ -130,6 +130,7 @@ def wait_for_chunks(out: Path, name: str, count: int, proc: subprocess.Popen) ->
     raise AssertionError("no progress within a minute")
 
 
+@pytest.mark.once
 def test_sigkill_mid_run_then_resume_gives_identical_results(tmp_path, slow_config):
     reference = run_tournament(slow_config, out=tmp_path / "ref", workers=2)
     assert reference.status == "complete"
@@ -173,6 +174,7 @@ def test_sigkill_mid_run_then_resume_gives_identical_results(tmp_path, slow_conf
     assert (run_dir / "summary.csv").read_text() == (reference.run_dir / "summary.csv").read_text()
 
 
+@pytest.mark.once
 def test_ctrl_c_stops_cleanly_and_says_how_to_resume(tmp_path, slow_config):
     out = tmp_path / "out"
     proc = start(slow_config, out)
@@ -195,6 +197,7 @@ def children_of(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="needs Linux /proc")
+@pytest.mark.once
 def test_a_worker_killed_from_outside_costs_its_chunk_only(tmp_path, slow_config):
     reference = run_tournament(slow_config, out=tmp_path / "ref", workers=0)
     out = tmp_path / "out"
@@ -252,6 +255,7 @@ def test_worker_that_dies_once_is_retried_and_the_run_completes(tmp_path):
     assert "its worker process died (exit code 3); retrying it once" in log
 
 
+@pytest.mark.once
 def test_worker_that_always_dies_forfeits_its_games_and_the_run_finishes(tmp_path, cli):
     (tmp_path / "crashy.py").write_text(CRASHY)
     path = tmp_path / "always.yaml"

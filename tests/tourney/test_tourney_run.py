@@ -325,6 +325,7 @@ def test_duplicate_dice_forfeit_is_replayed_by_harness_play(
     assert same_error(payload["error"], example["error"])  # the same game
 
 
+@pytest.mark.once
 def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):
     result = cli(
         "tourney",
@@ -344,6 +345,7 @@ def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):
 
 
 # -- the command --------------------------------------------------------------------------
+@pytest.mark.once
 def test_cli_prints_standings_folder_and_rate(tmp_path, cli):
     config = tmp_path / "c.yaml"
     config.write_text("entrants: [greedy, random]\ndeals: 6\n")

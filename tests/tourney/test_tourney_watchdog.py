@@ -23,7 +23,9 @@ from helpers import HANG_GUARD
 from harness.tourney import load_config, plan, run_tournament
 from harness.tourney.repro import reproduce_command
 
-pytestmark = [pytest.mark.engine, pytest.mark.interpreter]
+# not `engine`: what these add (processes, signals, disks) is not the engine's; a chunk
+# picks its engine as in test_tourney_run.py, which pass 2 runs
+pytestmark = pytest.mark.interpreter
 
 ROOT = Path(__file__).resolve().parents[2]
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile"
@@ -168,6 +170,7 @@ def workers_among(pids: set[int]) -> set[int]:
 
 
 @pytest.mark.skipif(not LINUX, reason="needs Linux /proc")
+@pytest.mark.once
 def test_kill_9_of_the_parent_ends_its_workers_and_the_run_resumes(tmp_path):
     napper = {"strategy": f"{HANG}:Napper", "name": "napper"}
     config = tmp_path / "nap.yaml"

@@ -53,6 +53,7 @@ def test_two_workers_give_the_same_path(tmp_path, tuned):
     assert stable(again.summary()) == stable(tuned.summary())
 
 
+@pytest.mark.once
 def test_dask_gives_the_same_path(tmp_path, tuned):
     """On a local Dask cluster (one for the whole tune: each iteration a results() call)."""
     pytest.importorskip("distributed")
@@ -220,6 +221,7 @@ def _tune_args(out: Path) -> list[str]:
             "--confirm", "100", "--quiet"]  # fmt: skip
 
 
+@pytest.mark.once
 def test_the_command_plays_the_same_path_on_dask(tmp_path, cli, tuned):
     """--backend dask: a local Dask cluster plays the same iterations, byte for byte."""
     pytest.importorskip("distributed")
@@ -235,6 +237,7 @@ def test_address_without_dask_is_one_line(tmp_path, cli):
     assert result.exit_code == 2 and "needs --backend dask" in result.output
 
 
+@pytest.mark.once
 def test_a_sigkill_mid_tune_then_the_same_command_gives_the_same_path(tmp_path, tuned):
     """kill -9 of `harness tune` between (or during) iterations: nothing to flush, no
     handler runs; the same command resumes from what is stored and ends on the path an
