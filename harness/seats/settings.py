@@ -30,7 +30,7 @@ ISOLATION_MODES = ("none", "process")
 # The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
 # on at the tables where it costs little next to the games (a table with a plugin or
 # `optimal`), off at tables of the cheap built-ins alone (tourney.plan.table_luck).
-LUCK_MODES = ("auto", "on", "off")
+LUCK_MODES = ("auto", "on", "off", "win")
 MAX_SECONDS = 3600.0  # move_time and game_time: at most an hour
 ISOLATED_GAME_TIME = 600.0
 """Seconds of one isolated seat's decisions in one game when no ``game_time`` is given:
