@@ -360,8 +360,8 @@ def luck_option(config: bool = True) -> Callable[[F], F]:
         default=None if config else "auto",
         help="Keep the exact luck and skill account of every game, for luck-adjusted "
         "estimates (docs/luck.md): on, off, or auto: at tables with a plugin or optimal, "
-        "where it costs little next to the games; win: on, with the win account's luck "
-        f"(the win shares' control) at every table ({where}).",
+        "where it costs little next to the games; win: on, and the win account's luck "
+        f"(the win shares' control) at every table, the only mode that keeps it ({where}).",
     )
 
 

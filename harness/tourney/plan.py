@@ -321,25 +321,23 @@ def table_luck(config: TourneyConfig, table: Table) -> bool | str:
     True (the worm account) or ``"win"`` (schema.WIN: the worm account and the win
     account's luck, ``winluck``, the control of luck-adjusted win shares).
 
-    The win account solves a turn's programme for the win payoff at nearly every turn
-    (its boards seldom repeat): about 1.3 ms of CPU a game natively, 6x an ``optimal``
-    game's and hundreds of times a greedy one's (benchmarks/luck_cost.py). So ``win``
-    keeps it at every table, and ``on`` and ``auto`` at the tables where it costs little
-    next to the games: those with a plugin (user code, called back from the engine).
-
-    ``on`` and ``off`` say it for every table; ``auto`` keeps it where it pays: at a table
-    with a plugin (user code) or ``optimal``, where it costs little next to the games and
-    saves more games than it costs (docs/luck.md), and not at a table of the cheap
-    built-ins alone, where games are cheaper than their account.
+    ``off``, ``on`` and ``win`` say it for every table, whoever plays: the columns a run
+    stores are then a function of its settings alone, the same with a plugin copy of a
+    built-in as with the built-in, on either engine. ``win`` is the only mode that keeps
+    the win account: it solves a turn's programme for the win payoff at nearly every turn
+    (its boards seldom repeat), about 1.3 ms of CPU a game natively, 6x an ``optimal``
+    game's and hundreds of times a greedy one's (benchmarks/luck_cost.py), so it is asked
+    for, never implied. ``auto`` keeps the worm account where it pays: at a table with a
+    plugin (user code) or ``optimal``, where it costs little next to the games and saves
+    more games than it costs (docs/luck.md), and not at a table of the cheap built-ins
+    alone, where games are cheaper than their account.
     """
     mode = config.settings.luck
     if mode == schema.WIN:
         return schema.WIN
-    if mode == "off":
-        return False
-    if any(not is_own_module(e.spec.cls.__module__) for e in table.entrants):
-        return schema.WIN  # a plugin's table: the win account costs little next to its games
-    return True if mode == "on" else any(_pays(e) for e in table.entrants)
+    if mode != "auto":
+        return mode == "on"
+    return any(_pays(e) for e in table.entrants)
 
 
 def _pays(entrant: Entrant) -> bool:

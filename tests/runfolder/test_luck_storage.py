@@ -112,10 +112,10 @@ def test_auto_keeps_the_account_where_a_plugin_or_optimal_plays(tmp_path):
     kept = {tuple(sorted(e.name for e in t.entrants)): the_plan.luck[t.id] for t in the_plan.tables}
     assert kept[("greedy", "simple")] is False
     assert kept[("greedy", "optimal")] is True
-    assert kept[("careful", "simple")] == "win"  # a plugin's table: the win luck too
-    assert sum(bool(v) for v in kept.values()) == 5  # every table but greedy v simple
+    assert kept[("careful", "simple")] is True  # the worm account: never the win luck
+    assert sum(kept.values()) == 5  # every table but greedy v simple
     on = plan.Plan(load_config(_config(["greedy", "simple"], luck="on")))
-    assert all(on.luck.values())
+    assert all(v is True for v in on.luck.values())
 
 
 def test_the_choice_is_in_the_chunk_key_so_rows_of_the_other_kind_are_never_reused(tmp_path):

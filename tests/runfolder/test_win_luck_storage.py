@@ -220,14 +220,14 @@ class Careful(Strategy):
     ("luck", "expected"),
     [
         ("off", [False, False, False]),
-        ("auto", [False, True, "win"]),  # greedy mirror, optimal, a plugin's table
-        ("on", [True, True, "win"]),
+        ("auto", [False, True, True]),  # greedy mirror, optimal, a plugin's table
+        ("on", [True, True, True]),
         ("win", ["win", "win", "win"]),
     ],
 )
 def test_where_the_win_account_is_kept(tmp_path, luck, expected):
-    """The win account costs a turn's programme at nearly every turn: ``win`` keeps it at
-    every table, ``on`` and ``auto`` only where a plugin plays (docs/luck.md)."""
+    """The win account costs a turn's programme at nearly every turn: only ``win`` keeps
+    it, at every table, whoever plays there (docs/luck.md)."""
     path = tmp_path / "careful.py"
     path.write_text(PLUGIN)
     got = []
@@ -236,6 +236,47 @@ def test_where_the_win_account_is_kept(tmp_path, luck, expected):
         config = load_config(_config(pair, luck=luck))
         got.append(next(iter(plan.Plan(config).specs())).account)
     assert got == expected
+
+
+COPY = """
+from harness.strategies.greedy import Greedy
+
+
+class Copy(Greedy):
+    \"\"\"greedy's own code, from a file: a plugin.\"\"\"
+"""
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("luck", ["on", "win"])
+def test_a_plugin_copy_of_a_built_in_stores_the_same_columns_and_values(
+    tmp_path, monkeypatch, luck, engine
+):
+    """What a run stores is a function of its settings (luck, players, rules), never of
+    which seats are plugins: the same games with a plugin copy of greedy and with greedy
+    store the same account columns, the same values, on either engine."""
+    from harness import native
+
+    if engine == "native" and not native.available():
+        pytest.skip("the native engine is not built")
+    (tmp_path / "copy.py").write_text(COPY)
+    monkeypatch.chdir(tmp_path)
+    runs = {}
+    for name, me in [("copy", "copy.py:Copy"), ("greedy", "greedy")]:
+        entrants = [{"strategy": me, "name": "me"}, "tactician", "optimal"]
+        config = _config(entrants, players=3, deals=2, engine=engine, luck=luck, rules="french")
+        run = run_tournament(config, out=tmp_path / name, workers=0, progress=False)
+        runs[name] = _games(run.run_dir).reset_index(drop=True)
+    keys = ["deal", "seating"]
+    a, b = runs["copy"], runs["greedy"]
+    assert list(a.columns) == list(b.columns)
+    cols = [c for c in a.columns if c.startswith(("seat", "turns")) and "strategy" not in c]
+    cols = [c for c in cols if "time" not in c]
+    assert len(a) == 2 * 6 and any(c.endswith("_winluck") for c in cols)
+    kept = a[[c for c in cols if c.endswith("_winluck")]].notna().to_numpy()
+    assert kept.all() if luck == "win" else not kept.any()
+    assert a[[c for c in cols if c.endswith("_luck")]].notna().to_numpy().all()
+    pd.testing.assert_frame_equal(a[keys + cols], b[keys + cols])
 
 
 def test_a_table_without_the_win_account_stores_null_win_luck(tmp_path):
