@@ -56,7 +56,7 @@ seat{i}_claims         int16
 seat{i}_winluck        float64   the seat's win luck: the sum of the luck of its rolls in
                                  its own chance to win (the win-unit account,
                                  harness.analysis.units), null where the run did not
-                                 keep the account and in schema 4 parts
+                                 keep it (only ``luck: win`` does) and in schema 4 parts
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
