@@ -52,6 +52,7 @@ SEAT_COLUMNS = (
     "par",
     "luck",
     "wluck",
+    "winluck",
     "regret",
     "regret_pick",
     "regret_stop",
@@ -370,7 +371,15 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
             "margin": _versus_others(games, players, "worms").ravel(),
             **{
                 name: seat_values(name, np.float64)
-                for name in ("par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim")
+                for name in (
+                    "par",
+                    "luck",
+                    "wluck",
+                    "winluck",
+                    "regret_pick",
+                    "regret_stop",
+                    "regret_claim",
+                )
             },
             "regret": sum(
                 seat_values(f"regret_{k}", np.float64) for k in ("pick", "stop", "claim")

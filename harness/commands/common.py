@@ -350,7 +350,7 @@ def engine_option(config: bool) -> Callable[[F], F]:
 
 
 def luck_option(config: bool = True) -> Callable[[F], F]:
-    """``--luck auto|on|off`` (as ``luck``): keep the luck and skill account of every game
+    """``--luck auto|on|off|win`` (as ``luck``): keep the luck and skill account of every game
     (docs/luck.md). ``config`` True: the option overrides a config's ``luck`` (default
     None); else its default is auto."""
     where = "overrides the config's; default auto" if config else "default auto"
@@ -360,7 +360,8 @@ def luck_option(config: bool = True) -> Callable[[F], F]:
         default=None if config else "auto",
         help="Keep the exact luck and skill account of every game, for luck-adjusted "
         "estimates (docs/luck.md): on, off, or auto: at tables with a plugin or optimal, "
-        f"where it costs little next to the games ({where}).",
+        "where it costs little next to the games; win: on, and the win account's luck "
+        f"(the win shares' control) at every table, the only mode that keeps it ({where}).",
     )
 
 

@@ -30,11 +30,13 @@ from harness.native.columns import (
     orders_c,
     rules_c,
 )
+from harness.native.evaluators import install as install_evaluator
 from harness.native.evaluators import prepare as prepare_evaluators
 from harness.native.extension import NotNative, loaded
 from harness.native.kinds import native_seat, supports
 from harness.native.seats import SeatHost
 from harness.native.sources import account_stale
+from harness.runfolder.schema import WIN
 
 _INT64 = 1 << 63
 
@@ -45,10 +47,10 @@ def _prepare(
     dice: str,
     max_turns: int,
     python: Sequence[bool] = (),
-    account: bool = False,
+    account: bool | str = False,
 ) -> tuple[Rules, tuple, int]:
     core = loaded()
-    if account and account_stale():
+    if account and account_stale(account == WIN):
         raise NotNative(
             "the luck account (harness.analysis.account) differs from the one the native "
             "engine mirrors"
@@ -64,6 +66,8 @@ def _prepare(
         for e, s in enumerate(strategies)
     )
     prepare_evaluators(game_rules.players, seats)  # win-optimal's, in this process
+    if account == WIN:  # the win account's (winluck): the evaluator of the player count
+        install_evaluator(game_rules.players)
     return game_rules, seats, int(dice == "duplicate")
 
 
@@ -124,7 +128,7 @@ def play_games(
     max_turns: int = DEFAULT_MAX_TURNS,
     detail: bool = False,
     host: SeatHost | None = None,
-    account: bool = False,
+    account: bool | str = False,
 ) -> NativeResult:
     """Play one game per seed natively; the columns a chunk stores, row by row.
 
@@ -192,7 +196,7 @@ def check_table(
     dice: str = "independent",
     max_turns: int = DEFAULT_MAX_TURNS,
     python: bool = False,
-    account: bool = False,
+    account: bool | str = False,
 ) -> None:
     """NotNative unless :func:`play_deals` can play this table (nothing is played):
     what a planner asks before it hands a table to the native engine. ``python``: a
@@ -216,7 +220,7 @@ def play_deals(
     start: int = 0,
     detail: bool = False,
     host: SeatHost | None = None,
-    account: bool = False,
+    account: bool | str = False,
     progress: Any = None,
 ) -> NativeResult:
     """Deals ``first``..``stop - 1``, each in every seat order: what ``play_chunk`` plays.

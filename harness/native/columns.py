@@ -16,13 +16,20 @@ from typing import Any
 
 from harness.game.rules import MAX_PLAYERS, TILES, Rules
 from harness.game.seating import design
-from harness.runfolder.schema import ACCOUNT_ARRAYS, GAME_ARRAYS, SEAT_ARRAYS
+from harness.runfolder.schema import (
+    ACCOUNT_ARRAYS,
+    GAME_ARRAYS,
+    SEAT_ARRAYS,
+    WIN,
+    WIN_ACCOUNT_ARRAYS,
+)
 
 # The columns a chunk fills (harness.runfolder.schema), as array typecodes.
 GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
 SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
-# The luck account's columns per seat (harness.analysis.account, kept by account.inc.c).
-ACCOUNT_COLUMNS: dict[str, str] = ACCOUNT_ARRAYS
+# The luck account's columns per seat (harness.analysis.account, kept by account.inc.c),
+# with the win account's luck (harness.analysis.units: winluck), kept beside it.
+ACCOUNT_COLUMNS: dict[str, str] = {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
 SEATING = "seating"  # the seat order's index: the schema's seating column
 
 # The order the C code takes their buffers in (not the dicts' order, which is the
@@ -33,7 +40,7 @@ GAME_ORDER = (
 )  # fmt: skip
 SEAT_ORDER = ("worms", "rank", "busts", "steals", "stolen")
 ACCOUNT_ORDER = (
-    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim",
+    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim", "winluck",
     "rolls", "picks", "stops", "claims",
 )  # fmt: skip
 
@@ -136,19 +143,22 @@ def zeros(columns: dict[str, str], rows: int) -> dict[str, array]:
 
 
 def new_columns(
-    players: int, rows: int, account: bool = False
+    players: int, rows: int, account: bool | str = False
 ) -> tuple[dict[str, array], list[dict[str, array]]]:
-    """The zeroed game columns and each seat's (with its account's when kept)."""
+    """The zeroed game columns and each seat's (with its account's when kept: the win
+    account's luck too when ``account`` is "win")."""
     games = zeros(GAME_COLUMNS, rows)
-    seat = {**SEAT_COLUMNS, **ACCOUNT_COLUMNS} if account else SEAT_COLUMNS
+    kept = ACCOUNT_COLUMNS if account == WIN else ACCOUNT_ARRAYS
+    seat = {**SEAT_COLUMNS, **kept} if account else SEAT_COLUMNS
     return games, [zeros(seat, rows) for _ in range(players)]
 
 
-def account_c(seats: list[dict[str, array]], account: bool) -> tuple | None:
-    """The account's buffers as core.c takes them (None: no account kept)."""
+def account_c(seats: list[dict[str, array]], account: bool | str) -> tuple | None:
+    """The account's buffers as core.c takes them (None: no account kept; without the
+    win account, its winluck buffers left out: core.c then keeps the worm account alone)."""
     if not account:
         return None
-    return tuple(s[k] for s in seats for k in ACCOUNT_ORDER)
+    return tuple(s[k] for s in seats for k in ACCOUNT_ORDER if k in s)
 
 
 def flat(games: dict[str, array], seats: list[dict[str, array]]) -> tuple:

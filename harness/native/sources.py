@@ -38,8 +38,21 @@ SOURCES: dict[str, str] = {
     "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
     "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
+    # the win account (winluck): account.inc.c keeps its luck, on winprob.inc.c's payoff
+    "harness.analysis.units": "b50bddf90ed73fcfcc6f5f82c93dbdf49e00869e0b71088b251b149befcc5b24",
 }
 ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
+# ... and the win account's (winluck), checked only for a batch that keeps it: reading
+# them imports harness.winprob (numpy), which a worm-account batch never needs.
+WIN_ACCOUNT_SOURCES = (
+    *ACCOUNT_SOURCES,
+    "harness.analysis.units",
+    "harness.winprob.payoff",
+    "harness.winprob.evaluator",
+    "harness.winprob.features",
+    "harness.winprob.position",
+)
+_WIN_ACCOUNT = " win account"
 _ACCOUNT = " account"  # the account's key in STALE: never a strategy's name
 
 STALE: dict[str, bool] = {}
@@ -79,6 +92,9 @@ def refuse_stale(name: str, modules: tuple[str, ...]) -> None:
         raise NotNative(f"{name}: its source differs from the one the native engine mirrors")
 
 
-def account_stale() -> bool:
-    """Whether the luck account's reference is not the source account.inc.c mirrors (cached)."""
+def account_stale(win: bool = False) -> bool:
+    """Whether the luck account's reference is not the source account.inc.c mirrors
+    (cached); ``win``: the win account's too (harness.analysis.units, harness.winprob)."""
+    if win:
+        return _differs(_WIN_ACCOUNT, WIN_ACCOUNT_SOURCES)
     return _differs(_ACCOUNT, ACCOUNT_SOURCES)

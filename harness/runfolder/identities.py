@@ -45,7 +45,7 @@ import pyarrow as pa
 
 from harness.errors import plural
 from harness.game.rules import TILES, worms
-from harness.runfolder.schema import ACCOUNT_FIELDS, seat_column
+from harness.runfolder.schema import ACCOUNT_FIELDS, WIN_ACCOUNT_FIELDS, seat_column
 
 #: The spread of the win model behind the win-weighted luck: sigma^2 per worm on the
 #: grill: harness.analysis.account's WIN_SPREAD (which this room cannot import; a test
@@ -66,7 +66,8 @@ _WHERE = "an identity of the luck account, docs/luck.md"
 
 def identity_columns(players: int) -> list[str]:
     """The columns :func:`account_problem` reads for a chunk of ``players`` seats."""
-    return [seat_column(i, f) for i in range(players) for f in (*ACCOUNT_FIELDS, *BOARD_FIELDS)]
+    fields = (*ACCOUNT_FIELDS, *WIN_ACCOUNT_FIELDS, *BOARD_FIELDS)
+    return [seat_column(i, f) for i in range(players) for f in fields]
 
 
 def best_swing(players: int) -> float:
@@ -147,6 +148,7 @@ def account_problem(
                 present[:, i] |= ~null
                 absent[:, i] |= null
         values[field] = out.T
+    values["winluck"] = _win_luck(table, players, names)
     if not rows:
         return None
     seat_of = _Where(table, players)
@@ -172,13 +174,47 @@ def account_problem(
             "no account where the chunk's other games keep one (a table "
             "keeps the account in every game or in none)",
         )
-    if kept is not None and has != kept:
+    if kept is not None and has != bool(kept):  # kept "win": the worm account and winluck
         said = "keeps" if kept else "does not keep"
         held = "none" if kept else "one"
         return f"run.json says its table {said} the account, but the chunk holds {held} ({_WHERE})"
     if not has:
         return None
     return _values_problem(values, players, seat_of)
+
+
+def _win_luck(table: Any, players: int, names: set[str]) -> np.ndarray:
+    """The stored win luck (schema 5), (rows, seats), nan where not stored (a schema 4
+    part; NaN: a native batch without an evaluator): optional beside the worm account, so
+    its presence is checked per game (every seat or none), not per chunk."""
+    out = np.full((players, table.num_rows), np.nan)
+    for i in range(players):
+        name = seat_column(i, "winluck")
+        if name in names and table.column(name).null_count < table.num_rows:
+            column = table.column(name)
+            if pa.types.is_floating(column.type):
+                out[i] = column.to_numpy(zero_copy_only=False)
+    return out.T
+
+
+def _win_luck_problem(v: dict[str, np.ndarray], tol: np.ndarray, at: _Where) -> str | None:
+    """Stored win luck: in a game, every seat's or none; finite; exactly 0 without a roll;
+    within 1 a roll (each roll's luck is a difference of two chances to win, in [0, 1])."""
+    won, rolls = v["winluck"], v["rolls"]
+    stored = ~np.isnan(won)
+    some = stored.any(axis=1, keepdims=True) & ~stored
+    checks = [
+        (some, " (null) where the game's other seats store theirs: a game keeps it for all"),
+        (stored & ~np.isfinite(won), ": a stored account is finite"),
+        (stored & (rolls == 0) & (won != 0), " without a roll: win luck is exactly 0"),
+        (stored & (np.abs(won) > rolls * (1 + 1e-9) + tol), " beyond 1 a roll (chances)"),
+    ]
+    for bad, why in checks:
+        found = at.first(bad)
+        if found is not None:
+            row, seat = found
+            return at(row, seat, f"winluck is {_num(won[row, seat])}{why} ({_WHERE})")
+    return None
 
 
 @np.errstate(all="ignore")  # an inf or a nan edited in is a finding, not a warning
@@ -218,7 +254,11 @@ def _values_problem(
             row, seat = found
             return at(row, seat, f"{field} is {_num(v[field][row, seat])}{why}")
     tol = tolerance(2 * rolls + v["picks"] + v["stops"] + v["claims"], players)
-    return _bounds_problem(v, players, tol, at) or _swing_problem(v, players, tol, at)
+    return (
+        _win_luck_problem(v, tol / span(players), at)
+        or _bounds_problem(v, players, tol, at)
+        or _swing_problem(v, players, tol, at)
+    )
 
 
 def _bounds_problem(

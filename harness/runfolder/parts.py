@@ -243,7 +243,8 @@ def _table(
         cols[schema.seat_column(i, "strategy")] = strategy(i)
         for name in schema.SEAT_ARRAYS:
             cols[schema.seat_column(i, name)] = ints(seat[name], schema.SEAT_TYPES[name])
-        for name, kind in schema.ACCOUNT_TYPES.items():  # nulls: a chunk without the account
+        accounts = {**schema.ACCOUNT_TYPES, **schema.WIN_ACCOUNT_TYPES}
+        for name, kind in accounts.items():  # nulls: a chunk without the account
             values = seat.get(name)
             column = schema.seat_column(i, name)
             if values is None:

@@ -36,7 +36,7 @@ from harness.runfolder.parts import (
     read_part,
     unlisted_note,
 )
-from harness.runfolder.schema import ACCOUNT_FIELDS
+from harness.runfolder.schema import ACCOUNT_FIELDS, WIN
 from harness.runfolder.tables import TableRow, TablesDamaged, table_rows
 
 ProgressCallback = Callable[[str, int, int], None]
@@ -310,10 +310,10 @@ def account_kept(config: dict[str, Any], tables: list[TableRow]) -> dict[str, bo
     mode = config.get("luck")
     kept = {}
     for table, _, said in tables:
-        if mode in ("on", "off"):
-            kept[table] = mode == "on"
-        elif mode == "auto" and isinstance(said, bool):
-            kept[table] = said
+        if mode in ("on", "off", "win"):
+            kept[table] = mode != "off"
+        elif mode == "auto" and (isinstance(said, bool) or said == WIN):
+            kept[table] = bool(said)  # "win": the worm account and the win account's luck
     return kept
 
 

@@ -53,6 +53,10 @@ seat{i}_rolls          int16     a choice (docs/luck.md)
 seat{i}_picks          int16
 seat{i}_stops          int16
 seat{i}_claims         int16
+seat{i}_winluck        float64   the seat's win luck: the sum of the luck of its rolls in
+                                 its own chance to win (the win-unit account,
+                                 harness.analysis.units), null where the run did not
+                                 keep it (only ``luck: win`` does) and in schema 4 parts
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
@@ -71,7 +75,9 @@ table: rows of schema 1 and 2 are never resumed or reused (their seeds differ); 
 of an old part maps ``rotation`` to ``seating`` under the cyclic design. Status values
 are unchanged. 4 adds the account columns (``seat{i}_par`` .. ``seat{i}_claims``), null
 in the rows of a run or table that did not keep the account; parts of schema 1-3 read
-them as nulls. Time forfeits (``error_kind ==
+them as nulls. 5 adds ``seat{i}_winluck``: the control of luck-adjusted win shares where it
+is stored (readers fall back to ``wluck`` where it is null; schema 4 parts read it as
+nulls). Time forfeits (``error_kind ==
 "time"``) depend on the machine that played them: count them apart from the others.
 """
 
@@ -79,7 +85,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # Arrow type names (pyarrow attribute names) of the game columns and of each seat's
 # columns, in stored order: the one definition every other view of the schema derives from.
@@ -111,6 +117,14 @@ ACCOUNT_TYPES = {
     "stops": "int16",
     "claims": "int16",
 }
+# The win-unit account's stored sum (harness.analysis.units.WinAccountant's luck), kept
+# with the account on both engines (account.inc.c keeps it beside the worm account); null
+# where the account is not kept and in schema 4 parts, NaN where the native engine had no
+# evaluator installed.
+WIN_ACCOUNT_TYPES = {"winluck": "float64"}
+# A table's account when it keeps the win account's luck too (ChunkSpec.account: False,
+# True, the worm account alone, or WIN: both).
+WIN = "win"
 SEAT_TYPES = {
     "strategy": "string",
     "worms": "int8",
@@ -119,6 +133,7 @@ SEAT_TYPES = {
     "steals": "int16",
     "stolen": "int16",
     **ACCOUNT_TYPES,
+    **WIN_ACCOUNT_TYPES,
 }
 GAME_COLUMNS = tuple(GAME_TYPES)
 SEAT_FIELDS = tuple(SEAT_TYPES)
@@ -136,7 +151,7 @@ NO_KIND = -1
 CODED = {"status": STATUSES, "error_kind": ERROR_KINDS}
 # Columns a chunk does not hold as arrays: the same for every row of a chunk (table,
 # players), given per forfeit (error) or by the seat order (strategy).
-_NOT_ARRAYS = ("table", "players", "error", "strategy", *ACCOUNT_TYPES)
+_NOT_ARRAYS = ("table", "players", "error", "strategy", *ACCOUNT_TYPES, *WIN_ACCOUNT_TYPES)
 _TYPECODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q", "float64": "d"}
 
 
@@ -155,13 +170,16 @@ SEAT_ARRAYS = _arrays(SEAT_TYPES)
 # ... and of each seat's account, when the chunk keeps one (both engines fill these too).
 ACCOUNT_ARRAYS = _arrays(ACCOUNT_TYPES, ())
 ACCOUNT_FIELDS = tuple(ACCOUNT_TYPES)
+WIN_ACCOUNT_ARRAYS = _arrays(WIN_ACCOUNT_TYPES, ())
+WIN_ACCOUNT_FIELDS = tuple(WIN_ACCOUNT_TYPES)
 
 
 # Columns a part may lack (written before they existed): read as nulls. error_kind came
 # with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
 OPTIONAL_COLUMNS = ("error_kind",)
-# Seat fields a part may lack (schema 1-3 parts have no account): read as nulls.
-OPTIONAL_SEAT_FIELDS = ACCOUNT_FIELDS
+# Seat fields a part may lack (schema 1-3 parts have no account, schema 4 no winluck):
+# read as nulls.
+OPTIONAL_SEAT_FIELDS = ACCOUNT_FIELDS + WIN_ACCOUNT_FIELDS
 # Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat
 # order's index as ``rotation`` (cyclic design: order r is rotation r); read as ``seating``.
 RENAMED_COLUMNS = (("seating", "rotation"),)

@@ -29,8 +29,9 @@ from harness.plugins import shown
 ISOLATION_MODES = ("none", "process")
 # The luck and skill account (harness.analysis.account, docs/luck.md): on, off, or auto:
 # on at the tables where it costs little next to the games (a table with a plugin or
-# `optimal`), off at tables of the cheap built-ins alone (tourney.plan.table_luck).
-LUCK_MODES = ("auto", "on", "off")
+# `optimal`), off at tables of the cheap built-ins alone (tourney.plan.table_luck); win:
+# on at every table, with the win account's luck (winluck) too: the only mode that keeps it.
+LUCK_MODES = ("auto", "on", "off", "win")
 MAX_SECONDS = 3600.0  # move_time and game_time: at most an hour
 ISOLATED_GAME_TIME = 600.0
 """Seconds of one isolated seat's decisions in one game when no ``game_time`` is given:
@@ -145,7 +146,7 @@ class SeatSettings:
     game_time: float | None = None  # seconds of one seat's decisions in one game
     isolation: str = "none"  # "process": each seat's strategy in a process of its own
     engine: str = "auto"  # auto | python | native (the rows are the same with each)
-    luck: str = "auto"  # the luck and skill account: auto | on | off
+    luck: str = "auto"  # the luck and skill account: auto | on | off | win
 
     def __post_init__(self) -> None:
         for f in fields(self):

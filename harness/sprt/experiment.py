@@ -354,7 +354,10 @@ def chunk_scores(
     scores = ChunkScores(points, capped, {role: 0 for role in ROLES})
     games = result.games
     ranks = [s["rank"] for s in result.seats]
-    wluck = [s["wluck"] for s in result.seats] if "wluck" in result.seats[0] else None
+    # The control: win luck where the chunk kept it (the Python engine's account, schema
+    # 5), else the worm account's win-weighted luck (harness.stats.win_control).
+    field = "winluck" if len(result.seats[0].get("winluck", ())) else "wluck"
+    wluck = [s[field] for s in result.seats] if field in result.seats[0] else None
     if wluck is not None:
         scores.control = [0.0] * deals
     for row in range(result.rows):

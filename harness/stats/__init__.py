@@ -70,6 +70,8 @@ from harness.stats.luck import (
     seat_rows,
     unit_totals,
     versus_others,
+    win_control,
+    win_control_name,
     win_points,
 )
 from harness.stats.ratings import (
@@ -164,6 +166,8 @@ __all__ = [
     "t_quantile",
     "unit_totals",
     "versus_others",
+    "win_control",
+    "win_control_name",
     "wilson",
     "win_points",
     "with_virtual_draws",

@@ -83,6 +83,35 @@ def versus_others(values: np.ndarray) -> np.ndarray:
     return (n * x - x.sum(axis=-1, keepdims=True)) / (n - 1)
 
 
+def win_control(wluck: np.ndarray, winluck: np.ndarray | None = None) -> np.ndarray:
+    """The luck that controls a win share, per game and seat ((games, seats) in and out):
+    ``winluck`` (the win-unit account's luck, schema 5) in the games that stored it for
+    every seat, ``wluck`` (worm luck times a normal-approximation slope) in the others
+    (schema 4 parts, tables played natively); nan where neither was kept.
+
+    Each is mean zero given the game before each roll, so a mixture of the two per game
+    keeps the adjusted estimate unbiased; its fitted coefficient is shared.
+    """
+    w = np.asarray(wluck, dtype=float)
+    if winluck is None:
+        return w
+    v = np.asarray(winluck, dtype=float)
+    stored = ~np.isnan(v).any(axis=-1, keepdims=True)
+    return np.where(stored, v, w)
+
+
+def win_control_name(winluck: np.ndarray | None) -> str:
+    """Which control :func:`win_control` used: "winluck", "wluck" or "winluck+wluck"
+    (some games each), for a report to say so."""
+    if winluck is None:
+        return "wluck"
+    v = np.asarray(winluck, dtype=float)
+    stored = ~np.isnan(v).any(axis=-1)
+    if stored.all() and stored.size:
+        return "winluck"
+    return "winluck+wluck" if stored.any() else "wluck"
+
+
 def win_points(ranks: np.ndarray) -> np.ndarray:
     """Each seat's share of first place (1 alone, 1/k shared by k, else 0): the standings'
     win share per game. ``ranks`` is (games, seats), 1 the best."""

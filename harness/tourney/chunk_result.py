@@ -22,6 +22,8 @@ from harness.runfolder.schema import (
     KIND_CODES,
     SEAT_ARRAYS,
     TURN_CAP,
+    WIN,
+    WIN_ACCOUNT_ARRAYS,
 )
 from harness.tourney.plan import ChunkSpec
 
@@ -57,9 +59,12 @@ class ChunkResult:
 
 
 def empty_result(spec: ChunkSpec) -> ChunkResult:
-    """A result with no rows yet, with every column (the account's when the spec keeps it)."""
+    """A result with no rows yet, with every column (the account's when the spec keeps
+    it, and the win account's luck when it keeps that: ``account == "win"``)."""
     games = {name: array(code) for name, code in GAME_ARRAYS.items()}
     seat_arrays = {**SEAT_ARRAYS, **ACCOUNT_ARRAYS} if spec.account else SEAT_ARRAYS
+    if spec.account == WIN:  # the win account's luck, kept beside the worm account
+        seat_arrays = {**seat_arrays, **WIN_ACCOUNT_ARRAYS}
     seats = [
         {name: array(code) for name, code in seat_arrays.items()} for _ in range(spec.rules.players)
     ]

@@ -36,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.analysis.account import Accountant
+from harness.analysis.units import WinAccountant
 from harness.errors import (
     GameError,
     PluginError,
@@ -43,7 +44,8 @@ from harness.errors import (
     type_name,
 )
 from harness.game.dice import DuplicateDice, SeededDice
-from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances
+from harness.game.engine import Absent, Game, GameObserver, GameResult, build_instances, observing
+from harness.game.rules import Rules
 from harness.game.seating import deal_seed, game_seed, seats_of
 from harness.game.strategy import Strategy
 from harness.plugins import StrategySpec, code_digest, is_own_module, resolve
@@ -55,6 +57,8 @@ from harness.runfolder.schema import (  # GAME_ARRAYS, SEAT_ARRAYS: the columns 
     OVER,
     SEAT_ARRAYS,
     TURN_CAP,
+    WIN,
+    WIN_ACCOUNT_FIELDS,
 )
 from harness.runfolder.timing import ChunkTimes
 from harness.seats import Traced
@@ -313,7 +317,7 @@ def play_chunk(
                     mark(row)
                 gseed = dseed if duplicate else game_seed(dseed, r, dice_mode)
                 dice = shared if duplicate else dice_for(spec, dseed, r)
-                accountant = Accountant(spec.rules) if columns.account is not None else None
+                accountant = columns.accounts(spec.rules)
                 played, error = _play_one(
                     spec,
                     factories,
@@ -328,7 +332,7 @@ def play_chunk(
                     deal,
                     row,
                     now,
-                    accountant,
+                    accountant.observer if accountant is not None else None,
                     timing,
                 )
                 if error is not None and row not in decided:
@@ -375,11 +379,29 @@ def _builders(
         raise
 
 
+# A seat's stored account columns in the order _Columns appends them: the worm account's,
+# then the win account's luck (schema.WIN_ACCOUNT_FIELDS).
+_STORED = (*ACCOUNT_FIELDS, *WIN_ACCOUNT_FIELDS)
+
+
+class Accounts:
+    """The accounts the Python engine keeps of a game (the native engine keeps both too,
+    account.inc.c, bit for bit): the worm one (the stored ``par`` .. ``claims``) and, with
+    ``win``, the win-unit one (its luck stored as ``winluck``), heard through one observer."""
+
+    __slots__ = ("worms", "win", "observer")
+
+    def __init__(self, rules: Rules, win: bool = True) -> None:
+        self.worms = Accountant(rules)
+        self.win = WinAccountant(rules) if win else None
+        self.observer = observing(self.worms, self.win)
+
+
 class _Columns:
     """A chunk result's columns as bound ``append`` methods, looked up once (a chunk
     appends one row per game), and the writing of one game's row."""
 
-    __slots__ = ("games", "seats", "account", "errors")
+    __slots__ = ("games", "seats", "account", "errors", "win")
 
     def __init__(self, result: ChunkResult, luck: Any) -> None:
         g = result.games
@@ -388,10 +410,14 @@ class _Columns:
         fields = ("worms", "rank", "busts", "steals", "stolen")
         self.seats = [[s[name].append for name in fields] for s in result.seats]
         # The account's columns, per seat in ACCOUNT_FIELDS order (None without the account).
-        self.account = (
-            [[s[name].append for name in ACCOUNT_FIELDS] for s in result.seats] if luck else None
-        )
+        self.win = luck == WIN
+        stored = _STORED if self.win else ACCOUNT_FIELDS
+        self.account = [[s[name].append for name in stored] for s in result.seats] if luck else None
         self.errors = result.errors
+
+    def accounts(self, rules: Rules) -> Accounts | None:
+        """A game's accounts, as the chunk keeps them (None: no account)."""
+        return Accounts(rules, self.win) if self.account is not None else None
 
     def add(
         self,
@@ -402,7 +428,7 @@ class _Columns:
         gseed: int,
         game: GameResult,
         error: GameError | None,
-        accountant: Accountant | None,
+        accountant: Accounts | None,
     ) -> None:
         """Append game (``deal``, seat order ``k``)'s row: its forfeit, if any, as one."""
         if error is None:
@@ -435,10 +461,15 @@ class _Columns:
             a_steals(steals[i])
             a_stolen(stolen[i])
         if accountant is not None:
-            accountant.finish()  # a forfeit's turn counts for nothing
-            for ledger, appends in zip(accountant.ledgers, self.account, strict=True):  # type: ignore[arg-type]
-                for append, name in zip(appends, ACCOUNT_FIELDS, strict=True):
+            worms, win = accountant.worms, accountant.win
+            worms.finish()  # a forfeit's turn counts for nothing
+            for ledger, appends in zip(worms.ledgers, self.account, strict=True):  # type: ignore[arg-type]
+                for append, name in zip(appends, ACCOUNT_FIELDS, strict=False):
                     append(getattr(ledger, name))
+            if win is not None:
+                win.finish()
+                for won, appends in zip(win.ledgers, self.account, strict=True):  # type: ignore[arg-type]
+                    appends[-1](won.luck)  # winluck: the win-unit account's luck
 
 
 class _Timing:

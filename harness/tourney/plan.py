@@ -86,10 +86,10 @@ class ChunkSpec(HoldsSeatSettings):
     engine, or Python where it cannot after all; "native", the native engine or a failed
     chunk). The engine is not part of the key: the rows are the same either way.
     ``account`` is whether its games keep the luck and skill account
-    (:func:`table_luck`, the table's answer to the luck mode): part of the key, since the
-    rows then hold it. Built with ``settings=``, or with a setting's own keyword
-    (``move_time=``, ``engine=``, ...: ``dataclasses.replace(spec, engine="native")``),
-    which then replaces that one setting.
+    (:func:`table_luck`, the table's answer to the luck mode: False, True or "win", with
+    the win account's luck): part of the key, since the rows then hold it. Built with
+    ``settings=``, or with a setting's own keyword (``move_time=``, ``engine=``, ...:
+    ``dataclasses.replace(spec, engine="native")``), which then replaces that one setting.
     """
 
     key: str
@@ -104,7 +104,7 @@ class ChunkSpec(HoldsSeatSettings):
     settings: SeatSettings = _CHUNK_SETTINGS
     # The seating mode (harness.game.seating.SEATINGS); its design is ``orders``.
     seating: str = seating_design.DEFAULT_SEATING
-    account: bool = False
+    account: bool | str = False
 
     def __init__(
         self,
@@ -119,7 +119,7 @@ class ChunkSpec(HoldsSeatSettings):
         max_turns: int,
         settings: SeatSettings = _CHUNK_SETTINGS,
         seating: str = seating_design.DEFAULT_SEATING,
-        account: bool = False,
+        account: bool | str = False,
         **one_setting: Any,
     ) -> None:
         values = locals()
@@ -316,15 +316,25 @@ def table_engine(config: TourneyConfig, table: Table) -> str:
 _OPTIMAL_MODULE = "harness.strategies.optimal"
 
 
-def table_luck(config: TourneyConfig, table: Table) -> bool:
-    """Whether the table's games keep the luck and skill account (config ``luck``).
+def table_luck(config: TourneyConfig, table: Table) -> bool | str:
+    """Whether the table's games keep the luck and skill account (config ``luck``): False,
+    True (the worm account) or ``"win"`` (schema.WIN: the worm account and the win
+    account's luck, ``winluck``, the control of luck-adjusted win shares).
 
-    ``on`` and ``off`` say it for every table; ``auto`` keeps it where it pays: at a table
-    with a plugin (user code) or ``optimal``, where it costs little next to the games and
-    saves more games than it costs (docs/luck.md), and not at a table of the cheap
-    built-ins alone, where games are cheaper than their account.
+    ``off``, ``on`` and ``win`` say it for every table, whoever plays: the columns a run
+    stores are then a function of its settings alone, the same with a plugin copy of a
+    built-in as with the built-in, on either engine. ``win`` is the only mode that keeps
+    the win account: it solves a turn's programme for the win payoff at nearly every turn
+    (its boards seldom repeat), about 1.3 ms of CPU a game natively, 6x an ``optimal``
+    game's and hundreds of times a greedy one's (benchmarks/luck_cost.py), so it is asked
+    for, never implied. ``auto`` keeps the worm account where it pays: at a table with a
+    plugin (user code) or ``optimal``, where it costs little next to the games and saves
+    more games than it costs (docs/luck.md), and not at a table of the cheap built-ins
+    alone, where games are cheaper than their account.
     """
     mode = config.settings.luck
+    if mode == schema.WIN:
+        return schema.WIN
     if mode != "auto":
         return mode == "on"
     return any(_pays(e) for e in table.entrants)
@@ -425,7 +435,7 @@ def spec_for(
     *,
     key: str | None = None,
     refs: tuple[EntrantRef, ...] | None = None,
-    account: bool | None = None,
+    account: bool | str | None = None,
 ) -> ChunkSpec:
     """The chunk of deals ``first``..``stop - 1`` of a table (``settings``: its
     :func:`table_settings`, ``key``: its :func:`chunk_key`, ``refs``: its

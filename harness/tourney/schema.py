@@ -44,7 +44,8 @@ DESCRIPTIONS: dict[str, str] = {
     "what it cannot play.",
     "seating": "Seat orders of every deal.",
     "luck": "The luck and skill account (docs/luck.md): on, off, or auto: on at tables "
-    "with a plugin or optimal.",
+    "with a plugin or optimal; win: on, with the win account's luck (winluck, the control "
+    "of luck-adjusted win shares) at every table (on and auto keep it at a plugin's).",
     "schedule": "fixed: every table plays deals:; adaptive: batches to the comparisons "
     "still open, until each is settled (deals: then caps a table).",
     "target": "schedule: adaptive only: the tie zone (zone: points of head-to-head share, "

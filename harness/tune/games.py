@@ -93,7 +93,9 @@ def reduce(spec: plan.ChunkSpec, result: Any, sums: DealSums) -> None:
     seat_of = np.argmax(orders[seating] == mine, axis=1)  # the bot's seat in each game
     n = len(result.seats)
     rank = np.stack([np.asarray(result.seats[i]["rank"], dtype=float) for i in range(n)], 1)
-    wluck = np.stack([np.asarray(result.seats[i]["wluck"], dtype=float) for i in range(n)], 1)
+    # The control: win luck where the chunk kept it (Python engine), else wluck.
+    field = "winluck" if len(result.seats[0].get("winluck", ())) else "wluck"
+    wluck = np.stack([np.asarray(result.seats[i][field], dtype=float) for i in range(n)], 1)
     picked = np.arange(rows)
     y = win_points(rank)[picked, seat_of]
     c = versus_others(wluck)[picked, seat_of]

@@ -38,7 +38,12 @@ from harness.game.dice import DuplicateDice, SeededDice
 from harness.game.engine import Game, build_instances
 from harness.plugins import resolve
 from harness.rules import PRESETS, Rules
-from harness.runfolder.schema import ACCOUNT_ARRAYS, ACCOUNT_FIELDS
+from harness.runfolder.schema import (
+    ACCOUNT_ARRAYS,
+    ACCOUNT_FIELDS,
+    WIN_ACCOUNT_ARRAYS,
+    WIN_ACCOUNT_FIELDS,
+)
 from harness.tourney.plan import deal_seed, game_seed
 
 pytestmark = [
@@ -265,17 +270,25 @@ def test_the_account_changes_no_game_and_off_stores_nothing(wayward):
     assert all(set(s) == set(native.SEAT_COLUMNS) | set(ACCOUNT_ARRAYS) for s in on.seats)
     for s in on.seats:
         assert {k: s[k].typecode for k in ACCOUNT_ARRAYS} == ACCOUNT_ARRAYS
+    # account="win": the win account's luck too, and still the same games
+    win = native_rows(entrants, rules, "duplicate", 12, 0, 5, orders, account="win")
+    assert win.games == off.games
+    kept = {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
+    assert all(set(s) == set(native.SEAT_COLUMNS) | set(kept) for s in win.seats)
+    assert [{k: s[k] for k in ACCOUNT_ARRAYS} for s in win.seats] == [
+        {k: s[k] for k in ACCOUNT_ARRAYS} for s in on.seats
+    ]  # the worm account the same with the win account beside it
     games = native.play_games(rules, ["greedy", "random", "simple"], range(40), account=True)
     plain = native.play_games(rules, ["greedy", "random", "simple"], range(40))
     assert games.games == plain.games and games.seats[0]["rolls"][0] > 0
 
 
 def test_the_c_order_of_the_account_columns_is_the_schemas():
-    assert native.ACCOUNT_COLUMNS == ACCOUNT_ARRAYS
-    assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS)
-    # core.c's get_account: ACC_SUMS doubles, then ACC_COUNTS int16s
-    codes = [ACCOUNT_ARRAYS[k] for k in native.columns.ACCOUNT_ORDER]
-    assert codes == ["d"] * 6 + ["h"] * 4
+    assert native.ACCOUNT_COLUMNS == {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
+    assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS + WIN_ACCOUNT_FIELDS)
+    # core.c's get_account: ACC_SUMS doubles (winluck the last), then ACC_COUNTS int16s
+    codes = [native.ACCOUNT_COLUMNS[k] for k in native.columns.ACCOUNT_ORDER]
+    assert codes == ["d"] * 7 + ["h"] * 4
 
 
 # -- the cache: optimal's programmes completed, not solved again --------------------------
@@ -291,8 +304,8 @@ def test_an_optimal_seats_turn_is_solved_once():
     hits, misses = native._core.dp_cache_stats()
     assert stats["misses"] == 0 and stats["completed"] > 0, stats
     assert stats["turns"] == stats["hits"] + stats["completed"]
+    assert stats["win_lookups"] == 0  # account=True: the worm account alone
     assert misses == stats["completed"] == stats["entries"]  # one entry, one solve, a payoff
-    assert stats["states"] == 1939 * stats["completed"]
     assert hits + misses == stats["turns"]  # one look-up a turn: optimal's
 
 
@@ -378,7 +391,7 @@ def test_bad_account_buffers_are_refused():
     fine = tuple(zeros(native.ACCOUNT_COLUMNS[k], rows) for _ in range(n)
                  for k in native.columns.ACCOUNT_ORDER)  # fmt: skip
     native._core.play_deals(*args, fine)
-    assert games["turns"][0] > 0 and fine[6][0] > 0  # seat 0's rolls
+    assert games["turns"][0] > 0 and fine[7][0] > 0  # seat 0's rolls (after 7 sums)
 
 
 def test_counts_past_int16_are_capped_not_wrapped():
@@ -428,3 +441,17 @@ def test_a_plugin_playing_native_games_inside_its_turn_changes_nothing(tmp_path)
     finally:
         native._core.dp_cache_size(sets)
     assert list(res.games["status"]) == [0] * 6  # no forfeit: its batches are its own
+
+
+def test_a_stale_win_account_refuses_only_the_batches_that_keep_it(monkeypatch):
+    """The win account (winluck) mirrors harness.analysis.units and harness.winprob: a
+    change there refuses the batches that keep it (they then play in Python), not the
+    worm account's."""
+    from harness.native import sources
+
+    monkeypatch.setitem(sources.SOURCES, "harness.analysis.units", "0" * 64)
+    monkeypatch.setattr(sources, "STALE", {})
+    rules = Rules(players=2)
+    assert native.play_games(rules, ["greedy", "simple"], range(3), account=True).rows == 3
+    with pytest.raises(native.NotNative, match="luck account"):
+        native.play_games(rules, ["greedy", "simple"], range(3), account="win")

@@ -39,12 +39,15 @@ def test_every_view_of_the_schema_derives_from_its_one_table():
     # Every stored column is an array, or one of the few filled otherwise.
     rest = set(schema.GAME_COLUMNS) - set(schema.GAME_ARRAYS)
     assert rest == {"table", "players", "error"}
-    # ... and the account's arrays, kept when the run keeps the account (else nulls).
-    assert set(schema.SEAT_FIELDS) - set(schema.SEAT_ARRAYS) == {"strategy", *schema.ACCOUNT_FIELDS}
-    for name, code in schema.ACCOUNT_ARRAYS.items():
+    # ... and the account's arrays, kept when the run keeps the account (else nulls), and
+    # the win account's luck (schema 5), kept when it keeps that too (luck: win).
+    accounts = {*schema.ACCOUNT_FIELDS, *schema.WIN_ACCOUNT_FIELDS}
+    assert set(schema.SEAT_FIELDS) - set(schema.SEAT_ARRAYS) == {"strategy", *accounts}
+    assert schema.WIN_ACCOUNT_FIELDS == ("winluck",)
+    for name, code in {**schema.ACCOUNT_ARRAYS, **schema.WIN_ACCOUNT_ARRAYS}.items():
         kind = schema.column_type(schema.seat_column(0, name))
         assert kind == ("float64" if code == "d" else f"int{bits[code]}"), name
-    assert all(schema.is_optional(schema.seat_column(6, f)) for f in schema.ACCOUNT_FIELDS)
+    assert all(schema.is_optional(schema.seat_column(6, f)) for f in accounts)
     assert not schema.is_optional("seat0_worms") and schema.is_optional("error_kind")
     for players in range(2, 8):
         stored = schema.arrow_schema(players)

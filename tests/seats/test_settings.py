@@ -117,8 +117,8 @@ def test_seconds_at_the_bounds_are_floats_of_the_base_value():
         ("isolation", True, "isolation: True is not one of none, process"),
         ("engine", "fast", "engine: 'fast' is not one of auto, python, native"),
         ("engine", b"auto", "engine: b'auto' is not one of auto, python, native"),
-        ("luck", "maybe", "luck: 'maybe' is not one of auto, on, off"),
-        ("luck", 1, "luck: 1 is not one of auto, on, off"),
+        ("luck", "maybe", "luck: 'maybe' is not one of auto, on, off, win"),
+        ("luck", 1, "luck: 1 is not one of auto, on, off, win"),
         ("isolation", LyingEq("docker"), "isolation: 'docker' is not one of none, process"),
         ("engine", LyingEq("x" * 500), "is not one of auto, python, native"),
     ],
@@ -163,7 +163,7 @@ def test_a_config_names_the_file_and_line_and_the_same_words(tmp_path):
     assert lines == [
         f"{path}:2: move_time: nan; {SECONDS_WORDING}",
         f"{path}:3: isolation: 'vm' is not one of none, process",
-        f"{path}:4: luck: 2 is not one of auto, on, off",
+        f"{path}:4: luck: 2 is not one of auto, on, off, win",
     ]
 
 

@@ -46,6 +46,7 @@
  * ACC_COUNTS int16 counts, in the order of layout.inc.c's ACC_NAMES. */
 typedef struct {
     double par, luck, wluck, regret_pick, regret_stop, regret_claim;
+    double winluck; /* the win account's luck (harness.analysis.units), ACC_WINLUCK */
     int rolls, picks, stops, claims;
 } AccLedger;
 
@@ -54,6 +55,8 @@ struct Account {
     AccLedger *cur;   /* the turn-taker's */
     AccLedger before; /* the turn-taker's ledger before this turn: a forfeit's turn undone */
     const DpTurn *w;  /* the turn's programme, every state solved */
+    const DpTurn *ww; /* the same for the win payoff (the evaluator's ending chances) */
+    int win;          /* the win account is kept (an evaluator installed for the count) */
     AccStats *stats;  /* this thread's (the cache's): what the account did */
     double k;         /* the win model's slope at the turn's start */
     int state;        /* the turn's state (a DP state index) */
@@ -87,9 +90,39 @@ static double acc_win_slope(const Game *g, int seat, int grill_worms) {
 }
 
 /* The game starts: nothing booked. */
-ACC_HOOK void acc_start(Game *g) {
+/* `win`: the win account is kept too (its luck stored: winluck; no evaluator installed for
+ * the player count: NaN). */
+ACC_HOOK void acc_start(Game *g, int win) {
     memset(g->acc, 0, sizeof(*g->acc));
     g->acc->pending = -1;
+    g->acc->win = win && wp_mode[g->n] != 0;
+}
+
+/* The whole programme of a turn solved (the account reads every state's value). */
+static void acc_complete(const DpTurn *w) {
+    int p = DP_PLACE[DP_START];
+    if (w->done[p >> 6] >> (p & 63) & 1) return;
+    dp_need(w, DP_START);
+    ((DpTurn *)w)->par = dp_value(w, DP_START);
+}
+
+/* WinAccountant.turn_started's payoff: the win-unit programme of `seat`'s turn, the
+ * evaluator's ending chances (winprob.inc.c's plan cache) as stop values (a win-optimal
+ * seat's own plan: the same payoff, solved once). -1: no memory. */
+static int acc_win_turn(Game *g, int seat, const DpTurn **out) {
+    if (g->strat[seat]->kind == S_WIN_OPTIMAL) {
+        *out = g->opt_turn[seat];
+    } else {
+        double gv[41], sv[MAXP], stop[DP_MAX_TOTAL + 1], bust;
+        int again, found;
+        if (wp_endings(g, seat, gv, sv, &bust, &again) < 0) return -1;
+        stop_values(g, seat, gv, sv, stop);
+        if (dp_solved(stop, bust, !again, out, &found) < 0) return -1;
+        dp_cache->acc.win_lookups++;
+        dp_cache->acc.win_misses += !found;
+    }
+    acc_complete(*out);
+    return 0;
 }
 
 /* Accountant.turn_started: the payoff of `seat`'s turn solved, par booked, k taken.
@@ -132,6 +165,8 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
     for (int t = 21; t <= 36; t++)
         if (g->grill >> t & 1) worms += WORMS[t];
     a->k = acc_win_slope(g, seat, worms);
+    a->ww = NULL;
+    if (a->win && acc_win_turn(g, seat, &a->ww) < 0) return -1;
     a->open = 1;
     a->t_par = par;
     a->t_luck = a->t_regret = 0.0;
@@ -183,6 +218,21 @@ static double acc_rolled(Account *a, uint32_t fresh) {
     led->luck += luck;
     led->wluck += a->k * luck;
     a->t_luck += luck;
+    const DpTurn *ww = a->ww;
+    if (ww != NULL) { /* the same roll's luck in the win payoff's values (WinAccountant) */
+        double wbest = ww->bust;
+        if (fresh) {
+            wbest = -1e300;
+            for (int f = 6; f >= 1; f--) {
+                int c = count_of(fresh, f);
+                if (c) {
+                    double v = dp_value(ww, DP_CHILD[base | f << 3 | (c - 1)]);
+                    if (v > wbest) wbest = v;
+                }
+            }
+        }
+        led->winluck += wbest - dp_roll_of(ww, i);
+    }
     return best;
 }
 

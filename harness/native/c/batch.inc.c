@@ -17,9 +17,11 @@ typedef struct {
     int16_t *busts[MAXP], *steals[MAXP], *stolen[MAXP];
     uint8_t *detail; /* optional: DETAIL_BYTES per game */
     /* optional (with the account): per seat par, luck, wluck, regret_pick, regret_stop,
-     * regret_claim (ACC_SUMS doubles), then rolls, picks, stops, claims (ACC_COUNTS) */
+     * regret_claim, winluck (ACC_SUMS doubles), then rolls, picks, stops, claims
+     * (ACC_COUNTS) */
     double *acc_sum[ACC_SUMS][MAXP];
     int16_t *acc_count[ACC_COUNTS][MAXP];
+    int win; /* the win account is kept (acc_sum[ACC_WINLUCK] given) */
 } Out;
 _Static_assert(GCOL_DEAL_SIZE == 4 && GCOL_SEATING_SIZE == 1 && GCOL_SEED_SIZE == 8 &&
                    GCOL_GAME_SEED_SIZE == 8 && GCOL_TURNS_SIZE == 2 && GCOL_STATUS_SIZE == 1 &&
@@ -42,12 +44,15 @@ static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
                                  [ACC_WLUCK] = l->wluck,
                                  [ACC_REGRET_PICK] = l->regret_pick,
                                  [ACC_REGRET_STOP] = l->regret_stop,
-                                 [ACC_REGRET_CLAIM] = l->regret_claim};
+                                 [ACC_REGRET_CLAIM] = l->regret_claim,
+                                 /* no evaluator installed: no win account (NaN) */
+                                 [ACC_WINLUCK] = g->acc->win ? l->winluck : NAN};
         int counts[ACC_COUNTS] = {[ACC_ROLLS - ACC_SUMS] = l->rolls,
                                   [ACC_PICKS - ACC_SUMS] = l->picks,
                                   [ACC_STOPS - ACC_SUMS] = l->stops,
                                   [ACC_CLAIMS - ACC_SUMS] = l->claims};
-        for (int k = 0; k < ACC_SUMS; k++) o->acc_sum[k][s][row] = sums[k];
+        for (int k = 0; k < ACC_SUMS; k++)
+            if (k != ACC_WINLUCK || o->win) o->acc_sum[k][s][row] = sums[k];
         for (int k = 0; k < ACC_COUNTS; k++)
             o->acc_count[k][s][row] = (int16_t)(counts[k] < INT16_MAX ? counts[k] : INT16_MAX);
     }
@@ -57,7 +62,7 @@ static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
 static int play_row(Game *g, const uint8_t *order, const Strat *table, int64_t gseed, Out *o,
                     Py_ssize_t row) {
     game_start(g, order, table, gseed);
-    if (g->acc) acc_start(g);
+    if (g->acc) acc_start(g, o->win);
     play_game(g);
     if (g->failed) return g->failed == 2 ? -3 : -1;
     if (!integrity_ok(g)) return -2;

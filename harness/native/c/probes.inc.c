@@ -144,7 +144,8 @@ static PyObject *py_dp_cache_stats(PyObject *self, PyObject *unused) {
  * accounted, whose programme was solved already (hits), half solved (completed) or new
  * (misses), the states the account solved, the turns whose identity swing = par + luck -
  * regret was checked and the largest residual; the cache's sets, ways, entries allocated
- * and bytes per entry, and the caches alive in the process (for benchmarks and tests). */
+ * and bytes per entry, the caches alive in the process, and the win account's own
+ * look-ups of the cache and how many missed (for benchmarks and tests). */
 static PyObject *py_account_stats(PyObject *self, PyObject *unused) {
     AccStats st = {0};
     long entries = 0;
@@ -154,12 +155,13 @@ static PyObject *py_account_stats(PyObject *self, PyObject *unused) {
         entries = dp_cache->entries;
         sets = dp_cache->sets;
     }
-    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sd,si,si,sl,sn,si}", "turns", st.turns, "hits",
+    return Py_BuildValue("{sl,sl,sl,sl,sl,sl,sd,si,si,sl,sn,si,sl,sl}", "turns", st.turns, "hits",
                          st.hits, "completed", st.completed, "misses", st.misses, "states",
                          st.states, "checked", st.checked, "residual", st.residual, "sets", sets,
                          "ways", DP_CACHE_WAYS, "entries", entries, "entry_bytes",
                          (Py_ssize_t)(dp_block_bytes() + sizeof(DpSet) / DP_CACHE_WAYS),
-                         "caches", __atomic_load_n(&dp_caches_alive, __ATOMIC_RELAXED));
+                         "caches", __atomic_load_n(&dp_caches_alive, __ATOMIC_RELAXED),
+                         "win_lookups", st.win_lookups, "win_misses", st.win_misses);
 }
 
 /* dp_cache_size(sets): this thread's solved-turn cache emptied and freed (not while a batch

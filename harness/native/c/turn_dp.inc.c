@@ -511,6 +511,7 @@ typedef struct {
 typedef struct {
     long turns, hits, completed, misses, states, checked;
     double residual;
+    long win_lookups, win_misses; /* the win account's own look-ups (not a win-optimal's) */
 } AccStats;
 typedef struct {
     DpSet *set; /* `sets` of them */

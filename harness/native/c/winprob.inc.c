@@ -404,16 +404,18 @@ static int wp_same_key(const WpPlan *a, const WpPlan *b) {
            a->count == b->count && memcmp(a->tiles, b->tiles, a->count) == 0;
 }
 
-/* WinOptimal._plan at the turn's first roll: the ending values (from the plan cache or the
- * evaluator), the stop values, the turn's programme. -1: no memory. */
-static int win_plan(Game *g, int seat) {
-    double *gv = g->opt_grill[seat], *sv = g->opt_steal[seat], bust;
+/* The ending values of `seat`'s turn on the board (gv[tile], sv[victim], *bust), from the
+ * plan cache or the evaluator; *again: the board came back (it may come back again).
+ * -1: no memory. Shared by win-optimal's plan and the win account (account.inc.c). */
+static int wp_endings(Game *g, int seat, double *gv, double *sv, double *bust_out,
+                      int *again_out) {
+    double bust;
     DpCache *c = dp_cache_get();
     if (c == NULL) return -1;
     if (c->wp_plans == NULL && (c->wp_plans = calloc(WP_PLANS, sizeof(WpPlan))) == NULL)
         return -1;
     WpPlan key, *slot = (WpPlan *)c->wp_plans + wp_plan_key(g, seat, &key);
-    int again = wp_same_key(slot, &key); /* a board that came back: it may come back again */
+    int again = wp_same_key(slot, &key);
     if (again) {
         for (int t = LOWEST_TILE; t <= HIGHEST_TILE; t++) gv[t] = slot->gv[t - LOWEST_TILE];
         memcpy(sv, slot->sv, sizeof(slot->sv));
@@ -430,6 +432,17 @@ static int win_plan(Game *g, int seat) {
         *slot = key;
         c->wp_misses++;
     }
+    *bust_out = bust;
+    *again_out = again;
+    return 0;
+}
+
+/* WinOptimal._plan at the turn's first roll: the ending values (wp_endings), the stop
+ * values, the turn's programme. -1: no memory. */
+static int win_plan(Game *g, int seat) {
+    double *gv = g->opt_grill[seat], *sv = g->opt_steal[seat], bust;
+    int again;
+    if (wp_endings(g, seat, gv, sv, &bust, &again) < 0) return -1;
     double stop[DP_MAX_TOTAL + 1];
     stop_values(g, seat, gv, sv, stop);
     g->opt_swing[seat] = 0; /* not the worm swing: the account solves its own */

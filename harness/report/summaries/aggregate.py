@@ -462,7 +462,11 @@ class _Aggregator:
         a, n = self.agg, self.n
         field_of = {f: games.numbers([seat_column(i, f) for i in range(n)], np.float64)
                     for f in ACCOUNT_FIELDS}  # fmt: skip
-        luck, wluck = field_of["luck"], field_of["wluck"]  # nan: a game without the account
+        luck = field_of["luck"]  # nan: a game without the account
+        # The win shares' control: win luck where the games stored it (schema 5), else
+        # the worm account's win-weighted luck (stats.win_control).
+        winluck = games.numbers([seat_column(i, "winluck") for i in range(n)], np.float64)
+        wluck = stats.win_control(field_of["wluck"], winluck)
         a.luck_win += stats.seat_rows(deal, strat, points, stats.versus_others(wluck), p)
         a.luck_margin += stats.seat_rows(
             deal, strat, stats.versus_others(worms), stats.versus_others(luck), p

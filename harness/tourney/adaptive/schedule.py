@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from harness.runfolder.schema import seat_column
-from harness.stats import PairSequence, pair_points, unit_totals
+from harness.stats import PairSequence, pair_points, unit_totals, win_control
 from harness.tourney import plan
 from harness.tourney.adaptive.race import race_outs, race_summary
 from harness.tourney.config import TourneyConfig
@@ -234,8 +234,11 @@ def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[s
         columns += [seat_column(i, f) for i in range(players) for f in ("strategy", "rank")]
         names = pq.read_schema(path).names
         luck = all(seat_column(i, "wluck") in names for i in range(players))
+        won = all(seat_column(i, "winluck") in names for i in range(players))  # schema 5
         if luck:
             columns += [seat_column(i, "wluck") for i in range(players)]
+        if won:
+            columns += [seat_column(i, "winluck") for i in range(players)]
         data = pq.read_table(path, columns=columns)
         status = data.column("status").to_pylist()
         capped = np.array([s in (TURN_CAP, STATUSES[TURN_CAP]) for s in status], dtype=bool)
@@ -257,6 +260,15 @@ def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[s
             ).T
         else:
             wluck = np.full(rank.shape, np.nan)
+        if won:  # the control: win luck where stored, else wluck (stats.win_control)
+            winluck = np.array(
+                [
+                    data.column(seat_column(i, "winluck")).to_numpy(zero_copy_only=False)
+                    for i in range(players)
+                ],
+                dtype=float,  # fmt: skip
+            ).T
+            wluck = win_control(wluck, winluck)
         out["deal"].append(data.column("deal").to_numpy().astype(np.int64)[keep])
         out["strat"].append(strat[keep].astype(np.int64))
         out["rank"].append(rank[keep].astype(np.int64))

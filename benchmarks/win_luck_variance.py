@@ -1,0 +1,195 @@
+"""Win luck (the win-unit account's luck, stored as ``winluck``) against win-weighted worm
+luck (``wluck``) as the control of luck-adjusted win shares: the variance per deal, raw
+over adjusted, side by side, and that neither adjustment moves the estimate.
+
+    python benchmarks/win_luck_variance.py [--deals 20000] [--seed 1] [--only 2p]
+                                           [--workers 1] [--engine auto] [--json]
+
+Pools as luck_pool.py's (one table of a field, every cyclic seat rotation, duplicate
+dice, ``luck: on``), played by the runner's chunk function (``--engine``: auto, the native
+engine where it plays, or python: both keep the win account beside the worm one, bit for
+bit), so each game stores both controls.
+
+Per target (a field member's win share; at 3-4 players also each pair's head to head):
+raw estimate, adjusted by wluck and by winluck (coefficient cross-fitted on two folds of
+deals, harness.stats.ControlMoments), z = (adjusted - raw) / its standard error, and gain
+= (raw se / adjusted se)^2 with a jackknife standard error (luck_variance.py).
+
+The evaluator behind winluck is harness.winprob's for the player count: the shipped model
+where one is installed, the normal approximation elsewhere (printed per pool).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import replace
+from multiprocessing import Pool
+from typing import Any
+
+import numpy as np
+from luck_pool import DealPool, deal_totals
+from luck_variance import jackknife_gain, moments
+
+from harness.runfolder.schema import OVER
+from harness.tourney import load_config, plan
+from harness.tourney.chunks import play_chunk
+
+FIELDS = ("rank", "worms", "luck", "wluck", "winluck")
+GROUPS = {
+    "2p": [("greedy", "worm-first"), ("optimal", "simple")],
+    "3p": [("greedy", "worm-first", "tactician")],
+    "4p": [("greedy", "worm-first", "tactician", "simple")],
+}
+CHUNK_DEALS = 500
+
+
+def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float, str]:
+    spec, index = job
+    result = play_chunk(spec)
+    n, k = spec.rules.players, len(spec.orders)
+    deals = spec.stop - spec.first
+
+    def column(name: str) -> np.ndarray:
+        seats = [np.asarray(result.seats[i][name], dtype=float) for i in range(n)]
+        return np.stack(seats, axis=-1).reshape(deals, k, n)
+
+    out = {name: column(name) for name in FIELDS}
+    seating = np.asarray(result.games["seating"]).reshape(deals, k)
+    of_entrant = np.array([index[e.name] for e in spec.entrants])
+    out["strat"] = of_entrant[np.asarray(spec.orders)[seating]]
+    out["over"] = np.asarray(result.games["status"]).reshape(deals, k) == OVER
+    return out, result.cpu, result.engine
+
+
+def play(
+    field: tuple[str, ...], deals: int, seed: int, workers: int, engine: str = "auto"
+) -> DealPool:
+    """The pool of ``field`` on ``deals`` deals, both controls kept."""
+    config = load_config(
+        {
+            "name": "win-luck-pool",
+            "players": len(field),
+            "entrants": list(field),
+            "deals": deals,
+            "seed": seed,
+            "seating": "cyclic",
+            "luck": "win",
+            "engine": engine,
+            "chunk": min(deals, CHUNK_DEALS),
+        }
+    )
+    index = {e.name: i for i, e in enumerate(config.entrants)}
+    jobs = [(spec, index) for spec in plan.chunks(config)]
+    if workers > 1:
+        with Pool(workers) as pool:
+            parts = pool.map(_play, jobs)
+    else:
+        parts = [_play(job) for job in jobs]
+    data = {k: np.concatenate([p[0][k] for p in parts]) for k in (*FIELDS, "strat", "over")}
+    data["strat"] = data["strat"].astype(np.int64)
+    data["rank"] = data["rank"].astype(np.int64)
+    engines = ",".join(sorted({p[2] for p in parts}))
+    return DealPool(field, len(field), seed, data, sum(p[1] for p in parts), engines)
+
+
+def _row(y: np.ndarray, m: np.ndarray, c: np.ndarray) -> dict[str, float]:
+    cm = moments(y, m, c)
+    raw, adj, corr = cm.raw, cm.adjusted(), cm.correction()
+    return {
+        "raw": raw.estimate,
+        "raw_se": raw.se,
+        "adjusted": adj.estimate,
+        "adjusted_se": adj.se,
+        "z": corr.estimate / corr.se,
+        "coef": cm.coef,
+        "gain": cm.gain(),
+        "gain_se": jackknife_gain(y, m, c),
+    }
+
+
+def measure(p: DealPool) -> dict[str, Any]:
+    """Every target of the pool with either control."""
+    by_win = replace(p, data={**p.data, "wluck": p.data["winluck"]})
+    kinds = [("win", a, None) for a in range(1 if p.players == 2 else p.players)]
+    if p.players > 2:
+        kinds += [("h2h", a, b) for a in range(p.players) for b in range(a + 1, p.players)]
+    rows = []
+    for kind, a, b in kinds:
+        y, m, c = deal_totals(p, kind, a, b)
+        _, _, cw = deal_totals(by_win, kind, a, b)
+        name = p.field[a] if b is None else f"{p.field[a]} v {p.field[b]}"
+        rows.append(
+            {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw)}
+        )
+    return {
+        "field": list(p.field),
+        "players": p.players,
+        "deals": p.deals,
+        "games": p.games,
+        "cpu_ms_per_game": 1000 * p.cpu / max(p.games, 1),
+        "engine": p.engine,
+        "rows": rows,
+    }
+
+
+def evaluator_of(players: int) -> str:
+    """What the win account's evaluator is at ``players`` (a model or the approximation)."""
+    from harness.game.rules import Rules
+    from harness.winprob import evaluator
+
+    return evaluator(Rules(players=players)).describe()
+
+
+def print_result(r: dict[str, Any]) -> None:
+    print(
+        f"\n{', '.join(r['field'])} ({r['players']} players): {r['deals']:,} deals, "
+        f"{r['games']:,} games, {r['cpu_ms_per_game']:.2f} ms CPU a game ({r['engine']})"
+    )
+    print(
+        f"  {'target':<34} {'raw':>16} | {'wluck: gain':>14} {'z':>6} | "
+        f"{'winluck: gain':>15} {'z':>6}"
+    )
+    for row in r["rows"]:
+        w, v = row["wluck"], row["winluck"]
+        print(
+            f"  {row['kind'] + ' ' + row['target']:<34} {w['raw']:8.4f} +-{w['raw_se']:.4f} | "
+            f"{w['gain']:6.2f} +-{w['gain_se']:.2f} {w['z']:+6.2f} | "
+            f"{v['gain']:7.2f} +-{v['gain_se']:.2f} {v['z']:+6.2f}"
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--deals", type=int, default=20000, help="deals per pool")
+    ap.add_argument("--engine", default="auto", choices=("auto", "python"))
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--only", action="append", choices=tuple(GROUPS), help="(repeatable)")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    results = []
+    for group in args.only or GROUPS:
+        for field in GROUPS[group]:
+            started = time.monotonic()
+            pool = play(field, args.deals, args.seed, args.workers, args.engine)
+            result = measure(pool)
+            result["evaluator"] = evaluator_of(len(field))
+            result["wall_s"] = time.monotonic() - started
+            results.append(result)
+            if not args.json:
+                print_result(result)
+                print(f"  (win account's evaluator: {result['evaluator']})")
+                sys.stdout.flush()
+    if args.json:
+        print(json.dumps(results, indent=1))
+    else:
+        zs = [row[c]["z"] for r in results for row in r["rows"] for c in ("wluck", "winluck")]
+        print(f"\n{len(zs)} adjusted estimates: |z| max {max(abs(z) for z in zs):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
