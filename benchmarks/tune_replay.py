@@ -48,7 +48,7 @@ POOL_SEED = 11
 
 def cell_sums(bot: str, name: str, cell: int, field: str, deals: int, cache: Path | None):
     """Per deal (Y, C, M) of the bot at ``name=cell`` against ``field`` (both seat orders)."""
-    p = pool((f"{bot}({name}={float(cell)!r})", field), 2, deals, POOL_SEED, 1, cache, None)
+    p = pool((f"{bot}({name}={cell!r})", field), 2, deals, POOL_SEED, 1, cache, None)
     d = p.data
     mine = d["strat"] == 0
     ok = d["over"][..., None] & mine

@@ -4,7 +4,7 @@ measured against.
     python benchmarks/tune_six.py tune [--seeds 0..19] [--budget 50000] [--confirm 1000]
                                        [--json-out six_0.json]
     python benchmarks/tune_six.py judge six_0.json [six_1.json ...] [--truth-deals 5000]
-                                        [--cache results/luck_pools]
+                                        [--cache results/luck_pools] [--workers 1]
 
 **The plugin.** ``plugins/staged.py:Staged`` (six bounded parameters: ``spend`` 0..5,
 ``worm_value`` 3..8, ``worm_by`` 0..8, ``stop3``, ``stop2``, ``stop1`` 21..36, the last
@@ -115,7 +115,7 @@ def judge(args: argparse.Namespace) -> int:
     def totals(values: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
         key = ref(values)
         if key not in cache:
-            p = pool((key, "greedy"), 2, args.truth_deals, POOL_SEED, 1, args.cache, None)
+            p = pool((key, "greedy"), 2, args.truth_deals, POOL_SEED, args.workers, args.cache)
             y, m, _ = deal_totals(p, "win", 0)
             cache[key] = (y, m)
         return cache[key]
@@ -181,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     j.add_argument("files", nargs="+")
     j.add_argument("--truth-deals", type=int, default=5_000)
     j.add_argument("--cache", type=Path, default=None)
+    j.add_argument("--workers", type=int, default=1, help="processes playing the truth")
     j.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     return tune(args) if args.what == "tune" else judge(args)
