@@ -305,3 +305,26 @@ def test_a_plateau_widens_the_perturbation_until_the_points_differ(tmp_path):
         assert line["c"] == pytest.approx(s.gains.perturbation(k, wide))
     assert not all(line["identical"] for line in lines)
     assert max(u[0] for u in result.state.path) * 8 > 3  # off the plateau (0 to 3)
+
+
+def test_a_widened_tune_resumes_and_runs_on_two_workers_alike(tmp_path):
+    """The widening follows from the stored lines alone: a plateau tune interrupted while
+    its perturbation is widened, then resumed on 2 workers, writes the same lines, byte
+    for byte, as one played straight through in this process."""
+    plugin = tmp_path / "flat.py"
+    plugin.write_text(PLATEAU)
+    s = make_setup(f"{plugin}:WormBy(worm_by=1)", ["worm_by=0..8"], ["greedy"], seed=1,
+                   budget=960, batch=20, confirm=0)  # fmt: skip
+    straight = run_tune(s, out=tmp_path / "a", chart=False)
+    assert straight.state.lines[1]["c"] > s.gains.perturbation(1)  # widened at k = 1
+
+    def stop(state):
+        if state.k == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tune(s, out=tmp_path / "b", on_iteration=stop, chart=False)
+    again = run_tune(s, out=tmp_path / "b", workers=2, chart=False)
+    assert again.resumed == 2
+    stored = (again.folder / ITERATIONS).read_bytes()
+    assert stored == (straight.folder / ITERATIONS).read_bytes()
