@@ -3,7 +3,7 @@
 
 Two of its parameters shape what it sets aside, one when it makes sure of a worm, three
 when it stops, by the dice left. Its defaults are deliberately poor (it stops late,
-at 30, as threshold(target=30) does: about 5% against greedy), so a tune has a large gain
+at 30, as threshold(target=30) does: 3.9% against greedy), so a tune has a large gain
 to find; where the best lies is measured, not assumed (benchmarks/tune_six.py plays
 the tuned values and sweeps each parameter around the best of them).
 """
