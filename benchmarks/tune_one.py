@@ -19,8 +19,10 @@ tuned values, their loss against the best (the truth's win share of the best min
 tuned value's, in points), how many are within 0.5 points, the games, the
 confirmations' verdicts, and the time.
 
-``--bot plugins/lean.py:WormBy --param worm_by=0..8 --grid 0..8 --starts 1,7`` is the
-harder case: a real parameter whose best lies inside a flat range.
+``--bot plugins/lean.py:WormBy --param worm_by=0..8 --grid 0..8 --starts 1,7 --floor`` is
+the harder case: a real parameter whose best lies inside a flat range. ``--floor`` judges
+a tuned value by its floor's pool (exact for WormBy: it compares ``worm_by`` with a whole
+number of dice, so 5.63 plays every game as 5 does) instead of playing a pool for it.
 """
 
 from __future__ import annotations
@@ -71,6 +73,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--confirm", type=int, default=2_000)
     ap.add_argument("--truth-deals", type=int, default=20_000)
     ap.add_argument("--cache", type=Path, default=None)
+    ap.add_argument(
+        "--floor",
+        action="store_true",
+        help="a value plays as its floor (compared with whole numbers only): its truth is "
+        "the floor's",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
@@ -99,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.perf_counter()
                 result = run_tune(setup, out=out, chart=False)
                 tuned = result.values[name]
+                if args.floor:
+                    tuned = float(np.floor(tuned))
                 if tuned not in share:
                     share[tuned] = truth_of(tuned)
                 c = result.confirmation
@@ -107,6 +117,7 @@ def main(argv: list[str] | None = None) -> int:
                         "start": start,
                         "seed": seed,
                         "tuned": tuned,
+                        "value": result.values[name],
                         "loss": (share[best] - share[tuned]) * 100,
                         "games": result.state.games,
                         "confirm_games": c.get("games", 0),

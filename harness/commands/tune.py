@@ -136,14 +136,15 @@ def _backend_of(
     type=float,
     default=0.1,
     show_default=True,
-    help="SPSA's first perturbation, a share of each range (c); larger crosses plateaus.",
+    help="SPSA's first perturbation, a share of each range (c); it widens on plateaus.",
 )
 @click.option(
     "--gain",
     type=float,
-    default=2.0,
+    default=0.08,
     show_default=True,
-    help="SPSA's step gain (a): the first step is about gain/3 x the gradient.",
+    help="SPSA's step gain (a): a step is gain/(k+6)^0.602 x the difference in units of "
+    "its root mean square so far, over the gap between the points.",
 )
 @click.option("--seed", type=int, default=1, show_default=True, help="Seed of deals and signs.")
 @click.option(

@@ -2,21 +2,25 @@
 
 The folder is ``OUT/tune/<bot>/<key>`` (the key: :attr:`TuneSetup.key`, of everything
 asked): ``setup.json``; ``iterations.jsonl``, one line an iteration, written and synced
-before the next starts (its point, signs, the two points played, their deals, the
-paired sums, the coefficient, the step); ``confirm.json``; ``summary.json``; ``path.png``.
+before the next starts (its point, signs, perturbation, the two points played, their
+deals, the paired sums, whether they were identical, the coefficient, the difference and
+the scale it was measured in, the step); ``confirm.json``; ``summary.json``; ``path.png``.
 
 **Determinism.** Iteration k plays deals ``k * batch`` .. ``(k + 1) * batch - 1``; its
-signs come from the seed and k (:func:`~harness.tune.spsa.signs`), its step from the
-iterations before; its games are summed in spec order (:mod:`harness.tune.games`). So a
-setup gives the same path on any worker count or backend, and a resumed tune replays
-the stored lines (each checked: it must follow from the lines before; the first that
-does not, and everything after it, is played again) and goes on exactly as an
-uninterrupted one would have.
+signs come from the seed and k (:func:`~harness.tune.spsa.signs`), its perturbation and
+its step's scale from the iterations before (and its own sums); its games are summed in
+spec order (:mod:`harness.tune.games`). So a setup gives the same path on any worker
+count or backend, and a resumed tune replays the stored lines (each checked: it must
+follow from the lines before; the first that does not, and everything after it, is
+played again) and goes on exactly as an uninterrupted one would have.
 
 **The luck account.** An iteration's value is the paired difference of the two points'
 win shares over its deals, (sum Y+ - Y- - b (C+ - C-)) / sum M, with b fitted (the
 report's fit, :meth:`harness.stats.ControlMoments.fit`) on the iterations *before*:
-predictable, so each step stays an unbiased gradient estimate.
+predictable, so the difference stays an unbiased estimate. The step divides it by the
+root mean square of the differences so far, its own included (:func:`spsa.scale`): that
+bends a step's size (a large difference counts a little less than in proportion), never
+its sign.
 
 **The confirmation** plays the tuned values and the starting values against the field on
 ``confirm`` deals that the tuning never saw (from deal ``iterations x batch`` on), paired,
@@ -45,7 +49,7 @@ import numpy as np
 from harness.errors import HarnessError
 from harness.game import seating as seating_design
 from harness.runfolder.layout import atomic_write
-from harness.stats import ControlMoments, z_quantile
+from harness.stats import CONTROL_FIELDS, ControlMoments, z_quantile
 from harness.stats.sequential import PRIOR_COEF
 from harness.tourney.backends import Backend, local_backend
 from harness.tune import spsa
@@ -97,19 +101,23 @@ class State:
         return PRIOR_COEF if math.isnan(fit) else fit
 
     def plan(self) -> dict[str, Any]:
-        """Iteration k's points (before its games): u, the signs, plus and minus."""
+        """Iteration k's points (before its games): u, the signs, plus and minus; the
+        perturbation grown after iterations whose points played identical games."""
         setup, k = self.setup, self.k
         u = self.path[-1]
         delta = spsa.signs(setup.seed, k, len(u))
-        plus, minus = spsa.points(u, delta, setup.gains.perturbation(k), setup.steps)
-        return {"k": k, "u": u, "delta": delta, "plus": plus, "minus": minus}
+        wide = spsa.widening([line["identical"] for line in self.lines])
+        c = setup.gains.perturbation(k, wide)
+        plus, minus = spsa.points(u, delta, c, setup.steps)
+        return {"k": k, "u": u, "delta": delta, "plus": plus, "minus": minus, "c": c}
 
     def apply(self, step: dict[str, Any], y: float, c: float, m: float, rows: list) -> dict:
         """Iteration k's sums applied: its line (what iterations.jsonl keeps)."""
         b = self.coef
         diff = (y - b * c) / m if m > 0 else 0.0
         a = self.setup.gains.step(step["k"])
-        u_next = spsa.update(step["u"], step["plus"], step["minus"], diff, a)
+        scale = spsa.scale([ln["diff"] for ln in self.lines if not ln["identical"]], diff)
+        u_next = spsa.update(step["u"], step["plus"], step["minus"], diff / scale, a)
         line = {
             "k": step["k"],
             "u": step["u"].tolist(),
@@ -121,7 +129,10 @@ class State:
             "sums": [y, c, m],
             "moments": rows,
             "coef": b,
+            "c": step["c"],
+            "identical": identical(rows),
             "diff": diff,
+            "scale": scale,
             "next": u_next.tolist(),
         }
         self.moments = self.moments + ControlMoments(np.array(rows))
@@ -132,6 +143,16 @@ class State:
     def estimate(self) -> tuple[np.ndarray, np.ndarray]:
         """The averaged iterates (the answer so far) and their spread, in the cube."""
         return spsa.averaged(self.path)
+
+
+_SYY, _SCC = CONTROL_FIELDS.index("syy"), CONTROL_FIELDS.index("scc")
+
+
+def identical(rows: Any) -> bool:
+    """Whether an iteration's two points played identical games: every deal's paired
+    difference of win points and of control exactly 0 (from its luck moments)."""
+    r = np.asarray(rows, dtype=float).reshape(-1, len(CONTROL_FIELDS))
+    return bool(r[:, _SYY].sum() == 0 and r[:, _SCC].sum() == 0)
 
 
 def _follows(state: State, line: Any) -> bool:

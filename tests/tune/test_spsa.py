@@ -1,5 +1,6 @@
 """harness.tune.spsa: the method's pure parts (signs from seed and k alone, points in the
-cube with integer axes on their steps, the step over the gap played, the averaged
+cube with integer axes on their steps, the perturbation widened on plateaus, the step in
+units of the differences' root mean square, over the gap played, the averaged
 iterates)."""
 
 from __future__ import annotations
@@ -9,7 +10,19 @@ import math
 import numpy as np
 import pytest
 
-from harness.tune.spsa import Gains, averaged, points, signs, snap, update
+from harness.tune.spsa import (
+    GROWTH,
+    MAX_PERTURBATION,
+    SHRINK,
+    Gains,
+    averaged,
+    points,
+    scale,
+    signs,
+    snap,
+    update,
+    widening,
+)
 
 
 def test_signs_depend_on_the_seed_and_the_iteration_alone():
@@ -53,3 +66,23 @@ def test_the_answer_is_the_mean_of_the_second_half():
     assert math.isnan(averaged(path[:4])[1][0])  # too few iterates for batch means
     with pytest.raises(ValueError):
         averaged([])
+
+
+def test_the_perturbation_widens_on_identical_games_and_narrows_after():
+    assert widening([]) == 1.0
+    assert widening([True, True]) == GROWTH**2
+    assert widening([True, True, False]) == pytest.approx(GROWTH**2 / SHRINK)
+    assert widening([False, False]) == 1.0  # never below the schedule
+    assert widening([True] + [False] * 50) == 1.0
+    g = Gains(c=0.1)
+    assert g.perturbation(3, 4.0) == pytest.approx(4 * g.perturbation(3))
+    assert g.perturbation(0, 64.0) == MAX_PERTURBATION  # at most half of each range
+
+
+def test_a_difference_is_measured_in_its_root_mean_square_so_far():
+    assert scale([], 0.03) == pytest.approx(0.03)  # the first step: its sign, one gain
+    assert scale([0.03, -0.04], 0.0) == pytest.approx(math.sqrt(0.0025 / 3))
+    assert scale([], 0.0) == 1.0 and scale([0.0], 0.0) == 1.0  # nothing learnt yet
+    # a step is never more than sqrt(k + 1) gains, however small the differences before
+    before = [1e-6] * 8
+    assert 0.5 / scale(before, 0.5) <= 3.0

@@ -266,3 +266,68 @@ def test_a_sigkill_mid_tune_then_the_same_command_gives_the_same_path(tmp_path, 
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert stored.read_bytes() == (tuned.folder / ITERATIONS).read_bytes()
+
+
+PLATEAU = """
+from harness.strategy import WORM, Bound, Strategy
+
+class WormBy(Strategy):
+    name = "worm-by"
+    bounds = {"worm_by": Bound(0, 8)}
+
+    def __init__(self, worm_by: float = 1.0) -> None:
+        self.worm_by = worm_by
+
+    def pick(self, view):
+        if not view.has_worm and WORM in view.choices and view.dice_left <= self.worm_by:
+            return WORM
+        return max(view.choices, key=lambda f: (view.counts[f] * min(f, 5), f))
+
+    def stop(self, view):
+        return view.total >= 21
+"""
+
+
+def test_a_plateau_widens_the_perturbation_until_the_points_differ(tmp_path):
+    """worm_by 0, 1 and 2 play identical games (a worm is set aside by then anyway):
+    from 1, the two points of the first iteration play alike (a difference of exactly
+    0, which alone would never move the tune); the perturbation doubles until they no
+    longer do, and the tune leaves the plateau."""
+    from harness.tune import spsa
+
+    plugin = tmp_path / "flat.py"
+    plugin.write_text(PLATEAU)
+    s = make_setup(f"{plugin}:WormBy(worm_by=1)", ["worm_by=0..8"], ["greedy"], seed=1,
+                   budget=2400, batch=20, confirm=0)  # fmt: skip
+    result = run_tune(s, out=tmp_path, chart=False)
+    lines = result.state.lines
+    assert lines[0]["identical"] and lines[0]["diff"] == 0.0 and lines[0]["next"] == lines[0]["u"]
+    assert lines[1]["c"] == pytest.approx(2 * s.gains.perturbation(1))
+    for k, line in enumerate(lines):  # each perturbation follows from the lines before
+        wide = spsa.widening([ln["identical"] for ln in lines[:k]])
+        assert line["c"] == pytest.approx(s.gains.perturbation(k, wide))
+    assert not all(line["identical"] for line in lines)
+    assert max(u[0] for u in result.state.path) * 8 > 3  # off the plateau (0 to 3)
+
+
+def test_a_widened_tune_resumes_and_runs_on_two_workers_alike(tmp_path):
+    """The widening follows from the stored lines alone: a plateau tune interrupted while
+    its perturbation is widened, then resumed on 2 workers, writes the same lines, byte
+    for byte, as one played straight through in this process."""
+    plugin = tmp_path / "flat.py"
+    plugin.write_text(PLATEAU)
+    s = make_setup(f"{plugin}:WormBy(worm_by=1)", ["worm_by=0..8"], ["greedy"], seed=1,
+                   budget=960, batch=20, confirm=0)  # fmt: skip
+    straight = run_tune(s, out=tmp_path / "a", chart=False)
+    assert straight.state.lines[1]["c"] > s.gains.perturbation(1)  # widened at k = 1
+
+    def stop(state):
+        if state.k == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_tune(s, out=tmp_path / "b", on_iteration=stop, chart=False)
+    again = run_tune(s, out=tmp_path / "b", workers=2, chart=False)
+    assert again.resumed == 2
+    stored = (again.folder / ITERATIONS).read_bytes()
+    assert stored == (straight.folder / ITERATIONS).read_bytes()
