@@ -119,7 +119,10 @@ def adaptive_blocks(summary: dict[str, Any]) -> list[Block]:
     if not section:
         return []
     header = list(HEADER)
-    header[3] = f"anytime {pct(_number(section['target'].get('confidence')), 0)} interval"
+    conf = _number(section["target"].get("confidence"))
+    header[3] = f"anytime {pct(conf, 0)} interval"
+    comparisons = len(section["comparisons"])
+    each = 1 - (1 - conf) / max(1, comparisons)
     return [
         h2("Adaptive schedule"),
         para(_headline(section)),
@@ -128,8 +131,10 @@ def adaptive_blocks(summary: dict[str, Any]) -> list[Block]:
             "Share: the first entrant's head-to-head share against the second (luck-adjusted "
             "where the games kept the account), when its comparison was settled (or now, if "
             "open). Its interval is a confidence sequence, valid however often it was looked "
-            "at (docs/tourney.md, adaptive tournaments); the standings above count every "
-            "stored game, so their intervals are fixed-sample ones."
+            f"at; the {pct(conf, 0)} is for all {comparisons} intervals at once, each alone "
+            f"a {pct(each, 2)} one (docs/tourney.md, adaptive tournaments: measured, they "
+            "cover more often than that). The standings above count every stored game, so "
+            "their intervals are fixed-sample ones."
         ),
         *race_blocks(section.get("races") or []),
     ]
