@@ -310,6 +310,7 @@ def test_a_plateau_widens_the_perturbation_until_the_points_differ(tmp_path):
     assert max(u[0] for u in result.state.path) * 8 > 3  # off the plateau (0 to 3)
 
 
+@pytest.mark.once
 def test_a_widened_tune_resumes_and_runs_on_two_workers_alike(tmp_path):
     """The widening follows from the stored lines alone: a plateau tune interrupted while
     its perturbation is widened, then resumed on 2 workers, writes the same lines, byte
