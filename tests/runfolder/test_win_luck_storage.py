@@ -15,6 +15,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from helpers import NEEDS_NATIVE
 
 from harness import stats
 from harness.analysis.units import WinAccountant
@@ -93,6 +94,7 @@ def test_a_chunk_plays_the_same_win_luck_from_any_start():
         (4, ["greedy", "worm-first", "random", "optimal"], "short"),
     ],
 )
+@NEEDS_NATIVE
 def test_both_engines_store_the_same_win_luck_bit_for_bit(players, entrants, rules):
     extra = {} if rules is None else {"rules": rules}
     got = {}
