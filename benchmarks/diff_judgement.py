@@ -2,6 +2,7 @@
 
     python benchmarks/diff_judgement.py [--deals 200] [--compare-deals 2000] [--workers 2]
                                         [--seed 1] [--pairs 1,2,...] [--json] [--save F]
+                                        [--calibration 300] [--pair-calibration N]
 
 For each pair of versions (A, B) below, against the same opponents at two-player tables:
 
@@ -33,6 +34,21 @@ bins of the prediction, and the calibration slope (least squares of the result o
 prediction: 1 for a calibrated evaluator, below 1 for one that is too sure). Where the
 evaluator is too sure, a difference of positions is worth too much in its chances, and the
 diff's figure overshoots the games' by about as much.
+
+Under each pair: the diff's two halves, B's gain per game over A in A's games (B the
+shadow) and in B's games (A the shadow), which the figure averages. With one W that is
+each side's true chance they agree (the performance difference identity holds along
+either side's games with the other's values); where they part, W is not the chance under
+the play that follows for at least one of them.
+
+``--pair-calibration N`` (a diagnostic; default 0: none): N games of each pair's own bots
+(A and B each against the opponent, both seats; Python engine, dice seeds 0 to N - 1) and
+the evaluator's calibration slope on their turn starts, as ``--calibration`` measures it
+on the mixed field: below 1 where the evaluator is too sure for these players; and per
+bot, the mean chance it predicts for the bot's seat at every turn start against the
+bot's realised result (above it: the evaluator rates the bot's positions too high, as
+if a better player held them), and the slope within the bot's seat (below 1: a difference
+of the evaluator's chances is worth less to this bot than the evaluator says).
 
 ``--spread S`` (a diagnostic): the normal approximation's spread (sigma^2 per worm on the
 grill, 2.5 as shipped) set to S in this process and its workers before anything is
@@ -109,14 +125,24 @@ def diff_pair(a: str, b: str, opponents: list[str], args: argparse.Namespace, un
     v = found.verdict
     low, high = v["low"], v["high"]
     se = (high - low) / (2 * Z95) if low is not None and high is not None else math.nan
-    return {"estimate": v["estimate"], "low": low, "high": high, "se": se, "says": v["says"]}
+    # B's gain over A per game in A's games (B the shadow) and in B's games (A the shadow):
+    # the two halves the figure averages (module docstring, --pair-calibration)
+    halves = {
+        r["games"]: r["gain_per_game"]
+        for r in found.gain_rows()
+        if r["kind"] == "all" and r["games"] != "both"
+    }
+    return {"estimate": v["estimate"], "low": low, "high": high, "se": se, "says": v["says"],
+            "halves": halves}  # fmt: skip
 
 
 CALIBRATION_BOTS = ["greedy", "simple", "threshold(target=26)", "tactician", "optimal"]
 
 
-def calibration(games: int) -> dict:
-    """The evaluator's predictions at turn starts against the games' results (docstring)."""
+def calibration(games: int, matchups: list[tuple[str, str]] | None = None) -> dict:
+    """The evaluator's predictions at turn starts against the games' results (docstring):
+    game k between the bots of ``matchups[k % len(matchups)]`` (None: pairs of
+    :data:`CALIBRATION_BOTS`), on the dice of seed k."""
     import statistics
 
     from harness.game.dice import DuplicateDice
@@ -140,9 +166,13 @@ def calibration(games: int) -> dict:
             self.seen.append(Position.from_board(self.board, seat))
 
     pairs = []
+    by_bot: dict[str, list[tuple[float, float]]] = {}  # a bot's seat at every turn start
     for k in range(games):
-        a = CALIBRATION_BOTS[k % len(CALIBRATION_BOTS)]
-        b = CALIBRATION_BOTS[(k // len(CALIBRATION_BOTS) + 1 + k) % len(CALIBRATION_BOTS)]
+        if matchups is None:
+            a = CALIBRATION_BOTS[k % len(CALIBRATION_BOTS)]
+            b = CALIBRATION_BOTS[(k // len(CALIBRATION_BOTS) + 1 + k) % len(CALIBRATION_BOTS)]
+        else:
+            a, b = matchups[k % len(matchups)]
         starts = Starts()
         bots = [resolve(a).create(), resolve(b).create()]
         game = Game(bots, rules, DuplicateDice(k), observer=starts, seed=k)
@@ -151,6 +181,8 @@ def calibration(games: int) -> dict:
         for position in starts.seen:
             chances = judge_.chances(position)
             pairs += [(chances[s], final[s]) for s in (0, 1)]
+            for s, name in enumerate((a, b)):
+                by_bot.setdefault(name, []).append((chances[s], final[s]))
     bins = []
     for b in range(10):
         inside = [(x, y) for x, y in pairs if b / 10 <= x < (b + 1) / 10 or (b == 9 and x == 1)]
@@ -160,9 +192,33 @@ def calibration(games: int) -> dict:
                          "realised": statistics.fmean(y for _, y in inside)})  # fmt: skip
     mx = statistics.fmean(x for x, _ in pairs)
     my = statistics.fmean(y for _, y in pairs)
-    slope = sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
-    return {"games": games, "predictions": len(pairs), "slope": slope, "bins": bins,
-            "evaluator": judge_.describe()}  # fmt: skip
+    slope = _slope(pairs)
+    se = statistics.fmean(((y - my) - slope * (x - mx)) ** 2 for x, y in pairs) ** 0.5 / (
+        sum((x - mx) ** 2 for x, _ in pairs) ** 0.5
+    )  # turn starts of one game are not independent: a guide, not an interval
+    bots = {
+        short(name): {"predicted": statistics.fmean(x for x, _ in seen),
+                      "realised": statistics.fmean(y for _, y in seen), "count": len(seen),
+                      "slope": _slope(seen)}
+        for name, seen in by_bot.items()
+    }  # fmt: skip
+    return {"games": games, "predictions": len(pairs), "slope": slope, "slope_se_naive": se,
+            "bins": bins, "bots": bots, "evaluator": judge_.describe()}  # fmt: skip
+
+
+def _slope(pairs: list[tuple[float, float]]) -> float:
+    """Least squares slope of the result on the prediction."""
+    import statistics
+
+    mx = statistics.fmean(x for x, _ in pairs)
+    my = statistics.fmean(y for _, y in pairs)
+    return sum((x - mx) * (y - my) for x, y in pairs) / sum((x - mx) ** 2 for x, _ in pairs)
+
+
+def pair_bots(a: str, b: str, opponents: list[str]) -> list[tuple[str, str]]:
+    """The games of one pair: A and B each against the opponent, in both seats."""
+    (o,) = opponents
+    return [(a, o), (o, a), (b, o), (o, b)]
 
 
 def judge(d: dict, c: dict) -> dict:
@@ -184,6 +240,8 @@ def main() -> None:
     parser.add_argument("--save", type=Path, default=None, help="also write the JSON here")
     parser.add_argument("--calibration", type=int, default=300, help="games (0: none)")
     parser.add_argument("--spread", type=float, default=None, help="diagnostic: see above")
+    parser.add_argument("--pair-calibration", type=int, default=0,
+                        help="diagnostic: games of each pair's bots (see above)")  # fmt: skip
     args = parser.parse_args()
     chosen = [int(p) for p in args.pairs.split(",") if p] or list(range(1, len(PAIRS) + 1))
     if args.spread is not None:  # before any value: the workers are forked from here
@@ -206,6 +264,10 @@ def main() -> None:
             rows.append({"pair": k, "a": short(a), "b": short(b), "opponents": opponents,
                          "diff": d, "diff_worms": worms, "compare": c, **judge(d, c),
                          "diff_s": round(t1 - t0, 1), "compare_s": round(t2 - t1, 1)})  # fmt: skip
+            if args.pair_calibration:
+                rows[-1]["calibration"] = calibration(
+                    args.pair_calibration, pair_bots(a, b, opponents)
+                )
             if not args.json:
                 print(line(rows[-1]), flush=True)
     decided = [r for r in rows if r["compare_decides"]]
@@ -252,15 +314,26 @@ def _cell(x: dict, scale: float = 100.0) -> str:
 
 
 def line(r: dict) -> str:
-    """One row: points of win share (x100), the worm diff's figure in worms."""
+    """One row: points of win share (x100), the worm diff's figure in worms; under it the
+    diff's halves and (``--pair-calibration``) the evaluator's slope on the pair's games."""
     sign = "-" if r["sign_agrees"] is None else ("yes" if r["sign_agrees"] else "NO")
-    return (
+    head = (
         f"{r['pair']}. B={r['b']} vs A={r['a']} (vs {', '.join(r['opponents'])}): "
         f"diff {_cell(r['diff'])} pts; compare {_cell(r['compare'])} pts; "
         f"worm diff {r['diff_worms']['estimate']:+.3f} worms; sign agrees: {sign}; "
         f"|z| {r['z']:.2f} ({'within' if r['within'] else 'OUTSIDE'}); "
         f"{r['diff_s']:.0f} s + {r['compare_s']:.0f} s"
     )
+    halves = "; ".join(f"{k} {_cell(v)}" for k, v in r["diff"]["halves"].items())
+    tail = f"   the diff over {halves} pts"
+    if "calibration" in r:
+        c = r["calibration"]
+        tail += (f"; the evaluator's slope on {c['predictions']:,} turn starts of "
+                 f"{c['games']} games of the pair's bots: {c['slope']:.3f}")  # fmt: skip
+        for name, b in c["bots"].items():
+            tail += (f"\n   {name}'s seat at its turn starts: predicted {b['predicted']:.3f}, "
+                     f"realised {b['realised']:.3f}, slope {b['slope']:.3f}")  # fmt: skip
+    return f"{head}\n{tail}"
 
 
 if __name__ == "__main__":

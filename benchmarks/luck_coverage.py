@@ -1,7 +1,9 @@
 """Coverage of the luck-adjusted 95% intervals, raw and adjusted side by side.
 
     python benchmarks/luck_coverage.py [--runs 2000] [--deals 300] [--pool-deals 20000]
-                                       [--only 2p] [--cache results/luck_pools] [--json]
+                                       [--only 2p] [--field greedy,tactician ...]
+                                       [--control wluck|winluck]
+                                       [--cache results/luck_pools] [--json]
 
 benchmarks/coverage.py measures the report's raw intervals on fresh tournaments. This
 measures the adjusted ones (harness.stats.ControlMoments) in a resampling world: a pool
@@ -21,6 +23,12 @@ deals). Coverage is how often an interval holds the pool's mean, per kind over e
 target and run, with a 95% interval clustered by run (the targets of one run share its
 deals). Also shown: the mean width, and how much narrower the adjusted intervals are.
 
+``--control`` chooses the win shares' control (win share, head to head, the paired win
+share difference): ``wluck`` (the default: win-weighted worm luck, pools played with
+``luck: on``) or ``winluck`` (the stored win luck, schema 5: pools played with ``luck:
+win``, cached under their own names; the control every luck-adjusted win share uses where
+the games stored it). Margins and worms keep the worm luck either way.
+
 Pools come from luck_pool.py (``--cache`` reads the ones luck_variance.py played); the
 resampling takes a minute or two of CPU per pool at the defaults.
 """
@@ -34,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from luck_pool import GROUPS, Case, cases, centred
+from luck_pool import CONTROLS, GROUPS, Case, cases, centred
 
 from harness import stats
 
@@ -92,7 +100,8 @@ def measure(case: Case, args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_result(r: dict[str, Any]) -> None:
-    print(f"\n{r['case']}: {r['runs']} runs x {r['deals']} deals")
+    control = f", win shares' control {r['control']}" if "control" in r else ""
+    print(f"\n{r['case']}: {r['runs']} runs x {r['deals']} deals{control}")
     print(f"  {'kind':<7} {'n':>6}  {'raw':<32} {'adjusted':<32} width raw/adj")
     for row in r["rows"]:
         cells = [
@@ -114,13 +123,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes to play pools with")
     ap.add_argument("--cache", type=Path, default=None, help="folder of played pools")
     ap.add_argument("--only", action="append", choices=GROUPS, help="(repeatable)")
+    ap.add_argument("--control", choices=CONTROLS, default="wluck", help="the win shares' control")
+    ap.add_argument(
+        "--field", action="append", help="only the pools of this field, e.g. greedy,tactician"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     results = []
     for group in args.only or GROUPS:
-        for case in cases(group, args.pool_deals, args.seed, args.workers, args.cache, say):
-            results.append(measure(case, args))
+        fields = [tuple(f.split(",")) for f in args.field] if args.field else None
+        found = cases(
+            group, args.pool_deals, args.seed, args.workers, args.cache, say, args.control, fields
+        )
+        for case in found:
+            results.append({**measure(case, args), "control": args.control})
             if not args.json:
                 print_result(results[-1])
     if args.json:

@@ -1,7 +1,7 @@
 """Pools of played deals with the luck and skill account: what the luck benchmarks draw on.
 
     python benchmarks/luck_pool.py greedy,worm-first [tactician,greedy ...] [--players 2]
-                                  [--deals 20000] [--seed 1] [--workers 1]
+                                  [--deals 20000] [--seed 1] [--workers 1] [--luck on]
                                   [--cache results/luck_pools] [--json]
 
 A pool is a field of strategies (as many as the players) played on ``--deals`` deals by
@@ -9,7 +9,10 @@ the runner's own chunk function (harness.tourney.chunks.play_chunk) with ``luck:
 one table, each deal one set of duplicate dice (the tourney's deal seed from ``--seed``
 and the deal's index) played in every cyclic rotation of the seats (both seat orders at
 two players). Per game and seat it keeps the strategy, rank, worms, luck and win-weighted
-luck: the per-seat columns a run with the account stores. The other luck benchmarks
+luck: the per-seat columns a run with the account stores. With ``--luck win`` the games
+keep the win account too, and the pool also holds each seat's win luck (``winluck``, the
+stored control of luck-adjusted win shares since schema 5, docs/luck.md); such a pool is
+cached under its own name. The other luck benchmarks
 (luck_variance.py, luck_coverage.py, luck_sprt.py) read pools through :func:`pool` and
 turn them into deal totals with :func:`deal_totals` (or :func:`cases`); with ``--cache``
 a pool is played once and read back (an .npz per field, players, deals and seed).
@@ -27,7 +30,7 @@ import json
 import re
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing import Pool
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,8 @@ from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk
 
 FIELDS = ("strat", "rank", "worms", "luck", "wluck")
+WIN_FIELDS = (*FIELDS, "winluck")  # a pool played with ``luck: win``
+CONTROLS = ("wluck", "winluck")  # the win share's control: win-weighted worm luck, win luck
 CHUNK_DEALS = 100  # deals a worker plays per job
 
 
@@ -54,6 +59,7 @@ class DealPool:
     data: dict[str, np.ndarray]
     cpu: float  # CPU seconds the games took (all processes)
     engine: str = ""  # the engine(s) that played the games
+    luck: str = "on"  # the account the games kept: "on" (worms) or "win" (and winluck)
 
     @property
     def deals(self) -> int:
@@ -66,13 +72,30 @@ class DealPool:
     def take(self, rows: np.ndarray) -> DealPool:
         """The pool of deals ``rows`` (repeats allowed: a resampled world)."""
         return DealPool(
-            self.field, self.players, self.seed, {k: v[rows] for k, v in self.data.items()}, 0.0
+            self.field,
+            self.players,
+            self.seed,
+            {k: v[rows] for k, v in self.data.items()},
+            0.0,
+            self.engine,
+            self.luck,
         )
 
+    def controlled_by(self, control: str) -> DealPool:
+        """The pool with ``control`` as its win shares' control: "wluck" (as played) or
+        "winluck" (the win luck in place of ``wluck``; a pool played with ``luck: win``).
+        Margins and worms keep the worm luck."""
+        if control == "wluck":
+            return self
+        if control != "winluck" or "winluck" not in self.data:
+            raise SystemExit(f"no {control} in a pool played with luck: {self.luck}")
+        return replace(self, data={**self.data, "wluck": self.data["winluck"]})
 
-def config_of(field: tuple[str, ...], players: int, deals: int, seed: int) -> Any:
+
+def config_of(field: tuple[str, ...], players: int, deals: int, seed: int, luck: str = "on") -> Any:
     """The tourney config of a pool: one table of the field, every cyclic seat rotation,
-    duplicate dice, the account on (a round robin of a field as large as the table)."""
+    duplicate dice, the account on (``luck``: "on", or "win" to keep the win account too;
+    a round robin of a field as large as the table)."""
     return load_config(
         {
             "name": "luck-pool",
@@ -81,17 +104,19 @@ def config_of(field: tuple[str, ...], players: int, deals: int, seed: int) -> An
             "deals": deals,
             "seed": seed,
             "seating": "cyclic",
-            "luck": "on",
+            "luck": luck,
             "chunk": min(deals, CHUNK_DEALS),
         }
     )
 
 
-def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float, str]:
+def _play(
+    job: tuple[Any, dict[str, int], tuple[str, ...]],
+) -> tuple[dict[str, np.ndarray], float, str]:
     """A chunk's rows as pool arrays (deals, orders, seats), with the chunk's worker CPU
     and the engine that played it. Seat i of order k holds table entrant
     ``spec.orders[k][i]``; strategies are numbered by their place in the field."""
-    spec, index = job
+    spec, index, fields = job
     result = play_chunk(spec)
     n, k = spec.rules.players, len(spec.orders)
     deals = spec.stop - spec.first
@@ -100,7 +125,7 @@ def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float
         seats = [np.asarray(result.seats[i][name], dtype=float) for i in range(n)]
         return np.stack(seats, axis=-1).reshape(deals, k, n)
 
-    out = {name: column(name) for name in FIELDS[1:]}
+    out = {name: column(name) for name in fields[1:]}
     seating = np.asarray(result.games["seating"]).reshape(deals, k)
     of_entrant = np.array([index[e.name] for e in spec.entrants])
     out["strat"] = of_entrant[np.asarray(spec.orders)[seating]]
@@ -109,24 +134,31 @@ def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float
 
 
 def play_pool(
-    field: tuple[str, ...], players: int, deals: int, seed: int = 1, workers: int = 1
+    field: tuple[str, ...],
+    players: int,
+    deals: int,
+    seed: int = 1,
+    workers: int = 1,
+    luck: str = "on",
 ) -> DealPool:
     """Play a pool (see the module docstring) in ``workers`` processes (1: this one)."""
     if len(field) != players:
         raise SystemExit(f"a field of {len(field)} strategies for {players} players")
-    config = config_of(field, players, deals, seed)
+    fields = WIN_FIELDS if luck == "win" else FIELDS
+    config = config_of(field, players, deals, seed, luck)
     index = {e.name: i for i, e in enumerate(config.entrants)}  # the field's order
-    jobs = [(spec, index) for spec in plan.chunks(config)]
+    jobs = [(spec, index, fields) for spec in plan.chunks(config)]
     if workers > 1:
         with Pool(workers) as pool:
             parts = pool.map(_play, jobs)
     else:
         parts = [_play(job) for job in jobs]
-    data = {k: np.concatenate([p[0][k] for p in parts]) for k in (*FIELDS, "over")}
+    data = {k: np.concatenate([p[0][k] for p in parts]) for k in (*fields, "over")}
     data["strat"] = data["strat"].astype(np.int64)
     data["rank"] = data["rank"].astype(np.int64)
     engines = ",".join(sorted({p[2] for p in parts}))
-    return DealPool(tuple(field), players, seed, data, sum(p[1] for p in parts), engines)
+    cpu = sum(p[1] for p in parts)
+    return DealPool(tuple(field), players, seed, data, cpu, engines, luck)
 
 
 def pool(
@@ -137,25 +169,31 @@ def pool(
     workers: int = 1,
     cache: Path | None = None,
     say: Any = None,
+    luck: str = "on",
 ) -> DealPool:
-    """The pool, read from ``cache`` when it was played before (and written there)."""
+    """The pool, read from ``cache`` when it was played before (and written there).
+    ``luck``: "on" (the worm account) or "win" (the win account too: ``winluck``)."""
+    fields = WIN_FIELDS if luck == "win" else FIELDS
     path = None
     if cache is not None:
-        key = json.dumps([list(field), players, deals, seed, "official", "cyclic"])
-        digest = hashlib.sha256(key.encode()).hexdigest()[:16]
+        key = [list(field), players, deals, seed, "official", "cyclic"]
+        if luck != "on":  # the worm account's pools keep the names they were cached under
+            key.append(f"luck={luck}")
+        digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:16]
         slug = re.sub(r"[^A-Za-z0-9_-]+", "", "_".join(field))
-        path = cache / f"{slug}_{players}p_{deals}_{seed}_{digest}.npz"
+        mode = "" if luck == "on" else f"_{luck}"
+        path = cache / f"{slug}_{players}p_{deals}_{seed}{mode}_{digest}.npz"
         if path.exists():
             saved = np.load(path)
-            data = {k: saved[k] for k in (*FIELDS, "over")}
-            return DealPool(
-                tuple(field), players, seed, data, float(saved["cpu"]), str(saved["engine"])
-            )
+            data = {k: saved[k] for k in (*fields, "over")}
+            cpu, engine = float(saved["cpu"]), str(saved["engine"])
+            return DealPool(tuple(field), players, seed, data, cpu, engine, luck)
     started = time.perf_counter()
-    played = play_pool(field, players, deals, seed, workers)
+    played = play_pool(field, players, deals, seed, workers, luck)
     if say is not None:
         say(
-            f"played {' v '.join(field)} ({players} players, {played.engine} engine): "
+            f"played {' v '.join(field)} ({players} players, luck: {luck}, "
+            f"{played.engine} engine): "
             f"{played.games:,} games in "
             f"{time.perf_counter() - started:.0f} s, {played.cpu / played.games * 1000:.1f} "
             "ms CPU a game"
@@ -271,12 +309,25 @@ class Case:
 GROUPS = (*POOLS, "paired")
 
 
-def cases(group: str, deals: int, seed: int, workers: int, cache: Path | None, say: Any):
-    """The cases of a group of :data:`GROUPS`, pools played (or read) as they are needed."""
+def cases(
+    group: str,
+    deals: int,
+    seed: int,
+    workers: int,
+    cache: Path | None,
+    say: Any,
+    control: str = "wluck",
+    fields: list[tuple[str, ...]] | None = None,
+):
+    """The cases of a group of :data:`GROUPS`, pools played (or read) as they are needed.
+    ``control``: the win shares' control, "wluck" (pools played with ``luck: on``) or
+    "winluck" (pools played with ``luck: win``); margins keep the worm luck either way.
+    ``fields``: only the group's pools of these fields (None: all of them)."""
+    luck = "win" if control == "winluck" else "on"
     if group == "paired":
         for before, after in PAIRED:
-            a = pool(before, 2, deals, seed, workers, cache, say)
-            b = pool(after, 2, deals, seed, workers, cache, say)
+            a = pool(before, 2, deals, seed, workers, cache, say, luck).controlled_by(control)
+            b = pool(after, 2, deals, seed, workers, cache, say, luck).controlled_by(control)
             name = f"{after[0]} - {before[0]}"
             # win and worms: the two differences harness compare adjusts (win share, mean
             # worms); margin: the worm margin (worms - the others' mean), not shown by it.
@@ -290,7 +341,9 @@ def cases(group: str, deals: int, seed: int, workers: int, cache: Path | None, s
         return
     players = int(group[0])
     for field in POOLS[group]:
-        p = pool(field, players, deals, seed, workers, cache, say)
+        if fields is not None and field not in fields:
+            continue
+        p = pool(field, players, deals, seed, workers, cache, say, luck).controlled_by(control)
         found = []
         for kind, a, b in targets(players):
             name = field[a] if b is None else f"{field[a]} ahead of {field[b]}"
@@ -333,15 +386,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--cache", type=Path, default=None, help="folder of played pools")
+    ap.add_argument("--luck", choices=("on", "win"), default="on", help="win: keep winluck too")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     results = []
     for spec in args.fields:
         field = tuple(spec.split(","))
-        results.append(
-            summary(pool(field, args.players, args.deals, args.seed, args.workers, args.cache, say))
+        played = pool(
+            field, args.players, args.deals, args.seed, args.workers, args.cache, say, args.luck
         )
+        results.append(summary(played))
     if args.json:
         print(json.dumps(results, indent=1))
     else:

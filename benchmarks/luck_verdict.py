@@ -1,7 +1,7 @@
 """Time to an SPRT verdict with and without the luck account: the figure users feel.
 
     python benchmarks/luck_verdict.py [--pair optimal-simple] [--seeds 20] [--width 20]
-                                      [--pilot 20000] [--json]
+                                      [--pilot 20000] [--modes raw,adjusted] [--json]
 
 For a pair of strategies, ``harness sprt``'s own experiment (harness.sprt.experiment,
 in-process: the CPU is this process's) is run on ``--seeds`` seeds twice: with the luck
@@ -13,6 +13,10 @@ is longest there), so each is made to decide between two close values. Reported 
 mode: the median games and CPU seconds to a verdict, the verdicts, and the ratio
 adjusted / raw (the issue's targets: CPU <= 0.5x for optimal v simple, < 1x for a
 Python plugin v native simple).
+
+``--modes`` adds ``win`` (``luck="win"``: the adjusted test with the stored win luck as
+its control, the win account kept at every game beside the worm one), run on the same
+seeds, interleaved; its ratios are to raw, as adjusted's.
 
 Pairs (``--pair``): ``optimal-simple`` (both native), ``plugin-simple`` (greedy's code
 loaded from a file, a plugin at a native table: called back from C) and
@@ -94,20 +98,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--width", type=float, default=20.0, help="elo1 - elo0")
     parser.add_argument("--pilot", type=int, default=20_000, help="deals of the pilot run")
     parser.add_argument("--truth", type=float, default=None, help="skip the pilot: this Elo")
+    parser.add_argument("--modes", default="raw,adjusted", help="of raw, adjusted, win")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    lucks = {"raw": "off", "adjusted": "on", "win": "win"}
+    modes = [m for m in args.modes.split(",") if m]
+    if not set(modes) <= set(lucks) or "raw" not in modes:
+        raise SystemExit(f"--modes: {args.modes!r}; raw and any of adjusted, win")
     with tempfile.TemporaryDirectory() as tmp:
         a, b = _pair(args.pair, Path(tmp))
         truth = args.truth if args.truth is not None else pilot(a, b, args.pilot, 10**6)
         elo0, elo1 = truth - args.width / 2, truth + args.width / 2
-        runs: dict[str, list[dict[str, Any]]] = {"raw": [], "adjusted": []}
-        for seed in range(1, args.seeds + 1):  # interleaved: the machine's load hits both
-            for mode, luck in (("raw", "off"), ("adjusted", "on")):
-                runs[mode].append(one(a, b, seed, luck, elo0, elo1))
+        runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in modes}
+        for seed in range(1, args.seeds + 1):  # interleaved: the machine's load hits all
+            for mode in modes:
+                runs[mode].append(one(a, b, seed, lucks[mode], elo0, elo1))
             print(
-                f"  seed {seed}: raw {runs['raw'][-1]['games']:,} games "
-                f"{runs['raw'][-1]['cpu_s']:.1f} s, adjusted {runs['adjusted'][-1]['games']:,} "
-                f"games {runs['adjusted'][-1]['cpu_s']:.1f} s",
+                f"  seed {seed}: "
+                + ", ".join(
+                    f"{mode} {runs[mode][-1]['games']:,} games {runs[mode][-1]['cpu_s']:.1f} s"
+                    for mode in modes
+                ),
                 file=sys.stderr,
             )
     out: dict[str, Any] = {"pair": args.pair, "truth_elo": truth, "elo0": elo0, "elo1": elo1}
@@ -123,20 +134,27 @@ def main(argv: list[str] | None = None) -> None:
             "verdicts": {v: sum(r["verdict"] == v for r in found) for v in ("H0", "H1")},
             "runs": found,
         }
-    out["games_ratio"] = out["adjusted"]["mean_games"] / out["raw"]["mean_games"]
-    out["cpu_ratio"] = out["adjusted"]["mean_cpu_s"] / out["raw"]["mean_cpu_s"]
+    for mode in modes[1:]:
+        key = "" if mode == "adjusted" else f"_{mode}"
+        out[f"games_ratio{key}"] = out[mode]["mean_games"] / out["raw"]["mean_games"]
+        out[f"cpu_ratio{key}"] = out[mode]["mean_cpu_s"] / out["raw"]["mean_cpu_s"]
     if args.json:
         print(json.dumps(out, indent=1))
         return
     print(f"{args.pair}: true Elo about {truth:+.1f}; H0 <= {elo0:+.1f}, H1 >= {elo1:+.1f}")
-    for mode in ("raw", "adjusted"):
+    for mode in modes:
         r = out[mode]
         print(
             f"  {mode:<9} median {r['median_games']:>9,.0f} games, {r['median_cpu_s']:6.1f} CPU-s"
             f" (mean {r['mean_games']:,.0f} games, {r['mean_cpu_s']:.1f} s; "
             f"{r['cpu_per_game_ms']:.3f} ms a game); verdicts {r['verdicts']}"
         )
-    print(f"  adjusted / raw: games x{out['games_ratio']:.2f}, CPU x{out['cpu_ratio']:.2f} (means)")
+    for mode in modes[1:]:
+        key = "" if mode == "adjusted" else f"_{mode}"
+        print(
+            f"  {mode} / raw: games x{out[f'games_ratio{key}']:.2f}, "
+            f"CPU x{out[f'cpu_ratio{key}']:.2f} (means)"
+        )
 
 
 if __name__ == "__main__":

@@ -112,9 +112,10 @@ def verdict_lines(result: Any) -> list[str]:
     ]
     if tally.adjusted is not None:
         raw_elo, raw_low, raw_high = tally.sprt.elo()
+        control = "win luck" if setup.luck == "win" else "win-weighted worm luck"
         lines[3:3] = [
             f"Luck-adjusted: each deal's score minus {tally.adjusted.coef:.3f} x its luck "
-            "(win-weighted, A's against B's), the coefficient fitted on the deals before "
+            f"({control}, A's against B's), the coefficient fitted on the deals before "
             "(docs/luck.md)",
             f"Raw test: LLR {tally.sprt.llr:+.2f}, Elo {elo_text(raw_elo)} "
             f"(95% CI {elo_text(raw_low)} to {elo_text(raw_high)})",

@@ -219,8 +219,9 @@ def make_setup(
     ``isolation`` ("none" or "process") limit every seat as in a tourney config;
     ``engine`` ("auto", "python", "native") as a tourney config's (the same games each
     way; "native" for a test it cannot play is one line here, before any game); ``luck``
-    ("auto", "on", "off") as a tourney config's: kept, the test runs on luck-adjusted
-    deal scores (the same error rates, fewer games: docs/luck.md). Not given: no limits,
+    ("auto", "on", "off", "win") as a tourney config's: kept, the test runs on
+    luck-adjusted deal scores (the same error rates, fewer games: docs/luck.md), the
+    control the win luck under "win", else the win-weighted worm luck. Not given: no limits,
     "none", "auto", "auto". ``settings`` (a :class:`~harness.seats.settings.SeatSettings`)
     gives all five as one value instead (not with them).
     """
@@ -331,8 +332,8 @@ class ChunkScores:
     capped: list[bool]
     forfeits: dict[str, int] = field(default_factory=dict)
     examples: list[dict[str, Any]] = field(default_factory=list)
-    # Per deal, the sum over its games here of W_A - W_B (win-weighted luck, docs/luck.md);
-    # None: the chunk kept no account.
+    # Per deal, the sum over its games here of W_A - W_B (win luck where the chunk kept
+    # it, else win-weighted worm luck, docs/luck.md); None: the chunk kept no account.
     control: list[float] | None = None
 
 
@@ -354,7 +355,7 @@ def chunk_scores(
     scores = ChunkScores(points, capped, {role: 0 for role in ROLES})
     games = result.games
     ranks = [s["rank"] for s in result.seats]
-    # The control: win luck where the chunk kept it (the Python engine's account, schema
+    # The control: win luck where the chunk kept it (``luck: win``, either engine, schema
     # 5), else the worm account's win-weighted luck (harness.stats.win_control).
     field = "winluck" if len(result.seats[0].get("winluck", ())) else "wluck"
     wluck = [s[field] for s in result.seats] if field in result.seats[0] else None

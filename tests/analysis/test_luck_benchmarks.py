@@ -94,9 +94,12 @@ def test_the_benchmarks_run_on_it(pool_module, tiny):
     assert [r["kind"] for r in covered["rows"]] == ["win", "margin"]
     assert all(r["intervals"] == 4 for r in covered["rows"])
     y, m, c = pool_module.deal_totals(tiny, "h2h", 0, 1)
-    run = sprt.one_run(y / m, pool_module.centred(y, m, c) / m, 0.0, 400.0, 1, 100)
+    control = pool_module.centred(y, m, c) / m
+    run = sprt.one_run(y / m, control, 0.0, 400.0, 1, 100, sprt.TESTS, worm=control)
     assert set(run) == set(sprt.TESTS)
     assert all(deals % sprt.CHECK_DEALS == 0 for _, deals in run.values())
+    # the same control in both adjusted tests: the same verdict after the same deals
+    assert run["adjusted"] == run["adjusted_wluck"]
 
 
 def test_the_paired_worms_target_is_what_compare_adjusts(pool_module, tmp_path):
@@ -123,3 +126,30 @@ def test_the_paired_worms_target_is_what_compare_adjusts(pool_module, tmp_path):
     assert cell["diff"] == pytest.approx(y.sum() / m.sum(), abs=1e-12)
     adjusted = stats.ControlMoments.of(y, c, m, deal=np.arange(deals)).adjusted()
     assert cell["luck_adjusted"]["diff"] == pytest.approx(adjusted.estimate, abs=1e-9)
+
+
+def test_a_win_luck_pool_holds_the_runners_win_luck(pool_module):
+    """``luck: win`` pools (luck_coverage.py and luck_sprt.py ``--control winluck``):
+    ``winluck`` is the runner's column, and it replaces the control of the win shares
+    and head to head only; margins keep the worm luck."""
+    from harness.tourney import plan
+    from harness.tourney.chunks import play_chunk
+
+    field = ("greedy", "worm-first")
+    played = pool_module.play_pool(field, 2, 12, seed=3, luck="win")
+    assert played.luck == "win" and "winluck" in played.data
+    (spec,) = list(plan.chunks(pool_module.config_of(field, 2, 12, 3, "win")))
+    result = play_chunk(spec)
+    column = [w for s in result.seats for w in s["winluck"]]
+    assert sorted(played.data["winluck"].ravel()) == sorted(column)
+    by_win = played.controlled_by("winluck")
+    for kind, b in (("win", None), ("h2h", 1)):
+        *_, c_win = pool_module.deal_totals(by_win, kind, 0, b)
+        *_, c_worm = pool_module.deal_totals(played, kind, 0, b)
+        assert not np.allclose(c_win, c_worm)
+    *_, margin_win = pool_module.deal_totals(by_win, "margin", 0)
+    *_, margin_worm = pool_module.deal_totals(played, "margin", 0)
+    assert np.array_equal(margin_win, margin_worm)
+    assert played.controlled_by("wluck") is played
+    with pytest.raises(SystemExit, match="no winluck"):
+        pool_module.play_pool(field, 2, 4, seed=3).controlled_by("winluck")

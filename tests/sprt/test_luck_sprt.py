@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness.analysis.account import Accountant
+from harness.analysis.units import WinAccountant
 from harness.cli import main
 from harness.game.seating import by_entrant
 from harness.sprt.experiment import Tally, check_specs, chunk_scores, make_setup, run_sprt
@@ -39,6 +40,41 @@ def test_a_deals_control_is_a_minus_b_win_weighted_luck_over_its_games():
             luck = by_entrant([led.wluck for led in accountant.ledgers], spec.orders[k])
             want += luck[0] - luck[1]  # entrant 0 is A in order 0
         assert scores.control[d] == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("engine", ["python", "native"])
+def test_under_luck_win_a_deals_control_is_a_minus_b_win_luck(engine):
+    """``--luck win``: the control is the stored win luck (the win account's, schema 5),
+    the control of every luck-adjusted win share, not the win-weighted worm luck."""
+    setup = make_setup("optimal", "greedy", seed=3, luck="win", engine=engine)
+    (spec,) = check_specs(setup, 0)
+    result = play_chunk(spec)
+    if result.engine != engine:
+        pytest.skip(f"the {engine} engine does not play here")
+    scores = chunk_scores(setup, 0, spec, result)
+    assert scores.control is not None
+    worm = 0.0
+    for d in range(2):
+        want = 0.0
+        for k in range(len(spec.orders)):
+            win = WinAccountant(spec.rules)
+            replay_game(spec, spec.first + d, k, observer=win)
+            win.finish()
+            luck = by_entrant([led.luck for led in win.ledgers], spec.orders[k])
+            want += luck[0] - luck[1]  # entrant 0 is A in order 0
+            worms = Accountant(spec.rules)
+            replay_game(spec, spec.first + d, k, observer=worms)
+            wluck = by_entrant([led.wluck for led in worms.ledgers], spec.orders[k])
+            worm += abs(wluck[0] - wluck[1] - (luck[0] - luck[1]))
+        assert scores.control[d] == want  # bit for bit: the stored column, summed
+    assert worm > 0  # the worm account's control would have been another number
+    out = CliRunner().invoke(
+        main,
+        ["sprt", "optimal", "greedy", "--luck", "win", "--engine", engine, "--workers", "0",
+         "--elo0", "0", "--elo1", "200"],
+    )  # fmt: skip
+    assert out.exit_code == 0, out.output
+    assert "its luck (win luck, A's against B's)" in out.stdout
 
 
 @pytest.mark.once
