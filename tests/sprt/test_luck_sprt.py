@@ -13,6 +13,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
+from helpers import NEEDS_NATIVE
 
 from harness.analysis.account import Accountant
 from harness.analysis.units import WinAccountant
@@ -42,7 +43,7 @@ def test_a_deals_control_is_a_minus_b_win_weighted_luck_over_its_games():
         assert scores.control[d] == pytest.approx(want, abs=1e-12)
 
 
-@pytest.mark.parametrize("engine", ["python", "native"])
+@pytest.mark.parametrize("engine", ["python", pytest.param("native", marks=NEEDS_NATIVE)])
 def test_under_luck_win_a_deals_control_is_a_minus_b_win_luck(engine):
     """``--luck win``: the control is the stored win luck (the win account's, schema 5),
     the control of every luck-adjusted win share, not the win-weighted worm luck."""
