@@ -185,8 +185,19 @@ def adaptive_lines(summary: dict[str, Any]) -> list[str]:
         return []
     lines = wrap(_headline(section), 100, "")
     table = text_table(HEADER, _rows(section), left=2)
+    apart: list[str] = []
     if max(len(line) for line in table) > 98:  # long names: verdicts without them
         short = [*HEADER[:3], "anytime interval", "at the stop", *HEADER[5:]]
         table = text_table(short, _rows(section, short=True), left=2)
-    lines += ["  " + line for line in table]
+    if max(len(line) for line in table) > 98:  # still too wide: the estimate's apart
+        rows = _rows(section, short=True)
+        table = text_table([*short[:4], *short[5:]], [[*r[:4], *r[5:]] for r in rows], left=2)
+        apart = ["The estimate's 95% interval at the stop (not the verdict's):"]
+        apart += [
+            "  " + line
+            for line in text_table(
+                ["comparison", "95% at the stop"], [[r[0], r[4]] for r in rows], left=2
+            )
+        ]
+    lines += ["  " + line for line in table] + apart
     return lines + race_lines(section.get("races") or [])
