@@ -9,7 +9,8 @@ different intervals, and this module computes the second.
 * **The estimate interval at the stop** (here) is a 95% interval for the same difference,
   exact (to the normal approximation of the batch sums) for the stopping rule that was
   actually run: it covers 95% of the time over the comparisons a design stops, wherever
-  it stops them. It decides nothing: a verdict is never read from it.
+  it stops them (measured 94.5-96.4% in resampled worlds: docs/tourney.md). It decides
+  nothing: a verdict is never read from it.
 
 **The design.** The looks are the comparison's batch ends, with the information the
 batches gave: n_1 < n_2 < ... deals (a look before ``min_deals`` deals cannot stop; the
@@ -36,16 +37,15 @@ after the stop does not matter); a tie or an open comparison needs the design to
 recursive numerical integration over looks (the density of u at each look on its
 continuation region, convolved with the next increment's N(mu dn, dn), mu = theta /
 sigma), on a grid of 1/16 of the smallest increment's sd, each grid cell's mass split
-between regions by the part of the cell each holds. It is computed once under a base
-drift mu_0 and tilted to any other (the path's likelihood ratio depends on u and n
-alone: exp((mu - mu_0) u - (mu^2 - mu_0^2) n / 2)); it is computed under five drifts, 3
-standard errors apart, and each theta is tilted from the nearest, so that a tilt never
-lifts the grid's rounding noise. The bounds are the roots of p(theta) = (1 - level) / 2 and
-(1 + level) / 2 (bisection, numpy only); the median-unbiased estimate is the
-root of 1/2. p is not monotone in theta for every design with a tie region, so the
-interval is the hull: the smallest theta where p reaches (1 - level) / 2 to the largest
-where it is still below (1 + level) / 2, over a scan of +-7.5 standard errors (a bound
-beyond it is reported infinite).
+between regions by the part of the cell each holds. It is computed under five base
+drifts mu_0, 3 standard errors apart, and tilted from the nearest to any other drift (the
+path's likelihood ratio depends on u and n alone: exp((mu - mu_0) u - (mu^2 - mu_0^2) n /
+2)), so that a tilt never lifts the grid's rounding noise. The bounds are the roots of
+p(theta) = (1 - level) / 2 and (1 + level) / 2 (bisection, numpy only); the
+median-unbiased estimate is the root of 1/2. With a tie region in the middle p need not
+be monotone in theta, so the interval is the hull: the smallest theta where p reaches
+(1 - level) / 2 to the largest where it is still below (1 + level) / 2, over a scan of
++-7.5 standard errors (a bound beyond it is reported infinite).
 
 Everything is a pure function of the looks and the numbers at the stop: the same batches
 give the same interval on any worker count, bit for bit on one machine.
