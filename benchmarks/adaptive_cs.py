@@ -26,6 +26,18 @@ control) and luck-adjusted, in batches of ``--batch`` deals, looked at after eac
    end, which favours the fixed design: the ratio is a lower bound on what it saves.
    Printed: the games of each, their ratio, the tournaments with a wrong verdict, and
    the coverage of the intervals reported at the stops.
+3. **The estimate interval at the stop** (``--stop RUNS``: this section alone, RUNS runs
+   a world and kind): harness.stats.sequence_interval, the 95% stagewise interval exact
+   for the design that stopped the comparison (docs/tourney.md). One comparison of a
+   28-comparison run (alpha 0.05 / 28, the played tournaments' design), batches of
+   ``--batch``, the cap ``--stop-cap`` deals (a look, where an open one stops), in the
+   worlds of ``--stop-pairing`` (simple v greedy, worm-first v env-heuristic, greedy v
+   tactician by default), the tie world, and a *zone-edge world* (the tie world with
+   every deal's share moved up by ``--edge - 0.5``: truth 50.9%, 0.1 point inside the
+   zone). Printed per world and kind: its coverage (Wilson 95% interval), the coverage
+   of the naive interval at the stop (mean +- 1.96 standard errors, as if the sample
+   size had been fixed) and of the verdict's confidence sequence, the bias of the mean
+   at the stop and of the median-unbiased estimate, and the coverage by verdict.
 """
 
 from __future__ import annotations
@@ -252,6 +264,131 @@ def tournaments(worlds: list[World], args: argparse.Namespace) -> dict[str, Any]
     return out
 
 
+STOP_PAIRINGS = ["simple,greedy", "worm-first,env-heuristic", "greedy,tactician"]
+Z975 = 1.959963984540054
+
+
+def shifted(world: World, share: float) -> World:
+    """The world with every deal's share moved so that the truth is ``share``."""
+    move = share - 0.5 - world.delta
+    return World(world.y + move * world.m, world.m.copy(), world.c.copy())
+
+
+def stop_run(world: World, seed: int, args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """One comparison, raw and adjusted on the same deals, each to its stop or the cap,
+    and its intervals at the stop against the truth."""
+    rng = np.random.default_rng(seed)
+    alpha = 0.05 / 28
+    seqs = {k: PairSequence(alpha=alpha, zone=args.zone) for k in KINDS}
+    first = 0
+    while any(s.settled == "open" for s in seqs.values()) and first < args.stop_cap:
+        rows = rng.integers(0, len(world.y), args.batch)
+        deal = np.arange(first, first + args.batch)
+        first += args.batch
+        for kind, s in seqs.items():
+            if s.settled == "open":
+                s.add_batch(
+                    deal,
+                    world.y[rows],
+                    world.m[rows],
+                    world.c[rows] if kind == "adjusted" else None,
+                )
+                s.check()
+    out = {}
+    for kind, s in seqs.items():
+        future = []
+        if s.settled == "tie":  # the looks its design still had, to the cap
+            future = [
+                s.deals + d - first
+                for d in range(first + args.batch, args.stop_cap + 1, args.batch)
+            ]
+        started = time.process_time()
+        got = stats.sequence_interval(s, future)
+        cpu = time.process_time() - started
+        truth = world.delta + 0.5
+        half = Z975 * math.sqrt(s.var / s.deals)
+        low, high = s.interval()
+        out[kind] = {
+            "verdict": s.settled,
+            "deals": s.deals,
+            "covers": bool(got["stop_low"] <= truth <= got["stop_high"]),
+            "naive": bool(abs(s.mean - world.delta) <= half),
+            "cs": bool(low <= world.delta <= high),
+            "mean_error": s.mean - world.delta,
+            "median_error": got["stop_median"] - truth,
+            "width": got["stop_high"] - got["stop_low"],
+            "naive_width": 2 * half,
+            "cpu": cpu,
+        }
+    return out
+
+
+def stop_section(name: str, world: World, args: argparse.Namespace, index: int) -> dict[str, Any]:
+    runs = [stop_run(world, seed * 1000 + index, args) for seed in range(args.stop)]
+    out: dict[str, Any] = {"world": name, "truth": world.delta + 0.5}
+    for kind in KINDS:
+        rs = [r[kind] for r in runs]
+        covered = sum(r["covers"] for r in rs)
+        by = {}
+        for v in ("a", "b", "tie", "open"):
+            mine = [r for r in rs if r["verdict"] == v]
+            if mine:
+                by[v] = {"runs": len(mine), "coverage": float(np.mean([r["covers"] for r in mine]))}
+        out[kind] = {
+            "runs": len(rs),
+            "coverage": covered / len(rs),
+            "coverage_ci": list(stats.wilson(covered, len(rs))),
+            "naive_coverage": float(np.mean([r["naive"] for r in rs])),
+            "cs_coverage": float(np.mean([r["cs"] for r in rs])),
+            "mean_bias": float(np.mean([r["mean_error"] for r in rs])),
+            "median_bias": float(np.mean([r["median_error"] for r in rs])),
+            "mean_deals": float(np.mean([r["deals"] for r in rs])),
+            "width": float(np.mean([r["width"] for r in rs])),
+            "naive_width": float(np.mean([r["naive_width"] for r in rs])),
+            "by_verdict": by,
+            "cpu_per_interval": float(np.mean([r["cpu"] for r in rs])),
+        }
+    return out
+
+
+def stop_main(args: argparse.Namespace, say: Any) -> dict[str, Any]:
+    """Section 3 alone: the estimate interval at the stop (the module docstring)."""
+    named = []
+    for p in args.stop_pairing or STOP_PAIRINGS:
+        pair = tuple(p.split(","))
+        named.append((" v ".join(pair), World.of(pair, args, say)))
+    tie = named[0][1].mirrored()
+    named.append((f"tie world ({named[0][0]} mirrored)", tie))
+    named.append((f"zone-edge world (the tie world at {args.edge:.1%})", shifted(tie, args.edge)))
+    out = []
+    for i, (name, world) in enumerate(named):
+        if args.stop_world and i not in args.stop_world:
+            continue  # another process's share (each world's runs are seeded by its index)
+        r = stop_section(name, world, args, i)
+        out.append(r)
+        if not args.json:
+            print(f"\n{name}: truth {r['truth']:.4f}")
+            for kind in KINDS:
+                t = r[kind]
+                lo, hi = t["coverage_ci"]
+                by = ", ".join(
+                    f"{v} {b['coverage']:.1%} of {b['runs']}" for v, b in t["by_verdict"].items()
+                )
+                print(
+                    f"  {kind:<8} at the stop {t['coverage']:6.1%} [{lo:.1%}, {hi:.1%}]  naive "
+                    f"{t['naive_coverage']:6.1%}  verdict's CS {t['cs_coverage']:6.1%}  bias: mean "
+                    f"{t['mean_bias'] * 100:+.3f} pt, median-unbiased "
+                    f"{t['median_bias'] * 100:+.3f} pt"
+                )
+                print(
+                    f"           width {t['width'] * 100:.2f} pt "
+                    f"(naive {t['naive_width'] * 100:.2f})  "
+                    f"deals {t['mean_deals']:,.0f}  by verdict: {by}  "
+                    f"{t['cpu_per_interval'] * 1000:.0f} ms CPU an interval"
+                )
+    return {"stop": out}
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=1000, help="runs per comparison world")
@@ -266,9 +403,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="the pools' seed")
     ap.add_argument("--cache", type=Path, default=None, help="folder of played pools")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--stop", type=int, default=0, help="section 3 alone, RUNS a world and kind")
+    ap.add_argument("--stop-cap", type=int, default=20000, help="section 3: a pair's most deals")
+    ap.add_argument("--stop-pairing", action="append", help=f"(default {STOP_PAIRINGS})")
+    ap.add_argument("--edge", type=float, default=0.509, help="the zone-edge world's truth")
+    ap.add_argument(
+        "--stop-world", type=int, action="append", help="section 3: only these worlds (0-4)"
+    )
     args = ap.parse_args(argv)
     say = (lambda text: print(text, file=sys.stderr)) if args.json else print
     started = time.perf_counter()
+    if args.stop:
+        result = {**stop_main(args, say), "args": {**vars(args), "cache": None}}
+        result["seconds"] = time.perf_counter() - started
+        if args.json:
+            print(json.dumps(result, indent=1))
+        return 0
     result: dict[str, Any] = {"comparisons": [], "args": {**vars(args), "cache": None}}
     worlds = {}
     for a, b in combinations(BOTS, 2):

@@ -39,7 +39,9 @@ differences, Holm), :mod:`~harness.stats.elo` (the Elo scale),
 :mod:`~harness.stats.luck` (luck-adjusted estimates: a control variate of mean zero,
 its coefficient cross-fitted by deal) and :mod:`~harness.stats.sequential` (the SPRT
 on deals, raw and luck-adjusted) and :mod:`~harness.stats.sequential_cs` (anytime-valid
-comparisons of two entrants: confidence sequences with an indifference zone). Every
+comparisons of two entrants: confidence sequences with an indifference zone) and
+:mod:`~harness.stats.stagewise` (the estimate interval at a comparison's stop, exact for
+the design that stopped it: stagewise ordering). Every
 public name is here too: ``from harness import stats; stats.Moments``.
 """
 
@@ -111,6 +113,14 @@ from harness.stats.sequential_cs import (
     pair_verdict,
     zone_of_elo,
 )
+from harness.stats.stagewise import (
+    STOP_LEVEL,
+    StoppingDesign,
+    sequence_design,
+    sequence_interval,
+    stop_interval,
+    stop_probability,
+)
 
 __all__ = [
     "CONTROL_FIELDS",
@@ -123,6 +133,7 @@ __all__ = [
     "PRIOR_COEF",
     "PRIOR_VAR",
     "SHARE_ZONE",
+    "STOP_LEVEL",
     "T_OPT",
     "VERDICTS",
     "Z95",
@@ -133,6 +144,7 @@ __all__ = [
     "PairSequence",
     "Ratings",
     "Sprt",
+    "StoppingDesign",
     "ahead",
     "choice_events",
     "connected",
@@ -157,12 +169,16 @@ __all__ = [
     "sandwich_cov",
     "score_to_elo",
     "seat_rows",
+    "sequence_design",
+    "sequence_interval",
     "share_interval",
     "share_se",
     "sprt_bounds",
     "sprt_llr",
     "sprt_llr_normal",
     "sprt_llr_scores",
+    "stop_interval",
+    "stop_probability",
     "t_quantile",
     "unit_totals",
     "versus_others",

@@ -149,6 +149,7 @@ class PairSequence:
     m2: float = field(default=0.0, init=False)  # sum of squared deviations of x
     moments: ControlMoments = field(default_factory=ControlMoments.empty, init=False)
     coefs: list[float] = field(default_factory=list, init=False)  # b of each batch fed
+    looks: list[int] = field(default_factory=list, init=False)  # deals after each batch fed
     settled: str = field(default="open", init=False)
     settled_deals: int = field(default=0, init=False)
 
@@ -194,6 +195,7 @@ class PairSequence:
             self.mean += delta * n / total
             self.deals = total
             self.moments = self.moments + ControlMoments.of(y, c, m, deal)
+        self.looks.append(self.deals)  # every batch fed is looked at (the stopping design)
 
     @property
     def var(self) -> float:

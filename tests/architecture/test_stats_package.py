@@ -15,12 +15,12 @@ import numpy as np
 import pytest
 
 from harness import stats
-from harness.stats import elo, intervals, luck, ratings, sequential, sequential_cs
+from harness.stats import elo, intervals, luck, ratings, sequential, sequential_cs, stagewise
 
 pytestmark = pytest.mark.interpreter
 
 STATS_DIR = Path(stats.__file__).parent
-SUBMODULES = (intervals, elo, ratings, sequential, luck, sequential_cs)
+SUBMODULES = (intervals, elo, ratings, sequential, luck, sequential_cs, stagewise)
 # What the ground floor may import besides the standard library: numeric libraries, itself,
 # and the two harness modules below every room (rules, errors).
 ALLOWED = ("numpy", "scipy", "harness.stats", "harness.errors", "harness.rules")

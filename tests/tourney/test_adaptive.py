@@ -143,6 +143,30 @@ def test_the_report_says_which_were_settled_and_the_games_each_took(reference, c
     assert "Adaptive schedule" in (reference.run_dir / "report.html").read_text()
 
 
+def test_each_comparison_has_its_estimate_interval_at_the_stop_labelled_apart(reference):
+    """Beside the verdict's interval (the confidence sequence), the estimate interval at
+    the stop: in run.json, report.json (the results API's Run.report) and the pages, under
+    names that say which is which; it lies inside the share's range and around the share."""
+    import harness
+
+    stored = {(c["a"], c["b"]): c for c in record(reference.run_dir)["comparisons"]}
+    section = harness.load_run(reference.run_dir).report["adaptive"]
+    assert set(section["intervals"]) == {"low, high", "stop_low, stop_high"}
+    assert "confidence sequence" in section["intervals"]["low, high"]
+    assert "stagewise" in section["intervals"]["stop_low, stop_high"]
+    for c in section["comparisons"]:
+        kept = stored[c["a"], c["b"]]
+        assert kept["stop_level"] == 0.95
+        assert c["stop_low"] == kept["stop_low"] and c["stop_high"] == kept["stop_high"]
+        assert 0 <= c["stop_low"] < c["stop_median"] < c["stop_high"] <= 1
+        assert c["stop_low"] <= c["share"] <= c["stop_high"]
+        # the verdict's interval is at 1 - 0.05 / 3 and covers under any stopping: wider
+        assert c["high"] - c["low"] > c["stop_high"] - c["stop_low"]
+    md = (reference.run_dir / "report.md").read_text()
+    assert "| anytime 95% interval | 95% at the stop |" in md
+    assert "The 95% at the stop is another interval, for the estimate" in md
+
+
 @pytest.mark.once
 def test_the_terminal_and_json_carry_the_comparisons(tmp_path, cli):
     config = tmp_path / "a.yaml"

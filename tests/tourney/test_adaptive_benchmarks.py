@@ -1,6 +1,7 @@
 """The adaptive benchmarks' plumbing: Pocock's recursion against known values, and a
-played tournament read back as the runner decided it (benchmarks/adaptive_played.py,
-benchmarks/adaptive_boundary.py; their figures are in docs/tourney.md)."""
+played tournament read back as the runner decided it, the estimate interval's coverage
+section (benchmarks/adaptive_played.py, benchmarks/adaptive_boundary.py,
+benchmarks/adaptive_cs.py; their figures are in docs/tourney.md)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,27 @@ def test_a_played_tournament_is_read_back_as_the_runner_decided_it(played, tmp_p
         assert r["fixed_games"] == 2 * 28 * max(reached)
     assert not any(tmp_path.iterdir())  # the run folder is gone once read
     assert math.isfinite(r["cpu"])
+
+
+def test_the_stop_section_measures_the_estimate_interval_and_its_foils():
+    """adaptive_cs.py --stop on a small made-up world: every run stops or reaches the cap,
+    and each interval's coverage, the naive one's and the verdict's are counted; the
+    zone-edge world's truth is where it was asked to be."""
+    import argparse
+
+    cs = _load("adaptive_cs")
+    rng = np.random.default_rng(4)
+    y = rng.choice([0.0, 1.0, 2.0], 4000, p=[0.2, 0.58, 0.22])
+    world = cs.World(y, np.full(4000, 2.0), rng.normal(0, 0.1, 4000))
+    assert cs.shifted(world, 0.509).delta == pytest.approx(0.009)
+    args = argparse.Namespace(stop=6, batch=100, zone=0.01, stop_cap=1500)
+    out = cs.stop_section("made up", world, args, 0)
+    for kind in cs.KINDS:
+        r = out[kind]
+        assert r["runs"] == 6 and 100 <= r["mean_deals"] <= 1500
+        assert sum(b["runs"] for b in r["by_verdict"].values()) == 6
+        for key in ("coverage", "naive_coverage", "cs_coverage"):
+            assert 0 <= r[key] <= 1
+        assert 0 < r["naive_width"] < r["width"] < 0.2  # the stagewise one a little wider
+    again = cs.stop_section("made up", world, args, 0)
+    assert again["raw"]["mean_bias"] == out["raw"]["mean_bias"]  # seeded: the same runs

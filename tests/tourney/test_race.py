@@ -135,6 +135,11 @@ def test_the_terminal_shows_the_race_in_100_columns(tmp_path, cli):
     assert max(len(line) for line in block) <= 100 and "Racing sweep:" in "\n".join(block)
     assert f"{T21} v {T29}  first ahead" in result.output  # names too long for the verdict
     assert f"{T29}  out" in result.output
+    # too wide for both intervals in one table: the estimate's at the stop in one of its own
+    assert "The estimate's 95% interval at the stop (not the verdict's):" in result.output
+    assert f"{T21} v {T29}  " in "\n".join(
+        block[block.index(next(x for x in block if "not the verdict" in x)) :]
+    )
 
 
 @pytest.mark.parametrize(

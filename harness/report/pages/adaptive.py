@@ -23,7 +23,22 @@ ENDED_TEXT = {
     "deals": "every open table reached deals:",
     "budget": "the budget: the next batch would have passed it",
 }
-_NUMBERS = ("deals", "games", "share", "low", "high")
+_NUMBERS = ("deals", "games", "share", "low", "high", "stop_low", "stop_median", "stop_high")
+#: What each pair of interval keys of a comparison is, said where a program reads them
+#: (``--json``, report.json, ``Run.report``): two intervals, two guarantees.
+INTERVALS = {
+    "low, high": (
+        "the verdict's interval: the anytime-valid confidence sequence the schedule "
+        "decides with, at the target's confidence for all comparisons at once (each alone "
+        "at 1 - (1 - confidence) / comparisons); it covers more often than its level"
+    ),
+    "stop_low, stop_high": (
+        "the estimate interval at the stop (stop_level, 95%, each comparison alone): exact "
+        "for the stopping rule that stopped it (stagewise ordering, normal batch sums, the "
+        "plug-in variance, the luck coefficients as used); it decides nothing; "
+        "stop_median: the median-unbiased share"
+    ),
+}
 
 
 def _number(value: Any) -> float:
@@ -60,6 +75,7 @@ def adaptive_section(config: dict[str, Any]) -> dict[str, Any] | None:
         "stopped": stopped,
         "batches": len(record.get("batches") or []),
         "races": race_section(record),
+        "intervals": INTERVALS,
     }
 
 
@@ -82,6 +98,7 @@ def _rows(section: dict[str, Any], short: bool = False) -> list[list[str]]:
                 verdict,
                 pct(c["share"]),
                 f"{pct(c['low'])} to {pct(c['high'])}",
+                _interval(c.get("stop_low", math.nan), c.get("stop_high", math.nan)),
                 count(c["deals"]) if not math.isnan(c["deals"]) else "-",
                 count(c["games"]) if not math.isnan(c["games"]) else "-",
             ]
@@ -89,7 +106,22 @@ def _rows(section: dict[str, Any], short: bool = False) -> list[list[str]]:
     return rows
 
 
-HEADER = ["comparison", "verdict", "share", "anytime 95% interval", "deals", "games"]
+def _interval(low: float, high: float) -> str:
+    """An interval as the table shows it; a dash where it is not known (an older run)."""
+    if math.isnan(low) or math.isnan(high):
+        return "-"
+    return f"{pct(low)} to {pct(high)}"
+
+
+HEADER = [
+    "comparison",
+    "verdict",
+    "share",
+    "anytime 95% interval",
+    "95% at the stop",
+    "deals",
+    "games",
+]
 
 
 def _headline(section: dict[str, Any]) -> str:
@@ -133,8 +165,14 @@ def adaptive_blocks(summary: dict[str, Any]) -> list[Block]:
             "open). Its interval is a confidence sequence, valid however often it was looked "
             f"at; the {pct(conf, 0)} is for all {comparisons} intervals at once, each alone "
             f"a {pct(each, 2)} one (docs/tourney.md, adaptive tournaments: measured, they "
-            "cover more often than that). The standings above count every stored game, so "
-            "their intervals are fixed-sample ones."
+            "cover more often than that). It decides the verdicts. The 95% at the stop is "
+            "another interval, for the estimate, not for the verdict: a 95% interval of the "
+            "share for each comparison alone, exact for the stopping rule that stopped it "
+            "(stagewise ordering over its batch ends, to the normal approximation of the "
+            "batch sums, the variance estimated at the stop; docs/tourney.md, the estimate "
+            "interval at the stop). It holds at the stop only, and no verdict is read from "
+            "it. The standings above count every stored game, so their intervals are "
+            "fixed-sample ones."
         ),
         *race_blocks(section.get("races") or []),
     ]
@@ -147,8 +185,19 @@ def adaptive_lines(summary: dict[str, Any]) -> list[str]:
         return []
     lines = wrap(_headline(section), 100, "")
     table = text_table(HEADER, _rows(section), left=2)
+    apart: list[str] = []
     if max(len(line) for line in table) > 98:  # long names: verdicts without them
-        short = [*HEADER[:3], "anytime interval", *HEADER[4:]]
+        short = [*HEADER[:3], "anytime interval", "at the stop", *HEADER[5:]]
         table = text_table(short, _rows(section, short=True), left=2)
-    lines += ["  " + line for line in table]
+    if max(len(line) for line in table) > 98:  # still too wide: the estimate's apart
+        rows = _rows(section, short=True)
+        table = text_table([*short[:4], *short[5:]], [[*r[:4], *r[5:]] for r in rows], left=2)
+        apart = ["The estimate's 95% interval at the stop (not the verdict's):"]
+        apart += [
+            "  " + line
+            for line in text_table(
+                ["comparison", "95% at the stop"], [[r[0], r[4]] for r in rows], left=2
+            )
+        ]
+    lines += ["  " + line for line in table] + apart
     return lines + race_lines(section.get("races") or [])

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from pathlib import Path
@@ -33,7 +34,14 @@ from typing import Any
 import numpy as np
 
 from harness.runfolder.schema import seat_column
-from harness.stats import PairSequence, pair_points, unit_totals, win_control
+from harness.stats import (
+    STOP_LEVEL,
+    PairSequence,
+    pair_points,
+    sequence_interval,
+    unit_totals,
+    win_control,
+)
 from harness.tourney import plan
 from harness.tourney.adaptive.race import race_outs, race_summary
 from harness.tourney.config import TourneyConfig
@@ -68,13 +76,29 @@ class Comparison:
     batches: int = 0  # batches it was fed
 
     dropped: str = ""  # the entrant whose race it left while this was open (it stopped)
+    # the estimate interval at the stop, kept with what it was computed from
+    _at_stop: tuple[tuple[Any, ...], dict[str, float]] | None = field(default=None, repr=False)
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self, future: Sequence[int] = ()) -> dict[str, Any]:
+        """Its numbers: the verdict's (the confidence sequence's) and, apart, the estimate
+        interval at the stop (``stop_low``, ``stop_high``, ``stop_median``, ``stop_level``:
+        :func:`harness.stats.sequence_interval`; ``future``: the deals of the looks its
+        design still had after the last one fed, up to the cap)."""
         s = self.sequence.summary()
         out = {"a": self.a, "b": self.b, **s, "games": int(self.games), "batches": self.batches}
+        out.update(self.at_stop(future))
         if self.dropped:
             out["dropped"] = self.dropped
         return out
+
+    def at_stop(self, future: Sequence[int] = ()) -> dict[str, float]:
+        """The estimate interval at the stop (computed once for what was fed)."""
+        seq = self.sequence
+        key = (seq.deals, seq.settled, len(seq.looks), tuple(future))
+        if self._at_stop is None or self._at_stop[0] != key:
+            numbers = sequence_interval(seq, future)
+            self._at_stop = key, {**numbers, "stop_level": STOP_LEVEL}
+        return self._at_stop[1]
 
 
 @dataclass
@@ -198,13 +222,22 @@ class Schedule:
         out = {
             "target": self.config.adaptive.to_dict(),
             "ended": self.ended,
-            "comparisons": [c.summary() for c in self.comparisons.values()],
+            "comparisons": [c.summary(self.future(c)) for c in self.comparisons.values()],
             "batches": self.batches,
             "tables": dict(sorted(self.deals.items())),
         }
         if self.races:
             out["races"] = race_summary(self)
         return out
+
+    def future(self, comparison: Comparison) -> list[int]:
+        """The deals a comparison would have had at each look after its last one fed, had
+        it gone on to the cap (``deals:``): what its stopping design still held after a
+        tie (every batch adds its deals, the last one cut at ``deals:``)."""
+        cap, done = self.config.games, comparison.batches
+        reached = min(done * self.batch, cap)
+        n = comparison.sequence.deals
+        return [n + min((k + 1) * self.batch, cap) - reached for k in range(done, self.count)]
 
     def open_note(self, most: int = 3) -> str:
         """The open comparisons in a few words, for the progress line."""
