@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +29,7 @@ from harness.strategy import Strategy
 # extension is not built (CI's pure-Python pass), as the native rooms' own tests are.
 NEEDS_NATIVE = pytest.mark.skipif(not native.available(), reason="native engine not built")
 HANG_GUARD = 60.0
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 """Seconds: the only bound a test may put on wall-clock time, against a hang (a loop that
 never ends, a bomb that expands), never a budget for speed; figures are measured in
 benchmarks/ (tests/architecture/test_hang_guards.py holds every test to it)."""
@@ -345,3 +348,16 @@ def answers_alike(results: list[Any]) -> list[str]:
             data.pop(key)
         plain.append(json.dumps(data, sort_keys=True))
     return plain
+
+
+def load_benchmark(name: str, module_name: str | None = None) -> Any:
+    """A script of benchmarks/ as a module (its ``main`` not run), registered in
+    sys.modules under ``module_name`` (default ``name``: its dataclasses look their module
+    up), with benchmarks/ on sys.path (the scripts import their siblings)."""
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location(module_name or name, BENCHMARKS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module

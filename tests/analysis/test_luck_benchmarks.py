@@ -9,31 +9,17 @@ each benchmark runs end to end on it.
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import load_benchmark
 
 from harness import stats
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str):
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))  # the scripts import luck_pool as a sibling
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def pool_module():
-    return _load("luck_pool")
+    return load_benchmark("luck_pool")
 
 
 @pytest.fixture(scope="module")
@@ -78,9 +64,9 @@ def test_deal_totals_add_up(pool_module, tiny):
 
 
 def test_the_benchmarks_run_on_it(pool_module, tiny):
-    variance = _load("luck_variance")
-    coverage = _load("luck_coverage")
-    sprt = _load("luck_sprt")
+    variance = load_benchmark("luck_variance")
+    coverage = load_benchmark("luck_coverage")
+    sprt = load_benchmark("luck_sprt")
     targets = [
         (kind, "greedy", *pool_module.deal_totals(tiny, kind, 0)) for kind in ("win", "margin")
     ]

@@ -8,14 +8,13 @@ a small real case through the benchmark's own code.
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import load_benchmark
 from run_builders import write_run
 
 from harness import stats
@@ -139,12 +138,7 @@ def test_coverage_of_a_synthetic_correlated_run():
 
 
 def _benchmark():
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "coverage.py"
-    spec = importlib.util.spec_from_file_location("coverage_benchmark", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("coverage", "coverage_benchmark")  # not the coverage package
 
 
 def test_real_tournaments_small_case():

@@ -5,36 +5,22 @@ benchmarks/adaptive_cs.py; their figures are in docs/tourney.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import statistics
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-
-
-def _load(name: str):
-    if str(BENCHMARKS) not in sys.path:
-        sys.path.insert(0, str(BENCHMARKS))  # the scripts import their siblings
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+from helpers import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def played():
-    return _load("adaptive_played")
+    return load_benchmark("adaptive_played")
 
 
 @pytest.fixture(scope="module")
 def boundary():
-    return _load("adaptive_boundary")
+    return load_benchmark("adaptive_boundary")
 
 
 def test_the_recursion_gives_the_normal_tail_at_one_look_and_pococks_table_at_five(boundary):
@@ -98,7 +84,7 @@ def test_the_stop_section_measures_the_estimate_interval_and_its_foils():
     zone-edge world's truth is where it was asked to be."""
     import argparse
 
-    cs = _load("adaptive_cs")
+    cs = load_benchmark("adaptive_cs")
     rng = np.random.default_rng(4)
     y = rng.choice([0.0, 1.0, 2.0], 4000, p=[0.2, 0.58, 0.22])
     world = cs.World(y, np.full(4000, 2.0), rng.normal(0, 0.1, 4000))
