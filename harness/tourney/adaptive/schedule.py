@@ -76,8 +76,6 @@ class Comparison:
     batches: int = 0  # batches it was fed
 
     dropped: str = ""  # the entrant whose race it left while this was open (it stopped)
-    # the estimate interval at the stop, kept with what it was computed from
-    _at_stop: tuple[tuple[Any, ...], dict[str, float]] | None = field(default=None, repr=False)
 
     def summary(self, future: Sequence[int] = ()) -> dict[str, Any]:
         """Its numbers: the verdict's (the confidence sequence's) and, apart, the estimate
@@ -86,19 +84,11 @@ class Comparison:
         design still had after the last one fed, up to the cap)."""
         s = self.sequence.summary()
         out = {"a": self.a, "b": self.b, **s, "games": int(self.games), "batches": self.batches}
-        out.update(self.at_stop(future))
+        # computed here, when run.json is written (a run's start and end), not per batch
+        out.update(sequence_interval(self.sequence, future), stop_level=STOP_LEVEL)
         if self.dropped:
             out["dropped"] = self.dropped
         return out
-
-    def at_stop(self, future: Sequence[int] = ()) -> dict[str, float]:
-        """The estimate interval at the stop (computed once for what was fed)."""
-        seq = self.sequence
-        key = (seq.deals, seq.settled, len(seq.looks), tuple(future))
-        if self._at_stop is None or self._at_stop[0] != key:
-            numbers = sequence_interval(seq, future)
-            self._at_stop = key, {**numbers, "stop_level": STOP_LEVEL}
-        return self._at_stop[1]
 
 
 @dataclass
