@@ -160,9 +160,10 @@ __all__ = [
     "SHRINK",
     "Gains",
     "averaged",
-    "widening",
     "points",
+    "scale",
     "signs",
     "snap",
     "update",
+    "widening",
 ]
