@@ -15,6 +15,35 @@ from click.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# The tests read terminal tables at the width of a pipe (harness.report.pages.page's
+# DEFAULT_WIDTH), whatever the shell that runs them exports: some shells export COLUMNS,
+# and pytest-xdist's workers start with COLUMNS=80 and LINES=24. A test that needs a width
+# sets one itself (monkeypatch.setenv).
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """The whole suite (``pytest -q``, as the README and CI run it) spreads its files over
+    one process per core, pytest-xdist's ``-n auto --dist loadfile``: half of one
+    process's time is spent waiting (worker pools starting, seat processes, time limits
+    running out) and the other core fills it. Chosen files or tests, ``-n`` given
+    (``-n 0``: one process), or pytest-xdist not installed: as asked, in one process.
+    ``loadfile`` keeps a file's tests in one process, so that a module's fixtures are
+    made once and its tests run in their written order. docs/testing.md has the times."""
+    if hasattr(config, "workerinput") or os.environ.get("PYTEST_XDIST_WORKER"):
+        return  # a worker runs what the controller sends it, never workers of its own
+    if getattr(config.option, "numprocesses", "no xdist") is not None:  # -n given, or no xdist
+        return
+    if config.args_source != pytest.Config.ArgsSource.TESTPATHS:
+        return
+    if config.getoption("collectonly") or config.getoption("usepdb"):
+        return
+    config.option.numprocesses = "auto"
+    if config.option.dist == "no":
+        config.option.dist = "loadfile"
+
 
 class Cli:
     """Runs ``harness`` in-process through click (fast) and returns the click Result."""
