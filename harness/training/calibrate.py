@@ -27,6 +27,7 @@ and its logits compared with the exact map of the input's.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import sys
 import time
@@ -101,7 +102,7 @@ class Settings:
     players: int
     model: Model
     seed: int = 1
-    positions: int = 60_000
+    positions: int = 100_000
     pool: str = "mixed"
     kind: str = "temperature"
 
@@ -150,6 +151,13 @@ class ModelWinOptimal(WinOptimal):
     def __init__(self, judge: Evaluator) -> None:
         super().__init__()
         self.judge = judge
+        assert judge.model is not None
+        self._model_key = hashlib.sha256(judge.model.to_bytes()).hexdigest()
+
+    def _plan_key(self, view: View) -> tuple:
+        # optimal's plan cache is one per process: a board planned under another model
+        # (the installed one, or the last calibration's) must not be played from it
+        return ("win", self._model_key, *super()._plan_key(view)[1:])
 
     def _ending_values(self, view: View) -> tuple[dict, float]:
         position = Position.of(view.grill, view.stacks, view.seat)

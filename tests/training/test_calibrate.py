@@ -180,3 +180,20 @@ def test_features_of_the_games_positions_are_the_models() -> None:
     assert games >= 1 and len(positions) == len(labels) >= 60
     assert np.allclose(labels.sum(axis=1), 1.0)
     assert all(len(features(p)) == feature_count(2) for p in positions)
+
+
+def test_plans_of_another_model_are_not_played() -> None:
+    """optimal's plan cache is one per process: the games of one model are the same
+    whether or not another model's games were played before them."""
+    from harness.strategies import optimal
+
+    a = _model(2, seed=11, spread=60.0)
+    last = a.layers[-1]  # b: a's logits the other way round, a bot that plays to lose
+    b = Model(2, (*a.layers[:-1], type(last)(-last.weights, -last.biases, last.shift)), 12)
+    b = Model.from_bytes(b.to_bytes())
+    optimal._PLANS.clear()
+    fresh = cal.play(b, 80, 3, ("win-optimal",))
+    optimal._PLANS.clear()
+    cal.play(a, 80, 3, ("win-optimal",))  # its plans cached, then b on the same boards
+    again = cal.play(b, 80, 3, ("win-optimal",))
+    assert fresh[0] == again[0] and (fresh[1] == again[1]).all()
