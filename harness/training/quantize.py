@@ -55,3 +55,18 @@ def max_error(net: Net, model: Model, rows: np.ndarray) -> float:
     """The largest difference, over ``rows`` and seats, between the two networks' chances."""
     ints = np.array(model.chances_of(model.logits(rows)))
     return float(np.abs(ints - net.chances(rows)).max())
+
+
+def check_bounds(model: Model, input_bound: np.ndarray) -> None:
+    """Refuse an integer model whose weights or biases do not fit int32 or whose sums could
+    overflow int64 (interval arithmetic from each input's largest magnitude, exactly as
+    the engines compute: ``(h @ W.T + b) >> shift``), as :func:`quantize` checks its own."""
+    bound = np.asarray(input_bound, dtype=float)
+    for i, layer in enumerate(model.layers):
+        for name, arr in (("weight", layer.weights), ("bias", layer.biases)):
+            if arr.size and int(np.abs(arr).max()) > INT32:
+                raise QuantizeError(f"layer {i + 1}: a {name} does not fit int32")
+        total = np.abs(layer.weights).astype(float) @ bound + np.abs(layer.biases)
+        if total.max() >= INT64 / 4:
+            raise QuantizeError(f"layer {i + 1}: a sum could overflow int64")
+        bound = total / 2.0**layer.shift + 1.0

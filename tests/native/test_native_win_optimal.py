@@ -259,6 +259,30 @@ def test_a_model_the_training_quantizes_plays_the_same(use_model, players):
 
 
 @needs_native
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_model_the_calibration_folds_plays_the_same(use_model, players):
+    """A calibrated model (a map of the logits folded into the last layer: its weights
+    rescaled with more fraction bits, its shift longer): the same chances and games.
+    Skipped where the training is not in this tree."""
+    calibrate = pytest.importorskip("harness.training.calibrate")
+    quantize = pytest.importorskip("harness.training.quantize")
+    net = pytest.importorskip("harness.training.net")
+    inputs = feature_count(players)
+    rng = np.random.default_rng(20 + players)
+    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
+    fitted.weights[-1] *= 30.0
+    model = Model.from_bytes(quantize.quantize(fitted, players, np.full(inputs, 40.0)).to_bytes())
+    scale = tuple(1.0 / (0.8 + 0.05 * k) for k in range(players))
+    shift = tuple(0.1 * k * (-1) ** k for k in range(players))
+    folded, extra = calibrate.fold(model, calibrate.Map(scale, shift))
+    assert extra > 0  # the longer shift is what this test is for
+    use_model(players, folded)
+    assert_same_chances(players, 300, seed=30 + players)
+    entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
+    check_deals(entrants, Rules(players=players), "duplicate", 12, 4)
+
+
+@needs_native
 def test_cold_and_warm_plan_caches_decide_the_same(use_model):
     use_model(2, random_model(2, seed=4))
     args = (Rules(players=2), ["win-optimal", "win-optimal"], 9, 0, 30)

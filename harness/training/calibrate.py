@@ -1,0 +1,388 @@
+"""Calibrating a trained model: a small monotone map of its logits, folded into the file.
+
+``python -m harness.training.calibrate --players 3 --seed 1 --positions 60000 --out
+winprob-3p.bin``: plays games of its own (seeds ``fit-<seed>-<n>``: neither the
+training's ``train-`` nor the calibration benchmark's held-out ``calib-``), every seat
+drawn from a stated pool (:data:`POOLS`; ``mixed``, the default, is the calibration
+benchmark's mixed field; a ``win-optimal`` seat plays with the model being calibrated,
+so the games depend on the input file only, never on the installed models), keeps the
+position at every turn's start with the game's result shares (R11), and fits a map of
+the model's logits ``z`` (seats from the mover, k = 0 the mover) by the softmax
+cross-entropy to those results:
+
+- ``temperature``: ``z'_k = z_k / T``, one number;
+- ``seat-temperature``: ``z'_k = z_k / T_k``, one temperature per seat from the mover;
+- ``seat-affine``: ``z'_k = z_k / T_k + c_k``, with ``c_0 = 0`` (a common shift does
+  not change a softmax).
+
+Each map is affine per output row, so it folds into the last integer layer: row k's
+weights and bias scaled by ``1/T_k`` (the bias plus ``c_k``), with ``e`` more fraction
+bits in the weights and ``e`` more in the layer's shift (``e`` as large as keeps the
+weights within int16 when they were, the native engine's fast rows). The file format,
+the Python and the C evaluators are unchanged: the map is in the weights. The folded
+model's int32 and int64 bounds are re-checked (:func:`harness.training.quantize.check_bounds`)
+and its logits compared with the exact map of the input's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy.optimize import minimize
+
+from harness.errors import HarnessError
+from harness.game.rules import Rules
+from harness.play.games import play_game
+from harness.strategies.win_optimal import WinOptimal
+from harness.strategy import Strategy, View
+from harness.training.net import cross_entropy, softmax
+from harness.training.progress import Bar
+from harness.training.quantize import check_bounds
+from harness.training.run import FEATURE_BOUND
+from harness.training.selfplay import TurnStarts, rotate
+from harness.winprob import (
+    Evaluator,
+    Model,
+    ModelError,
+    Position,
+    ending_chances,
+    features,
+    load,
+    result_shares,
+    shipped_model,
+)
+from harness.winprob.model import Layer
+
+#: The games' seed tag: ``fit-<seed>-<game>``, apart from the training's and the benchmark's.
+TAG = "fit"
+
+#: The pools the seats are drawn from (each seat independently, seeded). ``mixed`` is
+#: benchmarks/winprob_calibration.py's mixed field (the issue's held-out field); ``strong``
+#: and ``weak`` its other two.
+POOLS: dict[str, tuple[str, ...]] = {
+    "mixed": (
+        "optimal",
+        "optimal(endgame=0)",
+        "tactician",
+        "simple",
+        "greedy",
+        "win-optimal",
+        "worm-first",
+    ),  # fmt: skip
+    "strong": ("optimal", "optimal(endgame=0)", "win-optimal"),
+    "weak": ("simple", "greedy", "tactician", "worm-first"),
+}
+
+#: The maps, from one number to ``2P - 1``.
+MAPS = ("temperature", "seat-temperature", "seat-affine")
+
+#: Extra fraction bits the folded last layer may take (its weights x 2**e, shift + e).
+MAX_EXTRA_BITS = 8
+#: The smallest scale (1/T) the fit may give: a temperature of at most 100.
+MIN_SCALE = 0.01
+INT16 = 32767
+
+
+class CalibrationError(HarnessError):
+    """The map cannot be fitted or folded (too few positions, a bound exceeded)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a calibration is: the input model, the games, the map."""
+
+    players: int
+    model: Model
+    seed: int = 1
+    positions: int = 100_000
+    pool: str = "mixed"
+    kind: str = "temperature"
+
+
+@dataclass(frozen=True)
+class Map:
+    """``z'_k = z_k * scale[k] + shift[k]`` (scale = 1/T_k), seats from the mover."""
+
+    scale: tuple[float, ...]
+    shift: tuple[float, ...]
+
+    def apply(self, z: np.ndarray) -> np.ndarray:
+        return z * np.asarray(self.scale) + np.asarray(self.shift)
+
+    def describe(self) -> str:
+        temps = ", ".join(f"{1.0 / a:.4f}" for a in self.scale)
+        text = f"temperature per seat from the mover: {temps}"
+        if any(self.shift):
+            text += "; bias: " + ", ".join(f"{c:+.4f}" for c in self.shift)
+        return text
+
+
+@dataclass
+class Outcome:
+    """The calibrated model and what the calibration measured."""
+
+    model: Model
+    fitted: Map
+    positions: int
+    games: int
+    loss_before: float
+    loss_after: float
+    brier_before: float
+    brier_after: float
+    worst_before: float  # the largest |realised - predicted| over deciles, in-sample
+    worst_after: float
+    fold_error: float  # largest |folded logit - mapped logit| over the positions
+    extra_bits: int
+    cpu_seconds: float = 0.0
+
+
+class ModelWinOptimal(WinOptimal):
+    """``win-optimal`` valuing each ending by a given evaluator (the model being
+    calibrated), whatever models are installed."""
+
+    def __init__(self, judge: Evaluator) -> None:
+        super().__init__()
+        self.judge = judge
+        assert judge.model is not None
+        self._model_key = hashlib.sha256(judge.model.to_bytes()).hexdigest()
+
+    def _plan_key(self, view: View) -> tuple:
+        # optimal's plan cache is one per process: a board planned under another model
+        # (the installed one, or the last calibration's) must not be played from it
+        return ("win", self._model_key, *super()._plan_key(view)[1:])
+
+    def _ending_values(self, view: View) -> tuple[dict, float]:
+        position = Position.of(view.grill, view.stacks, view.seat)
+        return ending_chances(position, view.rules, self.judge)
+
+
+def play(
+    model: Model,
+    count: int,
+    seed: int,
+    pool: Sequence[str],
+    tick: Callable[[int], None] | None = None,
+) -> tuple[list[Position], np.ndarray, int]:
+    """At least ``count`` turn-start positions of whole games (seeds ``fit-<seed>-<n>``,
+    the official rules), each seat drawn from ``pool``; each position's result shares
+    rotated from its mover; and the number of games."""
+    players = model.players
+    rules = Rules(players=players)
+    draw = random.Random(f"{TAG}-{seed}-tables")
+    judge = Evaluator(rules, model)
+    positions: list[Position] = []
+    labels: list[tuple[float, ...]] = []
+    game = 0
+    while len(positions) < count:
+        names = [draw.choice(pool) for _ in range(players)]
+        seats: list[str | Strategy] = [
+            ModelWinOptimal(judge) if n == "win-optimal" else n for n in names
+        ]
+        observer = TurnStarts()
+        result = play_game(seats, rules, f"{TAG}-{seed}-{game}", observer=observer,
+                           engine="python")  # fmt: skip
+        game += 1
+        if result.status != "over":  # the turn cap: no result
+            continue
+        shares = result_shares(observer.final())
+        for p in observer.positions:
+            positions.append(p)
+            labels.append(rotate(shares, p.to_move))
+        if tick is not None:
+            tick(len(observer.positions))
+    return positions, np.array(labels, dtype=float), game
+
+
+def float_logits(model: Model, rows: np.ndarray) -> np.ndarray:
+    """The model's integer logits as the softmax takes them (times ``2**-out_shift``)."""
+    return model.logits(rows).astype(float) * 2.0**-model.out_shift
+
+
+def fit(z: np.ndarray, y: np.ndarray, kind: str) -> Map:
+    """The map of ``kind`` (:data:`MAPS`) of logits ``z`` that minimises the softmax
+    cross-entropy to the result shares ``y`` (L-BFGS with the exact gradient)."""
+    if kind not in MAPS:
+        raise CalibrationError(f"map {kind!r}: give one of {', '.join(MAPS)}")
+    players = z.shape[1]
+    n = len(z)
+
+    def unpack(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        if kind == "temperature":
+            return np.full(players, theta[0]), np.zeros(players)
+        a = theta[:players]
+        c = np.zeros(players)
+        if kind == "seat-affine":
+            c[1:] = theta[players:]
+        return a, c
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        a, c = unpack(theta)
+        p = softmax(z * a + c)
+        value = float(-(y * np.log(np.maximum(p, 1e-300))).sum() / n)
+        d = (p - y) / n  # d loss / d z'
+        ga = (d * z).sum(axis=0)
+        gc = d.sum(axis=0)
+        if kind == "temperature":
+            return value, np.array([ga.sum()])
+        if kind == "seat-temperature":
+            return value, ga
+        return value, np.concatenate([ga, gc[1:]])
+
+    size = {"temperature": 1, "seat-temperature": players, "seat-affine": 2 * players - 1}[kind]
+    scales = min(size, players)  # then the biases
+    start = np.concatenate([np.ones(scales), np.zeros(size - scales)])
+    # each scale at least MIN_SCALE: the map stays increasing in every logit (monotone)
+    limits = [(MIN_SCALE, None)] * scales + [(None, None)] * (size - scales)
+    result = minimize(loss, start, jac=True, method="L-BFGS-B", bounds=limits,
+                      options={"maxiter": 500, "gtol": 1e-10, "ftol": 1e-14})  # fmt: skip
+    a, c = unpack(result.x)
+    return Map(tuple(float(v) for v in a), tuple(float(v) for v in c))
+
+
+def fold(model: Model, mapping: Map) -> tuple[Model, int]:
+    """The model whose logits are ``mapping`` of ``model``'s (the last layer rescaled:
+    see the module's text), and the extra fraction bits it took."""
+    last = model.layers[-1]
+    a = np.asarray(mapping.scale)[:, None]
+    c = np.asarray(mapping.shift)
+    w = last.weights.astype(float) * a
+    # the bias in the layer's sum units: logits carry out_shift bits after the shift
+    b = last.biases.astype(float) * a[:, 0] + c * 2.0 ** (model.out_shift + last.shift)
+    small = int(np.abs(last.weights).max()) <= INT16
+    extra = 0
+    for e in range(MAX_EXTRA_BITS, -1, -1):
+        wq = np.rint(w * 2.0**e)
+        if (not small or np.abs(wq).max() <= INT16) and np.abs(wq).max() <= 2**31 - 1:
+            extra = e
+            break
+    wq = np.rint(w * 2.0**extra).astype(np.int64)
+    bq = np.rint(b * 2.0**extra).astype(np.int64)
+    layers = (*model.layers[:-1], Layer(wq, bq, last.shift + extra))
+    folded = Model(model.players, layers, model.out_shift)
+    check_bounds(folded, np.full(model.layers[0].weights.shape[1], FEATURE_BOUND))
+    return Model.from_bytes(folded.to_bytes()), extra
+
+
+def decile_error(pred: np.ndarray, real: np.ndarray, bins: int = 10) -> float:
+    """The largest |realised - predicted| mean over the prediction's deciles (seats pooled)."""
+    p, r = pred.ravel(), real.ravel()
+    which = np.minimum((p * bins).astype(int), bins - 1)
+    worst = 0.0
+    for b in range(bins):
+        sel = which == b
+        if sel.any():
+            worst = max(worst, abs(float(r[sel].mean() - p[sel].mean())))
+    return worst
+
+
+def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
+    """Play, fit and fold (see the module's text)."""
+    bar = bar if bar is not None else Bar()
+    cpu = time.process_time()
+    s = settings
+    if s.pool not in POOLS:
+        raise CalibrationError(f"pool {s.pool!r}: give one of {', '.join(sorted(POOLS))}")
+    bar.phase(f"{s.players} players: games", s.positions)
+    positions, y, games = play(s.model, s.positions, s.seed, POOLS[s.pool], tick=bar.tick)
+    bar.end()
+    rows = np.array([features(p) for p in positions], dtype=np.int64)
+    z = float_logits(s.model, rows)
+    mapping = fit(z, y, s.kind)
+    folded, extra = fold(s.model, mapping)
+    z2 = float_logits(folded, rows)
+    before = np.array(s.model.chances_of(s.model.logits(rows)))
+    after = np.array(folded.chances_of(folded.logits(rows)))
+    return Outcome(
+        model=folded,
+        fitted=mapping,
+        positions=len(positions),
+        games=games,
+        loss_before=cross_entropy(before, y),
+        loss_after=cross_entropy(after, y),
+        brier_before=float(np.mean((before - y) ** 2)),
+        brier_after=float(np.mean((after - y) ** 2)),
+        worst_before=decile_error(before, y),
+        worst_after=decile_error(after, y),
+        fold_error=float(np.abs(z2 - mapping.apply(z)).max()),
+        extra_bits=extra,
+        cpu_seconds=time.process_time() - cpu,
+    )
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sys.stderr.write(f"python -m harness.training.calibrate: error: {message}\n")
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="python -m harness.training.calibrate",
+        description="Calibrate a win-probability model (docs/winprob.md): games of its own,"
+        " a monotone map of the logits fitted to their results, folded into the last layer.",
+    )
+    p.add_argument("--players", type=int, required=True, help="seats, 2-7 (R3)")
+    p.add_argument("--model", type=Path, default=None,
+                   help="the model to calibrate (default: the shipped one)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=1, help="the games (fit-<seed>-<n>)")
+    p.add_argument("--positions", type=int, default=Settings.positions,
+                   help="turn-start positions to play (whole games)")  # fmt: skip
+    p.add_argument("--pool", choices=sorted(POOLS), default=Settings.pool,
+                   help="the strategies the seats are drawn from")  # fmt: skip
+    p.add_argument("--map", choices=MAPS, default=Settings.kind, help="what is fitted")
+    p.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    a = parser.parse_args(argv)
+    if not 2 <= a.players <= 7:
+        parser.error(f"--players {a.players}: Pickomino is for 2 to 7 players (R3)")
+    if a.positions < 100:
+        parser.error(f"--positions {a.positions}: give at least 100")
+    out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
+    try:
+        model = load(a.model) if a.model is not None else shipped_model(a.players)
+    except ModelError as exc:
+        parser.error(str(exc))
+    if model is None:
+        parser.error(f"--players {a.players}: no shipped model; give --model FILE")
+    if model.players != a.players:
+        parser.error(f"--model {a.model}: a {model.players}-player model, not {a.players}")
+    try:
+        result = calibrate(Settings(a.players, model, a.seed, a.positions, a.pool, a.map), Bar())
+        out.write_bytes(result.model.to_bytes())
+    except HarnessError as exc:
+        sys.stderr.write(f"python -m harness.training.calibrate: error: {exc}\n")
+        return 1
+    except OSError as exc:
+        sys.stderr.write(f"python -m harness.training.calibrate: error: {out}: {exc.strerror}\n")
+        return 1
+    r = result
+    print(f"input  sha256 {model.sha256}")
+    print(f"positions: {r.positions:,} from {r.games:,} games"
+          f" ({a.pool} pool, seeds {TAG}-{a.seed}-<n>)")  # fmt: skip
+    print(f"map ({a.map}): {r.fitted.describe()}")
+    print(f"cross-entropy {r.loss_before:.5f} -> {r.loss_after:.5f}; "
+          f"Brier {r.brier_before:.5f} -> {r.brier_after:.5f}")  # fmt: skip
+    print(f"largest decile error on these games: {100 * r.worst_before:.2f} -> "
+          f"{100 * r.worst_after:.2f} points")  # fmt: skip
+    print(f"folded into the last layer: {r.extra_bits} more fraction bits; largest logit"
+          f" error {r.fold_error:.2e}; int32/int64 bounds checked")  # fmt: skip
+    print(f"wrote {out}")
+    print(f"output sha256 {r.model.sha256}  {out.name}")
+    print(f"CPU time {r.cpu_seconds:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
