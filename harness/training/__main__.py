@@ -6,10 +6,14 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from harness.errors import HarnessError
 from harness.training.progress import Bar
+from harness.training.quantize import QuantizeError, dequantize
 from harness.training.run import Settings, train
 from harness.training.selfplay import POOLS
+from harness.winprob import Model, ModelError, feature_count
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,8 +42,30 @@ def _parser() -> argparse.ArgumentParser:
                    help="the strategies the games' seats are drawn from")  # fmt: skip
     p.add_argument("--decay", type=float, default=Settings.decay,
                    help="each sweep's learning rate: the first times decay**sweep")  # fmt: skip
+    p.add_argument("--pool-model", type=Path, default=None, metavar="PATH",
+                   help="the model file the pool's win-optimal seats play with"
+                   " (default: the normal approximation)")  # fmt: skip
+    p.add_argument("--init", type=Path, default=None, metavar="PATH",
+                   help="warm start: the network begins as this model file's"
+                   " (its widths are the network's; --epochs 0 skips the first fit)")  # fmt: skip
     p.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
     return p
+
+
+def _model(parser: argparse.ArgumentParser, flag: str, path: Path | None,
+           players: int) -> Model | None:  # fmt: skip
+    """The model file ``path`` (None: none given); a user's mistake in one line."""
+    if path is None:
+        return None
+    try:
+        model = Model.from_bytes(path.read_bytes(), where=str(path))
+    except OSError as exc:
+        parser.error(f"{flag} {path}: {exc.strerror}")
+    except ModelError as exc:
+        parser.error(f"{flag} {exc}")
+    if model.players != players:
+        parser.error(f"{flag} {path}: a {model.players}-player model, not {players} (R3)")
+    return model
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,8 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     a = parser.parse_args(argv)
     if not 2 <= a.players <= 7:
         parser.error(f"--players {a.players}: Pickomino is for 2 to 7 players (R3)")
-    if a.positions < 1 or a.sweeps < 0 or a.epochs < 1 or a.sweep_epochs < 1:
-        parser.error("--positions and the epochs must be at least 1, --sweeps at least 0")
+    if a.positions < 1 or a.sweeps < 0 or a.epochs < 0 or a.sweep_epochs < 1:
+        parser.error("--positions and --sweep-epochs must be at least 1, --sweeps at least 0")
+    if a.epochs < 1 and a.init is None:
+        parser.error("--epochs 0 needs --init (a new network must first be fitted)")
     try:
         hidden = tuple(int(w) for w in a.hidden.split(","))
     except ValueError:
@@ -57,8 +85,22 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden {a.hidden!r}: every width must be at least 1")
     if not 0.0 < a.decay <= 1.0:
         parser.error(f"--decay {a.decay}: give a factor in (0, 1]")
+    pool_model = _model(parser, "--pool-model", a.pool_model, a.players)
+    init = _model(parser, "--init", a.init, a.players)
+    if init is not None:
+        widths = tuple(layer.weights.shape[0] for layer in init.layers[:-1])
+        if init.layers[0].weights.shape[1] != feature_count(a.players):
+            parser.error(f"--init {a.init}: its inputs are not the features of {a.players} players")
+        if a.hidden != _parser().get_default("hidden") and widths != hidden:
+            parser.error(f"--init {a.init}: hidden widths {widths}, not --hidden's {hidden}")
+        try:
+            dequantize(init, np.ones(feature_count(a.players)))
+        except QuantizeError as exc:
+            parser.error(f"--init {a.init}: {exc}")
+        hidden = widths
     settings = Settings(a.players, a.seed, a.positions, a.sweeps, hidden, a.epochs,
-                        a.sweep_epochs, decay=a.decay, pool=a.pool)  # fmt: skip
+                        a.sweep_epochs, decay=a.decay, pool=a.pool, pool_model=pool_model,
+                        init=init)  # fmt: skip
     out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
     try:
         result = train(settings, Bar())
@@ -69,6 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         sys.stderr.write(f"python -m harness.training: error: {out}: {exc.strerror}\n")
         return 1
+    for flag, model in (("--pool-model", pool_model), ("--init", init)):
+        if model is not None:
+            print(f"{flag}: sha256 {model.sha256}")
     losses = ", ".join(f"{v:.4f}" for v in result.losses)
     changes = ", ".join(f"{v:.4f}" for v in result.backup_change)
     print(f"positions: {result.games_positions:,} (data sha256 {result.data_sha256})")

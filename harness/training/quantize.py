@@ -70,3 +70,23 @@ def check_bounds(model: Model, input_bound: np.ndarray) -> None:
         if total.max() >= INT64 / 4:
             raise QuantizeError(f"layer {i + 1}: a sum could overflow int64")
         bound = total / 2.0**layer.shift + 1.0
+
+
+def dequantize(model: Model, scale: np.ndarray) -> Net:
+    """The float network whose :func:`quantize` is ``model`` (a warm start from a model
+    file): every integer weight and bias at its fixed point's value, the first layer's
+    weights times ``scale`` (the inputs' scale the float network divides by)."""
+    if model.out_shift != FRACTION:
+        raise QuantizeError(f"logits with {model.out_shift} fractional bits, not {FRACTION}")
+    weights, biases = [], []
+    for i, layer in enumerate(model.layers):
+        in_bits = 0 if i == 0 else FRACTION
+        w_bits = 2 * FRACTION - in_bits
+        if layer.shift != in_bits + w_bits - FRACTION:
+            raise QuantizeError(f"layer {i + 1}: shift {layer.shift}, not this code's fixed point")
+        w = layer.weights.astype(float) / 2.0**w_bits
+        if i == 0:
+            w = w * np.asarray(scale, dtype=float)
+        weights.append(w)
+        biases.append(layer.biases.astype(float) / 2.0 ** (in_bits + w_bits))
+    return Net(np.asarray(scale, dtype=float), weights, biases)

@@ -18,7 +18,7 @@ from harness.game.rules import Rules
 from harness.training import backup
 from harness.training.net import Net, cross_entropy
 from harness.training.progress import Bar
-from harness.training.quantize import max_error, quantize
+from harness.training.quantize import dequantize, max_error, quantize
 from harness.training.selfplay import POOLS, play_positions
 from harness.winprob import Model, feature_count, features
 
@@ -41,6 +41,10 @@ class Settings:
     rate: float = 1e-3
     decay: float = 1.0  # each sweep's refit: the rate times decay**sweep
     pool: str = "mixed"  # harness.training.selfplay.POOLS
+    # The model the pool's win-optimal seats play with (None: the normal approximation).
+    pool_model: Model | None = None
+    # A warm start: the network begins as this model's (None: a seeded new network).
+    init: Model | None = None
 
 
 @dataclass
@@ -66,16 +70,21 @@ def train(settings: Settings, bar: Bar | None = None) -> Outcome:
 
     bar.phase("self-play positions", s.positions)
     positions, labels, _ = play_positions(s.players, s.positions, s.seed, pool=POOLS[s.pool],
-                                          tick=bar.tick)  # fmt: skip
+                                          model=s.pool_model, tick=bar.tick)  # fmt: skip
     x = np.array([features(p) for p in positions], dtype=np.int64)
     y = np.array(labels, dtype=float)
     digest = hashlib.sha256(x.tobytes() + y.tobytes()).hexdigest()
 
     scale = np.maximum(np.abs(x).max(axis=0), 1).astype(float)
-    net = Net.new(feature_count(s.players), s.hidden, s.players, scale, rng)
-    bar.phase("fit to the results", s.first_epochs)
-    losses = [net.fit(x, y, epochs=s.first_epochs, rng=rng, batch=s.batch, rate=s.rate,
-                      tick=bar.tick)]  # fmt: skip
+    if s.init is None:
+        net = Net.new(feature_count(s.players), s.hidden, s.players, scale, rng)
+    else:
+        net = dequantize(s.init, scale)
+    losses = [cross_entropy(net.chances(x), y)]
+    if s.first_epochs:
+        bar.phase("fit to the results", s.first_epochs)
+        losses = [net.fit(x, y, epochs=s.first_epochs, rng=rng, batch=s.batch, rate=s.rate,
+                          tick=bar.tick)]  # fmt: skip
     changes = []
     target = y
     for sweep in range(1, s.sweeps + 1):

@@ -10,6 +10,7 @@ starts from, before the turn backups of :mod:`harness.training.backup` replace t
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Sequence
 from functools import cache
@@ -20,15 +21,18 @@ from harness.game.rules import Rules
 from harness.play.games import play_game
 from harness.strategies.win_optimal import WinOptimal
 from harness.strategy import Strategy, View
-from harness.winprob import Evaluator, Position, ending_chances, result_shares
+from harness.winprob import Evaluator, Model, Position, ending_chances, result_shares
 
 #: The pools the games' seats are drawn from (each seat independently, seeded).
 #: ``mixed`` (the default; the shipped 2-player model's): strong and weak built-ins, for
 #: varied positions. ``strong`` (the 3-player model's): mostly strong play, whose
 #: results agree better with the turn backups (which assume the mover plays its best);
-#: at 2 players it played weaker (docs/winprob.md). ``win-optimal`` in a pool plays with
-#: the normal approximation (:class:`PinnedWinOptimal`): what it played before any model
-#: was shipped, so that the command gives the same file whatever models are installed.
+#: at 2 players it played weaker (docs/winprob.md). ``self``: mostly ``win-optimal``
+#: and ``optimal``, the positions the bot meets when it plays with a model (give one:
+#: ``--pool-model``). ``win-optimal`` in a pool plays with the normal approximation
+#: (:class:`PinnedWinOptimal`), what it played before any model was shipped, or with
+#: the model file the run is given (:class:`ModelWinOptimal`): never with whatever
+#: models are installed, so that the command gives the same file on any installation.
 POOLS: dict[str, tuple[str, ...]] = {
     "mixed": (
         "optimal",
@@ -47,6 +51,16 @@ POOLS: dict[str, tuple[str, ...]] = {
         "tactician",
         "simple",
     ),  # fmt: skip
+    "self": (
+        "win-optimal",
+        "win-optimal",
+        "win-optimal",
+        "optimal",
+        "optimal",
+        "optimal(endgame=0)",
+        "tactician",
+        "simple",
+    ),  # fmt: skip
 }
 POOL = POOLS["mixed"]
 
@@ -55,9 +69,36 @@ class PinnedWinOptimal(WinOptimal):
     """``win-optimal`` valuing each ending by the normal approximation (exact at the end),
     whatever models are installed: the training's games must not depend on them."""
 
+    def _plan_key(self, view: View) -> tuple:
+        # Plans are cached per process by this key (harness.strategies.optimal): not
+        # the key of win-optimal's own plans, which value the endings otherwise.
+        return ("normal", *super()._plan_key(view))
+
     def _ending_values(self, view: View) -> tuple[dict, float]:
         position = Position.of(view.grill, view.stacks, view.seat)
         return ending_chances(position, view.rules, _normal(view.rules))
+
+
+class ModelWinOptimal(WinOptimal):
+    """``win-optimal`` valuing each ending by a given model (exact at the end): the
+    training's own games with the model file it was given, whatever models are
+    installed."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__()
+        self.model = model
+        self._judges: dict[Rules, Evaluator] = {}
+        self._tag = model.sha256 or hashlib.sha256(model.to_bytes()).hexdigest()
+
+    def _plan_key(self, view: View) -> tuple:
+        return (self._tag, *super()._plan_key(view))  # a plan per model (as above)
+
+    def _ending_values(self, view: View) -> tuple[dict, float]:
+        judge = self._judges.get(view.rules)
+        if judge is None:
+            judge = self._judges[view.rules] = Evaluator(view.rules, self.model)
+        position = Position.of(view.grill, view.stacks, view.seat)
+        return ending_chances(position, view.rules, judge)
 
 
 @cache
@@ -65,8 +106,10 @@ def _normal(rules: Rules) -> Evaluator:
     return Evaluator(rules, None)
 
 
-def _seat(name: str) -> str | Strategy:
-    return PinnedWinOptimal() if name == "win-optimal" else name
+def _seat(name: str, model: Model | None = None) -> str | Strategy:
+    if name != "win-optimal":
+        return name
+    return PinnedWinOptimal() if model is None else ModelWinOptimal(model)
 
 
 class TurnStarts(GameObserver):
@@ -103,13 +146,15 @@ def play_positions(
     pool: Sequence[str] = POOL,
     rules: str = "official",
     pinned: bool = True,
+    model: Model | None = None,
     tick: Callable[[int], None] | None = None,
 ) -> tuple[list[Position], list[tuple[float, ...]], list[str]]:
     """At least ``count`` turn-start positions of ``players``-seat games (whole games) under
     the preset ``rules``, with each one's result shares rotated from its mover and the
     table that played it. ``pinned``: a ``win-optimal`` seat plays with the normal
-    approximation (:class:`PinnedWinOptimal`, the training's), else with the shipped model
-    (the calibration's held-out games)."""
+    approximation (:class:`PinnedWinOptimal`, the training's) or with ``model`` when one is
+    given (:class:`ModelWinOptimal`), else with the shipped model (the calibration's
+    held-out games)."""
     draw = random.Random(f"{tag}-{seed}-tables")
     positions: list[Position] = []
     labels: list[tuple[float, ...]] = []
@@ -119,7 +164,7 @@ def play_positions(
         seats = [draw.choice(pool) for _ in range(players)]
         observer = TurnStarts()
         result = play_game(
-            [_seat(name) if pinned else name for name in seats],
+            [_seat(name, model) if pinned else name for name in seats],
             Rules.preset(rules, players),
             f"{tag}-{seed}-{game}",
             observer=observer,

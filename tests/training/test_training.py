@@ -15,9 +15,10 @@ from harness.training import backup
 from harness.training.__main__ import main
 from harness.training.net import Net
 from harness.training.progress import Bar
-from harness.training.quantize import QuantizeError, max_error, quantize
+from harness.training.quantize import QuantizeError, dequantize, max_error, quantize
 from harness.training.run import Settings, train
-from harness.winprob import Position, feature_count, features
+from harness.training.selfplay import ModelWinOptimal, play_positions
+from harness.winprob import Model, Position, feature_count, features, shipped_model
 
 TINY = Settings(players=2, seed=3, positions=150, sweeps=1, hidden=(8,), first_epochs=2,
                 sweep_epochs=1)  # fmt: skip
@@ -91,6 +92,85 @@ def test_quantizing_checks_its_bounds() -> None:
     net.biases[-1][0] = 1e6  # does not fit int32 with its fraction bits
     with pytest.raises(QuantizeError, match="int32"):
         quantize(net, 2, np.full(n, 40))
+
+
+def _tiny_model() -> Model:
+    return train(TINY, _quiet()).model
+
+
+def test_a_warm_start_begins_as_its_model() -> None:
+    model = _tiny_model()
+    rows = np.array([features(Position.of((21, 30, 36), ((22,), (33, 25)), 1))])
+    scale = np.arange(1.0, feature_count(2) + 1)  # any scale: folded into the first layer
+    net = dequantize(model, scale)
+    again = quantize(net, 2, np.full(feature_count(2), 40))
+    assert again.to_bytes() == model.to_bytes()
+    assert max_error(net, model, rows) < 1e-3
+    # No first fit and no sweeps: the run's model is the file it started from.
+    same = train(Settings(**{**TINY.__dict__, "first_epochs": 0, "sweeps": 0, "init": model}),
+                 _quiet())  # fmt: skip
+    assert same.model.to_bytes() == model.to_bytes()
+    moved = train(Settings(**{**TINY.__dict__, "first_epochs": 0, "init": model}), _quiet())
+    assert moved.model.to_bytes() != model.to_bytes()
+
+
+def test_the_pool_model_plays_the_win_optimal_seats() -> None:
+    model = shipped_model(2)  # plays otherwise than the normal approximation
+    assert model is not None
+    pool = ("win-optimal",)
+    pinned, pinned_labels, _ = play_positions(2, 60, 5, pool=pool)
+    played, played_labels, _ = play_positions(2, 60, 5, pool=pool, model=model)
+    again, again_labels, _ = play_positions(2, 60, 5, pool=pool, model=model)
+    assert (played, played_labels) == (again, again_labels)
+    assert (played, played_labels) != (pinned, pinned_labels)
+    seat = ModelWinOptimal(model)
+    assert seat.name == "win-optimal" and seat.model is model
+    run = Settings(**{**TINY.__dict__, "pool": "self", "pool_model": model})
+    one, two = train(run, _quiet()), train(run, _quiet())
+    assert one.model.to_bytes() == two.model.to_bytes()
+    assert one.data_sha256 == two.data_sha256 != train(TINY, _quiet()).data_sha256
+
+
+def test_model_files_on_the_command_line(tmp_path, capsys) -> None:  # noqa: ANN001
+    model = _tiny_model()
+    path = tmp_path / "m.bin"
+    path.write_bytes(model.to_bytes())
+    out = tmp_path / "out.bin"
+    argv = ["--positions", "100", "--sweeps", "0", "--epochs", "0", "--hidden", "8",
+            "--init", str(path), "--pool-model", str(path), "--pool", "self",
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert f"--pool-model: sha256 {model.sha256}" in printed
+    assert f"--init: sha256 {model.sha256}" in printed
+    assert out.read_bytes() == model.to_bytes()
+
+
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["--epochs", "0"], "--init"),
+        (["--pool-model", "/nonexistent/m.bin"], "--pool-model"),
+        (["--init", "/nonexistent/m.bin"], "--init"),
+        (["--init", __file__], "unreadable"),
+    ],
+)
+def test_bad_model_input_is_one_line(argv: list[str], words: str, capsys) -> None:  # noqa: ANN001
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and words in err
+
+
+def test_a_model_of_other_players_is_refused(tmp_path, capsys) -> None:  # noqa: ANN001
+    path = tmp_path / "m.bin"
+    path.write_bytes(_tiny_model().to_bytes())
+    with pytest.raises(SystemExit) as exit_:
+        main(["--players", "3", "--init", str(path)])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "2-player model" in err
 
 
 @pytest.mark.parametrize(
