@@ -27,7 +27,6 @@ and its logits compared with the exact map of the input's.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import random
 import sys
 import time
@@ -41,19 +40,16 @@ from scipy.optimize import minimize
 from harness.errors import HarnessError
 from harness.game.rules import Rules
 from harness.play.games import play_game
-from harness.strategies.win_optimal import WinOptimal
-from harness.strategy import Strategy, View
+from harness.strategy import Strategy
 from harness.training.net import cross_entropy, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import check_bounds
 from harness.training.run import FEATURE_BOUND
-from harness.training.selfplay import TurnStarts, rotate
+from harness.training.selfplay import ModelWinOptimal, TurnStarts, rotate
 from harness.winprob import (
-    Evaluator,
     Model,
     ModelError,
     Position,
-    ending_chances,
     features,
     load,
     result_shares,
@@ -144,26 +140,6 @@ class Outcome:
     cpu_seconds: float = 0.0
 
 
-class ModelWinOptimal(WinOptimal):
-    """``win-optimal`` valuing each ending by a given evaluator (the model being
-    calibrated), whatever models are installed."""
-
-    def __init__(self, judge: Evaluator) -> None:
-        super().__init__()
-        self.judge = judge
-        assert judge.model is not None
-        self._model_key = hashlib.sha256(judge.model.to_bytes()).hexdigest()
-
-    def _plan_key(self, view: View) -> tuple:
-        # optimal's plan cache is one per process: a board planned under another model
-        # (the installed one, or the last calibration's) must not be played from it
-        return ("win", self._model_key, *super()._plan_key(view)[1:])
-
-    def _ending_values(self, view: View) -> tuple[dict, float]:
-        position = Position.of(view.grill, view.stacks, view.seat)
-        return ending_chances(position, view.rules, self.judge)
-
-
 def play(
     model: Model,
     count: int,
@@ -177,14 +153,13 @@ def play(
     players = model.players
     rules = Rules(players=players)
     draw = random.Random(f"{TAG}-{seed}-tables")
-    judge = Evaluator(rules, model)
     positions: list[Position] = []
     labels: list[tuple[float, ...]] = []
     game = 0
     while len(positions) < count:
         names = [draw.choice(pool) for _ in range(players)]
         seats: list[str | Strategy] = [
-            ModelWinOptimal(judge) if n == "win-optimal" else n for n in names
+            ModelWinOptimal(model) if n == "win-optimal" else n for n in names
         ]
         observer = TurnStarts()
         result = play_game(seats, rules, f"{TAG}-{seed}-{game}", observer=observer,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from harness.training import calibrate as cal
+from harness.training import selfplay
 from harness.training.net import Net, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import QuantizeError, check_bounds, quantize
@@ -137,13 +138,13 @@ def test_win_optimal_plays_with_the_model_given(monkeypatch) -> None:  # noqa: A
     """The games depend on the input model, not on the installed ones."""
     model = _model(2, seed=3)
     judged = []
-    real = cal.ending_chances
+    real = selfplay.ending_chances  # the model's win-optimal is the training's own
 
     def spy(position, rules, judge=None):  # noqa: ANN001, ANN202
         judged.append(judge)
         return real(position, rules, judge)
 
-    monkeypatch.setattr(cal, "ending_chances", spy)
+    monkeypatch.setattr(selfplay, "ending_chances", spy)
     cal.play(model, 40, 1, ("win-optimal",))
     assert judged and all(j is not None and j.model is model for j in judged)
 
