@@ -879,6 +879,7 @@ def rows_in_a_fresh_process(core: Path | None = None, lanes: int = -1) -> str:
 
 
 @needs_native
+@pytest.mark.once  # the compiler, not the Python version: pass 3's install builds with gcc
 def test_a_clang_build_plays_the_same_games(tmp_path):
     """The engine built by clang (macOS's compiler; an older clang once refused core.c,
     so an install there fell back to the Python engine) plays the games of this build,
