@@ -23,6 +23,13 @@ def _config(source, numprocesses=None, dist="no", worker=False, **options):  # n
 WHOLE = pytest.Config.ArgsSource.TESTPATHS
 
 
+@pytest.fixture(autouse=True)
+def _as_the_controller(monkeypatch):  # noqa: ANN001, ANN202
+    # these tests run inside an xdist worker when the whole suite runs: the hook must be
+    # judged as pytest's first process sees it (the worker's mark is set per test below)
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+
+
 def test_the_whole_suite_spreads_its_files_over_the_cores() -> None:
     config = _config(WHOLE)
     conftest.pytest_cmdline_main(config)
