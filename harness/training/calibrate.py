@@ -1,6 +1,6 @@
 """Calibrating a trained model: a small monotone map of its logits, folded into the file.
 
-``python -m harness.training.calibrate --players 3 --seed 1 --positions 60000 --out
+``python -m harness.training.calibrate --players 3 --seed 1 --positions 100000 --out
 winprob-3p.bin``: plays games of its own (seeds ``fit-<seed>-<n>``: neither the
 training's ``train-`` nor the calibration benchmark's held-out ``calib-``), every seat
 drawn from a stated pool (:data:`POOLS`; ``mixed``, the default, is the calibration
