@@ -28,24 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from harness.game.rules import Rules
+from harness.training.calibrate import POOLS
 from harness.training.progress import Bar
 from harness.training.selfplay import play_positions
 from harness.winprob import Evaluator, load, normal_chances
 
-POOLS = {
-    # every seat drawn from the pool independently, seeded
-    "mixed": (
-        "optimal",
-        "optimal(endgame=0)",
-        "tactician",
-        "simple",
-        "greedy",
-        "win-optimal",
-        "worm-first",
-    ),  # fmt: skip
-    "strong": ("optimal", "optimal(endgame=0)", "win-optimal"),
-    "weak": ("simple", "greedy", "tactician", "worm-first"),
-}
+# the fields: the calibration step fits to the same ones, so they are written once
 BINS = 10
 
 

@@ -60,9 +60,9 @@ from harness.winprob.model import Layer
 #: The games' seed tag: ``fit-<seed>-<game>``, apart from the training's and the benchmark's.
 TAG = "fit"
 
-#: The pools the seats are drawn from (each seat independently, seeded). ``mixed`` is
-#: benchmarks/winprob_calibration.py's mixed field (the issue's held-out field); ``strong``
-#: and ``weak`` its other two.
+#: The pools the seats are drawn from (each seat independently, seeded): the fields of
+#: benchmarks/winprob_calibration.py, which reads them from here. ``mixed`` is the
+#: issue's held-out field; ``strong`` and ``weak`` the other two.
 POOLS: dict[str, tuple[str, ...]] = {
     "mixed": (
         "optimal",
