@@ -9,22 +9,16 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import HarnessError
+from harness.training.args import OneLineParser, check_players, model_file
 from harness.training.progress import Bar
 from harness.training.quantize import QuantizeError, dequantize
 from harness.training.run import Settings, train
 from harness.training.selfplay import POOLS
-from harness.winprob import Model, ModelError, feature_count
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        # One line, as every harness error ends.
-        sys.stderr.write(f"python -m harness.training: error: {message}\n")
-        raise SystemExit(2)
+from harness.winprob import feature_count
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="python -m harness.training",
         description="Train a win-probability model (docs/winprob.md): self-play positions,"
         " fitted value iteration on the exact turn backup, the integer network.",
@@ -52,27 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _model(parser: argparse.ArgumentParser, flag: str, path: Path | None,
-           players: int) -> Model | None:  # fmt: skip
-    """The model file ``path`` (None: none given); a user's mistake in one line."""
-    if path is None:
-        return None
-    try:
-        model = Model.from_bytes(path.read_bytes(), where=str(path))
-    except OSError as exc:
-        parser.error(f"{flag} {path}: {exc.strerror}")
-    except ModelError as exc:
-        parser.error(f"{flag} {exc}")
-    if model.players != players:
-        parser.error(f"{flag} {path}: a {model.players}-player model, not {players} (R3)")
-    return model
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     a = parser.parse_args(argv)
-    if not 2 <= a.players <= 7:
-        parser.error(f"--players {a.players}: Pickomino is for 2 to 7 players (R3)")
+    check_players(parser, a.players)
     if a.positions < 1 or a.sweeps < 0 or a.epochs < 0 or a.sweep_epochs < 1:
         parser.error("--positions and --sweep-epochs must be at least 1, --sweeps at least 0")
     if a.epochs < 1 and a.init is None:
@@ -85,8 +62,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--hidden {a.hidden!r}: every width must be at least 1")
     if not 0.0 < a.decay <= 1.0:
         parser.error(f"--decay {a.decay}: give a factor in (0, 1]")
-    pool_model = _model(parser, "--pool-model", a.pool_model, a.players)
-    init = _model(parser, "--init", a.init, a.players)
+    pool_model = (
+        model_file(parser, "--pool-model", a.pool_model, a.players) if a.pool_model else None
+    )
+    init = model_file(parser, "--init", a.init, a.players) if a.init else None
     if init is not None:
         widths = tuple(layer.weights.shape[0] for layer in init.layers[:-1])
         if init.layers[0].weights.shape[1] != feature_count(a.players):

@@ -41,6 +41,7 @@ from harness.errors import HarnessError
 from harness.game.rules import Rules
 from harness.play.games import play_game
 from harness.strategy import Strategy
+from harness.training.args import OneLineParser, check_players, model_file
 from harness.training.net import cross_entropy, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import check_bounds
@@ -51,7 +52,6 @@ from harness.winprob import (
     ModelError,
     Position,
     features,
-    load,
     result_shares,
     shipped_model,
 )
@@ -292,14 +292,8 @@ def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
     )
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        sys.stderr.write(f"python -m harness.training.calibrate: error: {message}\n")
-        raise SystemExit(2)
-
-
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(
+    p = OneLineParser(
         prog="python -m harness.training.calibrate",
         description="Calibrate a win-probability model (docs/winprob.md): games of its own,"
         " a monotone map of the logits fitted to their results, folded into the last layer.",
@@ -320,19 +314,19 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     a = parser.parse_args(argv)
-    if not 2 <= a.players <= 7:
-        parser.error(f"--players {a.players}: Pickomino is for 2 to 7 players (R3)")
+    check_players(parser, a.players)
     if a.positions < 100:
         parser.error(f"--positions {a.positions}: give at least 100")
     out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
-    try:
-        model = load(a.model) if a.model is not None else shipped_model(a.players)
-    except ModelError as exc:
-        parser.error(str(exc))
-    if model is None:
-        parser.error(f"--players {a.players}: no shipped model; give --model FILE")
-    if model.players != a.players:
-        parser.error(f"--model {a.model}: a {model.players}-player model, not {a.players}")
+    if a.model is not None:
+        model = model_file(parser, "--model", a.model, a.players)
+    else:
+        try:
+            model = shipped_model(a.players)
+        except ModelError as exc:
+            parser.error(str(exc))
+        if model is None:
+            parser.error(f"--players {a.players}: no shipped model; give --model FILE")
     try:
         result = calibrate(Settings(a.players, model, a.seed, a.positions, a.pool, a.map), Bar())
         out.write_bytes(result.model.to_bytes())
