@@ -27,7 +27,6 @@ and its logits compared with the exact map of the input's.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -38,21 +37,17 @@ import numpy as np
 from scipy.optimize import minimize
 
 from harness.errors import HarnessError
-from harness.game.rules import Rules
-from harness.play.games import play_game
-from harness.strategy import Strategy
 from harness.training.args import OneLineParser, check_players, model_file
 from harness.training.net import cross_entropy, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import check_bounds
 from harness.training.run import FEATURE_BOUND
-from harness.training.selfplay import ModelWinOptimal, TurnStarts, rotate
+from harness.training.selfplay import play_positions
 from harness.winprob import (
     Model,
     ModelError,
     Position,
     features,
-    result_shares,
     shipped_model,
 )
 from harness.winprob.model import Layer
@@ -148,32 +143,20 @@ def play(
     tick: Callable[[int], None] | None = None,
 ) -> tuple[list[Position], np.ndarray, int]:
     """At least ``count`` turn-start positions of whole games (seeds ``fit-<seed>-<n>``,
-    the official rules), each seat drawn from ``pool``; each position's result shares
-    rotated from its mover; and the number of games."""
-    players = model.players
-    rules = Rules(players=players)
-    draw = random.Random(f"{TAG}-{seed}-tables")
-    positions: list[Position] = []
-    labels: list[tuple[float, ...]] = []
-    game = 0
-    while len(positions) < count:
-        names = [draw.choice(pool) for _ in range(players)]
-        seats: list[str | Strategy] = [
-            ModelWinOptimal(model) if n == "win-optimal" else n for n in names
-        ]
-        observer = TurnStarts()
-        result = play_game(seats, rules, f"{TAG}-{seed}-{game}", observer=observer,
-                           engine="python")  # fmt: skip
-        game += 1
-        if result.status != "over":  # the turn cap: no result
-            continue
-        shares = result_shares(observer.final())
-        for p in observer.positions:
-            positions.append(p)
-            labels.append(rotate(shares, p.to_move))
+    the official rules), each seat drawn from ``pool``, a ``win-optimal`` seat playing
+    with ``model``: the training's self-play (:func:`harness.training.selfplay.play_positions`)
+    with this step's seeds; each position's result shares rotated from its mover; and the
+    number of games that gave them."""
+    games: list[int] = []
+
+    def counted(positions: int) -> None:  # called once per game that reached its end
+        games.append(positions)
         if tick is not None:
-            tick(len(observer.positions))
-    return positions, np.array(labels, dtype=float), game
+            tick(positions)
+
+    positions, labels, _ = play_positions(model.players, count, seed, tag=TAG, pool=pool,
+                                          model=model, tick=counted)  # fmt: skip
+    return positions, np.array(labels, dtype=float), len(games)
 
 
 def float_logits(model: Model, rows: np.ndarray) -> np.ndarray:

@@ -114,20 +114,20 @@ def test_bounds_are_checked() -> None:
 
 def test_a_tiny_calibration_repeats_and_plays_its_own_games(monkeypatch) -> None:  # noqa: ANN001
     seeds: list[str] = []
-    real = cal.play_game
+    real = selfplay.play_game  # the calibration plays the training's self-play
 
     def spy(seats, rules, seed, **kw):  # noqa: ANN001, ANN202
         seeds.append(seed)
         return real(seats, rules, seed, **kw)
 
-    monkeypatch.setattr(cal, "play_game", spy)
+    monkeypatch.setattr(selfplay, "play_game", spy)
     settings = cal.Settings(players=3, model=_model(3, seed=9), seed=4, positions=300,
                             kind="seat-affine")  # fmt: skip
     one = cal.calibrate(settings, _quiet())
     two = cal.calibrate(settings, _quiet())
     assert one.model.to_bytes() == two.model.to_bytes()
     assert one.positions >= 300 and one.fold_error < 2e-3
-    assert all(s.startswith("fit-4-") for s in seeds)  # neither train- nor calib-
+    assert seeds and all(s.startswith("fit-4-") for s in seeds)  # neither train- nor calib-
     # the fitted map is the best of its kind on its games: never a worse cross-entropy
     assert one.loss_after <= one.loss_before + 1e-9
     other = cal.calibrate(cal.Settings(**{**settings.__dict__, "seed": 5}), _quiet())
