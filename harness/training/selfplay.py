@@ -148,17 +148,18 @@ def play_positions(
     pinned: bool = True,
     model: Model | None = None,
     tick: Callable[[int], None] | None = None,
-) -> tuple[list[Position], list[tuple[float, ...]], list[str]]:
+) -> tuple[list[Position], list[tuple[float, ...]], list[int]]:
     """At least ``count`` turn-start positions of ``players``-seat games (whole games) under
     the preset ``rules``, with each one's result shares rotated from its mover and the
-    table that played it. ``pinned``: a ``win-optimal`` seat plays with the normal
-    approximation (:class:`PinnedWinOptimal`, the training's) or with ``model`` when one is
-    given (:class:`ModelWinOptimal`), else with the shipped model (the calibration's
-    held-out games)."""
+    number of the game it came from (its seed is ``<tag>-<seed>-<number>``; the positions
+    of one game are not independent, so intervals over them cluster by it). ``pinned``: a
+    ``win-optimal`` seat plays with the normal approximation (:class:`PinnedWinOptimal`,
+    the training's) or with ``model`` when one is given (:class:`ModelWinOptimal`), else
+    with the shipped model (the calibration's held-out games)."""
     draw = random.Random(f"{tag}-{seed}-tables")
     positions: list[Position] = []
     labels: list[tuple[float, ...]] = []
-    tables: list[str] = []
+    games: list[int] = []
     game = 0
     while len(positions) < count:
         seats = [draw.choice(pool) for _ in range(players)]
@@ -174,11 +175,10 @@ def play_positions(
         if result.status != "over":  # the turn cap: no result to learn from
             continue
         shares = result_shares(observer.final())
-        table = " vs ".join(seats)
         for p in observer.positions:
             positions.append(p)
             labels.append(rotate(shares, p.to_move))
-            tables.append(table)
+            games.append(game - 1)
         if tick is not None:
             tick(len(observer.positions))
-    return positions, labels, tables
+    return positions, labels, games
