@@ -12,6 +12,11 @@ every deal in every seating. Prints win-optimal's win share (a shared first plac
 evenly, R11) with its 95% interval over deals, the luck-adjusted share and interval the
 standings give (docs/luck.md; the worm account's control today), the target (52.0% at
 2 players, 1/P + 1.5 points at 3+), and the evaluator win-optimal used.
+
+``--paired RUN_DIR``: another run folder of this script with the same players, deals and
+seed (another model installed): win-optimal's share per deal (its seatings' mean) in this
+run minus that one's, with a 95% interval over deals. The dice are the same, so the
+difference is far more precise than the two intervals side by side.
 """
 
 from __future__ import annotations
@@ -19,8 +24,13 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
 
 from harness.game.rules import Rules
+from harness.results import load_run
 from harness.tourney import run_tournament
 from harness.winprob import evaluator
 
@@ -36,6 +46,29 @@ def config(players: int, deals: int, seed: int) -> dict:
     return {**base, "format": "gauntlet", "challenger": "win-optimal", "entrants": others}
 
 
+def deal_shares(games: pd.DataFrame, who: str = "win-optimal") -> pd.Series:
+    """``who``'s share of first place per deal (R11: a shared first place split evenly),
+    the mean over the deal's seatings."""
+    seats = int(games["players"].max())
+    first = np.stack([games[f"seat{i}_rank"].to_numpy() == 1 for i in range(seats)], axis=1)
+    mine = np.stack([games[f"seat{i}_strategy"].to_numpy() == who for i in range(seats)], axis=1)
+    share = (first & mine).sum(axis=1) / first.sum(axis=1)
+    return pd.Series(share, index=games["deal"].to_numpy()).groupby(level=0).mean()
+
+
+def paired(run_dir: Path, other_dir: Path) -> dict:
+    """This run's win-optimal share per deal minus the other run's, over the deals both
+    played, with a 95% interval over deals."""
+    a = deal_shares(load_run(run_dir).games)
+    b = deal_shares(load_run(other_dir).games)
+    d = (a - b).dropna()
+    if len(d) < 2 or len(d) < min(len(a), len(b)):
+        raise SystemExit(f"winprob_strength: {other_dir} did not play this run's deals")
+    mean, half = float(d.mean()), 1.96 * float(d.std(ddof=1) / np.sqrt(len(d)))
+    return {"other": str(other_dir), "deals": len(d), "difference": mean,
+            "low": mean - half, "high": mean + half}  # fmt: skip
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, default=2)
@@ -43,6 +76,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=32)
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--out", default="results")
+    ap.add_argument("--paired", type=Path, default=None, metavar="RUN_DIR",
+                    help="another run folder of this script on the same deals")  # fmt: skip
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cpu = time.process_time()
@@ -68,6 +103,8 @@ def main() -> int:
         "wall_seconds": run.summary()["wall_seconds"],
         "cpu_seconds_main": time.process_time() - cpu,
     }
+    if a.paired is not None:
+        out["paired"] = paired(run.path, a.paired)
     if a.json:
         print(json.dumps(out, indent=1))
         return 0
@@ -80,6 +117,11 @@ def main() -> int:
           f"{100 * out['win_adj_low']:.2f} to {100 * out['win_adj_high']:.2f}%"
           f"  ({out['luck_games']:,} games kept the luck account)")  # fmt: skip
     print(f"  target         {100 * target:.2f}%")
+    if a.paired is not None:
+        pr = out["paired"]
+        print(f"  paired with {pr['other']} on {pr['deals']:,} deals: "
+              f"{100 * pr['difference']:+.2f} points, 95% CI {100 * pr['low']:+.2f} to "
+              f"{100 * pr['high']:+.2f}")  # fmt: skip
     print(f"  run folder {out['run_dir']}, {out['wall_seconds']:.0f} s wall")
     return 0
 
