@@ -335,6 +335,7 @@ def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):
         "--workers",
         "0",
         "--fail-fast",
+        "--no-report",
     )
     assert result.exit_code == 1
     assert "Stopped at the first forfeit" in result.output
