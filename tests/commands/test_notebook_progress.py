@@ -259,6 +259,7 @@ def test_a_notebook_class_s_workers_0_notes_show_in_the_notebook_and_run_log(tmp
     assert here in log and "workers: 0 plays every table in this one process" in log
 
 
+@pytest.mark.once  # the notebook's process on a newer Python: the test above
 def test_no_notes_when_the_progress_is_off(tmp_path):
     err, log = _notebook_run(tmp_path, False)
     assert err == ""

@@ -205,7 +205,9 @@ def test_native_with_a_file_plugin_plays_and_limits_are_one_line(tmp_path, harne
     config = _plugin_config(tmp_path)
     out = tmp_path / "out"
     if native.available():  # a plugin plays as a Python seat at a native table (H1)
-        done = harness_process("tourney", str(config), "--engine", "native", "--out", str(out))
+        done = harness_process(
+            "tourney", str(config), "--engine", "native", "--out", str(out), "--no-report"
+        )
         assert done.returncode == 0, done.stderr
         limited = tmp_path / "limited.yaml"
         limited.write_text(config.read_text() + "move_time: 5\n")

@@ -136,6 +136,7 @@ def test_a_cold_process_plays_the_warm_rows():
 
 
 @needs_native
+@pytest.mark.once  # each width's solves, bit for bit, and a cold process: the tests above
 def test_every_width_of_lanes_plays_the_rows_of_state_by_state():
     """Lazily solved turns in lanes of four (AVX2) and two (SSE2), and state by state: a
     roll's keeps solved at once, groups of one to four states of a template, lanes past

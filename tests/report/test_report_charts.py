@@ -76,11 +76,17 @@ def _run_figures(summary):
     return {name: draw(summary) for name, draw in plots.FIGURES.items()}
 
 
-def test_no_chart_shows_tex_markup(runs):
+@pytest.fixture(scope="module")
+def figures(runs):
+    """Every run chart of the four runs, drawn once for the tests that read them all."""
+    return [_run_figures(summary) for summary in runs[0]]
+
+
+def test_no_chart_shows_tex_markup(runs, figures):
     summaries, out = runs
     drawn = 0
-    for summary in summaries:
-        for name, fig in _run_figures(summary).items():
+    for summary, drawn_figures in zip(summaries, figures, strict=True):
+        for name, fig in drawn_figures.items():
             if fig is None:
                 continue
             drawn += 1
@@ -124,12 +130,12 @@ def test_convergence_starts_where_the_intervals_mean_something(runs):
     assert alphas and max(alphas) <= 0.15
 
 
-def test_every_title_names_its_run(runs):
+def test_every_title_names_its_run(runs, figures):
     summaries, _ = runs
-    for summary in summaries:
+    for summary, drawn in zip(summaries, figures, strict=True):
         run = summary["run"]
         date = run["created"][:10]
-        for name, fig in _run_figures(summary).items():
+        for name, fig in drawn.items():
             if fig is None:
                 continue
             titles = " ".join(

@@ -100,7 +100,9 @@ def test_a_fork_server_that_cannot_start_again_ends_the_run_resumably(tmp_path, 
     run_dir = next((tmp_path / "out" / "fs").iterdir())
     assert json.loads((run_dir / "run.json").read_text())["status"] == "interrupted"
     monkeypatch.undo()
-    again = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--workers", "2")
+    again = cli(
+        "tourney", str(config), "--out", str(tmp_path / "out"), "--workers", "2", "--no-report"
+    )
     assert again.exit_code == 0, again.output
     assert json.loads((run_dir / "run.json").read_text())["status"] == "complete"
 

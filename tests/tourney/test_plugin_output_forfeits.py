@@ -162,6 +162,7 @@ def test_output_of_no_seat_is_counted_apart(tmp_path: Path):
     )
     config = tmp_path / "c.yaml"
     config.write_text("entrants: [greedy, noisy.py:Noisy]\ndeals: 5\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["tourney", str(config), "--out", str(tmp_path / "o")])
+    args = ["tourney", str(config), "--out", str(tmp_path / "o"), "--no-report"]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "(unattributed)" in result.output

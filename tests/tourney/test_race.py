@@ -129,7 +129,7 @@ def test_the_report_shows_each_value_and_how_far_it_got(raced, cli):
 def test_the_terminal_shows_the_race_in_100_columns(tmp_path, cli):
     config = tmp_path / "r.yaml"
     config.write_text(json.dumps({**RACE, "deals": 200}))
-    result = cli("tourney", str(config), "--out", str(tmp_path), "--workers", "0")
+    result = cli("tourney", str(config), "--out", str(tmp_path), "--workers", "0", "--no-report")
     assert result.exit_code == 0, result.output
     block = result.output.split("Adaptive schedule:", 1)[1].split("\n\n", 1)[0].splitlines()
     assert max(len(line) for line in block) <= 100 and "Racing sweep:" in "\n".join(block)

@@ -159,6 +159,7 @@ def test_sigkill_mid_run_then_resume_gives_identical_results(tmp_path, slow_conf
             "--workers",
             "2",
             "--json",
+            "--no-report",  # the stored games are compared, not a report of them
         ],
         cwd=ROOT,
         capture_output=True,
@@ -260,7 +261,8 @@ def test_worker_that_always_dies_forfeits_its_games_and_the_run_finishes(tmp_pat
     (tmp_path / "crashy.py").write_text(CRASHY)
     path = tmp_path / "always.yaml"
     path.write_text("name: always\nentrants: [greedy, random, crashy.py:Crashy]\ndeals: 4\n")
-    result = cli("tourney", str(path), "--out", str(tmp_path / "out"), "--workers", "2")
+    out = str(tmp_path / "out")
+    result = cli("tourney", str(path), "--out", out, "--workers", "2", "--no-report")
     assert result.exit_code == 0, result.output
     run_dir = only_run(tmp_path / "out", "always")
     df = pd.read_parquet(run_dir / "games")
@@ -304,7 +306,7 @@ def test_disk_full_is_one_line_and_corrupts_nothing(tmp_path, monkeypatch, cli):
     assert len((run_dir / "manifest.jsonl").read_text().splitlines()) == 1
     assert not (run_dir / ".tmp").exists()  # issue 11: a finished folder keeps no .tmp/
     monkeypatch.setattr(pq, "write_table", real)
-    again = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--json")
+    again = cli("tourney", str(config), "--out", str(tmp_path / "out"), "--json", "--no-report")
     assert again.exit_code == 0 and json.loads(again.output)["resumed"] == 8
 
 

@@ -335,6 +335,7 @@ def test_fail_fast_stops_at_the_first_forfeit(tmp_path, fumbler_config, cli):
         "--workers",
         "0",
         "--fail-fast",
+        "--no-report",
     )
     assert result.exit_code == 1
     assert "Stopped at the first forfeit" in result.output
@@ -364,6 +365,7 @@ def test_cli_prints_standings_folder_and_rate(tmp_path, cli):
         "8",
         "--seed",
         "3",
+        "--no-report",  # the summary's fields; the call above wrote its report
     )
     summary = json.loads(json_run.output)
     assert summary["status"] == "complete" and summary["games"] == 16

@@ -84,6 +84,7 @@ def test_an_interrupt_and_a_resume_give_the_same_path(tmp_path, tuned):
     assert stable(again.summary()) == stable(tuned.summary())
 
 
+@pytest.mark.once  # the resume above plays stored iterations again on every engine
 def test_an_edited_line_is_played_again(tmp_path, tuned):
     run_tune(setup(), out=tmp_path, chart=False)
     stored = tmp_path / "tune" / "threshold" / setup().key / ITERATIONS
@@ -288,6 +289,7 @@ class WormBy(Strategy):
 """
 
 
+@pytest.mark.once  # the widening is the tune's arithmetic; the tests above play its games
 def test_a_plateau_widens_the_perturbation_until_the_points_differ(tmp_path):
     """worm_by 0, 1 and 2 play identical games (a worm is set aside by then anyway):
     from 1, the two points of the first iteration play alike (a difference of exactly
