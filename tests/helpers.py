@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import importlib.util
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -361,3 +362,13 @@ def load_benchmark(name: str, module_name: str | None = None) -> Any:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def as_at_a_terminal() -> None:
+    """A subprocess's ``preexec_fn``: the stop signals (SIGINT, SIGTERM, SIGHUP) at their
+    defaults, as a terminal's shell starts a command, whatever the test process inherited.
+    A shell's background job starts with SIGINT ignored and nohup ignores SIGHUP; harness
+    rightly leaves an ignored signal ignored (harness.interrupts), so a test that plays the
+    user's Ctrl-C or a closed terminal would otherwise depend on how pytest was started."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)

@@ -16,7 +16,7 @@ import sys
 import time
 
 import pytest
-from helpers import CRASH, TIME
+from helpers import CRASH, TIME, as_at_a_terminal
 
 pytestmark = [
     pytest.mark.engine,
@@ -195,6 +195,7 @@ def test_ctrl_c_during_an_isolated_game_is_130_and_ends_the_seats():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=as_at_a_terminal,
     )
     try:
         assert proc.stdout.readline().startswith("Pickomino:")  # the seats are up

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 import pytest
+from helpers import as_at_a_terminal
 
 from harness.commands.common import (
     EXIT_BAD_INPUT,
@@ -252,8 +253,9 @@ def test_a_real_ctrl_c_during_the_report_in_a_real_process(run_dir):
         """
     )
     proc = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60
-    )
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=60,
+        preexec_fn=as_at_a_terminal,
+    )  # fmt: skip
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip().splitlines() == ["Interrupted."]
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from helpers import as_at_a_terminal
 
 from harness import interrupts, native
 from harness.plugins import resolve
@@ -267,7 +268,7 @@ CTRL_C = textwrap.dedent(
     from harness import interrupts, native
     from harness.rules import Rules
     from harness.tourney import chunks
-    sys.path.insert(0, "tests/native")
+    sys.path[:0] = ["tests/native", "tests"]  # the test module, and the helpers it imports
     from test_native_plugins import spec_of
 
     play = chunks.play_native if sys.argv[1] == "native" else chunks.play_chunk
@@ -289,7 +290,8 @@ def test_ctrl_c_stops_a_mixed_chunk_as_on_the_python_engine(engine="native"):
     import time
 
     child = subprocess.Popen([sys.executable, "-c", CTRL_C, engine], cwd=ROOT, text=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             preexec_fn=as_at_a_terminal)  # fmt: skip
     assert child.stdout.readline().strip() == "ready"
     time.sleep(1.0)
     child.send_signal(signal.SIGINT)

@@ -63,8 +63,11 @@ def own_pickle(error: BaseException) -> bytes:
 
 @pytest.fixture
 def mode():
-    """Switch interrupt modes inside a test; the mode and SIGINT handler come back after."""
+    """Switch interrupt modes inside a test; the mode and SIGINT handler come back after.
+    SIGINT starts as at a terminal (Python's own handler), whatever pytest inherited: a
+    background job starts with it ignored, and harness leaves an ignored signal ignored."""
     handler = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     interrupts._reset_for_tests()
     yield interrupts
     interrupts._reset_for_tests()

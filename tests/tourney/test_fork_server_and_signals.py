@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import as_at_a_terminal
 
 from harness.tourney import run_tournament
 
@@ -40,6 +41,7 @@ def tourney_process(config: Path, out: Path, *extra: str) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "harness.cli", "tourney", str(config), "--out", str(out), *extra],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=as_at_a_terminal,
     )  # fmt: skip
 
 
@@ -138,9 +140,6 @@ def test_killing_the_fork_server_mid_run_loses_nothing(tmp_path, reference, sig)
 
 REPORT_SIGNAL = """
 import os, signal, sys, time
-# As at a terminal: a shell's background job starts with SIGINT ignored, and harness
-# rightly leaves an ignored signal ignored.
-signal.signal(signal.SIGINT, signal.default_int_handler)
 import harness.report.api as api
 def write_report(*args, **kwargs):
     os.kill(os.getpid(), signal.{sig})
@@ -159,7 +158,7 @@ def test_a_stop_signal_while_the_report_is_written_exits_130(tmp_path, sig):
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(REPORT_SIGNAL.format(sig=sig)), str(config),
          str(tmp_path / "out")],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        cwd=ROOT, capture_output=True, text=True, timeout=60, preexec_fn=as_at_a_terminal,
     )  # fmt: skip
     assert done.returncode == 130, (done.returncode, done.stderr)
     assert done.stderr.strip().splitlines()[-1] == "Interrupted."

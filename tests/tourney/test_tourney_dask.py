@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from helpers import HANG_GUARD
+from helpers import HANG_GUARD, as_at_a_terminal
 
 # not `engine`: what these add (processes, signals, disks) is not the engine's; a chunk
 # picks its engine as in test_tourney_run.py, which pass 2 runs
@@ -530,6 +530,7 @@ def test_ctrl_c_stops_the_cluster_cleanly_and_the_run_resumes(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own group: Ctrl-C reaches the cluster's workers too
+        preexec_fn=as_at_a_terminal,
     )
     deadline = time.monotonic() + 60
     manifest = None

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from helpers import as_at_a_terminal
 
 from harness.tourney import run_tournament
 from harness.tourney.storage import StorageError
@@ -114,6 +115,7 @@ def start(config: Path, out: Path, *extra: str) -> subprocess.Popen:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,  # its own process group: the kill reaches its workers too
+        preexec_fn=as_at_a_terminal,
     )
 
 

@@ -6,8 +6,7 @@ benchmarks/calibration_interval_coverage.py measures the coverage over 1,000 run
 from __future__ import annotations
 
 import numpy as np
-
-from tests.helpers import load_benchmark
+from helpers import load_benchmark
 
 
 def _calibration():
