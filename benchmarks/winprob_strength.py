@@ -15,8 +15,9 @@ standings give (docs/luck.md; the worm account's control today), the target (52.
 
 ``--paired RUN_DIR``: another run folder of this script with the same players, deals and
 seed (another model installed): win-optimal's share per deal (its seatings' mean) in this
-run minus that one's, with a 95% interval over deals. The dice are the same, so the
-difference is far more precise than the two intervals side by side.
+run minus that one's, with a 95% interval over deals. The dice are the same (a run of
+other dice is refused), so the difference is far more precise than the two intervals
+side by side.
 """
 
 from __future__ import annotations
@@ -29,8 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from harness.errors import HarnessError
 from harness.game.rules import Rules
 from harness.results import load_run
+from harness.stats.intervals import Moments
+from harness.stats.luck import win_points
 from harness.tourney import run_tournament
 from harness.winprob import evaluator
 
@@ -46,27 +50,35 @@ def config(players: int, deals: int, seed: int) -> dict:
     return {**base, "format": "gauntlet", "challenger": "win-optimal", "entrants": others}
 
 
-def deal_shares(games: pd.DataFrame, who: str = "win-optimal") -> pd.Series:
-    """``who``'s share of first place per deal (R11: a shared first place split evenly),
-    the mean over the deal's seatings."""
+def deal_shares(games: pd.DataFrame, who: str = "win-optimal") -> pd.DataFrame:
+    """Per deal: ``who``'s share of first place (the standings' ``win_points``, R11: a
+    shared first place split evenly), the mean over the deal's seatings, and the deal's
+    dice seed."""
     seats = int(games["players"].max())
-    first = np.stack([games[f"seat{i}_rank"].to_numpy() == 1 for i in range(seats)], axis=1)
+    ranks = np.stack([games[f"seat{i}_rank"].to_numpy() for i in range(seats)], axis=1)
     mine = np.stack([games[f"seat{i}_strategy"].to_numpy() == who for i in range(seats)], axis=1)
-    share = (first & mine).sum(axis=1) / first.sum(axis=1)
-    return pd.Series(share, index=games["deal"].to_numpy()).groupby(level=0).mean()
+    share = (win_points(ranks) * mine).sum(axis=1)
+    frame = pd.DataFrame({"deal": games["deal"], "seed": games["seed"], "share": share})
+    return frame.groupby("deal").agg(share=("share", "mean"), seed=("seed", "first"))
 
 
 def paired(run_dir: Path, other_dir: Path) -> dict:
     """This run's win-optimal share per deal minus the other run's, over the deals both
-    played, with a 95% interval over deals."""
-    a = deal_shares(load_run(run_dir).games)
-    b = deal_shares(load_run(other_dir).games)
-    d = (a - b).dropna()
-    if len(d) < 2 or len(d) < min(len(a), len(b)):
+    played with the same dice (refused otherwise), with the 95% interval over deals that
+    the standings use (``Moments``: a t interval, deals as clusters)."""
+    try:
+        a, b = (deal_shares(load_run(d).games) for d in (run_dir, other_dir))
+    except HarnessError as exc:
+        raise SystemExit(f"winprob_strength: {exc}") from None
+    both = a.merge(b, left_index=True, right_index=True, suffixes=("_a", "_b"))
+    if len(both) < 2 or len(both) < min(len(a), len(b)):
         raise SystemExit(f"winprob_strength: {other_dir} did not play this run's deals")
-    mean, half = float(d.mean()), 1.96 * float(d.std(ddof=1) / np.sqrt(len(d)))
-    return {"other": str(other_dir), "deals": len(d), "difference": mean,
-            "low": mean - half, "high": mean + half}  # fmt: skip
+    if (both["seed_a"] != both["seed_b"]).any():
+        raise SystemExit(f"winprob_strength: {other_dir} played other dice (another --seed)")
+    diff = Moments.of(both["share_a"] - both["share_b"])
+    low, high = diff.interval()
+    return {"other": str(other_dir), "deals": len(both), "difference": diff.estimate,
+            "low": low, "high": high}  # fmt: skip
 
 
 def main() -> int:
