@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import HarnessError
-from harness.training.args import OneLineParser, check_players, model_file
+from harness.training.args import OneLineParser, add_out, model_file, out_path, parse
 from harness.training.progress import Bar
 from harness.training.quantize import QuantizeError, dequantize
 from harness.training.run import Settings, train
@@ -42,14 +42,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--init", type=Path, default=None, metavar="PATH",
                    help="warm start: the network begins as this model file's"
                    " (its widths are the network's; --epochs 0 skips the first fit)")  # fmt: skip
-    p.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
+    add_out(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    a = parser.parse_args(argv)
-    check_players(parser, a.players)
+    a = parse(parser, argv)
     if a.positions < 1 or a.sweeps < 0 or a.epochs < 0 or a.sweep_epochs < 1:
         parser.error("--positions and --sweep-epochs must be at least 1, --sweeps at least 0")
     if a.epochs < 1 and a.init is None:
@@ -80,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(a.players, a.seed, a.positions, a.sweeps, hidden, a.epochs,
                         a.sweep_epochs, decay=a.decay, pool=a.pool, pool_model=pool_model,
                         init=init)  # fmt: skip
-    out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
+    out = out_path(a)
     try:
         result = train(settings, Bar())
         out.write_bytes(result.model.to_bytes())

@@ -1,6 +1,6 @@
 """What the training's commands (``python -m harness.training``, ``python -m
 harness.training.calibrate``) share in reading their arguments: every mistake in one
-line and exit 2, the player count (R3), a model file."""
+line and exit 2, the player count (R3), a model file, where the model is written."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
 from harness.winprob import Model, ModelError, load
 
 
@@ -21,8 +22,26 @@ class OneLineParser(argparse.ArgumentParser):
 
 
 def check_players(parser: argparse.ArgumentParser, players: int) -> None:
-    if not 2 <= players <= 7:
-        parser.error(f"--players {players}: Pickomino is for 2 to 7 players (R3)")
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        parser.error(
+            f"--players {players}: Pickomino is for {MIN_PLAYERS} to {MAX_PLAYERS} players (R3)"
+        )
+
+
+def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The command's arguments, the player count checked (R3)."""
+    args = parser.parse_args(argv)
+    check_players(parser, args.players)
+    return args
+
+
+def add_out(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
+
+
+def out_path(args: argparse.Namespace) -> Path:
+    """Where the model is written: ``--out``, else ``winprob-<P>p.bin`` here."""
+    return args.out if args.out is not None else Path(f"winprob-{args.players}p.bin")
 
 
 def model_file(parser: argparse.ArgumentParser, flag: str, path: Path, players: int) -> Model:

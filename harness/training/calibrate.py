@@ -37,7 +37,7 @@ import numpy as np
 from scipy.optimize import minimize
 
 from harness.errors import HarnessError
-from harness.training.args import OneLineParser, check_players, model_file
+from harness.training.args import OneLineParser, add_out, model_file, out_path, parse
 from harness.training.net import cross_entropy, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import check_bounds
@@ -147,16 +147,9 @@ def play(
     with ``model``: the training's self-play (:func:`harness.training.selfplay.play_positions`)
     with this step's seeds; each position's result shares rotated from its mover; and the
     number of games that gave them."""
-    games: list[int] = []
-
-    def counted(positions: int) -> None:  # called once per game that reached its end
-        games.append(positions)
-        if tick is not None:
-            tick(positions)
-
-    positions, labels, _ = play_positions(model.players, count, seed, tag=TAG, pool=pool,
-                                          model=model, tick=counted)  # fmt: skip
-    return positions, np.array(labels, dtype=float), len(games)
+    positions, labels, games = play_positions(model.players, count, seed, tag=TAG, pool=pool,
+                                              model=model, tick=tick)  # fmt: skip
+    return positions, np.array(labels, dtype=float), len(set(games))
 
 
 def float_logits(model: Model, rows: np.ndarray) -> np.ndarray:
@@ -290,17 +283,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=sorted(POOLS), default=Settings.pool,
                    help="the strategies the seats are drawn from")  # fmt: skip
     p.add_argument("--map", choices=MAPS, default=Settings.kind, help="what is fitted")
-    p.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
+    add_out(p)
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
-    a = parser.parse_args(argv)
-    check_players(parser, a.players)
+    a = parse(parser, argv)
     if a.positions < 100:
         parser.error(f"--positions {a.positions}: give at least 100")
-    out = a.out if a.out is not None else Path(f"winprob-{a.players}p.bin")
+    out = out_path(a)
     if a.model is not None:
         model = model_file(parser, "--model", a.model, a.players)
     else:
