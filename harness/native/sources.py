@@ -33,7 +33,7 @@ SOURCES: dict[str, str] = {
     "harness.winprob.evaluator": "e88d60ec1843838ec6c5da2dbd8995f2614dde6a8db6e2b28334f6eb06c0ef5e",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
     "harness.winprob.payoff": "859929966ecd17e14cb6b4df54b573dd0dd827b2a8aaf3d228c4f989b44bfc8d",
-    "harness.winprob.model": "56ceead5ff1b70ee512b251f0b469b2f6128ecc70c23f18538689f16b1ceed80",
+    "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
     "harness.analysis.turn": "aeab44f05e6ab928bf7f144183737a4918bf474796052e6912c4fa348becb1dc",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float

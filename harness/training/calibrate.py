@@ -1,4 +1,4 @@
-"""Calibrating a trained model: a small monotone map of its logits, folded into the file.
+"""Calibrating a trained model: a small monotone map of its chances, kept in the file.
 
 ``python -m harness.training.calibrate --players 3 --seed 1 --positions 100000 --out
 winprob-3p.bin``: plays games of its own (seeds ``fit-<seed>-<n>``: neither the
@@ -7,26 +7,36 @@ drawn from a stated pool (:data:`POOLS`; ``mixed``, the default, is the calibrat
 benchmark's mixed field; a ``win-optimal`` seat plays with the model being calibrated,
 so the games depend on the input file only, never on the installed models), keeps the
 position at every turn's start with the game's result shares (R11), and fits a map of
-the model's logits ``z`` (seats from the mover, k = 0 the mover) by the softmax
-cross-entropy to those results:
+the model's logits ``z`` or chances (seats from the mover, k = 0 the mover) by the
+softmax cross-entropy to those results:
 
 - ``temperature``: ``z'_k = z_k / T``, one number;
 - ``seat-temperature``: ``z'_k = z_k / T_k``, one temperature per seat from the mover;
 - ``seat-affine``: ``z'_k = z_k / T_k + c_k``, with ``c_0 = 0`` (a common shift does
   not change a softmax).
 
-Each map is affine per output row, so it folds into the last integer layer: row k's
-weights and bias scaled by ``1/T_k`` (the bias plus ``c_k``), with ``e`` more fraction
-bits in the weights and ``e`` more in the layer's shift (``e`` as large as keeps the
-weights within int16 when they were, the native engine's fast rows). The file format,
-the Python and the C evaluators are unchanged: the map is in the weights. The folded
-model's int32 and int64 bounds are re-checked (:func:`harness.training.quantize.check_bounds`)
-and its logits compared with the exact map of the input's.
+Each of those is affine per output row, so it folds into the last integer layer: row
+k's weights and bias scaled by ``1/T_k`` (the bias plus ``c_k``), with ``e`` more
+fraction bits in the weights and ``e`` more in the layer's shift (``e`` as large as
+keeps the weights within int16 when they were, the native engine's fast rows): the map
+is in the weights. The folded model's int32 and int64 bounds are re-checked
+(:func:`harness.training.quantize.check_bounds`) and its logits compared with the exact
+map of the input's.
+
+- ``knots``: each seat's chance ``q`` through an increasing line ``g`` with ``--knots
+  K`` pieces (knots at ``q = k / K``), the seats' ``g`` divided by their sum. A
+  temperature scales every logit alike and so cannot mend a shape (too timid for the
+  leader in the middle, right at the ends); this can. It is not affine in the logits,
+  so it is kept beside the network, as the file's chance map (an ``HWP2`` file:
+  harness/winprob/model.py); fitted to the input's chances as they come out of its
+  network, a map the input had is replaced. Fit after ``temperature``: the temperature
+  does the most, the knots the shape.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -50,7 +60,7 @@ from harness.winprob import (
     features,
     shipped_model,
 )
-from harness.winprob.model import Layer
+from harness.winprob.model import MAX_KNOTS, Layer
 
 #: The games' seed tag: ``fit-<seed>-<game>``, apart from the training's and the benchmark's.
 TAG = "fit"
@@ -72,8 +82,10 @@ POOLS: dict[str, tuple[str, ...]] = {
     "weak": ("simple", "greedy", "tactician", "worm-first"),
 }
 
-#: The maps, from one number to ``2P - 1``.
-MAPS = ("temperature", "seat-temperature", "seat-affine")
+#: The maps: the logit maps (one number to ``2P - 1``, folded) and the chance map.
+MAPS = ("temperature", "seat-temperature", "seat-affine", "knots")
+#: The chance map's pieces unless ``--knots`` says otherwise: the calibration target's deciles.
+KNOTS = 10
 
 #: Extra fraction bits the folded last layer may take (its weights x 2**e, shift + e).
 MAX_EXTRA_BITS = 8
@@ -96,19 +108,26 @@ class Settings:
     positions: int = 100_000
     pool: str = "mixed"
     kind: str = "temperature"
+    knots: int = KNOTS  # the chance map's pieces (kind "knots")
 
 
 @dataclass(frozen=True)
 class Map:
-    """``z'_k = z_k * scale[k] + shift[k]`` (scale = 1/T_k), seats from the mover."""
+    """``z'_k = z_k * scale[k] + shift[k]`` (scale = 1/T_k), seats from the mover; or,
+    with ``knots``, the chance map (the logits unchanged)."""
 
     scale: tuple[float, ...]
     shift: tuple[float, ...]
+    knots: tuple[float, ...] = ()
 
     def apply(self, z: np.ndarray) -> np.ndarray:
         return z * np.asarray(self.scale) + np.asarray(self.shift)
 
     def describe(self) -> str:
+        if self.knots:
+            k = len(self.knots) - 1
+            at = ", ".join(f"{v:.4f}" for v in self.knots)
+            return f"chance map, {k} pieces: g(k/{k}) = {at} (divided by their sum)"
         temps = ", ".join(f"{1.0 / a:.4f}" for a in self.scale)
         text = f"temperature per seat from the mover: {temps}"
         if any(self.shift):
@@ -157,11 +176,41 @@ def float_logits(model: Model, rows: np.ndarray) -> np.ndarray:
     return model.logits(rows).astype(float) * 2.0**-model.out_shift
 
 
+def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float, ...]:
+    """The chance map's knots (``pieces`` + 1 of them, the last 1.0) that minimise the
+    cross-entropy of the mapped chances of ``q`` (rows of chances summing to one) to the
+    result shares ``y`` (rows summing to one): L-BFGS with the exact gradient, the knots
+    kept increasing and above 0 as cumulative sums of exponentials."""
+    if not 1 <= pieces <= MAX_KNOTS:
+        raise CalibrationError(f"--knots {pieces}: give 1 to {MAX_KNOTS}")
+    n = len(q)
+    t = q * pieces
+    k = np.minimum(t.astype(int), pieces - 1)
+    f = t - k
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        ex = np.exp(theta)
+        knots = np.cumsum(ex)
+        g = knots[k] + f * (knots[k + 1] - knots[k])
+        total = g.sum(axis=1, keepdims=True)
+        value = float(-(y * np.log(g / total)).sum() / n)
+        d = -(y / g - y.sum(axis=1, keepdims=True) / total) / n  # d loss / d g
+        dy = np.bincount(k.ravel(), (d * (1 - f)).ravel(), pieces + 1)
+        dy += np.bincount((k + 1).ravel(), (d * f).ravel(), pieces + 1)
+        return value, ex * np.cumsum(dy[::-1])[::-1]
+
+    start = np.log(np.concatenate([[1e-3], np.full(pieces, 1.0 / pieces)]))
+    result = minimize(loss, start, jac=True, method="L-BFGS-B",
+                      options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15})  # fmt: skip
+    knots = np.cumsum(np.exp(result.x))
+    return tuple(float(v) for v in knots / knots[-1])
+
+
 def fit(z: np.ndarray, y: np.ndarray, kind: str) -> Map:
-    """The map of ``kind`` (:data:`MAPS`) of logits ``z`` that minimises the softmax
-    cross-entropy to the result shares ``y`` (L-BFGS with the exact gradient)."""
-    if kind not in MAPS:
-        raise CalibrationError(f"map {kind!r}: give one of {', '.join(MAPS)}")
+    """The map of ``kind`` (:data:`MAPS`, a logit map) of logits ``z`` that minimises the
+    softmax cross-entropy to the result shares ``y`` (L-BFGS with the exact gradient)."""
+    if kind not in MAPS or kind == "knots":
+        raise CalibrationError(f"map {kind!r}: give one of {', '.join(MAPS[:-1])}")
     players = z.shape[1]
     n = len(z)
 
@@ -241,15 +290,29 @@ def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
     s = settings
     if s.pool not in POOLS:
         raise CalibrationError(f"pool {s.pool!r}: give one of {', '.join(sorted(POOLS))}")
+    if s.kind not in MAPS:
+        raise CalibrationError(f"map {s.kind!r}: give one of {', '.join(MAPS)}")
+    if s.model.knots and s.kind != "knots":
+        raise CalibrationError(
+            f"the model has a chance map (HWP2) and a {s.kind} map is fitted before one:"
+            " calibrate the model it came from, then fit the knots"
+        )
     bar.phase(f"{s.players} players: games", s.positions)
     positions, y, games = play(s.model, s.positions, s.seed, POOLS[s.pool], tick=bar.tick)
     bar.end()
     rows = np.array([features(p) for p in positions], dtype=np.int64)
     z = float_logits(s.model, rows)
-    mapping = fit(z, y, s.kind)
-    folded, extra = fold(s.model, mapping)
-    z2 = float_logits(folded, rows)
     before = np.array(s.model.chances_of(s.model.logits(rows)))
+    if s.kind == "knots":
+        bare = dataclasses.replace(s.model, sha256="", knots=())
+        q = np.array(bare.chances_of(bare.logits(rows)))
+        knots = fit_knots(q, y, s.knots)
+        mapping = Map((1.0,) * s.players, (0.0,) * s.players, knots)
+        folded, extra = Model.from_bytes(dataclasses.replace(bare, knots=knots).to_bytes()), 0
+    else:
+        mapping = fit(z, y, s.kind)
+        folded, extra = fold(s.model, mapping)
+    z2 = float_logits(folded, rows)
     after = np.array(folded.chances_of(folded.logits(rows)))
     return Outcome(
         model=folded,
@@ -283,6 +346,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--pool", choices=sorted(POOLS), default=Settings.pool,
                    help="the strategies the seats are drawn from")  # fmt: skip
     p.add_argument("--map", choices=MAPS, default=Settings.kind, help="what is fitted")
+    p.add_argument("--knots", type=int, default=KNOTS,
+                   help=f"the chance map's pieces (--map knots; 1 to {MAX_KNOTS})")  # fmt: skip
     add_out(p)
     return p
 
@@ -292,6 +357,8 @@ def main(argv: list[str] | None = None) -> int:
     a = parse(parser, argv)
     if a.positions < 100:
         parser.error(f"--positions {a.positions}: give at least 100")
+    if not 1 <= a.knots <= MAX_KNOTS:
+        parser.error(f"--knots {a.knots}: give 1 to {MAX_KNOTS}")
     out = out_path(a)
     if a.model is not None:
         model = model_file(parser, "--model", a.model, a.players)
@@ -303,7 +370,8 @@ def main(argv: list[str] | None = None) -> int:
         if model is None:
             parser.error(f"--players {a.players}: no shipped model; give --model FILE")
     try:
-        result = calibrate(Settings(a.players, model, a.seed, a.positions, a.pool, a.map), Bar())
+        settings = Settings(a.players, model, a.seed, a.positions, a.pool, a.map, a.knots)
+        result = calibrate(settings, Bar())
         out.write_bytes(result.model.to_bytes())
     except HarnessError as exc:
         sys.stderr.write(f"python -m harness.training.calibrate: error: {exc}\n")
@@ -320,8 +388,11 @@ def main(argv: list[str] | None = None) -> int:
           f"Brier {r.brier_before:.5f} -> {r.brier_after:.5f}")  # fmt: skip
     print(f"largest decile error on these games: {100 * r.worst_before:.2f} -> "
           f"{100 * r.worst_after:.2f} points")  # fmt: skip
-    print(f"folded into the last layer: {r.extra_bits} more fraction bits; largest logit"
-          f" error {r.fold_error:.2e}; int32/int64 bounds checked")  # fmt: skip
+    if r.fitted.knots:
+        print("kept beside the network as the file's chance map (HWP2); the logits unchanged")
+    else:
+        print(f"folded into the last layer: {r.extra_bits} more fraction bits; largest logit"
+              f" error {r.fold_error:.2e}; int32/int64 bounds checked")  # fmt: skip
     print(f"wrote {out}")
     print(f"output sha256 {r.model.sha256}  {out.name}")
     print(f"CPU time {r.cpu_seconds:.1f} s")

@@ -15,9 +15,11 @@ refused, each in one line.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import math
 import random
+import struct
 import subprocess
 import sys
 from itertools import product
@@ -43,6 +45,7 @@ from harness.winprob import (
     feature_count,
     shipped_model,
 )
+from harness.winprob import features as winprob_features
 from harness.winprob.model import Layer
 
 # the module (harness.winprob's `evaluator` is the function of that name)
@@ -61,9 +64,11 @@ def random_model(
     shift: int = 7,
     out_shift: int = 9,
     edges: bool = False,
+    knots: tuple[float, ...] = (),
 ) -> Model:
     """A random integer network (int32 weights in +-``weights``), read back from its bytes
-    as a model file is. ``edges``: a tenth of the weights at +-``weights`` exactly."""
+    as a model file is. ``edges``: a tenth of the weights at +-``weights`` exactly;
+    ``knots``: with that chance map (an HWP2 file)."""
     rng = np.random.default_rng(seed)
     sizes = [feature_count(players), *hidden, players]
     layers = []
@@ -74,7 +79,16 @@ def random_model(
             w[at] = np.where(rng.random(w.shape) < 0.5, weights, -weights)[at]
         b = rng.integers(-weights, weights + 1, size=sizes[i + 1], dtype=np.int64)
         layers.append(Layer(w, b, shift))
-    return Model.from_bytes(Model(players, tuple(layers), out_shift).to_bytes())
+    model = Model(players, tuple(layers), out_shift, knots=knots)
+    return Model.from_bytes(model.to_bytes())
+
+
+def many_knots(count: int, seed: int = 0) -> tuple[float, ...]:
+    """``count`` + 1 increasing knots with steps of every size, some repeated."""
+    steps = np.random.default_rng(seed).exponential(1.0, count + 1)
+    steps[::7] = 0.0  # flat pieces
+    steps[0] = 1e-6
+    return tuple(float(v) for v in np.cumsum(steps))
 
 
 @pytest.fixture
@@ -146,6 +160,13 @@ MODELS = {
     # int16 weights and inputs: the C engine's int16 lanes (AVX2 madd), at their edge
     "int16": {"hidden": (40, 33), "weights": 40, "shift": 4},
     "edge16": {"hidden": (20,), "weights": 32767, "shift": 20, "edges": True},
+    # the chance map (HWP2): a calibration's shape, one piece, a flat map (every seat
+    # ties), the most pieces the file takes, and a map over logits far apart
+    "knots": {"knots": (0.02, 0.1, 0.15, 0.4, 0.41, 0.6, 0.9, 1.0)},
+    "knots1": {"knots": (0.3, 1.0)},
+    "knots-flat": {"knots": (0.5, 0.5, 0.5)},
+    "knots-many": {"knots": many_knots(1024)},
+    "knots-underflow": {"weights": 2**20, "out_shift": 0, "knots": many_knots(10, 1)},
 }
 
 
@@ -283,6 +304,31 @@ def test_a_model_the_calibration_folds_plays_the_same(use_model, players):
 
 
 @needs_native
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_a_model_with_a_chance_map_plays_the_same(use_model, players):
+    """A model the calibration's ``knots`` map gives (a trained network and its chance
+    map, fitted to games): the same chances and games in C as in Python."""
+    calibrate = pytest.importorskip("harness.training.calibrate")
+    quantize = pytest.importorskip("harness.training.quantize")
+    net = pytest.importorskip("harness.training.net")
+    inputs = feature_count(players)
+    rng = np.random.default_rng(40 + players)
+    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
+    fitted.weights[-1] *= 30.0
+    model = Model.from_bytes(quantize.quantize(fitted, players, np.full(inputs, 40.0)).to_bytes())
+    q = np.array(model.chances_of(model.logits(np.array(
+        [winprob_features(p) for p in random_positions(players, 600, players)]))))  # fmt: skip
+    shrunk = 0.5 * q + 0.5 / players  # results as if the model were twice too bold
+    won = (np.cumsum(shrunk, axis=1) < rng.random(len(q))[:, None]).sum(axis=1)
+    knots = calibrate.fit_knots(q, np.eye(players)[np.minimum(won, players - 1)], 10)
+    mapped = Model.from_bytes(dataclasses.replace(model, knots=knots).to_bytes())
+    use_model(players, mapped)
+    assert_same_chances(players, 300, seed=50 + players)
+    entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
+    check_deals(entrants, Rules(players=players), "duplicate", 13, 4)
+
+
+@needs_native
 def test_cold_and_warm_plan_caches_decide_the_same(use_model):
     use_model(2, random_model(2, seed=4))
     args = (Rules(players=2), ["win-optimal", "win-optimal"], 9, 0, 30)
@@ -377,6 +423,40 @@ def test_damaged_model_bytes_are_refused_by_the_c_engine(damage):
     with pytest.raises(ValueError) as caught:
         native._core.wp_install(2, damage(data), False)
     one_line(caught.value)
+    evaluators.forget()
+
+
+def _knot(data: bytes, k: int, value: float) -> bytes:
+    """``data`` (an HWP2 file of MODELS["knots"]' eight knots) with knot k set to value."""
+    at = len(data) - 8 * (8 - k)
+    return data[:at] + struct.pack("<d", value) + data[at + 8 :]
+
+
+@needs_native
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda data: data[:-1], "ends inside"),
+        (lambda data: data[:-68], "ends inside"),  # the count's last byte and the knots gone
+        (lambda data: data[:-68] + (0).to_bytes(4, "little") + data[-64:], "intervals"),
+        (lambda data: data[:-68] + (1025).to_bytes(4, "little") + data[-64:], "intervals"),
+        (lambda data: _knot(data, 3, 0.05), "must not fall"),
+        (lambda data: _knot(data, 0, 0.0), "above 0"),
+        (lambda data: _knot(data, 0, -1.0), "above 0"),
+        (lambda data: _knot(data, 7, math.inf), "finite"),
+        (lambda data: _knot(data, 5, math.nan), "finite"),
+        (lambda data: data + b"\0", "after the last layer"),
+    ],
+)
+def test_a_damaged_chance_map_is_refused_by_the_c_engine(damage, words):
+    """Each as the Python reader refuses it (harness.winprob.model._knots)."""
+    data = random_model(2, **MODELS["knots"]).to_bytes()
+    with pytest.raises(ModelError):
+        Model.from_bytes(damage(data))
+    native._core.wp_install(2, data, False)  # the undamaged one fits
+    with pytest.raises(ValueError) as caught:
+        native._core.wp_install(2, damage(data), False)
+    assert words in one_line(caught.value)
     evaluators.forget()
 
 

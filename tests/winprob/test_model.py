@@ -91,3 +91,82 @@ def test_every_shipped_model_matches_its_line_in_sha256sums() -> None:
         model = shipped_model(players)
         assert model is not None and model.players == players
         assert model.layers[-1].weights.shape[0] == players
+
+
+# -- the chance map (HWP2) ------------------------------------------------------------------
+KNOTS = (0.02, 0.1, 0.15, 0.4, 0.41, 0.6, 0.9, 1.0)
+
+
+def mapped_model(players: int = 3, knots: tuple[float, ...] = KNOTS) -> Model:
+    from dataclasses import replace
+
+    return Model.from_bytes(replace(tiny_model(players), knots=knots).to_bytes())
+
+
+def test_a_chance_map_round_trips_and_a_model_without_one_keeps_its_bytes() -> None:
+    plain = tiny_model(3)
+    assert plain.to_bytes()[:4] == b"HWP1" and plain.knots == ()
+    m = mapped_model()
+    data = m.to_bytes()
+    assert data[:4] == b"HWP2" and data[4 : -4 - 8 * len(KNOTS)] == plain.to_bytes()[4:]
+    assert Model.from_bytes(data).knots == KNOTS and Model.from_bytes(data).to_bytes() == data
+
+
+def test_the_chance_map_is_the_knots_line_divided_by_its_sum() -> None:
+    plain, m = tiny_model(3), mapped_model()
+    rows = np.random.default_rng(3).integers(0, 20, (200, plain.layers[0].weights.shape[1]))
+    logits = plain.logits(rows)
+    k = len(KNOTS) - 1
+    for q, got in zip(plain.chances_of(logits), m.chances_of(logits), strict=True):
+        g = np.interp(np.asarray(q), np.arange(k + 1) / k, KNOTS)
+        assert np.allclose(got, g / g.sum(), rtol=1e-12, atol=1e-15)
+        assert sum(got) == pytest.approx(1.0, abs=1e-12)
+        # monotone: a seat given more by the network is given more by the map
+        order = np.argsort(q, kind="stable")
+        assert all(np.diff(np.asarray(got)[order]) >= -1e-15)
+
+
+def test_a_straight_map_through_zero_changes_nothing_but_rounding() -> None:
+    plain, m = tiny_model(4), mapped_model(4, tuple((k + 1e-9) / 5 for k in range(6)))
+    rows = np.random.default_rng(4).integers(0, 20, (100, plain.layers[0].weights.shape[1]))
+    logits = plain.logits(rows)
+    assert np.allclose(plain.chances_of(logits), m.chances_of(logits), atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "knots, words",
+    [
+        ((0.1, 0.5, 0.4, 1.0), "must not fall"),
+        ((0.0, 0.5, 1.0), "above 0"),
+        ((0.1, float("nan"), 1.0), "finite"),
+        ((0.1, float("inf")), "finite"),
+        ((-0.1, 1.0), "above 0"),
+    ],
+)
+def test_a_bad_chance_map_is_refused(knots: tuple[float, ...], words: str) -> None:
+    from dataclasses import replace
+
+    data = replace(tiny_model(), knots=knots).to_bytes()
+    with pytest.raises(ModelError, match=words) as err:
+        Model.from_bytes(data)
+    assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("count", [0, 1025, 2**32 - 1])
+def test_a_chance_map_of_no_or_too_many_pieces_is_refused(count: int) -> None:
+    data = bytearray(mapped_model().to_bytes())
+    at = len(data) - 4 - 8 * len(KNOTS)
+    data[at : at + 4] = count.to_bytes(4, "little")
+    with pytest.raises(ModelError, match="intervals"):
+        Model.from_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("cut", [1, 8, 12, 8 * len(KNOTS) + 4])
+def test_a_truncated_chance_map_is_refused(cut: int) -> None:
+    data = mapped_model().to_bytes()
+    with pytest.raises(ModelError) as err:
+        Model.from_bytes(data[:-cut])
+    assert "\n" not in str(err.value)
+    # an HWP1 file relabelled HWP2 has no map: refused too
+    with pytest.raises(ModelError):
+        Model.from_bytes(b"HWP2" + tiny_model().to_bytes()[4:])

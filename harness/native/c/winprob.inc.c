@@ -8,7 +8,9 @@
  *    so no C overflow; `>>` of a negative int64 is arithmetic with GCC and Clang, numpy's
  *    floor), ReLU between layers;
  *  - the softmax is Model.chances_of: exp((v - max) * 2**-out_shift) per seat (libm's exp,
- *    as math.exp), summed in seat order, each divided by the sum;
+ *    as math.exp), summed in seat order, each divided by the sum; then, for a model with a
+ *    chance map (HWP2), Model.mapped: each share through the knots' line, the results
+ *    summed in seat order, each divided by the sum;
  *  - the end of the game (R10) is result_shares (R11: a tie shares first place);
  *  - without a model for the player count, normal_chances: the product of
  *    0.5 * (1 + erf(d / sigma / sqrt(2))) over the others, normalised by the builtin sum()
@@ -35,7 +37,11 @@ typedef struct {
     /* a layer's weights as int16, rows padded with zeros to a multiple of 16 columns,
      * when every weight is within +-32767 (NULL: not every one is) */
     int16_t *w16[WP_MAX_LAYERS];
+    int knots;    /* the chance map's K (HWP2; 0: none, HWP1) */
+    double *knot; /* its K + 1 knots, y_0 .. y_K */
 } WpModel;
+
+#define WP_MAX_KNOTS 1024 /* model.MAX_KNOTS */
 
 #define WP_PAD16(cols) (((cols) + 15) & ~15)
 
@@ -259,7 +265,18 @@ static double wp_softmax(const WpModel *m, const int64_t *logits, int n, int k) 
         e[s] = exp(-(double)below * scale); /* rounding to nearest is symmetric in sign */
     }
     for (int s = 0; s < n; s++) total += e[s];
-    return e[k] / total;
+    if (!m->knots) return e[k] / total;
+    /* Model.mapped: the same operations in the same order */
+    const double *y = m->knot;
+    double g[MAXP], sum = 0.0;
+    for (int s = 0; s < n; s++) {
+        double t = e[s] / total * (double)m->knots;
+        int at = (int)t; /* t >= 0: int() of Python, a floor */
+        if (at > m->knots - 1) at = m->knots - 1;
+        g[s] = y[at] + (t - (double)at) * (y[at + 1] - y[at]);
+    }
+    for (int s = 0; s < n; s++) sum += g[s];
+    return g[k] / sum;
 }
 
 /* The builtin sum() of doubles from the int 0: plain (Python 3.11) or Neumaier-compensated
@@ -462,6 +479,7 @@ static void wp_free(WpModel *m) {
         free(m->b[l]);
         free(m->w16[l]);
     }
+    free(m->knot);
     free(m);
 }
 
@@ -478,7 +496,14 @@ static int wp_make16(WpModel *m, int l) {
     return 0;
 }
 
-/* A model from its file's bytes (model.py's format, HWP1), checked against `players`:
+static double wp_f64(const uint8_t *p) {
+    uint64_t bits = (uint64_t)wp_u32(p) | (uint64_t)wp_u32(p + 4) << 32;
+    double v;
+    memcpy(&v, &bits, sizeof(v));
+    return v;
+}
+
+/* A model from its file's bytes (model.py's format, HWP1 or HWP2), checked against `players`:
  * NULL with the reason in `why`. */
 static WpModel *wp_parse(const uint8_t *d, size_t size, int players, char *why, size_t cap) {
     WpModel *m = calloc(1, sizeof(WpModel));
@@ -488,8 +513,9 @@ static WpModel *wp_parse(const uint8_t *d, size_t size, int players, char *why, 
     }
     size_t at = 16;
     int width = PER_SEAT_FEATURES * players + GRILL_FEATURES;
-    if (size < 16 || memcmp(d, "HWP1", 4) != 0) {
-        snprintf(why, cap, "not a model file (its first bytes are not HWP1)");
+    int mapped = size >= 16 && memcmp(d, "HWP2", 4) == 0;
+    if (size < 16 || (memcmp(d, "HWP1", 4) != 0 && !mapped)) {
+        snprintf(why, cap, "not a model file (its first bytes are not HWP1 or HWP2)");
         goto bad;
     }
     if ((int)wp_u32(d + 4) != players) {
@@ -535,13 +561,40 @@ static WpModel *wp_parse(const uint8_t *d, size_t size, int players, char *why, 
         snprintf(why, cap, "the last layer has %d rows, not one per seat (%d)", width, players);
         goto bad;
     }
+    if (mapped) { /* model._knots: K, then K + 1 finite knots above 0, none falling */
+        if (size - at < 4) goto short_file;
+        uint32_t count = wp_u32(d + at);
+        at += 4;
+        if (count < 1 || count > WP_MAX_KNOTS) {
+            snprintf(why, cap, "a chance map of %u intervals (1 to %d)", count, WP_MAX_KNOTS);
+            goto bad;
+        }
+        if ((size - at) / 8 < (size_t)count + 1) goto short_file;
+        if ((m->knot = malloc(sizeof(double) * (count + 1))) == NULL) {
+            snprintf(why, cap, "no memory for the model");
+            goto bad;
+        }
+        m->knots = (int)count;
+        for (uint32_t k = 0; k <= count; k++, at += 8) {
+            double v = wp_f64(d + at);
+            if (!isfinite(v) || !(v > 0)) {
+                snprintf(why, cap, "a chance map's knots must be finite and above 0");
+                goto bad;
+            }
+            if (k && v < m->knot[k - 1]) {
+                snprintf(why, cap, "a chance map's knots must not fall (the map is monotone)");
+                goto bad;
+            }
+            m->knot[k] = v;
+        }
+    }
     if (at != size) {
         snprintf(why, cap, "%zu bytes after the last layer", size - at);
         goto bad;
     }
     return m;
 short_file:
-    snprintf(why, cap, "the file ends inside a layer");
+    snprintf(why, cap, "the file ends inside a layer or its chance map");
 bad:
     wp_free(m);
     return NULL;
