@@ -110,9 +110,21 @@ def _row(y: np.ndarray, m: np.ndarray, c: np.ndarray) -> dict[str, float]:
     }
 
 
+def least_squares_gain(y: np.ndarray, m: np.ndarray, *controls: np.ndarray) -> float:
+    """Variance of the per-deal means over that of their residual after a least-squares
+    fit on the controls' per-deal means (in sample, no folds: a bound on what a
+    combination of the controls could take out, not an estimator)."""
+    target = y / m
+    x = np.column_stack([np.ones_like(target), *(c / m for c in controls)])
+    coef, *_ = np.linalg.lstsq(x, target, rcond=None)
+    return float(np.var(target) / np.var(target - x @ coef))
+
+
 def measure(p: DealPool) -> dict[str, Any]:
-    """Every target of the pool with either control."""
+    """Every target of the pool with either control; at 2 players also what win luck and a
+    second control together could take out (:func:`least_squares_gain`)."""
     by_win = replace(p, data={**p.data, "wluck": p.data["winluck"]})
+    by_luck = replace(p, data={**p.data, "wluck": p.data["luck"]})
     kinds = [("win", a, None) for a in range(1 if p.players == 2 else p.players)]
     if p.players > 2:
         kinds += [("h2h", a, b) for a in range(p.players) for b in range(a + 1, p.players)]
@@ -121,9 +133,15 @@ def measure(p: DealPool) -> dict[str, Any]:
         y, m, c = deal_totals(p, kind, a, b)
         _, _, cw = deal_totals(by_win, kind, a, b)
         name = p.field[a] if b is None else f"{p.field[a]} v {p.field[b]}"
-        rows.append(
-            {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw)}
-        )
+        row = {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw)}
+        if p.players == 2:
+            _, _, cl = deal_totals(by_luck, kind, a, b)
+            row["least_squares"] = {
+                "winluck": least_squares_gain(y, m, cw),
+                "winluck+wluck": least_squares_gain(y, m, cw, c),
+                "winluck+luck": least_squares_gain(y, m, cw, cl),
+            }
+        rows.append(row)
     return {
         "field": list(p.field),
         "players": p.players,
@@ -159,6 +177,10 @@ def print_result(r: dict[str, Any]) -> None:
             f"{w['gain']:6.2f} +-{w['gain_se']:.2f} {w['z']:+6.2f} | "
             f"{v['gain']:7.2f} +-{v['gain_se']:.2f} {v['z']:+6.2f}"
         )
+        if "least_squares" in row:
+            ls = row["least_squares"]
+            print("    in-sample least squares on deal means: " + ", ".join(
+                f"{k} {g:.2f}" for k, g in ls.items()))  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
