@@ -70,10 +70,10 @@ def test_the_fit_finds_seat_temperatures_and_biases() -> None:
 @pytest.mark.parametrize("players", [4])
 def test_the_knots_mend_a_shape_a_temperature_cannot(players: int) -> None:
     """Results whose chances are the model's bent (timid in the middle, right at the ends,
-    as the 3- and 4-player models were): the knots' map brings every decile within half
-    a point on held-out draws; the best temperature leaves a bin 1.5 points off or more."""
+    as the 3- and 4-player models were): the knots' map brings every decile within a
+    point on held-out draws; the best temperature leaves a bin 1.5 points off or more."""
     rng = np.random.default_rng(players)
-    z = rng.normal(0.0, 1.5, (400_000, players))
+    z = rng.normal(0.0, 1.5, (200_000, players))
     q = softmax(z)
     bent = q + 0.1 * np.sin(np.pi * q) ** 2 * (q - 1.0 / players) * players
     truth = bent / bent.sum(axis=1, keepdims=True)
@@ -86,7 +86,7 @@ def test_the_knots_mend_a_shape_a_temperature_cannot(players: int) -> None:
     model = Model(players, (), 0, knots=knots)  # the evaluator's map is that, to rounding
     assert np.allclose([model.mapped(list(row)) for row in q[half : half + 500]], mapped[:500])
     assert cal.decile_error(q[half:], held_y[half:]) > 0.025  # the bend shows
-    assert cal.decile_error(mapped, held_y[half:]) < 0.008
+    assert cal.decile_error(mapped, held_y[half:]) < 0.01
     temp = cal.fit(z[:half], fit_y[:half], "temperature")
     assert cal.decile_error(softmax(temp.apply(z[half:])), held_y[half:]) > 0.015
 
