@@ -253,11 +253,16 @@ def test_games_on_the_normal_approximation(use_model, players):
 
 
 @needs_native
-@pytest.mark.skipif(shipped_model(2) is None, reason="no 2-player model shipped yet")
-def test_games_with_the_shipped_model():
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_games_with_the_shipped_model(players):
+    """The shipped files as they are (the 3- and 4-player ones carry a chance map)."""
+    if shipped_model(players) is None:
+        pytest.skip(f"no {players}-player model shipped")
     evaluators.forget()
+    evaluator.cache_clear()
+    entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
     for seed in (1, 2, 3):
-        check_deals(["win-optimal", "optimal"], Rules(players=2), "duplicate", seed, 10)
+        check_deals(entrants, Rules(players=players), "duplicate", seed, 10 if players == 2 else 4)
 
 
 @needs_native
