@@ -91,6 +91,18 @@ def many_knots(count: int, seed: int = 0) -> tuple[float, ...]:
     return tuple(float(v) for v in np.cumsum(steps))
 
 
+def quantized_model(players: int, seed: int) -> Model:
+    """A model as harness.training makes them: a float network of the training's shape,
+    quantized (skipped where the training is not in this tree)."""
+    quantize = pytest.importorskip("harness.training.quantize")
+    net = pytest.importorskip("harness.training.net")
+    inputs = feature_count(players)
+    rng = np.random.default_rng(seed)
+    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
+    fitted.weights[-1] *= 30.0  # away from equal chances, as a trained one is
+    return Model.from_bytes(quantize.quantize(fitted, players, np.full(inputs, 40.0)).to_bytes())
+
+
 @pytest.fixture
 def use_model(monkeypatch):
     """use_model(players, model): the evaluator's model for that player count (None: the
@@ -271,14 +283,7 @@ def test_a_model_the_training_quantizes_plays_the_same(use_model, players):
     """A model as harness.training makes them (its float network, quantized: first-layer
     weights in the millions, hidden ones in the thousands, 12 fractional bits): the same
     chances and games. Skipped where the training is not in this tree."""
-    quantize = pytest.importorskip("harness.training.quantize")
-    net = pytest.importorskip("harness.training.net")
-    inputs = feature_count(players)
-    rng = np.random.default_rng(players)
-    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
-    fitted.weights[-1] *= 30.0  # away from equal chances, as a trained one is
-    model = quantize.quantize(fitted, players, np.full(inputs, 40.0))
-    use_model(players, Model.from_bytes(model.to_bytes()))
+    use_model(players, quantized_model(players, seed=players))
     assert_same_chances(players, 300, seed=players)
     entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
     check_deals(entrants, Rules(players=players), "duplicate", 11, 4)
@@ -291,13 +296,7 @@ def test_a_model_the_calibration_folds_plays_the_same(use_model, players):
     rescaled with more fraction bits, its shift longer): the same chances and games.
     Skipped where the training is not in this tree."""
     calibrate = pytest.importorskip("harness.training.calibrate")
-    quantize = pytest.importorskip("harness.training.quantize")
-    net = pytest.importorskip("harness.training.net")
-    inputs = feature_count(players)
-    rng = np.random.default_rng(20 + players)
-    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
-    fitted.weights[-1] *= 30.0
-    model = Model.from_bytes(quantize.quantize(fitted, players, np.full(inputs, 40.0)).to_bytes())
+    model = quantized_model(players, seed=20 + players)
     scale = tuple(1.0 / (0.8 + 0.05 * k) for k in range(players))
     shift = tuple(0.1 * k * (-1) ** k for k in range(players))
     folded, extra = calibrate.fold(model, calibrate.Map(scale, shift))
@@ -314,13 +313,8 @@ def test_a_model_with_a_chance_map_plays_the_same(use_model, players):
     """A model the calibration's ``knots`` map gives (a trained network and its chance
     map, fitted to games): the same chances and games in C as in Python."""
     calibrate = pytest.importorskip("harness.training.calibrate")
-    quantize = pytest.importorskip("harness.training.quantize")
-    net = pytest.importorskip("harness.training.net")
-    inputs = feature_count(players)
+    model = quantized_model(players, seed=40 + players)
     rng = np.random.default_rng(40 + players)
-    fitted = net.Net.new(inputs, (64, 64), players, np.full(inputs, 8.0), rng)
-    fitted.weights[-1] *= 30.0
-    model = Model.from_bytes(quantize.quantize(fitted, players, np.full(inputs, 40.0)).to_bytes())
     q = np.array(model.chances_of(model.logits(np.array(
         [winprob_features(p) for p in random_positions(players, 600, players)]))))  # fmt: skip
     shrunk = 0.5 * q + 0.5 / players  # results as if the model were twice too bold
