@@ -120,19 +120,32 @@ def least_squares_gain(y: np.ndarray, m: np.ndarray, *controls: np.ndarray) -> f
     return float(np.var(target) / np.var(target - x @ coef))
 
 
-def measure(p: DealPool) -> dict[str, Any]:
-    """Every target of the pool with either control; at 2 players also what win luck and a
-    second control together could take out (:func:`least_squares_gain`)."""
-    by_win = replace(p, data={**p.data, "wluck": p.data["winluck"]})
-    by_luck = replace(p, data={**p.data, "wluck": p.data["luck"]})
+def with_control(p: DealPool, field: str) -> DealPool:
+    """The pool with ``field``'s values where deal_totals reads the win share's control."""
+    return replace(p, data={**p.data, "wluck": p.data[field]})
+
+
+def targets(p: DealPool) -> list[tuple[str, int, int | None, str]]:
+    """(kind, a, b, name) of every target: each member's win share (at 2 players the
+    first's: the other's is its complement) and, at 3 players or more, each pair's head
+    to head."""
     kinds = [("win", a, None) for a in range(1 if p.players == 2 else p.players)]
     if p.players > 2:
         kinds += [("h2h", a, b) for a in range(p.players) for b in range(a + 1, p.players)]
+    return [
+        (kind, a, b, p.field[a] if b is None else f"{p.field[a]} v {p.field[b]}")
+        for kind, a, b in kinds
+    ]
+
+
+def measure(p: DealPool) -> dict[str, Any]:
+    """Every target of the pool with either control; at 2 players also what win luck and a
+    second control together could take out (:func:`least_squares_gain`)."""
+    by_win, by_luck = with_control(p, "winluck"), with_control(p, "luck")
     rows = []
-    for kind, a, b in kinds:
+    for kind, a, b, name in targets(p):
         y, m, c = deal_totals(p, kind, a, b)
         _, _, cw = deal_totals(by_win, kind, a, b)
-        name = p.field[a] if b is None else f"{p.field[a]} v {p.field[b]}"
         row = {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw)}
         if p.players == 2:
             _, _, cl = deal_totals(by_luck, kind, a, b)

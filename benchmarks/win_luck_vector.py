@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from luck_pool import DealPool, deal_totals
-from win_luck_variance import _row
+from win_luck_variance import _row, targets, with_control
 
 from harness.analysis import turn
 from harness.analysis.turn import CHILD, LAYERS, N_STATES, Payoff, solve_arrays
@@ -202,15 +202,11 @@ def play(players: int, deals: int, seed: int, workers: int) -> tuple[DealPool, n
 def measure(p: DealPool) -> list[dict[str, Any]]:
     """Each target (a member's win share, each pair's head to head) with today's control
     (own win luck minus the others' mean) and the vector (the seat's own component)."""
-    today = DealPool(p.field, p.players, p.seed, {**p.data, "wluck": p.data["winluck"]}, p.cpu)
-    vector = DealPool(p.field, p.players, p.seed, {**p.data, "wluck": p.data["vector"]}, p.cpu)
-    kinds = [("win", a, None) for a in range(p.players)]
-    kinds += [("h2h", a, b) for a in range(p.players) for b in range(a + 1, p.players)]
+    today, vector = with_control(p, "winluck"), with_control(p, "vector")
     rows = []
-    for kind, a, b in kinds:
+    for kind, a, b, name in targets(p):
         y, m, c = deal_totals(today, kind, a, b)
         _, _, cv = deal_totals(vector, kind, a, b)
-        name = p.field[a] if b is None else f"{p.field[a]} v {p.field[b]}"
         rows.append({"kind": kind, "target": name, "today": _row(y, m, c),
                      "vector": _row(y, m, cv)})  # fmt: skip
     return rows
