@@ -82,8 +82,10 @@ POOLS: dict[str, tuple[str, ...]] = {
     "weak": ("simple", "greedy", "tactician", "worm-first"),
 }
 
-#: The maps: the logit maps (one number to ``2P - 1``, folded) and the chance map.
-MAPS = ("temperature", "seat-temperature", "seat-affine", "knots")
+#: The logit maps, from one number to ``2P - 1``: folded into the last layer.
+LOGIT_MAPS = ("temperature", "seat-temperature", "seat-affine")
+#: Every map: the logit maps and the chance map, kept beside the network.
+MAPS = (*LOGIT_MAPS, "knots")
 #: The chance map's pieces unless ``--knots`` says otherwise: the calibration target's deciles.
 KNOTS = 10
 
@@ -207,10 +209,10 @@ def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float,
 
 
 def fit(z: np.ndarray, y: np.ndarray, kind: str) -> Map:
-    """The map of ``kind`` (:data:`MAPS`, a logit map) of logits ``z`` that minimises the
-    softmax cross-entropy to the result shares ``y`` (L-BFGS with the exact gradient)."""
-    if kind not in MAPS or kind == "knots":
-        raise CalibrationError(f"map {kind!r}: give one of {', '.join(MAPS[:-1])}")
+    """The map of ``kind`` (:data:`LOGIT_MAPS`) of logits ``z`` that minimises the softmax
+    cross-entropy to the result shares ``y`` (L-BFGS with the exact gradient)."""
+    if kind not in LOGIT_MAPS:
+        raise CalibrationError(f"map {kind!r}: give one of {', '.join(LOGIT_MAPS)}")
     players = z.shape[1]
     n = len(z)
 
