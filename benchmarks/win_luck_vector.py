@@ -40,7 +40,7 @@ from luck_pool import DealPool, deal_totals
 from win_luck_variance import _row, targets, with_control
 
 from harness.analysis import turn
-from harness.analysis.turn import CHILD, LAYERS, N_STATES, Payoff, solve_arrays
+from harness.analysis.turn import Payoff, best_keep, policy_arrays, solve_arrays
 from harness.analysis.units import WinAccountant
 from harness.game.board import legal_claims
 from harness.game.dice import DuplicateDice
@@ -51,40 +51,6 @@ from harness.winprob.position import endings
 
 FIELD = ("greedy", "worm-first", "tactician", "simple")
 TOLERANCE = 1e-9  # the own component against the stored luck; a roll's sum against 0
-
-
-def policy_values(
-    mover: np.ndarray, stops: np.ndarray, stop: np.ndarray, bust: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Seat j's value and roll value at every state of the turn when the roller plays its
-    best: ``mover`` the roller's values (with turn's padding slots), ``stops`` its stop
-    decisions, ``stop`` j's value of the claim the roller makes at each state's total
-    (-inf where none), ``bust`` j's chance after a bust. The layers of
-    harness.analysis.turn.solve_arrays, each row's keep the roller's best (the higher
-    face on a tie, as Solution.pick) instead of j's."""
-    vals = np.empty(N_STATES + 2)
-    vals[turn._NONE] = -np.inf
-    vals[turn._BUST] = bust
-    roll = np.full(N_STATES, np.nan)
-    for layer in LAYERS:
-        lo, hi = layer.lo, layer.hi
-        if layer.n == 0:
-            here = stop[lo:hi]
-            vals[lo:hi] = np.where(here > -np.inf, here, bust)
-            continue
-        keeps = layer.flat
-        seen = mover.take(keeps)
-        best = seen[: layer.width].copy()
-        arg = keeps[: layer.width].copy()
-        for start, length in layer.heads:  # column j: every row's j-th keep, higher first
-            column = seen[start : start + length]
-            better = column > best[:length] + turn.EPS
-            best[:length] = np.where(better, column, best[:length])
-            arg[:length] = np.where(better, keeps[start : start + length], arg[:length])
-        r = np.add.reduceat(vals.take(arg).take(layer.unsort) * layer.prob, layer.starts)
-        roll[lo:hi] = r
-        vals[lo:hi] = np.where(stops[lo:hi], stop[lo:hi], r)
-    return vals, roll
 
 
 class VectorAccountant(WinAccountant):
@@ -123,31 +89,18 @@ class VectorAccountant(WinAccountant):
             return Payoff(tuple(None if v is None else float(v[j]) for v in chosen), bust[j])
 
         value, _, stops = solve_arrays(payoff(seat))
-        mover = np.empty(N_STATES + 2)
-        mover[:N_STATES] = value
-        mover[turn._NONE] = -np.inf
-        mover[turn._BUST] = bust[seat]
-        self._mover = mover
-        self._seats = [
-            policy_values(mover, stops, turn._stop_vector(payoff(j)), float(bust[j]))
-            for j in range(self.players)
-        ]
+        self._mover = value
+        self._seats = [policy_arrays((value, stops), payoff(j)) for j in range(self.players)]
+        self._busts = bust
 
     def _rolled(self, roll_faces: tuple[int, ...], counts, mask: int) -> float:  # noqa: ANN001
         state = self._state
         new = mask & self._free
-        child = None
-        if new:
-            best = -1e300
-            for f in range(6, 0, -1):  # the account's V*: the first best, higher face first
-                if new >> f & 1:
-                    c = CHILD[state << 6 | f << 3 | counts[f] - 1]
-                    if self._mover[c] > best:
-                        best, child = self._mover[c], c
+        child = best_keep(self._mover, state, counts, new) if new else -1
         luck = np.array(
             [
-                (vals[turn._BUST] if child is None else vals[child]) - roll[state]
-                for vals, roll in self._seats
+                (self._busts[j] if child < 0 else vals[child]) - roll[state]
+                for j, (vals, roll) in enumerate(self._seats)
             ]
         )
         self.vector += luck

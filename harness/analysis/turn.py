@@ -17,7 +17,8 @@ state, the value of the best play (float64, vectorised with numpy: about 0.3 ms)
 A :class:`Solution` is also the optimal *policy*, with fixed tie-breaks so that the
 policy is a function (two plays of equal value: the higher face; stopping or rolling
 on of equal value: stop), and :meth:`Solution.outcomes` gives the exact distribution
-of how the turn ends under that policy.
+of how the turn ends under that policy; :func:`policy_arrays` values that play for
+another payoff (what one seat's best play is worth to another seat).
 
 Pure computation on plain numbers: no engine internals, no I/O. Strategies may import
 it (``strategies/optimal.py`` does), so it is part of the package's public surface.
@@ -343,6 +344,77 @@ def solve_arrays(payoff: Payoff) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values[lo:hi] = maximum(r, stop[lo:hi])
     stops = (stop > -np.inf) & ((stop >= roll - EPS) | (_LEFT == 0))
     return values[:N_STATES], roll, stops
+
+
+def policy_arrays(
+    played: tuple[np.ndarray, np.ndarray], payoff: Payoff
+) -> tuple[np.ndarray, np.ndarray]:
+    """``payoff`` evaluated under another payoff's best play: (value, roll) per state.
+
+    ``played`` is that play's (value, stops), as :func:`solve_arrays` gives them: every
+    roll keeps what it values most (within :data:`EPS`, the higher face, as
+    :meth:`Solution.pick`), every state stops where it stops. ``payoff`` says what each
+    ending is worth to someone else (another seat's chance to win, say); it must offer a
+    stop exactly where the played payoff does. ``value[i]`` and ``roll[i]`` are that
+    worth from state i under the play (``roll`` nan where no roll is made: no dice
+    left); a roll the play sees leads to :func:`best_keep` of the played values. The
+    layers are :func:`solve_arrays`' with each row's keep chosen by the play instead of
+    by the maximum, so that ``policy_arrays(solve_arrays(p)[::2], p)`` gives ``p``'s own
+    values bit for bit.
+    """
+    mover_value, stops = played
+    stop = _stop_vector(payoff)
+    offered = stop > -np.inf
+    # where the play stops, this payoff must say what the stop is worth; where the play
+    # has no dice left and no stop (R8: a bust), it must offer none
+    if (stops & ~offered).any() or ((_LEFT == 0) & ~stops & offered).any():
+        raise ValueError(
+            "a payoff evaluated under a play offers a stop exactly where the play's does (R7)"
+        )
+    mover = np.empty(N_STATES + 2)
+    mover[:N_STATES] = mover_value
+    mover[_NONE] = -np.inf
+    bust = float(payoff.bust)
+    mover[_BUST] = bust  # a row of no new face: the bust, whatever it is worth
+    values = np.empty(N_STATES + 2)
+    values[_NONE] = -np.inf
+    values[_BUST] = bust
+    roll = np.full(N_STATES, np.nan)
+    for layer in LAYERS:
+        lo, hi = layer.lo, layer.hi
+        if layer.n == 0:
+            here = stop[lo:hi]
+            values[lo:hi] = np.where(here > -np.inf, here, bust)
+            continue
+        keeps = layer.flat
+        seen = mover.take(keeps)
+        best = seen[: layer.width].copy()
+        arg = keeps[: layer.width].copy()
+        for start, length in layer.heads:  # column j: every row's j-th keep, higher first
+            column = seen[start : start + length]
+            better = column > best[:length] + EPS
+            best[:length] = np.where(better, column, best[:length])
+            arg[:length] = np.where(better, keeps[start : start + length], arg[:length])
+        r = np.add.reduceat(values.take(arg).take(layer.unsort) * layer.prob, layer.starts)
+        roll[lo:hi] = r
+        values[lo:hi] = np.where(stops[lo:hi], stop[lo:hi], r)
+    return values[:N_STATES], roll
+
+
+def best_keep(
+    value: Sequence[float] | np.ndarray, state: int, counts: Sequence[int], new: int
+) -> int:
+    """The state the best keep of a roll leads to, as :meth:`Solution.pick` chooses it
+    (the highest value, within :data:`EPS` the higher face); ``new`` the mask of the faces
+    the roll shows not yet kept (not 0: a roll of no new face keeps nothing, R5)."""
+    base = state << 6
+    best = child = -1
+    for f in range(6, 0, -1):
+        if new >> f & 1:
+            c = CHILD[base | f << 3 | counts[f] - 1]
+            if child < 0 or value[c] > best + EPS:
+                best, child = value[c], c
+    return child
 
 
 def solve(payoff: Payoff) -> Solution:
