@@ -1,0 +1,47 @@
+"""benchmarks/win_luck_residue.py, the measurement behind docs/luck.md's "What win luck
+leaves": its telescoping is exact (seats that play the account's best play leave no
+decisions' part, to the last bits), other play leaves one, and the variances it reports
+add up."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import load_benchmark
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load_benchmark("win_luck_residue")
+
+
+def _decisions(out: dict) -> np.ndarray:
+    return out["win"] - out["first"] - out["drift"] - out["luck"]
+
+
+@pytest.mark.parametrize("field", [("win-optimal", "win-optimal"),
+                                   ("win-optimal", "win-optimal", "win-optimal")])  # fmt: skip
+def test_seats_that_play_the_accounts_best_play_leave_no_decisions(bench, field):
+    """win-optimal plays the programme the win account solves: what is left of its result
+    after the evaluator's start, its drift and its luck is nothing (the telescoping is
+    exact, every seat, every game of the deal)."""
+    out = bench.play_deal((field, 1, 3))
+    assert out["over"].all()
+    assert np.abs(_decisions(out)).max() < 1e-12
+    assert np.abs(out["drift"]).max() > 1e-3  # the evaluator is not exact: drift is there
+    assert float(out["check"]) < 1e-12
+
+
+def test_other_play_leaves_its_decisions(bench):
+    out = bench.play_deal((("greedy", "simple"), 1, 3))
+    assert np.abs(_decisions(out)).max() > 0.05
+    assert np.allclose(out["luck"].sum(axis=1), 0.0, atol=1e-12)  # the vector: sums to 0
+
+
+def test_the_variances_add_up(bench):
+    field = ("greedy", "worm-first")
+    data = bench.play(field, 6, 1, 1)
+    (row,) = bench.measure(field, data)
+    parts = row["var_drift"] + row["var_decisions"] + 2 * row["cov_drift_decisions"]
+    assert row["var_less_luck"] == pytest.approx(parts, rel=1e-9)
+    assert row["deals"] == 6 and row["gain_less_luck"] > 1
