@@ -27,6 +27,16 @@ the two parts of that; the gains raw over "less luck", and over each part alone:
 perfect evaluator (no drift) or perfect play (no decisions left) would leave, as bounds
 on the gain of any control of this shape. Pools as win_luck_variance.py's (duplicate
 dice, every cyclic rotation), played on the Python engine (the vector needs it).
+
+``--policy`` measures the same identity with each roll's luck taken against the
+*roller's own* play instead of the best play (AIVAT's construction): V_j is then j's
+chance under the roller's own turn policy, so a seat that keeps to its policy leaves no
+decisions' part, and the drift term holds what each turn's start offered it (its policy's
+value there, against the evaluator's chance). Only seats whose turn policy is a solved
+programme can be measured so: ``optimal`` (with any settings: its plan, the values it
+picks and stops by and the claims it makes) and ``win-optimal`` (the win account's best
+play); the pools are then ``win-optimal v optimal`` and ``optimal v optimal(endgame=0)``
+(POLICY_POOLS).
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ import json
 import sys
 import time
 from multiprocessing import Pool
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -46,6 +57,9 @@ from harness.analysis.turn import START
 from harness.game.dice import DuplicateDice
 from harness.game.rules import Rules
 from harness.play import play_game
+from harness.play.building import build_strategies
+from harness.strategies.optimal import Optimal
+from harness.strategies.win_optimal import WinOptimal
 from harness.winprob import Position, evaluator
 
 POOLS = {
@@ -53,6 +67,7 @@ POOLS = {
     3: [("greedy", "worm-first", "tactician")],
     4: [("greedy", "worm-first", "tactician", "simple")],
 }
+POLICY_POOLS = [("win-optimal", "optimal"), ("optimal", "optimal(endgame=0)")]
 
 
 class ResidueAccountant(VectorAccountant):
@@ -76,11 +91,41 @@ class ResidueAccountant(VectorAccountant):
         self.drift += start - chances
 
 
-def play_deal(job: tuple[tuple[str, ...], int, int]) -> dict[str, np.ndarray]:
+class PolicyAccountant(ResidueAccountant):
+    """:class:`ResidueAccountant` with each roll's luck measured against the roller's own
+    turn policy: ``seats[s]`` the strategy seated at s, each an ``optimal`` or a
+    ``win-optimal`` (whose policy is the best play itself)."""
+
+    def __init__(self, rules: Rules, seats: list[str]) -> None:
+        super().__init__(rules)
+        self.shadows = build_strategies(seats)[0]  # planners of the seats' own turns
+        for shadow in self.shadows:
+            if not isinstance(shadow, Optimal):
+                raise ValueError(f"{shadow.name}: its turn policy is not a solved programme")
+
+    def roller_play(self, seat, position, legal, claims, bust):  # noqa: ANN001, ANN201
+        shadow = self.shadows[seat]
+        if isinstance(shadow, WinOptimal):
+            return super().roller_play(seat, position, legal, claims, bust)
+        stacks = position.stacks
+        view = SimpleNamespace(grill=position.tiles, seat=seat, rules=self.rules, stacks=stacks,
+                               tops=tuple(s[-1] if s else None for s in stacks),
+                               scores=position.scores)  # fmt: skip
+        shadow._plan(view)  # optimal's own plan of this turn: what it picks, stops, claims
+        chosen: list[np.ndarray | None] = []
+        for at in legal:
+            made = shadow.claim(view, at) if at else None  # type: ignore[arg-type]
+            chosen.append(None if made is None else claims[made.tile, made.victim])
+        stops = np.frombuffer(shadow._stops, dtype=np.bool_)
+        return chosen, (np.frombuffer(shadow._value, dtype=float), stops)
+
+
+def play_deal(job: tuple[tuple[str, ...], int, int, bool]) -> dict[str, np.ndarray]:
     """One deal in every cyclic rotation: per game and seat the strategy, win points,
-    n(s_0), drift and luck (the vector); and the identity's largest miss (none: the
-    decisions' part is the remainder) and the own-component check."""
-    field, deal, seed = job
+    n(s_0), drift and luck (the vector; with ``policy`` against the rollers' own play);
+    and the checks' largest miss: a roll's luck summed over the seats against 0, and (best
+    play only) the roller's component against the stored account's luck."""
+    field, deal, seed, policy = job
     players = len(field)
     rules = Rules(players=players)
     dice = DuplicateDice(f"residue-{seed}-{deal}")
@@ -88,11 +133,13 @@ def play_deal(job: tuple[tuple[str, ...], int, int]) -> dict[str, np.ndarray]:
     worst = 0.0
     for r in range(players):
         seats = [(k + r) % players for k in range(players)]
-        acc = ResidueAccountant(rules)
-        result = play_game([field[i] for i in seats], rules, f"residue-{seed}-{deal}-{r}",
-                           observer=acc, dice=dice)  # fmt: skip
-        stored = np.array([acc.ledgers[s].luck for s in range(players)])
-        worst = max(worst, float(np.abs(stored - acc.own).max()), acc.worst_sum)
+        names = [field[i] for i in seats]
+        acc = PolicyAccountant(rules, names) if policy else ResidueAccountant(rules)
+        result = play_game(names, rules, f"residue-{seed}-{deal}-{r}", observer=acc, dice=dice)
+        worst = max(worst, acc.worst_sum)
+        if not policy:
+            stored = np.array([acc.ledgers[s].luck for s in range(players)])
+            worst = max(worst, float(np.abs(stored - acc.own).max()))
         out["strat"].append(seats)
         out["win"].append(stats.win_points(np.array([result.ranks]))[0])
         out["first"].append(acc.first)
@@ -104,8 +151,10 @@ def play_deal(job: tuple[tuple[str, ...], int, int]) -> dict[str, np.ndarray]:
     return arrays
 
 
-def play(field: tuple[str, ...], deals: int, seed: int, workers: int) -> dict[str, np.ndarray]:
-    jobs = [(field, d, seed) for d in range(deals)]
+def play(
+    field: tuple[str, ...], deals: int, seed: int, workers: int, policy: bool = False
+) -> dict[str, np.ndarray]:
+    jobs = [(field, d, seed, policy) for d in range(deals)]
     if workers > 1:
         with Pool(workers) as pool:
             parts = pool.map(play_deal, jobs, chunksize=4)
@@ -150,18 +199,39 @@ def measure(field: tuple[str, ...], data: dict[str, np.ndarray]) -> list[dict[st
     return rows
 
 
+def _gain(g: float) -> str:
+    """A gain for people: none where nothing is left (a part of variance 0)."""
+    return f"{g:.2f}" if g < 1e6 else "-"
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--players", type=int, choices=(2, 3, 4), default=2)
     ap.add_argument("--deals", type=int, default=500)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument(
+        "--policy",
+        action="store_true",
+        help="luck against the rollers' own play (POLICY_POOLS, 2 players)",
+    )
+    ap.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        help="a pool of its own, e.g. win-optimal,optimal (repeatable; its size the players)",
+    )
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
+    fields = [tuple(f.split(",")) for f in a.field]
+    if any(len(f) != a.players for f in fields):
+        ap.error(f"a --field of {a.players} strategies (--players)")
+    if a.policy and a.players != 2:
+        ap.error("--policy measures the 2-player pools of solved programmes")
     out = []
-    for field in POOLS[a.players]:
+    for field in fields or (POLICY_POOLS if a.policy else POOLS[a.players]):
         wall = time.perf_counter()
-        data = play(field, a.deals, a.seed, a.workers)
+        data = play(field, a.deals, a.seed, a.workers, a.policy)
         wall = time.perf_counter() - wall
         check = float(data["check"].max())
         if check > TOLERANCE:
@@ -172,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.json:
         print(json.dumps(out, indent=1))
         return 0
-    print(f"evaluator: {evaluator(Rules(players=a.players)).describe()}")
+    print(f"evaluator: {evaluator(Rules(players=a.players)).describe()}"
+          + ("; luck against the rollers' own play" if a.policy else ""))  # fmt: skip
     for pool in out:
         print(f"\n{' v '.join(pool['field'])}: {pool['deals']:,} deals, "
               f"{pool['wall_seconds']:.0f} s wall (checks {pool['check']:.1e})")  # fmt: skip
@@ -184,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {r['target']:<12} {r['win_share']:.4f} | {r['var_raw']:.2e} "
                   f"{r['var_less_luck']:.2e} {r['var_drift']:.2e} {r['var_decisions']:.2e} "
                   f"{2 * r['cov_drift_decisions']:+.1e} | {r['gain_less_luck']:9.2f} "
-                  f"{r['gain_without_drift']:9.2f} "
-                  f"{r['gain_without_decisions']:13.2f}")  # fmt: skip
+                  f"{_gain(r['gain_without_drift']):>9} "
+                  f"{_gain(r['gain_without_decisions']):>13}")  # fmt: skip
     return 0
 
 

@@ -3,7 +3,8 @@ luck (``wluck``) as the control of luck-adjusted win shares: the variance per de
 over adjusted, side by side, and that neither adjustment moves the estimate.
 
     python benchmarks/win_luck_variance.py [--deals 20000] [--seed 1] [--only 2p]
-                                           [--workers 1] [--engine auto] [--json]
+                                           [--field A,B ...] [--workers 1] [--engine auto]
+                                           [--json]
 
 Pools as luck_pool.py's (one table of a field, every cyclic seat rotation, duplicate
 dice, ``luck: on``), played by the runner's chunk function (``--engine``: auto, the native
@@ -203,11 +204,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--only", action="append", choices=tuple(GROUPS), help="(repeatable)")
+    ap.add_argument(
+        "--field",
+        action="append",
+        default=[],
+        help="a pool of its own instead, e.g. win-optimal,optimal (repeatable)",
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
+    if args.field and args.only:
+        ap.error("--field or --only, not both")
+    own = [tuple(f.split(",")) for f in args.field]
     results = []
-    for group in args.only or GROUPS:
-        for field in GROUPS[group]:
+    for fields in [own] if own else [GROUPS[g] for g in args.only or GROUPS]:
+        for field in fields:
             started = time.monotonic()
             pool = play(field, args.deals, args.seed, args.workers, args.engine)
             result = measure(pool)

@@ -79,19 +79,37 @@ class VectorAccountant(WinAccountant):
                 claims[ending] = np.array(chance)
         tops = tuple(s[-1] if s else 0 for s in position.stacks)
         lower_any = self.rules.lower_tile == "any"
-        chosen: list[np.ndarray | None] = []
-        for total in range(turn.MAX_TOTAL + 1):  # the roller's best claim (max: first)
-            legal = legal_claims(seat, total, True, position.grill, tops, lower_any)
-            values = [claims[c.tile, c.victim] for c in legal]
-            chosen.append(max(values, key=lambda v: v[seat]) if values else None)
+        legal = [
+            legal_claims(seat, total, True, position.grill, tops, lower_any)
+            for total in range(turn.MAX_TOTAL + 1)
+        ]
+        chosen, play = self.roller_play(seat, position, legal, claims, bust)
 
         def payoff(j: int) -> Payoff:
             return Payoff(tuple(None if v is None else float(v[j]) for v in chosen), bust[j])
 
-        value, _, stops = solve_arrays(payoff(seat))
-        self._mover = value
-        self._seats = [policy_arrays((value, stops), payoff(j)) for j in range(self.players)]
+        if play is None:
+            value, _, stops = solve_arrays(payoff(seat))
+            play = (value, stops)
+        self._mover = play[0]
+        self._seats = [policy_arrays(play, payoff(j)) for j in range(self.players)]
         self._busts = bust
+
+    def roller_play(
+        self,
+        seat: int,
+        position: Position,
+        legal: list,
+        claims: dict[tuple[int, int | None], np.ndarray],
+        bust: np.ndarray,
+    ) -> tuple[list[np.ndarray | None], tuple[np.ndarray, np.ndarray] | None]:
+        """The play the roller's luck is measured against: the chance vector of the claim
+        it makes at each total (None: no claim, R7) and its (value, stops) per state
+        (None: the best play for its own chance, solved from those claims). Here the win
+        programme's best play: at each total the claim best for the roller (the first)."""
+        chosen = [max((claims[c.tile, c.victim] for c in at), key=lambda v: v[seat], default=None)
+                  for at in legal]  # fmt: skip
+        return chosen, None
 
     def _rolled(self, roll_faces: tuple[int, ...], counts, mask: int) -> float:  # noqa: ANN001
         state = self._state

@@ -139,3 +139,19 @@ def test_a_win_luck_pool_holds_the_runners_win_luck(pool_module):
     assert played.controlled_by("wluck") is played
     with pytest.raises(SystemExit, match="no winluck"):
         pool_module.play_pool(field, 2, 4, seed=3).controlled_by("winluck")
+
+
+def test_win_luck_variance_measures_a_field_of_its_own(capsys):
+    """``--field`` replaces the built-in pools (the strong fields of docs/luck.md): the
+    pool is the field given, every target measured with both controls; a field and
+    ``--only`` together are refused."""
+    import json
+
+    bench = load_benchmark("win_luck_variance")
+    assert bench.main(["--deals", "40", "--field", "win-optimal,optimal", "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["field"] == ["win-optimal", "optimal"] and result["games"] == 80
+    (row,) = result["rows"]
+    assert row["target"] == "win-optimal" and {"wluck", "winluck"} <= set(row)
+    with pytest.raises(SystemExit):
+        bench.main(["--field", "greedy,simple", "--only", "2p"])

@@ -1,7 +1,8 @@
 """benchmarks/win_luck_residue.py, the measurement behind docs/luck.md's "What win luck
 leaves": its telescoping is exact (seats that play the account's best play leave no
-decisions' part, to the last bits), other play leaves one, and the variances it reports
-add up."""
+decisions' part, to the last bits), other play leaves one, luck against the rollers' own
+play leaves none for the solved programmes (optimal with any settings: its shadow plan is
+its play), and the variances it reports add up."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ def test_seats_that_play_the_accounts_best_play_leave_no_decisions(bench, field)
     """win-optimal plays the programme the win account solves: what is left of its result
     after the evaluator's start, its drift and its luck is nothing (the telescoping is
     exact, every seat, every game of the deal)."""
-    out = bench.play_deal((field, 1, 3))
+    out = bench.play_deal((field, 1, 3, False))
     assert out["over"].all()
     assert np.abs(_decisions(out)).max() < 1e-12
     assert np.abs(out["drift"]).max() > 1e-3  # the evaluator is not exact: drift is there
@@ -33,7 +34,7 @@ def test_seats_that_play_the_accounts_best_play_leave_no_decisions(bench, field)
 
 
 def test_other_play_leaves_its_decisions(bench):
-    out = bench.play_deal((("greedy", "simple"), 1, 3))
+    out = bench.play_deal((("greedy", "simple"), 1, 3, False))
     assert np.abs(_decisions(out)).max() > 0.05
     assert np.allclose(out["luck"].sum(axis=1), 0.0, atol=1e-12)  # the vector: sums to 0
 
@@ -45,3 +46,22 @@ def test_the_variances_add_up(bench):
     parts = row["var_drift"] + row["var_decisions"] + 2 * row["cov_drift_decisions"]
     assert row["var_less_luck"] == pytest.approx(parts, rel=1e-9)
     assert row["deals"] == 6 and row["gain_less_luck"] > 1
+
+
+@pytest.mark.parametrize("field", [("win-optimal", "optimal"),
+                                   ("optimal", "optimal(endgame=0)")])  # fmt: skip
+def test_luck_against_the_rollers_own_play_leaves_no_decisions(bench, field):
+    """With each roll's luck taken against the roller's own turn policy, a seat that
+    keeps to its policy leaves nothing: optimal's shadow plan (its values, stops and
+    claims) is the play the game saw, decision for decision. Against the best play,
+    optimal's decisions are left (it does not play for the win)."""
+    own = bench.play_deal((field, 2, 5, True))
+    assert np.abs(_decisions(own)).max() < 1e-12 and float(own["check"]) < 1e-12
+    best = bench.play_deal((field, 2, 5, False))
+    assert np.abs(_decisions(best)).max() > 1e-3
+    assert (own["win"] == best["win"]).all()  # the same games, accounted two ways
+
+
+def test_a_policy_that_is_not_a_solved_programme_is_refused(bench):
+    with pytest.raises(ValueError, match="not a solved programme"):
+        bench.play_deal((("optimal", "greedy"), 1, 3, True))
