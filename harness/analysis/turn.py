@@ -360,7 +360,8 @@ def policy_arrays(
     left); a roll the play sees leads to :func:`best_keep` of the played values. The
     layers are :func:`solve_arrays`' with each row's keep chosen by the play instead of
     by the maximum, so that ``policy_arrays(solve_arrays(p)[::2], p)`` gives ``p``'s own
-    values bit for bit.
+    values, bit for bit unless two keeps of a roll differ by less than :data:`EPS` (the
+    play keeps the higher face, the maximum the larger value).
     """
     mover_value, stops = played
     stop = _stop_vector(payoff)
