@@ -54,6 +54,7 @@ from win_luck_vector import TOLERANCE, VectorAccountant
 
 from harness import stats
 from harness.analysis.turn import START
+from harness.errors import HarnessError
 from harness.game.dice import DuplicateDice
 from harness.game.rules import Rules
 from harness.play import play_game
@@ -167,6 +168,12 @@ def _var(x: np.ndarray) -> float:
     return float(np.var(x, ddof=1))
 
 
+def _ratio(raw: float, left: float) -> float | None:
+    """A gain, raw variance over what is left; None where nothing is left (a pool too
+    small, or a part that is exactly 0)."""
+    return raw / left if left > 0 else None
+
+
 def measure(field: tuple[str, ...], data: dict[str, np.ndarray]) -> list[dict[str, Any]]:
     """Per member's win share: the variances of the per-deal means and the gains."""
     rows = []
@@ -190,18 +197,19 @@ def measure(field: tuple[str, ...], data: dict[str, np.ndarray]) -> list[dict[st
             "var_drift": _var(drift),
             "var_decisions": _var(decisions),
             "cov_drift_decisions": float(np.cov(drift, decisions)[0, 1]),
-            "gain_less_luck": raw / left,
-            "gain_without_drift": raw / _var(decisions),
-            "gain_without_decisions": raw / _var(drift),
+            "gain_less_luck": _ratio(raw, left),
+            "gain_without_drift": _ratio(raw, _var(decisions)),
+            "gain_without_decisions": _ratio(raw, _var(drift)),
             "mean_drift": float(drift.mean()),
             "mean_decisions": float(decisions.mean()),
         })  # fmt: skip
     return rows
 
 
-def _gain(g: float) -> str:
-    """A gain for people: none where nothing is left (a part of variance 0)."""
-    return f"{g:.2f}" if g < 1e6 else "-"
+def _gain(g: float | None) -> str:
+    """A gain for people: none where nothing is left (a part of variance 0 or within
+    rounding of it)."""
+    return f"{g:.2f}" if g is not None and g < 1e6 else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -228,6 +236,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"a --field of {a.players} strategies (--players)")
     if a.policy and a.players != 2:
         ap.error("--policy measures the 2-player pools of solved programmes")
+    for field in fields:  # a name unknown, or a policy not solved: one line, before any game
+        try:
+            if a.policy:
+                PolicyAccountant(Rules(players=len(field)), list(field))
+            else:
+                build_strategies(field)
+        except (HarnessError, ValueError) as exc:
+            ap.error(f"--field {','.join(field)}: {exc}")
     out = []
     for field in fields or (POLICY_POOLS if a.policy else POOLS[a.players]):
         wall = time.perf_counter()
@@ -254,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         for r in pool["rows"]:
             print(f"  {r['target']:<12} {r['win_share']:.4f} | {r['var_raw']:.2e} "
                   f"{r['var_less_luck']:.2e} {r['var_drift']:.2e} {r['var_decisions']:.2e} "
-                  f"{2 * r['cov_drift_decisions']:+.1e} | {r['gain_less_luck']:9.2f} "
+                  f"{2 * r['cov_drift_decisions']:+.1e} | {_gain(r['gain_less_luck']):>9} "
                   f"{_gain(r['gain_without_drift']):>9} "
                   f"{_gain(r['gain_without_decisions']):>13}")  # fmt: skip
     return 0

@@ -34,6 +34,8 @@ import numpy as np
 from luck_pool import DealPool, deal_totals
 from luck_variance import jackknife_gain, moments
 
+from harness.errors import HarnessError
+from harness.play.building import build_strategies
 from harness.runfolder.schema import OVER
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk
@@ -104,7 +106,7 @@ def _row(y: np.ndarray, m: np.ndarray, c: np.ndarray) -> dict[str, float]:
         "raw_se": raw.se,
         "adjusted": adj.estimate,
         "adjusted_se": adj.se,
-        "z": corr.estimate / corr.se,
+        "z": corr.estimate / corr.se if corr.se > 0 else float("nan"),  # a pool too small
         "coef": cm.coef,
         "gain": cm.gain(),
         "gain_se": jackknife_gain(y, m, c),
@@ -215,6 +217,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.field and args.only:
         ap.error("--field or --only, not both")
     own = [tuple(f.split(",")) for f in args.field]
+    for field in own:  # a name the runner does not know: one line, before any game
+        try:
+            build_strategies(field)
+        except HarnessError as exc:
+            ap.error(f"--field {','.join(field)}: {exc}")
     results = []
     for fields in [own] if own else [GROUPS[g] for g in args.only or GROUPS]:
         for field in fields:

@@ -155,3 +155,19 @@ def test_win_luck_variance_measures_a_field_of_its_own(capsys):
     assert row["target"] == "win-optimal" and {"wluck", "winluck"} <= set(row)
     with pytest.raises(SystemExit):
         bench.main(["--field", "greedy,simple", "--only", "2p"])
+
+
+def test_win_luck_variance_refuses_an_unknown_field_in_one_line(capsys):
+    bench = load_benchmark("win_luck_variance")
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--deals", "4", "--field", "greedy,nosuch"])
+    assert stop.value.code == 2
+    assert "unknown strategy 'nosuch'" in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_win_luck_variance_survives_a_pool_too_small_for_z(capsys):
+    """Three deals of one pairing: a correction with no spread gives z nan, not a
+    division by zero."""
+    bench = load_benchmark("win_luck_variance")
+    assert bench.main(["--deals", "3", "--field", "greedy,simple"]) == 0
+    assert "|z| max" in capsys.readouterr().out

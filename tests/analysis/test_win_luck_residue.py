@@ -65,3 +65,24 @@ def test_luck_against_the_rollers_own_play_leaves_no_decisions(bench, field):
 def test_a_policy_that_is_not_a_solved_programme_is_refused(bench):
     with pytest.raises(ValueError, match="not a solved programme"):
         bench.play_deal((("optimal", "greedy"), 1, 3, True))
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["--field", "greedy,nosuch"], "unknown strategy 'nosuch'"),
+        (["--policy", "--field", "greedy,optimal"], "not a solved programme"),
+        (["--players", "3", "--field", "greedy,simple"], "a --field of 3 strategies"),
+    ],
+)
+def test_a_bad_field_is_one_line_before_any_game(bench, capsys, args, why):
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--deals", "2", *args])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert why in err[-1] and "Traceback" not in "\n".join(err)
+
+
+def test_nothing_left_is_no_gain_not_a_division_by_zero(bench):
+    assert bench._ratio(0.5, 0.0) is None and bench._gain(None) == "-"
+    assert bench._ratio(0.5, 0.25) == 2.0
