@@ -249,16 +249,7 @@ class Solution:
 
         The best value wins; values within the tolerance go to the higher face.
         """
-        value = self.value
-        base = state << 6
-        best_face = 0
-        best = None
-        eps = self._eps
-        for f in reversed(choices):  # higher face first: it keeps ties
-            v = value[CHILD[base | f << 3 | counts[f] - 1]]
-            if best is None or v > best + eps:
-                best, best_face = v, f
-        return best_face
+        return _best(self.value, state, counts, reversed(choices), self._eps)[0]
 
     def outcomes(self, start: int = START) -> tuple[dict[int, Any], Any]:
         """How the turn ends under this policy from state ``start`` (the policy may stop
@@ -408,14 +399,24 @@ def best_keep(
     """The state the best keep of a roll leads to, as :meth:`Solution.pick` chooses it
     (the highest value, within :data:`EPS` the higher face); ``new`` the mask of the faces
     the roll shows not yet kept (not 0: a roll of no new face keeps nothing, R5)."""
+    return _best(value, state, counts, (f for f in range(6, 0, -1) if new >> f & 1), EPS)[1]
+
+
+def _best(
+    value: Sequence[Any] | np.ndarray, state: int, counts: Sequence[int], faces: Any, eps: Any
+) -> tuple[int, int]:
+    """(face, child) of the best keep among ``faces`` (higher first: it keeps ties, a value
+    must beat the best so far by more than ``eps``); (0, -1) for no face."""
     base = state << 6
-    best = child = -1
-    for f in range(6, 0, -1):
-        if new >> f & 1:
-            c = CHILD[base | f << 3 | counts[f] - 1]
-            if child < 0 or value[c] > best + EPS:
-                best, child = value[c], c
-    return child
+    best = None
+    face = 0
+    child = -1
+    for f in faces:
+        c = CHILD[base | f << 3 | counts[f] - 1]
+        v = value[c]
+        if best is None or v > best + eps:
+            best, face, child = v, f, c
+    return face, child
 
 
 def solve(payoff: Payoff) -> Solution:

@@ -35,7 +35,7 @@ SOURCES: dict[str, str] = {
     "harness.winprob.payoff": "859929966ecd17e14cb6b4df54b573dd0dd827b2a8aaf3d228c4f989b44bfc8d",
     "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
-    "harness.analysis.turn": "c674d80dfa7442afc78cf2df7a24a1ff61f69ac2b40a7580e9b86e21f8947ef1",
+    "harness.analysis.turn": "4a678fca72e9633edd578c41f1edcced9de6837321e4c6036294e645aec67d53",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
     "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
     # the win account (winluck): account.inc.c keeps its luck, on winprob.inc.c's payoff
