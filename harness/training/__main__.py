@@ -9,7 +9,14 @@ from pathlib import Path
 import numpy as np
 
 from harness.errors import HarnessError
-from harness.training.args import OneLineParser, add_out, model_file, out_path, parse
+from harness.training.args import (
+    OneLineParser,
+    add_out,
+    add_rules,
+    model_file,
+    out_path,
+    parse,
+)
 from harness.training.progress import Bar
 from harness.training.quantize import QuantizeError, dequantize
 from harness.training.run import Settings, train
@@ -42,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--init", type=Path, default=None, metavar="PATH",
                    help="warm start: the network begins as this model file's"
                    " (its widths are the network's; --epochs 0 skips the first fit)")  # fmt: skip
+    add_rules(p)
     add_out(p)
     return p
 
@@ -77,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--init {a.init}: {exc}")
         hidden = widths
     settings = Settings(a.players, a.seed, a.positions, a.sweeps, hidden, a.epochs,
-                        a.sweep_epochs, decay=a.decay, pool=a.pool, pool_model=pool_model,
-                        init=init)  # fmt: skip
+                        a.sweep_epochs, decay=a.decay, pool=a.pool, rules=a.rules,
+                        pool_model=pool_model, init=init)  # fmt: skip
     out = out_path(a)
     try:
         result = train(settings, Bar())
@@ -94,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{flag}: sha256 {model.sha256}")
     losses = ", ".join(f"{v:.4f}" for v in result.losses)
     changes = ", ".join(f"{v:.4f}" for v in result.backup_change)
-    print(f"positions: {result.games_positions:,} (data sha256 {result.data_sha256})")
+    print(f"positions: {result.games_positions:,} under the {a.rules} rules"
+          f" (data sha256 {result.data_sha256})")  # fmt: skip
     print(f"losses (fit, then each sweep): {losses}")
     print(f"mean change of the targets per sweep: {changes or '-'}")
     print(f"integer vs float model: max abs error {result.quantize_error:.2e}")

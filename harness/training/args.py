@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS
-from harness.winprob import Model, ModelError, load
+from harness.game.rules import MAX_PLAYERS, MIN_PLAYERS, PRESETS
+from harness.winprob import Model, ModelError, load, model_name
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -35,13 +35,22 @@ def parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.N
     return args
 
 
+def add_rules(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rules", choices=list(PRESETS), default="official",
+                        help="the preset the games are played under (RULES.md)")  # fmt: skip
+
+
 def add_out(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, default=None, help="default: winprob-<P>p.bin")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="default: the shipped name, winprob-<P>p.bin"
+                        " (winprob-<P>p-<preset>.bin for a preset's own model)")  # fmt: skip
 
 
 def out_path(args: argparse.Namespace) -> Path:
-    """Where the model is written: ``--out``, else ``winprob-<P>p.bin`` here."""
-    return args.out if args.out is not None else Path(f"winprob-{args.players}p.bin")
+    """Where the model is written: ``--out``, else the name it would ship under, here."""
+    if args.out is not None:
+        return args.out
+    return Path(model_name(args.players, getattr(args, "rules", "official")))
 
 
 def model_file(parser: argparse.ArgumentParser, flag: str, path: Path, players: int) -> Model:

@@ -41,6 +41,7 @@ class Settings:
     rate: float = 1e-3
     decay: float = 1.0  # each sweep's refit: the rate times decay**sweep
     pool: str = "mixed"  # harness.training.selfplay.POOLS
+    rules: str = "official"  # the preset the games are played and backed up under
     # The model the pool's win-optimal seats play with (None: the normal approximation).
     pool_model: Model | None = None
     # A warm start: the network begins as this model's (None: a seeded new network).
@@ -65,12 +66,13 @@ def train(settings: Settings, bar: Bar | None = None) -> Outcome:
     bar = bar if bar is not None else Bar()
     cpu = time.process_time()
     s = settings
-    rules = Rules(players=s.players)
+    rules = Rules.preset(s.rules, s.players)
     rng = np.random.default_rng([s.seed, s.players])
 
     bar.phase("self-play positions", s.positions)
     positions, labels, _ = play_positions(s.players, s.positions, s.seed, pool=POOLS[s.pool],
-                                          model=s.pool_model, tick=bar.tick)  # fmt: skip
+                                          rules=s.rules, model=s.pool_model,
+                                          tick=bar.tick)  # fmt: skip
     x = np.array([features(p) for p in positions], dtype=np.int64)
     y = np.array(labels, dtype=float)
     digest = hashlib.sha256(x.tobytes() + y.tobytes()).hexdigest()

@@ -8,7 +8,14 @@ public surface like :mod:`harness.analysis.turn`: strategies may build on it (th
 built-in ``win-optimal`` does). The training is :mod:`harness.training`'s.
 """
 
-from harness.winprob.evaluator import Evaluator, evaluator, normal_chances, shipped_model
+from harness.winprob.evaluator import (
+    Evaluator,
+    evaluator,
+    model_name,
+    normal_chances,
+    rules_model,
+    shipped_model,
+)
 from harness.winprob.features import feature_count, features
 from harness.winprob.model import Model, ModelError, load
 from harness.winprob.payoff import WinPayoff, ending_chances, stop_values, win_payoff
@@ -26,8 +33,10 @@ __all__ = [
     "feature_count",
     "features",
     "load",
+    "model_name",
     "normal_chances",
     "result_shares",
+    "rules_model",
     "shipped_model",
     "stop_values",
     "WinPayoff",

@@ -3,9 +3,13 @@
 Exact at the end of the game (R10: the grill is empty; R11 decides, a tie counting as a
 shared first place, as the standings count it). Elsewhere, the shipped model for the
 number of players (``models/winprob-<P>p.bin``, trained on the official rules by
-``python -m harness.training``); the RULES.md variants use the official rules' model of
-their player count (they change which tile a bust turns, not what a position is worth
-by much: docs/winprob.md measures it). A player count without a model falls back to
+``python -m harness.training``). A preset with a model of its own
+(``models/winprob-<P>p-<preset>.bin``, trained with ``--rules <preset>``) is judged by
+it: ``piko-blog``, whose busts turn tiles even from an empty stack, ends games in ways
+the official rules' model never saw. Every other variant (a preset without its own
+model, a mix of variant keys) uses the official rules' model of its player count
+(they change which tile a bust turns, not what a position is worth by much:
+docs/winprob.md measures it). A player count without a model falls back to
 the normal approximation that ``optimal``'s end game uses: seat i's chance is the
 product over the others of ``Phi((worms_i - worms_j) / sqrt(2.5 * grill worms))``,
 normalised to sum to one. :func:`evaluator` says which one a rule set gets.
@@ -22,7 +26,7 @@ from math import erf, sqrt
 import numpy as np
 
 from harness.game.board import WORMS
-from harness.game.rules import Rules
+from harness.game.rules import PRESETS, Rules
 from harness.winprob.features import features
 from harness.winprob.model import MODELS, Model, ModelError, load, shipped_sums
 from harness.winprob.position import Position, result_shares
@@ -30,18 +34,43 @@ from harness.winprob.position import Position, result_shares
 SPREAD = 2.5  # optimal's end-game spread: the fallback is its normal approximation
 
 
-def model_name(players: int) -> str:
-    return f"winprob-{players}p.bin"
+OFFICIAL = "official"
+
+
+def model_name(players: int, preset: str = OFFICIAL) -> str:
+    """The file a model of ``players`` seats ships as: one per player count, and one
+    for a preset that has its own."""
+    return f"winprob-{players}p.bin" if preset == OFFICIAL else f"winprob-{players}p-{preset}.bin"
+
+
+def preset_of(rules: Rules) -> str | None:
+    """The name of the preset ``rules`` are (its player count aside), or None for a mix."""
+    for name in PRESETS:
+        if Rules.preset(name, rules.players) == rules:
+            return name
+    return None
 
 
 @cache
-def shipped_model(players: int) -> Model | None:
-    """The shipped model for ``players`` seats, checked and loaded once, or None."""
-    name = model_name(players)
+def shipped_model(players: int, preset: str = OFFICIAL) -> Model | None:
+    """The shipped model for ``players`` seats under ``preset``, checked and loaded
+    once, or None when none is shipped (for a preset: none of its own)."""
+    name = model_name(players, preset)
     digest = shipped_sums().get(name)
     if digest is None:
         return None
     return load(MODELS / name, digest)
+
+
+def rules_model(rules: Rules) -> tuple[str, Model | None]:
+    """The shipped model that judges ``rules`` and the preset it was trained for: the
+    preset's own where it has one, else the official rules' of the player count."""
+    preset = preset_of(rules)
+    if preset is not None and preset != OFFICIAL:
+        own = shipped_model(rules.players, preset)
+        if own is not None:
+            return preset, own
+    return OFFICIAL, shipped_model(rules.players)
 
 
 def normal_chances(position: Position) -> tuple[float, ...]:
@@ -68,8 +97,9 @@ class Evaluator:
         calibration benchmark) or None (the normal approximation)."""
         self.rules = rules
         self.players = rules.players
+        self.trained_for = OFFICIAL  # the preset the model was trained under
         if isinstance(model, str):
-            model = shipped_model(rules.players)
+            self.trained_for, model = rules_model(rules)
         elif model is not None and model.players != rules.players:
             raise ModelError(
                 f"a {model.players}-player model cannot judge {rules.players}-player games (R3)"
@@ -87,9 +117,10 @@ class Evaluator:
                 f"{self.players} players: no trained model; the normal approximation"
                 " (exact at the end of the game)"
             )
-        variant = "" if self.rules == Rules(players=self.players) else " (official rules' model)"
+        borrowed = self.rules != Rules.preset(self.trained_for, self.players)
+        variant = f" ({self.trained_for} rules' model)" if borrowed else ""
         return (
-            f"{self.players} players: learned, {model_name(self.players)}"
+            f"{self.players} players: learned, {model_name(self.players, self.trained_for)}"
             f" sha256 {self.model.sha256[:12]}{variant}; exact at the end of the game"
         )
 
