@@ -18,6 +18,9 @@ seed (another model installed): win-optimal's share per deal (its seatings' mean
 run minus that one's, with a 95% interval over deals. The dice are the same (a run of
 other dice is refused), so the difference is far more precise than the two intervals
 side by side.
+
+``--rules PRESET``: the games under a preset of RULES.md (win-optimal then plays for the
+model that judges it: the preset's own where one is shipped, else the official rules').
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from harness.errors import HarnessError
-from harness.game.rules import Rules
+from harness.game.rules import PRESETS, Rules
 from harness.results import load_run
 from harness.stats.intervals import Moments
 from harness.stats.luck import win_points
@@ -39,8 +42,8 @@ from harness.tourney import run_tournament
 from harness.winprob import evaluator
 
 
-def config(players: int, deals: int, seed: int) -> dict:
-    base = {"name": f"winprob_strength_{players}p", "rules": "official", "players": players,
+def config(players: int, deals: int, seed: int, rules: str = "official") -> dict:
+    base = {"name": f"winprob_strength_{players}p", "rules": rules, "players": players,
             "deals": deals, "seed": seed, "dice": "duplicate"}  # fmt: skip
     if players == 2:
         return {**base, "format": "round_robin", "entrants": ["win-optimal", "optimal"]}
@@ -90,10 +93,12 @@ def main() -> int:
     ap.add_argument("--out", default="results")
     ap.add_argument("--paired", type=Path, default=None, metavar="RUN_DIR",
                     help="another run folder of this script on the same deals")  # fmt: skip
+    ap.add_argument("--rules", choices=list(PRESETS), default="official",
+                    help="the preset the games are played under")  # fmt: skip
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cpu = time.process_time()
-    run = run_tournament(config(a.players, a.deals, a.seed), out=a.out, fresh=True,
+    run = run_tournament(config(a.players, a.deals, a.seed, a.rules), out=a.out, fresh=True,
                          workers=a.workers, progress=None if not a.json else False)  # fmt: skip
     st = run.standings.set_index("strategy")
     row = st.loc["win-optimal"]
@@ -110,7 +115,8 @@ def main() -> int:
         "win_adj_high": float(row["win_adj_high"]),
         "luck_games": int(row["luck_games"]),
         "target": target,
-        "evaluator": evaluator(Rules(players=a.players)).describe(),
+        "rules": a.rules,
+        "evaluator": evaluator(Rules.preset(a.rules, a.players)).describe(),
         "run_dir": str(run.path),
         "wall_seconds": run.summary()["wall_seconds"],
         "cpu_seconds_main": time.process_time() - cpu,
@@ -121,7 +127,7 @@ def main() -> int:
         print(json.dumps(out, indent=1))
         return 0
     print(f"\nwin-optimal against optimal, {a.players} players, {a.deals:,} deals"
-          f" ({out['games']:,} games of win-optimal), seed {a.seed}")  # fmt: skip
+          f" ({out['games']:,} games of win-optimal), seed {a.seed}, {a.rules} rules")  # fmt: skip
     print(f"  evaluator: {out['evaluator']}")
     print(f"  win share      {100 * out['win_share']:.2f}%  95% CI "
           f"{100 * out['win_low']:.2f} to {100 * out['win_high']:.2f}%")  # fmt: skip

@@ -123,7 +123,7 @@ class _Native:
     ) -> None:
         core = native._core
         seats = ((0,), *(native.native_seat(o).as_c() for o in opponents))
-        prepare_evaluators(rules.players, seats)  # a win-optimal opponent's, in C
+        prepare_evaluators(rules, seats)  # a win-optimal opponent's, in C
         keys = bytes(schedule.order_index(k) for k in range(len(schedule.orders)))
         self.handle = core.vec_new(
             native.rules_c(rules),

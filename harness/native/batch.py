@@ -65,9 +65,9 @@ def _prepare(
         (core.PYTHON_SEAT,) if e < len(python) and python[e] else native_seat(s).as_c()
         for e, s in enumerate(strategies)
     )
-    prepare_evaluators(game_rules.players, seats)  # win-optimal's, in this process
-    if account == WIN:  # the win account's (winluck): the evaluator of the player count
-        install_evaluator(game_rules.players)
+    prepare_evaluators(game_rules, seats)  # win-optimal's, in this process
+    if account == WIN:  # the win account's (winluck): the evaluator of the rules
+        install_evaluator(game_rules)
     return game_rules, seats, int(dice == "duplicate")
 
 

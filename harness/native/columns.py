@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.game.rules import MAX_PLAYERS, TILES, Rules
+from harness.game.rules import MAX_PLAYERS, PRESETS, TILES, Rules
 from harness.game.seating import design
 from harness.runfolder.schema import (
     ACCOUNT_ARRAYS,
@@ -59,14 +59,23 @@ DETAIL_SEAT = 1 + len(TILES)
 assert DETAIL_HEAD + DETAIL_SEAT * MAX_PLAYERS <= DETAIL_BYTES
 
 
-def rules_c(rules: Rules) -> tuple[int, int, int, int, int]:
-    """(players, lower_any, flip mode, flip_without_tile, keep_returned) for the C code."""
+def evaluator_slot(rules: Rules) -> int:
+    """Which of the C engine's installed evaluators judges ``rules``: their preset's
+    (its index in PRESETS; a mix of variant keys is judged as the official rules, 0).
+    harness.native.evaluators installs in it the model Python's evaluator uses."""
+    return list(PRESETS).index(rules.preset_name or "official")
+
+
+def rules_c(rules: Rules) -> tuple[int, int, int, int, int, int]:
+    """(players, lower_any, flip mode, flip_without_tile, keep_returned, evaluator slot)
+    for the C code."""
     return (
         rules.players,
         int(rules.lower_tile == "any"),
         FLIP_MODES.index(rules.bust_flip),
         int(rules.flip_without_tile),
         int(rules.returned_tile == "keep"),
+        evaluator_slot(rules),
     )
 
 

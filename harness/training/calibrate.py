@@ -47,7 +47,14 @@ import numpy as np
 from scipy.optimize import minimize
 
 from harness.errors import HarnessError
-from harness.training.args import OneLineParser, add_out, model_file, out_path, parse
+from harness.training.args import (
+    OneLineParser,
+    add_out,
+    add_rules,
+    model_file,
+    out_path,
+    parse,
+)
 from harness.training.net import cross_entropy, softmax
 from harness.training.progress import Bar
 from harness.training.quantize import check_bounds
@@ -111,6 +118,7 @@ class Settings:
     pool: str = "mixed"
     kind: str = "temperature"
     knots: int = KNOTS  # the chance map's pieces (kind "knots")
+    rules: str = "official"  # the preset the games are played under
 
 
 @dataclass(frozen=True)
@@ -162,14 +170,15 @@ def play(
     seed: int,
     pool: Sequence[str],
     tick: Callable[[int], None] | None = None,
+    rules: str = "official",
 ) -> tuple[list[Position], np.ndarray, int]:
     """At least ``count`` turn-start positions of whole games (seeds ``fit-<seed>-<n>``,
-    the official rules), each seat drawn from ``pool``, a ``win-optimal`` seat playing
+    under the preset ``rules``), each seat drawn from ``pool``, a ``win-optimal`` seat playing
     with ``model``: the training's self-play (:func:`harness.training.selfplay.play_positions`)
     with this step's seeds; each position's result shares rotated from its mover; and the
     number of games that gave them."""
     positions, labels, games = play_positions(model.players, count, seed, tag=TAG, pool=pool,
-                                              model=model, tick=tick)  # fmt: skip
+                                              rules=rules, model=model, tick=tick)  # fmt: skip
     return positions, np.array(labels, dtype=float), len(set(games))
 
 
@@ -300,7 +309,8 @@ def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
             " calibrate the model it came from, then fit the knots"
         )
     bar.phase(f"{s.players} players: games", s.positions)
-    positions, y, games = play(s.model, s.positions, s.seed, POOLS[s.pool], tick=bar.tick)
+    positions, y, games = play(s.model, s.positions, s.seed, POOLS[s.pool], tick=bar.tick,
+                               rules=s.rules)  # fmt: skip
     bar.end()
     rows = np.array([features(p) for p in positions], dtype=np.int64)
     z = float_logits(s.model, rows)
@@ -350,6 +360,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--map", choices=MAPS, default=Settings.kind, help="what is fitted")
     p.add_argument("--knots", type=int, default=KNOTS,
                    help=f"the chance map's pieces (--map knots; 1 to {MAX_KNOTS})")  # fmt: skip
+    add_rules(p)
     add_out(p)
     return p
 
@@ -366,13 +377,16 @@ def main(argv: list[str] | None = None) -> int:
         model = model_file(parser, "--model", a.model, a.players)
     else:
         try:
-            model = shipped_model(a.players)
+            model = shipped_model(a.players, a.rules)
         except ModelError as exc:
             parser.error(str(exc))
         if model is None:
-            parser.error(f"--players {a.players}: no shipped model; give --model FILE")
+            parser.error(
+                f"--players {a.players} --rules {a.rules}: no shipped model; give --model FILE"
+            )
     try:
-        settings = Settings(a.players, model, a.seed, a.positions, a.pool, a.map, a.knots)
+        settings = Settings(a.players, model, a.seed, a.positions, a.pool, a.map, a.knots,
+                            a.rules)  # fmt: skip
         result = calibrate(settings, Bar())
         out.write_bytes(result.model.to_bytes())
     except HarnessError as exc:
@@ -384,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     r = result
     print(f"input  sha256 {model.sha256}")
     print(f"positions: {r.positions:,} from {r.games:,} games"
-          f" ({a.pool} pool, seeds {TAG}-{a.seed}-<n>)")  # fmt: skip
+          f" ({a.pool} pool, {a.rules} rules, seeds {TAG}-{a.seed}-<n>)")  # fmt: skip
     print(f"map ({a.map}): {r.fitted.describe()}")
     print(f"cross-entropy {r.loss_before:.5f} -> {r.loss_after:.5f}; "
           f"Brier {r.brier_before:.5f} -> {r.brier_after:.5f}")  # fmt: skip

@@ -26,7 +26,7 @@ from math import erf, sqrt
 import numpy as np
 
 from harness.game.board import WORMS
-from harness.game.rules import PRESETS, Rules
+from harness.game.rules import Rules
 from harness.winprob.features import features
 from harness.winprob.model import MODELS, Model, ModelError, load, shipped_sums
 from harness.winprob.position import Position, result_shares
@@ -43,14 +43,6 @@ def model_name(players: int, preset: str = OFFICIAL) -> str:
     return f"winprob-{players}p.bin" if preset == OFFICIAL else f"winprob-{players}p-{preset}.bin"
 
 
-def preset_of(rules: Rules) -> str | None:
-    """The name of the preset ``rules`` are (its player count aside), or None for a mix."""
-    for name in PRESETS:
-        if Rules.preset(name, rules.players) == rules:
-            return name
-    return None
-
-
 @cache
 def shipped_model(players: int, preset: str = OFFICIAL) -> Model | None:
     """The shipped model for ``players`` seats under ``preset``, checked and loaded
@@ -65,7 +57,7 @@ def shipped_model(players: int, preset: str = OFFICIAL) -> Model | None:
 def rules_model(rules: Rules) -> tuple[str, Model | None]:
     """The shipped model that judges ``rules`` and the preset it was trained for: the
     preset's own where it has one, else the official rules' of the player count."""
-    preset = preset_of(rules)
+    preset = rules.preset_name
     if preset is not None and preset != OFFICIAL:
         own = shipped_model(rules.players, preset)
         if own is not None:

@@ -115,6 +115,9 @@ def _rules() -> list[str]:
         *_wrapped("static const int WORMS[MAX_TOTAL + 1] = {", map(str, worms), "};"),
         "/* the bust_flip variant as a flip mode (harness/native/columns.py FLIP_MODES) */",
         *_enum([*(f"FLIP_{_name(m)}" for m in columns.FLIP_MODES), "FLIP_MODES"]),
+        "/* the evaluator slots: one per preset (harness/game/rules.py PRESETS), which model"
+        " judges its games */",
+        f"#define WP_SLOTS {len(rules.PRESETS)}",
     ]
 
 

@@ -105,16 +105,21 @@ def quantized_model(players: int, seed: int) -> Model:
 
 @pytest.fixture
 def use_model(monkeypatch):
-    """use_model(players, model): the evaluator's model for that player count (None: the
-    normal approximation), Python's and, at the next batch, the C engine's: the test hook
-    is the evaluator's own lookup (shipped_model, read at call time)."""
-    models: dict[int, Model | None] = {}
+    """use_model(players, model, preset="official"): the evaluator's model for that player
+    count (None: the normal approximation), Python's and, at the next batch, the C
+    engine's; with ``preset``, that preset's own model (its games judged by it, the
+    others' not). The test hook is the evaluator's own lookup (shipped_model, read at call
+    time)."""
+    models: dict[tuple[int, str], Model | None] = {}
 
-    def use(players: int, model: Model | None) -> None:
-        models[players] = model
+    def use(players: int, model: Model | None, preset: str = "official") -> None:
+        models[players, preset] = model
         forget_all()
 
-    monkeypatch.setattr(winprob_evaluator, "shipped_model", lambda p: models.get(p))
+    def lookup(players: int, preset: str = "official") -> Model | None:
+        return models.get((players, preset))
+
+    monkeypatch.setattr(winprob_evaluator, "shipped_model", lookup)
     yield use
     monkeypatch.undo()
     forget_all()
@@ -156,7 +161,7 @@ def c_chances(position: Position) -> tuple[float, ...]:
 
 
 def assert_same_chances(players: int, count: int = 400, seed: int = 0) -> None:
-    evaluators.install(players)
+    evaluators.install(Rules(players=players))
     python = evaluator(Rules(players=players))
     for position in random_positions(players, count, seed):
         assert c_chances(position) == python.chances(position), position
@@ -219,10 +224,10 @@ def test_the_probe_sees_a_wrong_model(use_model):
     """The comparison can fail: the C engine keeps the model it was given until the next
     install, so a model swapped behind its back gives other chances."""
     use_model(2, random_model(2, seed=1))
-    evaluators.install(2)
+    evaluators.install(Rules(players=2))
     position = Position.of(range(21, 30), [[30, 31], [32]], 0)
     before = c_chances(position)
-    winprob_evaluator.shipped_model = lambda p: random_model(2, seed=2)  # not installed
+    winprob_evaluator.shipped_model = lambda p, preset="official": random_model(2, seed=2)
     evaluator.cache_clear()  # Python's evaluator now has the other model, C the first
     assert c_chances(position) == before
     assert evaluator(Rules(players=2)).chances(position) != before
@@ -241,6 +246,44 @@ def test_games_in_every_preset(use_model, players, preset, dice):
         ["win-optimal", *opponents], Rules.preset(preset, players), dice, 31 + players, 6
     )
     assert rows == 6 * players
+
+
+@needs_native
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_preset_with_its_own_model_is_judged_by_it_on_both_engines(use_model, players):
+    """piko-blog with a model of its own, official with another: each preset's games are
+    played for its model on both engines, batch after batch in one process (each in its
+    slot: neither swaps the other's), and a variant mix that is no preset borrows the
+    official rules' model, as Python's evaluator does."""
+    official, own = random_model(players, seed=40), random_model(players, seed=41)
+    use_model(players, official)
+    use_model(players, own, "piko-blog")
+    blog = Rules.preset("piko-blog", players)
+    mix = Rules(players=players, bust_flip="lowest")  # one of piko-blog's two keys
+    assert evaluator(blog).model is own and evaluator(Rules(players=players)).model is official
+    assert evaluator(mix).model is official
+    assert "(official rules' model)" in evaluator(mix).describe()
+    assert f"winprob-{players}p-piko-blog.bin" in evaluator(blog).describe()
+    assert "rules' model" not in evaluator(blog).describe()
+    entrants = ["win-optimal", "optimal", "win-optimal"][:players]
+    for rules in (Rules(players=players), blog, mix, Rules(players=players), blog):
+        check_deals(entrants, rules, "duplicate", 7, 3)
+    position = Position.of(range(21, 30), [[30, 31], [32, 33]] + [[34]] * (players - 2), 1)
+    slot = list(PRESETS).index("piko-blog")
+    assert native._core.wp_chances(
+        players, position.grill, position.stacks, position.to_move, slot
+    ) == evaluator(blog).chances(position)
+    assert c_chances(position) == evaluator(Rules(players=players)).chances(position)
+    assert c_chances(position) != evaluator(blog).chances(position)  # two models, two answers
+
+
+@needs_native
+def test_a_wrong_evaluator_slot_is_refused():
+    """A slot beyond the presets: one line, nothing installed or played."""
+    with pytest.raises(ValueError, match="evaluator slot must be 0 to 3"):
+        native._core.wp_install(2, None, False, len(PRESETS))
+    with pytest.raises(ValueError, match="wp_chances"):
+        native._core.wp_chances(2, 1 << 21, ((), ()), 0, -1)
 
 
 @needs_native
@@ -540,7 +583,7 @@ def test_normal_approximation_sums_as_the_python_it_runs_on(use_model, players):
     asked for, is 3.12's, as a Python 3.12 would give it."""
     assert (sys.version_info >= (3, 12)) == evaluators.NEUMAIER
     use_model(players, None)
-    evaluators.install(players)
+    evaluators.install(Rules(players=players))
     native._core.wp_install(players, None, not evaluators.NEUMAIER)
     differ = 0
     try:

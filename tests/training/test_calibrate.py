@@ -9,6 +9,7 @@ import io
 import numpy as np
 import pytest
 
+from harness.game.rules import Rules
 from harness.training import calibrate as cal
 from harness.training import selfplay
 from harness.training.net import Net, softmax
@@ -178,6 +179,23 @@ def test_a_tiny_calibration_repeats_and_plays_its_own_games(monkeypatch) -> None
     assert other.model.to_bytes() != one.model.to_bytes()
 
 
+def test_a_preset_is_calibrated_on_its_own_games(monkeypatch) -> None:  # noqa: ANN001
+    played = []
+    real = selfplay.play_game
+
+    def spy(seats, rules, seed, **kw):  # noqa: ANN001, ANN202
+        played.append(rules)
+        return real(seats, rules, seed, **kw)
+
+    monkeypatch.setattr(selfplay, "play_game", spy)
+    settings = cal.Settings(players=2, model=_model(2, seed=9), seed=4, positions=150,
+                            rules="piko-blog")  # fmt: skip
+    blog = cal.calibrate(settings, _quiet())
+    assert played and set(played) == {Rules.preset("piko-blog", 2)}
+    official = cal.calibrate(cal.Settings(**{**settings.__dict__, "rules": "official"}), _quiet())
+    assert (blog.loss_before, blog.fitted) != (official.loss_before, official.fitted)  # other games
+
+
 def test_win_optimal_plays_with_the_model_given(monkeypatch) -> None:  # noqa: ANN001
     """The games depend on the input model, not on the installed ones."""
     model = _model(2, seed=3)
@@ -202,6 +220,8 @@ def test_win_optimal_plays_with_the_model_given(monkeypatch) -> None:  # noqa: A
         (["--players", "3", "--map", "knots", "--knots", "0"], "--knots 0"),
         (["--players", "3", "--knots", "5000"], "--knots 5000"),
         (["--players", "7"], "no shipped model"),
+        (["--players", "3", "--rules", "french"], "--rules french: no shipped model"),
+        (["--players", "2", "--rules", "bogus"], "invalid choice"),
         (["--players", "3", "--model", "/nonexistent/m.bin"], "cannot read"),
     ],
 )

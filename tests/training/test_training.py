@@ -3,6 +3,7 @@ pieces against the exact turn programme; the quantizer's bounds; the command's e
 
 from __future__ import annotations
 
+import hashlib
 import io
 import random
 
@@ -131,6 +132,39 @@ def test_the_pool_model_plays_the_win_optimal_seats() -> None:
     assert one.data_sha256 == two.data_sha256 != train(TINY, _quiet()).data_sha256
 
 
+def test_a_preset_is_trained_on_its_own_games_and_backups(monkeypatch) -> None:  # noqa: ANN001
+    """``rules``: the games are played and every turn backed up under the preset (a
+    piko-blog model learns piko-blog's endings), and the run repeats byte for byte."""
+    run = Settings(**{**TINY.__dict__, "rules": "piko-blog"})
+    seen = []
+    targets = backup.targets
+
+    def spy(positions, chances, rules, **kw):  # noqa: ANN001, ANN003, ANN202
+        seen.append(rules)
+        return targets(positions, chances, rules, **kw)
+
+    monkeypatch.setattr(backup, "targets", spy)
+    one, two = train(run, _quiet()), train(run, _quiet())
+    assert seen == [Rules.preset("piko-blog", 2)] * 2
+    assert one.model.to_bytes() == two.model.to_bytes()
+    positions, labels, _ = play_positions(2, TINY.positions, TINY.seed, rules="piko-blog")
+    x = np.array([features(p) for p in positions], dtype=np.int64)
+    y = np.array(labels, dtype=float)
+    assert one.data_sha256 == hashlib.sha256(x.tobytes() + y.tobytes()).hexdigest()
+    assert one.data_sha256 != train(TINY, _quiet()).data_sha256
+
+
+def test_a_presets_model_is_named_as_it_ships(tmp_path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    monkeypatch.chdir(tmp_path)
+    argv = ["--rules", "piko-blog", "--positions", "60", "--sweeps", "0", "--epochs", "1",
+            "--hidden", "4"]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "under the piko-blog rules" in printed
+    assert "winprob-2p-piko-blog.bin" in printed
+    assert (tmp_path / "winprob-2p-piko-blog.bin").exists()
+
+
 def test_model_files_on_the_command_line(tmp_path, capsys) -> None:  # noqa: ANN001
     model = _tiny_model()
     path = tmp_path / "m.bin"
@@ -181,6 +215,7 @@ def test_a_model_of_other_players_is_refused(tmp_path, capsys) -> None:  # noqa:
         (["--positions", "0"], "at least"),
         (["--hidden", "a,b"], "widths"),
         (["--bogus"], "unrecognized"),
+        (["--rules", "nosuch"], "--rules"),
     ],
 )
 def test_bad_input_is_one_line(argv: list[str], words: str, capsys) -> None:  # noqa: ANN001

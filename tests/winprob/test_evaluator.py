@@ -87,3 +87,41 @@ def test_the_shipped_two_player_model_knows_a_lead() -> None:
     assert 0.35 < ev.chances(close)[0] < 0.65
     # ahead, the same board with the other seat to move: still far ahead
     assert ev.chances(Position(ahead.grill, ahead.stacks, 0))[0] > 0.9
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_a_preset_with_its_own_model_is_judged_by_it_and_every_other_rule_set_is_not(
+    monkeypatch, players: int
+) -> None:  # noqa: ANN001
+    """The preset's own file where one is shipped (and only for exactly that preset);
+    every other variant, and a preset without its own, the official rules' model."""
+    import importlib
+
+    from harness.game.rules import PRESETS
+
+    evaluator_module = importlib.import_module("harness.winprob.evaluator")
+
+    official, blog = tiny_model(players), tiny_model(players, seed=5)
+    files = {("official", players): official, ("piko-blog", players): blog}
+    monkeypatch.setattr(
+        evaluator_module,
+        "shipped_model",
+        lambda p, preset="official": files.get((preset, p)),
+    )
+    judged = {name: Evaluator(Rules.preset(name, players)) for name in PRESETS}
+    assert judged["piko-blog"].model is blog and judged["piko-blog"].trained_for == "piko-blog"
+    assert "piko-blog" in judged["piko-blog"].describe()
+    assert "rules' model" not in judged["piko-blog"].describe()
+    for name in ("official", "french", "short"):
+        assert judged[name].model is official and judged[name].trained_for == "official"
+    assert "(official rules' model)" in judged["french"].describe()
+    for mix in (
+        Rules(players=players, bust_flip="lowest"),  # half of piko-blog
+        Rules(players=players, bust_flip="lowest", flip_without_tile=True, lower_tile="any"),
+    ):
+        assert Evaluator(mix).model is official
+    here = Position.of(range(21, 30), [[30, 31], [32]] + [[33]] * (players - 2), 0)
+    assert judged["piko-blog"].chances(here) != judged["official"].chances(here)
+    del files["piko-blog", players]  # no file of its own: it borrows, and says so
+    assert Evaluator(Rules.preset("piko-blog", players)).model is official
+    assert "(official rules' model)" in Evaluator(Rules.preset("piko-blog", players)).describe()

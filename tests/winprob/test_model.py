@@ -4,11 +4,13 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from harness.game.rules import PRESETS
 from harness.winprob import Model, ModelError, load, shipped_model
 from harness.winprob.evaluator import model_name
 from harness.winprob.model import MODELS, Layer, shipped_sums
@@ -86,9 +88,12 @@ def test_every_shipped_model_matches_its_line_in_sha256sums() -> None:
     for name, digest in shipped_sums().items():
         data = (MODELS / name).read_bytes()
         assert hashlib.sha256(data).hexdigest() == digest, name
-        players = int(name.removeprefix("winprob-").removesuffix("p.bin"))
-        assert model_name(players) == name
-        model = shipped_model(players)
+        found = re.fullmatch(r"winprob-(\d)p(?:-(.+))?\.bin", name)
+        assert found, name
+        players, preset = int(found[1]), found[2] or "official"
+        assert preset in PRESETS, name
+        assert model_name(players, preset) == name
+        model = shipped_model(players, preset)
         assert model is not None and model.players == players
         assert model.layers[-1].weights.shape[0] == players
 

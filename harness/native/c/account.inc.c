@@ -95,7 +95,7 @@ static double acc_win_slope(const Game *g, int seat, int grill_worms) {
 ACC_HOOK void acc_start(Game *g, int win) {
     memset(g->acc, 0, sizeof(*g->acc));
     g->acc->pending = -1;
-    g->acc->win = win && wp_mode[g->n] != 0;
+    g->acc->win = win && wp_mode[g->wp_slot][g->n] != 0;
 }
 
 /* The whole programme of a turn solved (the account reads every state's value). */

@@ -128,6 +128,7 @@ static Game *new_game(const Game *proto, int duplicate, int max_turns, int accou
     g->flip_mode = proto->flip_mode;
     g->flip_without = proto->flip_without;
     g->keep_returned = proto->keep_returned;
+    g->wp_slot = proto->wp_slot;
     g->duplicate = duplicate;
     g->max_turns = max_turns;
     return g;

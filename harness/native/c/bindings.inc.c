@@ -45,12 +45,17 @@ static void *read_buffer(Buffers *b, PyObject *obj, int writable, Py_ssize_t ite
     return view->buf;
 }
 
-/* (players, lower_any, flip mode, flip_without, keep_returned): the rules (RULES.md). */
+/* (players, lower_any, flip mode, flip_without, keep_returned[, evaluator slot]): the rules
+ * (RULES.md) and which installed evaluator judges them (columns.rules_c: their preset's). */
 static int parse_rules(PyObject *rules, Game *g) {
-    int n, lower_any, flip_mode, flip_without, keep_returned;
-    if (!PyArg_ParseTuple(rules, "iiiii", &n, &lower_any, &flip_mode, &flip_without,
-                          &keep_returned))
+    int n, lower_any, flip_mode, flip_without, keep_returned, slot = 0;
+    if (!PyArg_ParseTuple(rules, "iiiii|i", &n, &lower_any, &flip_mode, &flip_without,
+                          &keep_returned, &slot))
         return -1;
+    if (slot < 0 || slot >= WP_SLOTS) {
+        PyErr_Format(PyExc_ValueError, "evaluator slot must be 0 to %d", WP_SLOTS - 1);
+        return -1;
+    }
     if (n < 2 || n > MAXP) {
         PyErr_Format(PyExc_ValueError, "%d players; a game has 2 to %d (R3)", n, MAXP);
         return -1;
@@ -64,6 +69,7 @@ static int parse_rules(PyObject *rules, Game *g) {
     g->flip_mode = flip_mode;
     g->flip_without = flip_without != 0;
     g->keep_returned = keep_returned != 0;
+    g->wp_slot = slot;
     return 0;
 }
 
@@ -89,7 +95,7 @@ static int bad_param(int seat, int kind, int j, double v) {
  * (S_PYTHON, no parameter). A seat out of them is refused here, never played as something
  * else. */
 _Static_assert(MAX_PARAMS == 3, "parse_table reads three parameters at most (\"i|ddd\")");
-static int parse_table(PyObject *seats, int n, Strat *table) {
+static int parse_table(PyObject *seats, int n, int slot, Strat *table) {
     if (!PyTuple_Check(seats) || PyTuple_GET_SIZE(seats) != n) {
         PyErr_Format(PyExc_ValueError, "seats: a tuple of %d (kind, params) pairs", n);
         return -1;
@@ -111,7 +117,7 @@ static int parse_table(PyObject *seats, int n, Strat *table) {
         }
         for (int j = 0; j < count; j++)
             if (bad_param(i, kind, j, p[j])) return -1;
-        if (kind == S_WIN_OPTIMAL && !wp_mode[n]) { /* never played on no evaluator */
+        if (kind == S_WIN_OPTIMAL && !wp_mode[slot][n]) { /* never played on no evaluator */
             PyErr_Format(PyExc_ValueError,
                          "seat %d: win-optimal has no evaluator for %d players installed "
                          "(harness.native.evaluators.install)", i, n);
@@ -286,7 +292,7 @@ static int batch_parse(Batch *t, PyObject *rules, PyObject *seats, int max_turns
     t->b = (Buffers)BUFFERS(t->store);
     t->g = NULL;
     t->playing = 0;
-    if (parse_rules(rules, &t->proto) < 0 || parse_table(seats, t->proto.n, t->table) < 0 ||
+    if (parse_rules(rules, &t->proto) < 0 || parse_table(seats, t->proto.n, t->proto.wp_slot, t->table) < 0 ||
         check_max_turns(max_turns) < 0 || parse_orders(orders, t->proto.n, &t->orders) < 0)
         return -1;
     return 0;
@@ -507,17 +513,22 @@ static PyObject *py_chunk_stats(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* wp_install(players, model, neumaier): the evaluator of `players` seats for win-optimal:
+/* wp_install(players, model, neumaier[, slot]): the evaluator of `players` seats for
+ * win-optimal and the win account, in `slot` (the rules' preset: columns.rules_c):
  * `model` the bytes of its file (harness.winprob.Model.to_bytes(), checked by the caller
  * against its sha256) or None for the normal approximation; `neumaier`: whether this
  * Python's sum() of floats is compensated (3.12 and later). A model that does not fit is
  * a ValueError saying why, and nothing changes. */
 static PyObject *py_wp_install(PyObject *self, PyObject *args) {
-    int players, neumaier;
+    int players, neumaier, slot = 0;
     PyObject *data;
-    if (!PyArg_ParseTuple(args, "iOp", &players, &data, &neumaier)) return NULL;
+    if (!PyArg_ParseTuple(args, "iOp|i", &players, &data, &neumaier, &slot)) return NULL;
     if (players < 2 || players > MAXP) {
         PyErr_Format(PyExc_ValueError, "%d players; a game has 2 to %d (R3)", players, MAXP);
+        return NULL;
+    }
+    if (slot < 0 || slot >= WP_SLOTS) {
+        PyErr_Format(PyExc_ValueError, "evaluator slot must be 0 to %d", WP_SLOTS - 1);
         return NULL;
     }
     WpModel *m = NULL;
@@ -532,8 +543,8 @@ static PyObject *py_wp_install(PyObject *self, PyObject *args) {
         }
     }
     wp_neumaier = neumaier;
-    wp_model[players] = m; /* the one before stays allocated: a batch may still read it */
-    wp_mode[players] = m == NULL ? 1 : 2;
+    wp_model[slot][players] = m; /* the one before stays allocated: a batch may still read it */
+    wp_mode[slot][players] = m == NULL ? 1 : 2;
     wp_generation++; /* every plan cache's boards of other models: misses from now */
     Py_RETURN_NONE;
 }

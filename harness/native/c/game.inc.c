@@ -26,6 +26,7 @@ typedef struct Account Account; /* the luck account (account.inc.c) */
 typedef struct {
     /* rules */
     int n, lower_any, flip_mode, flip_without, keep_returned, max_turns;
+    int wp_slot; /* which installed evaluator judges these rules (winprob.inc.c: WP_SLOTS) */
     /* the seats of this game */
     const Strat *strat[MAXP];
     /* the board */

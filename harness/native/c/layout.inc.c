@@ -18,6 +18,8 @@ static const int WORMS[MAX_TOTAL + 1] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 
     0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 0, 0, 0, 0};
 /* the bust_flip variant as a flip mode (harness/native/columns.py FLIP_MODES) */
 enum { FLIP_NONE, FLIP_HIGHEST, FLIP_LOWEST, FLIP_MODES };
+/* the evaluator slots: one per preset (harness/game/rules.py PRESETS), which model judges its games */
+#define WP_SLOTS 4
 
 /* ==== the native kinds (harness/native/kinds.py KINDS) and the parameters each
  * reads, in its order, with the bounds its built-in declares (Strategy.bounds) */

@@ -181,14 +181,18 @@ static PyObject *py_dp_cache_size(PyObject *self, PyObject *arg) {
     return PyLong_FromLong(before);
 }
 
-/* wp_chances(players, grill, stacks, to_move): Evaluator.chances of a position, by the
- * installed evaluator of `players` seats (tests compare them with Python's, bit for bit). */
+/* wp_chances(players, grill, stacks, to_move[, slot]): Evaluator.chances of a position, by
+ * the evaluator installed for `players` seats in `slot` (tests compare them with Python's,
+ * bit for bit). */
 static PyObject *py_wp_chances(PyObject *self, PyObject *args) {
     WpPos p;
     unsigned long long grill;
     PyObject *stacks;
-    if (!PyArg_ParseTuple(args, "iKOi", &p.n, &grill, &stacks, &p.to_move)) return NULL;
-    if (p.n < 2 || p.n > MAXP || !wp_mode[p.n] || p.to_move < 0 || p.to_move >= p.n ||
+    p.slot = 0;
+    if (!PyArg_ParseTuple(args, "iKOi|i", &p.n, &grill, &stacks, &p.to_move, &p.slot))
+        return NULL;
+    if (p.slot < 0 || p.slot >= WP_SLOTS || p.n < 2 || p.n > MAXP || !wp_mode[p.slot][p.n] ||
+        p.to_move < 0 || p.to_move >= p.n ||
         !PyTuple_Check(stacks) || PyTuple_GET_SIZE(stacks) != p.n) {
         PyErr_SetString(PyExc_ValueError, "wp_chances: an installed player count, its stacks");
         return NULL;

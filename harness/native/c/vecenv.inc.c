@@ -280,7 +280,7 @@ static PyObject *py_vec_new(PyObject *self, PyObject *args) {
         return NULL;
     VecEnv *e = PyMem_Calloc(1, sizeof(VecEnv));
     if (e == NULL) return PyErr_NoMemory();
-    int ok = parse_rules(rules, &e->proto) == 0 && parse_table(seats, e->proto.n, e->table) == 0 &&
+    int ok = parse_rules(rules, &e->proto) == 0 && parse_table(seats, e->proto.n, e->proto.wp_slot, e->table) == 0 &&
              check_max_turns(max_turns) == 0 && parse_orders(orders_obj, e->proto.n, &e->orders) == 0;
     if (ok) {
         for (int i = 0; i < e->proto.n; i++)

@@ -45,11 +45,15 @@ typedef struct {
 
 #define WP_PAD16(cols) (((cols) + 15) & ~15)
 
-/* Per player count: 0 nothing installed (win-optimal refused), 1 the normal
- * approximation, 2 a model. wp_model[n] is never freed once installed (a batch of another
- * thread may read it); a new install leaks the old one (tests install a few). */
-static int wp_mode[MAXP + 1];
-static const WpModel *wp_model[MAXP + 1];
+/* Per slot (the preset of the rules: official, piko-blog, french, short; a mix of variant
+ * keys is judged as the official rules, slot 0) and player count: 0 nothing installed
+ * (win-optimal refused), 1 the normal approximation, 2 a model. Python installs in each
+ * slot the model its evaluator uses for those rules (the preset's own, else the official
+ * rules'), so that tables of two presets never share, or swap, a model mid-batch.
+ * wp_model[..][n] is never freed once installed (a batch of another thread may read it);
+ * a new install leaks the old one (tests install a few). */
+static int wp_mode[WP_SLOTS][MAXP + 1];
+static const WpModel *wp_model[WP_SLOTS][MAXP + 1];
 static int wp_neumaier;         /* 1: sum() of floats is compensated (Python >= 3.12) */
 static uint32_t wp_generation; /* changes at each install: the plan caches' keys hold it */
 
@@ -58,6 +62,7 @@ static uint32_t wp_generation; /* changes at each install: the plan caches' keys
 typedef struct {
     uint64_t grill;
     int n, to_move;
+    int slot; /* the evaluator that judges it (Game.wp_slot) */
     int len[MAXP];
     uint8_t stack[MAXP][NTILES];
 } WpPos;
@@ -65,6 +70,7 @@ typedef struct {
 static void wp_from_game(const Game *g, WpPos *p) {
     p->grill = g->grill;
     p->n = g->n;
+    p->slot = g->wp_slot;
     p->to_move = g->seat;
     for (int s = 0; s < g->n; s++) {
         p->len[s] = g->len[s];
@@ -328,7 +334,7 @@ static double wp_shares(const WpPos *p, int seat) {
 /* Evaluator.chances(position)[seat]. */
 static double wp_chance(const WpPos *p, int seat) {
     if (!p->grill) return wp_shares(p, seat);
-    const WpModel *m = wp_mode[p->n] == 2 ? wp_model[p->n] : NULL;
+    const WpModel *m = wp_mode[p->slot][p->n] == 2 ? wp_model[p->slot][p->n] : NULL;
     if (m == NULL) return wp_normal(p, seat);
     int64_t in[WP_MAX_WIDTH], logits[WP_MAX_WIDTH];
     wp_features(p, in);
@@ -383,7 +389,7 @@ static double wp_ending_values(const Game *g, const WpPos *here, int seat, doubl
 typedef struct {
     uint64_t grill, hash; /* hash 0: empty */
     uint32_t generation;
-    uint8_t n, seat, flip_mode, flip_without, keep_returned, count;
+    uint8_t n, seat, flip_mode, flip_without, keep_returned, slot, count;
     uint8_t tiles[NTILES + MAXP]; /* the stacks, each its length then its tiles */
     double gv[NTILES], sv[MAXP], bust;
 } WpPlan;
@@ -397,6 +403,7 @@ static int wp_plan_key(const Game *g, int seat, WpPlan *k) {
     k->flip_mode = (uint8_t)g->flip_mode;
     k->flip_without = (uint8_t)g->flip_without;
     k->keep_returned = (uint8_t)g->keep_returned;
+    k->slot = (uint8_t)g->wp_slot;
     int at = 0;
     for (int s = 0; s < g->n; s++) {
         k->tiles[at++] = (uint8_t)g->len[s];
@@ -404,8 +411,9 @@ static int wp_plan_key(const Game *g, int seat, WpPlan *k) {
     }
     k->count = (uint8_t)at;
     uint64_t h = g->grill * 0x9e3779b97f4a7c15ULL ^ (uint64_t)seat << 56 ^
-                 (uint64_t)wp_generation << 40 ^ (uint64_t)(g->flip_mode * 4 + g->flip_without * 2 +
-                                                             g->keep_returned) << 32;
+                 (uint64_t)wp_generation << 40 ^ (uint64_t)(g->wp_slot * 16 + g->flip_mode * 4 +
+                                                             g->flip_without * 2 + g->keep_returned)
+                                                 << 32;
     for (int j = 0; j < at; j++) h = (h ^ k->tiles[j]) * 1099511628211ULL;
     h ^= h >> 33;
     h *= 0xff51afd7ed558ccdULL;
@@ -418,6 +426,7 @@ static int wp_same_key(const WpPlan *a, const WpPlan *b) {
     return a->hash == b->hash && a->grill == b->grill && a->generation == b->generation &&
            a->n == b->n && a->seat == b->seat && a->flip_mode == b->flip_mode &&
            a->flip_without == b->flip_without && a->keep_returned == b->keep_returned &&
+           a->slot == b->slot &&
            a->count == b->count && memcmp(a->tiles, b->tiles, a->count) == 0;
 }
 
