@@ -243,6 +243,13 @@ def engine_files() -> list[Path]:
     # it played before the change (the source, whether or not it is built here).
     files += sorted((root / "native").glob("*.py"))  # its door, its seats, its modules
     files += sorted((root / "native" / "c").glob("*.c"))  # core.c and the parts it #includes
+    # The win-probability models decide win-optimal's games, the win account's values and
+    # any plugin's that asks the evaluator; no source digest sees a model change. Their
+    # SHA256SUMS names each one by its sha256 (a file that differs is refused at load), so
+    # a new or retrained model changes every key, never reuses rows of the model before.
+    sums = root / "winprob" / "models" / "SHA256SUMS"
+    if sums.exists():  # without it no model loads: the normal approximation everywhere
+        files.append(sums)
     return files
 
 

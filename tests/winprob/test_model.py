@@ -175,3 +175,35 @@ def test_a_truncated_chance_map_is_refused(cut: int) -> None:
     # an HWP1 file relabelled HWP2 has no map: refused too
     with pytest.raises(ModelError):
         Model.from_bytes(b"HWP2" + tiny_model().to_bytes()[4:])
+
+
+def test_a_changed_model_changes_every_stored_key(monkeypatch) -> None:  # noqa: ANN001
+    """A model retrained or added (its line in SHA256SUMS) must never let a run reuse or
+    resume rows played by the model before: the engine digest, and so every chunk key and
+    the run key, covers SHA256SUMS (no source digest sees a model file)."""
+    from harness.tourney import load_config, plan
+
+    settings = {"name": "m", "players": 2, "deals": 4, "seed": 1, "rules": "piko-blog"}
+    config = load_config({**settings, "entrants": ["win-optimal", "optimal"]})
+    before = (plan.engine_digest(), plan.run_key(config), [c.key for c in plan.chunks(config)])
+    real = Path.read_bytes
+
+    def retrained(self: Path) -> bytes:  # one hex digit of one model's line flipped
+        data = real(self)
+        if self.name != "SHA256SUMS":
+            return data
+        lines = data.split(b"\n")
+        at = next(i for i, line in enumerate(lines) if line and not line.startswith(b"#"))
+        lines[at] = (b"0" if lines[at][:1] != b"0" else b"1") + lines[at][1:]
+        return b"\n".join(lines)
+
+    plan.engine_digest.cache_clear()
+    monkeypatch.setattr(Path, "read_bytes", retrained)
+    try:
+        after = (plan.engine_digest(), plan.run_key(config), [c.key for c in plan.chunks(config)])
+        assert after[0] != before[0] and after[1] != before[1]
+        assert not set(after[2]) & set(before[2])
+    finally:
+        monkeypatch.undo()
+        plan.engine_digest.cache_clear()
+    assert plan.engine_digest() == before[0]
