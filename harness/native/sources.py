@@ -30,7 +30,7 @@ SOURCES: dict[str, str] = {
     f"{PACKAGE}.optimal": "a1d570f57e5a53d4e7056c9089519b6bd8f181270cbc0e0a63350a0fceba70d3",
     f"{PACKAGE}.win_optimal": "ee3341c544e4924692950fb1082365c7a7c336fab2ec523c63198762814fd462",
     # the win-probability evaluator: native/c/winprob.inc.c mirrors it, integer for integer
-    "harness.winprob.evaluator": "c28ecdc6a0f19aa36d9091f345b1e3978a6d96616e81622d099904a6e85a870b",
+    "harness.winprob.evaluator": "9ce4fbd6800eef487b31da7f0e58fa6234b45dc3c64f223a5fdd10ba5163e9e1",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
     "harness.winprob.payoff": "859929966ecd17e14cb6b4df54b573dd0dd827b2a8aaf3d228c4f989b44bfc8d",
     "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",

@@ -43,15 +43,22 @@ def model_name(players: int, preset: str = OFFICIAL) -> str:
     return f"winprob-{players}p.bin" if preset == OFFICIAL else f"winprob-{players}p-{preset}.bin"
 
 
-@cache
 def shipped_model(players: int, preset: str = OFFICIAL) -> Model | None:
     """The shipped model for ``players`` seats under ``preset``, checked and loaded
     once, or None when none is shipped (for a preset: none of its own)."""
+    return _shipped(players, preset)  # one cache key however the preset is given
+
+
+@cache
+def _shipped(players: int, preset: str) -> Model | None:
     name = model_name(players, preset)
     digest = shipped_sums().get(name)
     if digest is None:
         return None
     return load(MODELS / name, digest)
+
+
+shipped_model.cache_clear = _shipped.cache_clear  # type: ignore[attr-defined]
 
 
 def rules_model(rules: Rules) -> tuple[str, Model | None]:
@@ -89,7 +96,8 @@ class Evaluator:
         calibration benchmark) or None (the normal approximation)."""
         self.rules = rules
         self.players = rules.players
-        self.trained_for = OFFICIAL  # the preset the model was trained under
+        # the preset the shipped model was trained under (None: a model given, not shipped)
+        self.trained_for: str | None = None
         if isinstance(model, str):
             self.trained_for, model = rules_model(rules)
         elif model is not None and model.players != rules.players:
@@ -108,6 +116,11 @@ class Evaluator:
             return (
                 f"{self.players} players: no trained model; the normal approximation"
                 " (exact at the end of the game)"
+            )
+        if self.trained_for is None:
+            return (
+                f"{self.players} players: learned, a given model sha256 {self.model.sha256[:12]};"
+                " exact at the end of the game"
             )
         borrowed = self.rules != Rules.preset(self.trained_for, self.players)
         variant = f" ({self.trained_for} rules' model)" if borrowed else ""

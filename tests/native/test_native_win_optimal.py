@@ -308,16 +308,20 @@ def test_games_on_the_normal_approximation(use_model, players):
 
 
 @needs_native
+@pytest.mark.parametrize("preset", ["official", "piko-blog"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_games_with_the_shipped_model(players):
-    """The shipped files as they are (the 3- and 4-player ones carry a chance map)."""
-    if shipped_model(players) is None:
-        pytest.skip(f"no {players}-player model shipped")
+def test_games_with_the_shipped_model(players, preset):
+    """The shipped files as they are (the 3- and 4-player ones carry a chance map; a
+    preset's own file is played in its games only)."""
+    if shipped_model(players, preset) is None:
+        pytest.skip(f"no {players}-player model of the {preset} rules shipped")
     evaluators.forget()
     evaluator.cache_clear()
+    rules = Rules.preset(preset, players)
+    assert evaluator(rules).model is shipped_model(players, preset)
     entrants = ["win-optimal", "optimal", "simple", "win-optimal"][:players]
     for seed in (1, 2, 3):
-        check_deals(entrants, Rules(players=players), "duplicate", seed, 10 if players == 2 else 4)
+        check_deals(entrants, rules, "duplicate", seed, 10 if players == 2 else 4)
 
 
 @needs_native

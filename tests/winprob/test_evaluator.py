@@ -125,3 +125,12 @@ def test_a_preset_with_its_own_model_is_judged_by_it_and_every_other_rule_set_is
     del files["piko-blog", players]  # no file of its own: it borrows, and says so
     assert Evaluator(Rules.preset("piko-blog", players)).model is official
     assert "(official rules' model)" in Evaluator(Rules.preset("piko-blog", players)).describe()
+
+
+def test_a_given_model_is_described_as_given_not_as_a_shipped_file() -> None:
+    model = tiny_model(2, seed=3)
+    for rules in (Rules(players=2), Rules.preset("piko-blog", 2)):
+        ev = Evaluator(rules, model)
+        assert ev.trained_for is None
+        assert f"a given model sha256 {model.sha256[:12]}" in ev.describe()
+        assert ".bin" not in ev.describe() and "rules' model" not in ev.describe()
