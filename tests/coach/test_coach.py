@@ -126,6 +126,35 @@ def test_win_optimal_loses_nothing_in_chances_to_win():
     assert other.kind_rows()[-1]["loss_per_game"]["estimate"] > 1e-4
 
 
+@NEEDS_NATIVE
+@pytest.mark.parametrize("players", [2, 3])
+def test_under_piko_blog_both_engines_play_and_judge_by_its_own_model(players):
+    # piko-blog has models of its own: the subject (a Python seat on either engine) plays
+    # for the one the coach judges by, and so loses nothing; the opponent, win-optimal
+    # too, plays in C on the native engine, which must use the model Python uses (its
+    # preset's slot), or the games, and so the answers, differ.
+    from harness.game.rules import Rules
+    from harness.winprob import evaluator
+
+    if evaluator(Rules.preset("piko-blog", players)).trained_for != "piko-blog":
+        pytest.skip(f"no {players}-player piko-blog model shipped")
+    runs = [
+        coach(
+            "win-optimal",
+            opponents=["win-optimal"],
+            rules="piko-blog",
+            players=players,
+            deals=4,
+            examples=0,
+            engine=engine,
+        )  # fmt: skip
+        for engine in ("python", "native")
+    ]
+    plain = answers_alike(runs)
+    assert plain[0] == plain[1] and [c.engine for c in runs] == ["python", "native"]
+    assert abs(runs[1].kind_rows()[-1]["loss_per_game"]["estimate"]) < 1e-9
+
+
 def test_optimal_loses_nothing_outside_its_end_game_and_greedy_does():
     best = coach("optimal", opponents=["greedy"], deals=40, examples=0, unit="worms")
     for row in best.kind_rows():
