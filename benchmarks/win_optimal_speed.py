@@ -62,7 +62,11 @@ def random_model(players: int, hidden: tuple[int, ...], seed: int = 1) -> Model:
 
 def use_model(players: int, model: Model | None) -> None:
     """The evaluator's model for ``players`` seats (None: the normal approximation)."""
-    winprob_evaluator.shipped_model = lambda p: model if p == players else None
+
+    def lookup(p: int, preset: str = "official") -> Model | None:
+        return model if (p, preset) == (players, "official") else None
+
+    winprob_evaluator.shipped_model = lookup
     evaluator.cache_clear()
     evaluators.forget()
 
