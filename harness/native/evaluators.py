@@ -27,6 +27,7 @@ from harness.native.kinds import KINDS
 
 # (players, slot) -> the model installed in C (None: the normal approximation)
 _INSTALLED: dict[tuple[int, int], object] = {}
+_NONE = object()  # nothing installed yet (None is the normal approximation)
 WIN_OPTIMAL = KINDS["win-optimal"][0]
 # Whether sum() of floats is compensated here (Python 3.12+ uses Neumaier's algorithm):
 # the normal approximation's normalising sum is sum(raw), and C must add as it does.
@@ -58,9 +59,6 @@ def install(rules: Rules) -> None:
     except ValueError as exc:
         raise NotNative(f"win-optimal: {exc}") from None
     _INSTALLED[players, slot] = model
-
-
-_NONE = object()  # nothing installed yet (None is the normal approximation)
 
 
 def forget() -> None:
