@@ -4,7 +4,7 @@ over adjusted, side by side, and that neither adjustment moves the estimate.
 
     python benchmarks/win_luck_variance.py [--deals 20000] [--seed 1] [--only 2p]
                                            [--field A,B ...] [--workers 1] [--engine auto]
-                                           [--json]
+                                           [--rules PRESET] [--json]
 
 Pools as luck_pool.py's (one table of a field, every cyclic seat rotation, duplicate
 dice, ``luck: on``), played by the runner's chunk function (``--engine``: auto, the native
@@ -16,8 +16,9 @@ raw estimate, adjusted by wluck and by winluck (coefficient cross-fitted on two 
 deals, harness.stats.ControlMoments), z = (adjusted - raw) / its standard error, and gain
 = (raw se / adjusted se)^2 with a jackknife standard error (luck_variance.py).
 
-The evaluator behind winluck is harness.winprob's for the player count: the shipped model
-where one is installed, the normal approximation elsewhere (printed per pool).
+The evaluator behind winluck is harness.winprob's for the rules (``--rules``, a preset):
+the shipped model where one is installed (a preset's own where it has one), the normal
+approximation elsewhere (printed per pool).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from luck_pool import DealPool, deal_totals
 from luck_variance import jackknife_gain, moments
 
 from harness.errors import HarnessError
+from harness.game.rules import PRESETS
 from harness.play.building import build_strategies
 from harness.runfolder.schema import OVER
 from harness.tourney import load_config, plan
@@ -68,12 +70,19 @@ def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float
 
 
 def play(
-    field: tuple[str, ...], deals: int, seed: int, workers: int, engine: str = "auto"
+    field: tuple[str, ...],
+    deals: int,
+    seed: int,
+    workers: int,
+    engine: str = "auto",
+    rules: str = "official",
 ) -> DealPool:
-    """The pool of ``field`` on ``deals`` deals, both controls kept."""
+    """The pool of ``field`` on ``deals`` deals under the preset ``rules``, both controls
+    kept."""
     config = load_config(
         {
             "name": "win-luck-pool",
+            "rules": rules,
             "players": len(field),
             "entrants": list(field),
             "deals": deals,
@@ -169,12 +178,13 @@ def measure(p: DealPool) -> dict[str, Any]:
     }
 
 
-def evaluator_of(players: int) -> str:
-    """What the win account's evaluator is at ``players`` (a model or the approximation)."""
+def evaluator_of(players: int, rules: str = "official") -> str:
+    """What the win account's evaluator is at ``players`` under the preset ``rules`` (a
+    model, the preset's own or the official rules', or the approximation)."""
     from harness.game.rules import Rules
     from harness.winprob import evaluator
 
-    return evaluator(Rules(players=players)).describe()
+    return evaluator(Rules.preset(rules, players)).describe()
 
 
 def print_result(r: dict[str, Any]) -> None:
@@ -212,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="a pool of its own instead, e.g. win-optimal,optimal (repeatable)",
     )
+    ap.add_argument("--rules", default="official", choices=tuple(PRESETS),
+                    help="the preset the pools are played under")  # fmt: skip
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     if args.field and args.only:
@@ -226,9 +238,10 @@ def main(argv: list[str] | None = None) -> int:
     for fields in [own] if own else [GROUPS[g] for g in args.only or GROUPS]:
         for field in fields:
             started = time.monotonic()
-            pool = play(field, args.deals, args.seed, args.workers, args.engine)
+            pool = play(field, args.deals, args.seed, args.workers, args.engine, args.rules)
             result = measure(pool)
-            result["evaluator"] = evaluator_of(len(field))
+            result["rules"] = args.rules
+            result["evaluator"] = evaluator_of(len(field), args.rules)
             result["wall_s"] = time.monotonic() - started
             results.append(result)
             if not args.json:
