@@ -129,7 +129,8 @@ def least_squares_gain(y: np.ndarray, m: np.ndarray, *controls: np.ndarray) -> f
     target = y / m
     x = np.column_stack([np.ones_like(target), *(c / m for c in controls)])
     coef, *_ = np.linalg.lstsq(x, target, rcond=None)
-    return float(np.var(target) / np.var(target - x @ coef))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a pool with no spread: nan
+        return float(np.var(target) / np.var(target - x @ coef))
 
 
 def with_control(p: DealPool, field: str) -> DealPool:

@@ -171,3 +171,24 @@ def test_win_luck_variance_survives_a_pool_too_small_for_z(capsys):
     bench = load_benchmark("win_luck_variance")
     assert bench.main(["--deals", "3", "--field", "greedy,simple"]) == 0
     assert "|z| max" in capsys.readouterr().out
+
+
+def test_win_luck_variance_plays_a_preset_judged_by_its_own_model(capsys):
+    """``--rules piko-blog``: the pool's games are piko-blog's and its win luck is kept
+    in the evaluator of those rules (piko-blog's own model where one is shipped)."""
+    import json
+
+    from harness.game.rules import Rules
+    from harness.winprob import evaluator
+
+    bench = load_benchmark("win_luck_variance")
+    assert bench.main(["--deals", "20", "--field", "greedy,simple", "--rules", "piko-blog",
+                       "--json"]) == 0  # fmt: skip
+    (result,) = json.loads(capsys.readouterr().out)
+    assert result["rules"] == "piko-blog"
+    assert result["evaluator"] == evaluator(Rules.preset("piko-blog", 2)).describe()
+    official = bench.play(("greedy", "simple"), 20, 1, 1)
+    blog = bench.play(("greedy", "simple"), 20, 1, 1, rules="piko-blog")
+    assert not np.array_equal(official.data["worms"], blog.data["worms"])  # other games
+    with pytest.raises(SystemExit):
+        bench.main(["--rules", "nosuch"])
