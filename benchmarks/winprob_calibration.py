@@ -16,8 +16,9 @@ beside it, and is too narrow), how many bins the intervals show within or outsid
 of the evaluator beside the normal approximation's (harness.winprob.normal_chances,
 what ``optimal``'s end game and today's win-weighted luck use). The evaluator is the
 shipped one for each player count (``--model``: a file instead, for its player count);
-``--rules PRESET`` plays and judges the games under a preset (a variant uses the
-official rules' model of its player count).
+``--rules PRESET`` plays and judges the games under a preset (by the preset's own model
+where one is shipped, piko-blog's; any other variant by the official rules' model of its
+player count; win-optimal seats play with the same).
 """
 
 from __future__ import annotations
