@@ -662,11 +662,12 @@ def test_odd_values_are_refused_not_played():
 def test_c_entry_points_reject_bad_arguments():
     core = native._core
     cols = raw_columns
-    ok_rules, seats, design = (2, 0, 1, 0, 1), ((0,), (0,)), b"\x00\x01\x01\x00"
+    ok_rules, seats, design = (2, 0, 1, 0, 1, 0), ((0,), (0,)), b"\x00\x01\x01\x00"
     core.play_games(ok_rules, seats, 100, 0, 3, design, cols(3, 2), None)  # the happy path
     bad = [
-        ((8, 0, 1, 0, 1), seats, 3, cols(3, 8)),  # 8 players (R3)
-        ((2, 0, 3, 0, 1), seats, 3, cols(3, 2)),  # no flip mode 3
+        ((8, 0, 1, 0, 1, 0), seats, 3, cols(3, 8)),  # 8 players (R3)
+        ((2, 0, 3, 0, 1, 0), seats, 3, cols(3, 2)),  # no flip mode 3
+        ((2, 0, 1, 0, 1, 4), seats, 3, cols(3, 2)),  # no evaluator slot 4
         (ok_rules, ((0,), (99,)), 3, cols(3, 2)),  # no such strategy
         (ok_rules, ((0,),), 3, cols(3, 2)),  # one seat for two players
         (ok_rules, seats, 4, cols(3, 2)),  # columns shorter than the rows
@@ -675,6 +676,8 @@ def test_c_entry_points_reject_bad_arguments():
     for rules, strategies, rows, columns in bad:
         with pytest.raises(ValueError):
             core.play_games(rules, strategies, 100, 0, rows, design, columns, None)
+    with pytest.raises(TypeError):  # no evaluator slot: never a preset judged by another model
+        core.play_games(ok_rules[:-1], seats, 100, 0, 3, design, cols(3, 2), None)
     for k in (2, -1):  # seat order 2 of a design of 2; a negative one
         columns = cols(3, 2)
         columns[1][2] = k
@@ -772,7 +775,7 @@ def cols(rows, n):
     codes = [native.GAME_COLUMNS[k] for k in native.columns.GAME_ORDER]
     codes += [native.SEAT_COLUMNS[k] for k in native.columns.SEAT_ORDER] * n
     return tuple(array(c, bytes(rows * array(c).itemsize)) for c in codes)
-rules, seats, prefix = (3, 0, 1, 0, 1), ((0,), (1, 27.0), (3,)), b"1\x1fdeal\x1f"
+rules, seats, prefix = (3, 0, 1, 0, 1, 0), ((0,), (1, 27.0), (3,)), b"1\x1fdeal\x1f"
 bad = [b"", bytes(range(3)) * 128, b"\x00\x01\x01", b"\x00\x01\x03", b"\x00\x01",
        b"\x00\x01\x02\x00", array("b", [-1, 0, 1]), array("h", [0, 1, 2]),
        memoryview(bytes(range(3)) * 2)[::2], "012", [0, 1, 2], None, 7,

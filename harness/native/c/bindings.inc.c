@@ -45,11 +45,12 @@ static void *read_buffer(Buffers *b, PyObject *obj, int writable, Py_ssize_t ite
     return view->buf;
 }
 
-/* (players, lower_any, flip mode, flip_without, keep_returned[, evaluator slot]): the rules
- * (RULES.md) and which installed evaluator judges them (columns.rules_c: their preset's). */
+/* (players, lower_any, flip mode, flip_without, keep_returned, evaluator slot): the rules
+ * (RULES.md) and which installed evaluator judges them (columns.rules_c: their preset's).
+ * The slot is required: a default would judge a preset's games by another model. */
 static int parse_rules(PyObject *rules, Game *g) {
-    int n, lower_any, flip_mode, flip_without, keep_returned, slot = 0;
-    if (!PyArg_ParseTuple(rules, "iiiii|i", &n, &lower_any, &flip_mode, &flip_without,
+    int n, lower_any, flip_mode, flip_without, keep_returned, slot;
+    if (!PyArg_ParseTuple(rules, "iiiiii", &n, &lower_any, &flip_mode, &flip_without,
                           &keep_returned, &slot))
         return -1;
     if (slot < 0 || slot >= WP_SLOTS) {
