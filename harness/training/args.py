@@ -47,10 +47,11 @@ def add_out(parser: argparse.ArgumentParser) -> None:
 
 
 def out_path(args: argparse.Namespace) -> Path:
-    """Where the model is written: ``--out``, else the name it would ship under, here."""
+    """Where the model is written: ``--out``, else the name it would ship under, here
+    (both commands take ``--rules``: :func:`add_rules`)."""
     if args.out is not None:
         return args.out
-    return Path(model_name(args.players, getattr(args, "rules", "official")))
+    return Path(model_name(args.players, args.rules))
 
 
 def model_file(parser: argparse.ArgumentParser, flag: str, path: Path, players: int) -> Model:

@@ -157,21 +157,29 @@ def test_bounds_are_checked() -> None:
         cal.fold(model, cal.Map((1e9, 1e9), (0.0, 0.0)))
 
 
-def test_a_tiny_calibration_repeats_and_plays_its_own_games(monkeypatch) -> None:  # noqa: ANN001
-    seeds: list[str] = []
-    real = selfplay.play_game  # the calibration plays the training's self-play
+def games_played(monkeypatch) -> list[tuple]:  # noqa: ANN001
+    """The (rules, seed) of every game the calibration plays from now on (it plays the
+    training's self-play)."""
+    played: list[tuple] = []
+    real = selfplay.play_game
 
     def spy(seats, rules, seed, **kw):  # noqa: ANN001, ANN202
-        seeds.append(seed)
+        played.append((rules, seed))
         return real(seats, rules, seed, **kw)
 
     monkeypatch.setattr(selfplay, "play_game", spy)
+    return played
+
+
+def test_a_tiny_calibration_repeats_and_plays_its_own_games(monkeypatch) -> None:  # noqa: ANN001
+    played = games_played(monkeypatch)
     settings = cal.Settings(players=3, model=_model(3, seed=9), seed=4, positions=300,
                             kind="seat-affine")  # fmt: skip
     one = cal.calibrate(settings, _quiet())
     two = cal.calibrate(settings, _quiet())
     assert one.model.to_bytes() == two.model.to_bytes()
     assert one.positions >= 300 and one.fold_error < 2e-3
+    seeds = [seed for _, seed in played]
     assert seeds and all(s.startswith("fit-4-") for s in seeds)  # neither train- nor calib-
     # the fitted map is the best of its kind on its games: never a worse cross-entropy
     assert one.loss_after <= one.loss_before + 1e-9
@@ -180,18 +188,11 @@ def test_a_tiny_calibration_repeats_and_plays_its_own_games(monkeypatch) -> None
 
 
 def test_a_preset_is_calibrated_on_its_own_games(monkeypatch) -> None:  # noqa: ANN001
-    played = []
-    real = selfplay.play_game
-
-    def spy(seats, rules, seed, **kw):  # noqa: ANN001, ANN202
-        played.append(rules)
-        return real(seats, rules, seed, **kw)
-
-    monkeypatch.setattr(selfplay, "play_game", spy)
+    played = games_played(monkeypatch)
     settings = cal.Settings(players=2, model=_model(2, seed=9), seed=4, positions=150,
                             rules="piko-blog")  # fmt: skip
     blog = cal.calibrate(settings, _quiet())
-    assert played and set(played) == {Rules.preset("piko-blog", 2)}
+    assert played and {rules for rules, _ in played} == {Rules.preset("piko-blog", 2)}
     official = cal.calibrate(cal.Settings(**{**settings.__dict__, "rules": "official"}), _quiet())
     assert (blog.loss_before, blog.fitted) != (official.loss_before, official.fitted)  # other games
 
