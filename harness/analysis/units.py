@@ -23,9 +23,22 @@ error, never luck or skill). So a seat's chance moves over its turn by
 ``(par - before) + luck - regret``.
 
 The ledgers hold the same fields as the worm account's, in chances to win (``wluck`` =
-``luck``: win-unit luck is already win-weighted). Python only: the engines' stored
-account stays in worms. The float order of the worm accountant is not touched (the
-native account mirrors it, harness/native/sources.py).
+``luck``: win-unit luck is already win-weighted).
+
+**The vector** (``vector[j]``, stored as ``winvec``): each roll's luck in *every* seat's
+chance, not only the roller's. For seat j, its chance under the roller's best play (the
+programme's policy: each roll's best keep, :func:`harness.analysis.turn.best_keep`, its
+stops, and at each total the claim :func:`harness.winprob.stop_claims` names) after the
+roll, minus that chance's mean over the roll (:func:`harness.analysis.turn.policy_arrays`:
+the same turn graph valued with j's ending chances). Mean zero given the game before the
+roll, whoever decides; the roller's own part is its luck above. At two players the other
+seat's part is the roller's luck negated (the chances sum to one), so no second
+programme is evaluated. A seat's ``vector[j]`` sums its part of every roll of the game: the
+control of its win share at any player count (at two players ``winluck`` minus the other
+seat's; at three or more it sees what a roll does to the seats that did not roll). Kept
+only when asked for (``vector=True``: the stored account's), as it costs a programme a
+seat. The native account (account.inc.c) mirrors all of it, float for float
+(harness/native/sources.py).
 """
 
 from __future__ import annotations
@@ -33,11 +46,13 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from harness.analysis.account import Accountant, Decision, Option, TurnAccount
-from harness.analysis.turn import START, Payoff, solve_arrays
+from harness.analysis.turn import START, Payoff, best_keep, policy_arrays, solve_arrays
 from harness.game.board import legal_claims, tiles_of
 from harness.game.rules import Rules
-from harness.winprob import Position, WinPayoff, win_payoff
+from harness.winprob import Position, WinPayoff, stop_claims, win_payoff
 
 UNITS = ("win", "worms")
 """The units an account is kept in: chances to win (the default) or worms of swing."""
@@ -109,11 +124,20 @@ class WinAccountant(Accountant):
 
     unit = "win"
 
-    def __init__(self, rules: Rules, **kwargs) -> None:  # noqa: ANN003
+    def __init__(self, rules: Rules, vector: bool = False, **kwargs) -> None:  # noqa: ANN003
         super().__init__(rules, **kwargs)
         self.rules = rules
         self._payoff: WinPayoff | None = None
         self._grill_mask = 0
+        #: with ``vector``: each seat's part of every roll's luck (stored as ``winvec``).
+        #: Off by default: at three players or more it evaluates the turn's programme for
+        #: every other seat (about 3.7x the account's CPU on the Python engine), which the
+        #: coach, the diff and the hints never read.
+        self.keeps_vector = vector
+        self.vector = [0.0] * rules.players
+        self._vector_before = list(self.vector)
+        # the turn's other seats: (seat, its ending chance after a bust, value, roll)
+        self._others: list[tuple[int, float, np.ndarray, np.ndarray]] = []
 
     def turn_started(self, turn: int, seat: int) -> None:
         self._close(None, "")
@@ -136,8 +160,51 @@ class WinAccountant(Accountant):
         ledger.turns += 1
         ledger.par += par
         self._k = 1.0  # win-unit luck is its own win weight: wluck == luck
+        self._vector_before = list(self.vector)
+        self._others = self._other_seats(payoff, board.grill, tuple(board.stacks), seat)
         if self._detail:
             self._current = WinTurn(turn, seat, par, 1.0, grill, tops, before=payoff.before)
+
+    def _other_seats(
+        self, payoff: WinPayoff, grill: int, stacks: tuple, seat: int
+    ) -> list[tuple[int, float, np.ndarray, np.ndarray]]:
+        """Every other seat's chance under the roller's best play of this turn, per state
+        (three players or more; at two the roller's luck negated is the other's)."""
+        if self.players < 3 or not self.keeps_vector:
+            return []
+        position = Position(grill, tuple(tuple(s) for s in stacks), seat)
+        claims = stop_claims(position, payoff.claims, self.lower_any)
+        value, _, stops = solve_arrays(Payoff(payoff.stop, payoff.bust))
+        others = []
+        for j in range(self.players):
+            if j != seat:
+                stop = tuple(None if c is None else payoff.vectors[c][j] for c in claims)
+                bust = payoff.bust_vector[j]
+                values, roll = policy_arrays((value, stops), Payoff(stop, bust))
+                others.append((j, bust, values, roll))
+        return others
+
+    def _rolled(self, roll_faces: tuple[int, ...], counts, mask: int) -> float:  # noqa: ANN001
+        best = super()._rolled(roll_faces, counts, mask)
+        if not self.keeps_vector:
+            return best
+        i, seat = self._state, self._seat
+        luck = best - self._roll[i]  # the roller's part: its luck, as booked
+        vector = self.vector
+        vector[seat] += luck
+        if self.players == 2:
+            vector[1 - seat] += -luck
+            return best
+        new = mask & self._free
+        child = best_keep(self._value, i, counts, new) if new else -1
+        for j, bust, values, roll in self._others:
+            vector[j] += (bust if child < 0 else float(values[child])) - float(roll[i])
+        return best
+
+    def finish(self) -> None:
+        if self._open >= 0:  # a forfeit's turn: nothing of it counts, for any seat
+            self.vector[:] = self._vector_before
+        super().finish()
 
     def claimed(self, seat: int, claim, total: int) -> None:  # noqa: ANN001
         self._settle_pending(True)

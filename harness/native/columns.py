@@ -28,7 +28,8 @@ from harness.runfolder.schema import (
 GAME_COLUMNS: dict[str, str] = GAME_ARRAYS
 SEAT_COLUMNS: dict[str, str] = SEAT_ARRAYS
 # The luck account's columns per seat (harness.analysis.account, kept by account.inc.c),
-# with the win account's luck (harness.analysis.units: winluck), kept beside it.
+# with the win account's luck and its vector (harness.analysis.units: winluck, winvec),
+# kept beside it.
 ACCOUNT_COLUMNS: dict[str, str] = {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
 SEATING = "seating"  # the seat order's index: the schema's seating column
 
@@ -40,7 +41,7 @@ GAME_ORDER = (
 )  # fmt: skip
 SEAT_ORDER = ("worms", "rank", "busts", "steals", "stolen")
 ACCOUNT_ORDER = (
-    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim", "winluck",
+    "par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim", "winluck", "winvec",
     "rolls", "picks", "stops", "claims",
 )  # fmt: skip
 
@@ -164,7 +165,8 @@ def new_columns(
 
 def account_c(seats: list[dict[str, array]], account: bool | str) -> tuple | None:
     """The account's buffers as core.c takes them (None: no account kept; without the
-    win account, its winluck buffers left out: core.c then keeps the worm account alone)."""
+    win account, its winluck and winvec buffers left out: core.c then keeps the worm
+    account alone)."""
     if not account:
         return None
     return tuple(s[k] for s in seats for k in ACCOUNT_ORDER if k in s)

@@ -32,14 +32,15 @@ SOURCES: dict[str, str] = {
     # the win-probability evaluator: native/c/winprob.inc.c mirrors it, integer for integer
     "harness.winprob.evaluator": "9ce4fbd6800eef487b31da7f0e58fa6234b45dc3c64f223a5fdd10ba5163e9e1",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
-    "harness.winprob.payoff": "859929966ecd17e14cb6b4df54b573dd0dd827b2a8aaf3d228c4f989b44bfc8d",
+    "harness.winprob.payoff": "558ccc43aa7761c5357dc0758028c2471517209d5e6d16d264424a3fc61cb905",
     "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
     "harness.analysis.turn": "4a678fca72e9633edd578c41f1edcced9de6837321e4c6036294e645aec67d53",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
     "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
-    # the win account (winluck): account.inc.c keeps its luck, on winprob.inc.c's payoff
-    "harness.analysis.units": "b50bddf90ed73fcfcc6f5f82c93dbdf49e00869e0b71088b251b149befcc5b24",
+    # the win account (winluck, winvec): account.inc.c keeps its luck and its vector, on
+    # winprob.inc.c's payoff
+    "harness.analysis.units": "dcff9b84c3c6cb198c5e394e2c90ae98505317816016fc2f72f21a170e92a2fc",
 }
 ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 # ... and the win account's (winluck), checked only for a batch that keeps it: reading

@@ -57,6 +57,12 @@ seat{i}_winluck        float64   the seat's win luck: the sum of the luck of its
                                  its own chance to win (the win-unit account,
                                  harness.analysis.units), null where the run did not
                                  keep it (only ``luck: win`` does) and in schema 4 parts
+seat{i}_winvec         float64   the seat's part of every roll's win luck, its own rolls'
+                                 and the other seats': each roll's luck in this seat's
+                                 chance under the roller's best play (the vector,
+                                 harness.analysis.units); a game's sum over its seats is
+                                 0 to rounding; at 2 players ``winluck`` less the other
+                                 seat's. Null as ``winluck`` is and in schema 4-5 parts
 =====================  ========  ====================================================
 
 Games with status "turn-cap" are unfinished and must not be scored as results.
@@ -77,7 +83,9 @@ are unchanged. 4 adds the account columns (``seat{i}_par`` .. ``seat{i}_claims``
 in the rows of a run or table that did not keep the account; parts of schema 1-3 read
 them as nulls. 5 adds ``seat{i}_winluck``: the control of luck-adjusted win shares where it
 is stored (readers fall back to ``wluck`` where it is null; schema 4 parts read it as
-nulls). Time forfeits (``error_kind ==
+nulls). 6 adds ``seat{i}_winvec``: the control of luck-adjusted win shares where it is
+stored, at any player count (readers fall back to ``winluck``, then ``wluck``; schema 4
+and 5 parts read it as nulls). Time forfeits (``error_kind ==
 "time"``) depend on the machine that played them: count them apart from the others.
 """
 
@@ -85,7 +93,7 @@ from __future__ import annotations
 
 from typing import Any
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # Arrow type names (pyarrow attribute names) of the game columns and of each seat's
 # columns, in stored order: the one definition every other view of the schema derives from.
@@ -117,11 +125,11 @@ ACCOUNT_TYPES = {
     "stops": "int16",
     "claims": "int16",
 }
-# The win-unit account's stored sum (harness.analysis.units.WinAccountant's luck), kept
-# with the account on both engines (account.inc.c keeps it beside the worm account); null
-# where the account is not kept and in schema 4 parts, NaN where the native engine had no
-# evaluator installed.
-WIN_ACCOUNT_TYPES = {"winluck": "float64"}
+# The win-unit account's stored sums (harness.analysis.units.WinAccountant's luck and its
+# vector), kept with the account on both engines (account.inc.c keeps them beside the worm
+# account); null where the account is not kept and in older parts (schema 4; winvec: 4
+# and 5), NaN where the native engine had no evaluator installed.
+WIN_ACCOUNT_TYPES = {"winluck": "float64", "winvec": "float64"}
 # A table's account when it keeps the win account's luck too (ChunkSpec.account: False,
 # True, the worm account alone, or WIN: both).
 WIN = "win"
@@ -177,7 +185,8 @@ WIN_ACCOUNT_FIELDS = tuple(WIN_ACCOUNT_TYPES)
 # Columns a part may lack (written before they existed): read as nulls. error_kind came
 # with schema 2; a run of schema 1 has no time limits, so its forfeits' kind is unknown.
 OPTIONAL_COLUMNS = ("error_kind",)
-# Seat fields a part may lack (schema 1-3 parts have no account, schema 4 no winluck):
+# Seat fields a part may lack (schema 1-3 parts have no account, schema 4 no winluck, 5 no
+# winvec):
 # read as nulls.
 OPTIONAL_SEAT_FIELDS = ACCOUNT_FIELDS + WIN_ACCOUNT_FIELDS
 # Columns renamed since: (new name, old name). A part of schema 1/2 stores the seat

@@ -387,13 +387,14 @@ _STORED = (*ACCOUNT_FIELDS, *WIN_ACCOUNT_FIELDS)
 class Accounts:
     """The accounts the Python engine keeps of a game (the native engine keeps both too,
     account.inc.c, bit for bit): the worm one (the stored ``par`` .. ``claims``) and, with
-    ``win``, the win-unit one (its luck stored as ``winluck``), heard through one observer."""
+    ``win``, the win-unit one (its luck stored as ``winluck``, its vector as ``winvec``),
+    heard through one observer."""
 
     __slots__ = ("worms", "win", "observer")
 
     def __init__(self, rules: Rules, win: bool = True) -> None:
         self.worms = Accountant(rules)
-        self.win = WinAccountant(rules) if win else None
+        self.win = WinAccountant(rules, vector=True) if win else None
         self.observer = observing(self.worms, self.win)
 
 
@@ -468,8 +469,9 @@ class _Columns:
                     append(getattr(ledger, name))
             if win is not None:
                 win.finish()
-                for won, appends in zip(win.ledgers, self.account, strict=True):  # type: ignore[arg-type]
-                    appends[-1](won.luck)  # winluck: the win-unit account's luck
+                for won, vec, appends in zip(win.ledgers, win.vector, self.account, strict=True):  # type: ignore[arg-type]
+                    appends[-2](won.luck)  # winluck: the win-unit account's luck
+                    appends[-1](vec)  # winvec: the seat's part of every roll's win luck
 
 
 class _Timing:

@@ -18,7 +18,14 @@ from harness.winprob.evaluator import (
 )
 from harness.winprob.features import feature_count, features
 from harness.winprob.model import Model, ModelError, load
-from harness.winprob.payoff import WinPayoff, ending_chances, stop_values, win_payoff
+from harness.winprob.payoff import (
+    WinPayoff,
+    ending_chances,
+    ending_vectors,
+    stop_claims,
+    stop_values,
+    win_payoff,
+)
 from harness.winprob.position import Ending, Position, endings, result_shares
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "ModelError",
     "Position",
     "ending_chances",
+    "ending_vectors",
     "endings",
     "evaluator",
     "feature_count",
@@ -38,6 +46,7 @@ __all__ = [
     "result_shares",
     "rules_model",
     "shipped_model",
+    "stop_claims",
     "stop_values",
     "WinPayoff",
     "win_payoff",

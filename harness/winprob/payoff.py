@@ -12,9 +12,9 @@ changes a value, only its cost).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from harness.game.board import legal_claims
+from harness.game.board import Claim, legal_claims
 from harness.game.rules import Rules
 from harness.winprob.evaluator import Evaluator, evaluator
 from harness.winprob.position import Position, endings
@@ -35,33 +35,46 @@ class WinPayoff:
     grill); ``bust``: the chance after the bust (R9); ``stop[s]``: the best claim R7
     (with the rules' ``lower_tile``) offers a stop at total s with a worm, None where it
     offers none (the :class:`harness.analysis.turn.Payoff` the programme is solved for);
-    ``before``: the evaluator's chance of the turn-taker at the turn's start.
+    ``before``: the evaluator's chance of the turn-taker at the turn's start;
+    ``vectors[(tile, victim)]`` and ``bust_vector``: every seat's chance after each
+    ending (``claims`` and ``bust`` are the turn-taker's parts).
     """
 
     claims: Claims
     bust: float
     stop: tuple[float | None, ...]
     before: float
+    vectors: dict[tuple[int, int | None], tuple[float, ...]] = field(default_factory=dict)
+    bust_vector: tuple[float, ...] = ()
+
+
+def ending_vectors(
+    position: Position, rules: Rules, judge: Evaluator | None = None
+) -> tuple[dict[tuple[int, int | None], tuple[float, ...]], tuple[float, ...]]:
+    """Every seat's chance to win after each way ``position.to_move``'s turn can end:
+    every claim ``(tile, victim)`` and the bust, by ``judge`` (default: the evaluator of
+    ``rules``; :func:`harness.winprob.endings` gives the after-positions)."""
+    ends = endings(position, rules)
+    judge = evaluator(rules) if judge is None else judge
+    chances = judge.chances_many([after for _, after in ends])
+    claims: dict[tuple[int, int | None], tuple[float, ...]] = {}
+    bust: tuple[float, ...] = ()
+    for (ending, _), chance in zip(ends, chances, strict=True):
+        if ending is None:
+            bust = tuple(chance)
+        else:
+            claims[ending] = tuple(chance)
+    return claims, bust
 
 
 def ending_chances(
     position: Position, rules: Rules, judge: Evaluator | None = None
 ) -> tuple[Claims, float]:
     """The chance of ``position.to_move`` to win after each way its turn can end: every
-    claim ``(tile, victim)`` and the bust, by ``judge`` (default: the evaluator of
-    ``rules``; :func:`harness.winprob.endings` gives the after-positions)."""
+    claim ``(tile, victim)`` and the bust (:func:`ending_vectors`, the turn-taker's part)."""
     seat = position.to_move
-    ends = endings(position, rules)
-    judge = evaluator(rules) if judge is None else judge
-    chances = judge.chances_many([after for _, after in ends])
-    claims: Claims = {}
-    bust = 0.0
-    for (ending, _), chance in zip(ends, chances, strict=True):
-        if ending is None:
-            bust = chance[seat]
-        else:
-            claims[ending] = chance[seat]
-    return claims, bust
+    vectors, bust = ending_vectors(position, rules, judge)
+    return {claim: chance[seat] for claim, chance in vectors.items()}, bust[seat]
 
 
 def stop_values(position: Position, claims: Claims, lower_any: bool) -> tuple[float | None, ...]:
@@ -78,19 +91,60 @@ def stop_values(position: Position, claims: Claims, lower_any: bool) -> tuple[fl
     return tuple(stop)
 
 
+def _tile(claim: Claim) -> int:
+    return claim.tile
+
+
+def stop_claims(
+    position: Position, claims: Claims, lower_any: bool
+) -> tuple[tuple[int, int | None] | None, ...]:
+    """The claim the best play makes at each total 0..40 (None where a stop claims
+    nothing): one whose value is :func:`stop_values`' there, ties broken as the native
+    engine's ``stop_values`` breaks them (a grill tile over a steal; under ``lower_any``
+    the lowest of the grill tiles of the best value). What the win account's vector
+    (:mod:`harness.analysis.units`) values every seat's chance of a stop by."""
+    seat = position.to_move
+    tops = tuple(s[-1] if s else 0 for s in position.stacks)
+    grill = position.grill
+    out: list[tuple[int, int | None] | None] = []
+    for total in range(MAX_TOTAL + 1):
+        best: tuple[int, int | None] | None = None
+        steal: tuple[int, int | None] | None = None
+        for c in sorted(legal_claims(seat, total, True, grill, tops, lower_any), key=_tile):
+            move = (c.tile, c.victim)
+            if c.victim is not None:
+                steal = move
+            elif best is None or claims[move] > claims[best]:
+                best = move  # ascending tiles: the first of the best value stays
+        if steal is not None and (best is None or claims[steal] > claims[best]):
+            best = steal
+        out.append(best)
+    return tuple(out)
+
+
 def win_payoff(position: Position, rules: Rules) -> WinPayoff:
     """The win-unit payoff of the turn of ``position.to_move`` (cached per position)."""
     key = (position, rules)
     found = _CACHE.get(key)
     if found is None:
-        claims, bust = ending_chances(position, rules)
+        seat = position.to_move
+        vectors, bust_vector = ending_vectors(position, rules)
+        claims = {claim: chance[seat] for claim, chance in vectors.items()}
         stop = stop_values(position, claims, rules.lower_tile == "any")
-        before = evaluator(rules).chances(position)[position.to_move]
-        found = WinPayoff(claims, bust, stop, before)
+        before = evaluator(rules).chances(position)[seat]
+        found = WinPayoff(claims, bust_vector[seat], stop, before, vectors, bust_vector)
         if len(_CACHE) >= _CACHE_MAX:
             del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = found
     return found
 
 
-__all__ = ["Claims", "WinPayoff", "ending_chances", "stop_values", "win_payoff"]
+__all__ = [
+    "Claims",
+    "WinPayoff",
+    "ending_chances",
+    "ending_vectors",
+    "stop_claims",
+    "stop_values",
+    "win_payoff",
+]

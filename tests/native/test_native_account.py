@@ -286,9 +286,10 @@ def test_the_account_changes_no_game_and_off_stores_nothing(wayward):
 def test_the_c_order_of_the_account_columns_is_the_schemas():
     assert native.ACCOUNT_COLUMNS == {**ACCOUNT_ARRAYS, **WIN_ACCOUNT_ARRAYS}
     assert sorted(native.columns.ACCOUNT_ORDER) == sorted(ACCOUNT_FIELDS + WIN_ACCOUNT_FIELDS)
-    # core.c's get_account: ACC_SUMS doubles (winluck the last), then ACC_COUNTS int16s
+    # core.c's get_account: ACC_SUMS doubles (winluck, winvec the last), then ACC_COUNTS
+    # int16s
     codes = [native.ACCOUNT_COLUMNS[k] for k in native.columns.ACCOUNT_ORDER]
-    assert codes == ["d"] * 7 + ["h"] * 4
+    assert codes == ["d"] * 8 + ["h"] * 4
 
 
 # -- the cache: optimal's programmes completed, not solved again --------------------------
@@ -367,8 +368,9 @@ def zeros(code: str, rows: int) -> array:
 
 
 def test_bad_account_buffers_are_refused():
-    """core.c's play_deals given account columns that are not ten buffers a seat of the
-    right sizes (ACC_SUMS doubles, then ACC_COUNTS int16s): a ValueError, nothing played."""
+    """core.c's play_deals given account columns that are not twelve buffers a seat (ten
+    without the win account's two) of the right sizes (ACC_SUMS doubles, then ACC_COUNTS
+    int16s): a ValueError, nothing played."""
     rows, n = 3, 2
     games = {k: zeros(c, rows) for k, c in native.GAME_COLUMNS.items()}
     seats = [{k: zeros(c, rows) for k, c in native.SEAT_COLUMNS.items()} for _ in range(n)]
@@ -383,6 +385,7 @@ def test_bad_account_buffers_are_refused():
         tuple(zeros("d", rows) for _ in range(20)),  # counts as doubles
         tuple(zeros("h", rows) for _ in range(20)),  # sums as int16s
         tuple(zeros(native.ACCOUNT_COLUMNS[k], 1) for k in native.columns.ACCOUNT_ORDER) * 2,
+        tuple(s for s in seat if s is not seat[7]) * 2,  # schema 5's eleven: winvec's left out
         "par",
     ):
         with pytest.raises(ValueError):
@@ -391,7 +394,7 @@ def test_bad_account_buffers_are_refused():
     fine = tuple(zeros(native.ACCOUNT_COLUMNS[k], rows) for _ in range(n)
                  for k in native.columns.ACCOUNT_ORDER)  # fmt: skip
     native._core.play_deals(*args, fine)
-    assert games["turns"][0] > 0 and fine[7][0] > 0  # seat 0's rolls (after 7 sums)
+    assert games["turns"][0] > 0 and fine[8][0] > 0  # seat 0's rolls (after 8 sums)
 
 
 def test_counts_past_int16_are_capped_not_wrapped():

@@ -105,7 +105,7 @@ def test_what_the_call_did_is_kept_and_read_back(run):
 
 
 def test_config_and_info(run):
-    assert run.config["name"] == "res" and run.config["schema"] == SCHEMA_VERSION == 5
+    assert run.config["name"] == "res" and run.config["schema"] == SCHEMA_VERSION == 6
     assert len(run.info.parts) == 3 * 3  # tables x chunks, all verified
 
 

@@ -40,10 +40,11 @@ def test_every_view_of_the_schema_derives_from_its_one_table():
     rest = set(schema.GAME_COLUMNS) - set(schema.GAME_ARRAYS)
     assert rest == {"table", "players", "error"}
     # ... and the account's arrays, kept when the run keeps the account (else nulls), and
-    # the win account's luck (schema 5), kept when it keeps that too (luck: win).
+    # the win account's luck and its vector (schemas 5, 6), kept when it keeps that too
+    # (luck: win).
     accounts = {*schema.ACCOUNT_FIELDS, *schema.WIN_ACCOUNT_FIELDS}
     assert set(schema.SEAT_FIELDS) - set(schema.SEAT_ARRAYS) == {"strategy", *accounts}
-    assert schema.WIN_ACCOUNT_FIELDS == ("winluck",)
+    assert schema.WIN_ACCOUNT_FIELDS == ("winluck", "winvec")
     for name, code in {**schema.ACCOUNT_ARRAYS, **schema.WIN_ACCOUNT_ARRAYS}.items():
         kind = schema.column_type(schema.seat_column(0, name))
         assert kind == ("float64" if code == "d" else f"int{bits[code]}"), name

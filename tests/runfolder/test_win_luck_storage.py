@@ -1,6 +1,6 @@
-"""Win luck in run folders (schema 5): ``seat{i}_winluck`` is each game's win-unit account
-played again, the same bits on both engines (2-4 players, presets), read as null from
-schema 4 parts, the control of the
+"""Win luck in run folders (schema 5; its vector, schema 6): ``seat{i}_winluck`` and
+``seat{i}_winvec`` are each game's win-unit account played again, the same bits on both
+engines (2-4 players, presets), read as null from schema 4 parts, the control of the
 luck-adjusted win share where stored (else wluck), and checked on read where an identity
 can catch a forged value.
 """
@@ -50,7 +50,7 @@ def _games(run_dir: Path) -> pd.DataFrame:
     [(2, ["greedy", "optimal"]), (3, ["greedy", "simple", "tactician"]), (4, ["greedy"] * 4)],
 )
 def test_the_stored_win_luck_is_each_games_win_account_played_again(tmp_path, players, entrants):
-    assert SCHEMA_VERSION == 5
+    assert SCHEMA_VERSION == 6
     if len(set(entrants)) < len(entrants):
         entrants = [{"name": f"g{i}", "strategy": e} for i, e in enumerate(entrants)]
     config = load_config(_config(entrants, players=players, deals=2))
@@ -60,7 +60,7 @@ def test_the_stored_win_luck_is_each_games_win_account_played_again(tmp_path, pl
     for spec in plan.Plan(config).specs():
         for deal in range(spec.first, spec.stop):
             for k in range(len(spec.orders)):
-                win = WinAccountant(spec.rules)
+                win = WinAccountant(spec.rules, vector=True)
                 replay_game(spec, deal, k, observer=win)
                 win.finish()
                 row = games[
@@ -68,6 +68,7 @@ def test_the_stored_win_luck_is_each_games_win_account_played_again(tmp_path, pl
                 ].iloc[0]
                 for seat, ledger in enumerate(win.ledgers):
                     assert row[seat_column(seat, "winluck")] == ledger.luck  # bit for bit
+                    assert row[seat_column(seat, "winvec")] == win.vector[seat]
                 checked += 1
     assert checked == len(games) > 0
     # a seat's win luck is a sum of differences of chances: within 1 a roll
@@ -105,13 +106,13 @@ def test_both_engines_store_the_same_win_luck_bit_for_bit(players, entrants, rul
         pytest.skip("the native engine does not play here")
     for py, nat in zip(got["python"], got["native"], strict=True):
         for seat in range(players):
-            for name in ("winluck", "luck", "wluck"):
+            for name in ("winluck", "winvec", "luck", "wluck"):
                 assert bytes(py.seats[seat][name]) == bytes(nat.seats[seat][name]), name
     assert any(v != 0 for r in got["native"] for v in r.seats[0]["winluck"])
 
 
 def _as_schema_4(run_dir: Path) -> None:
-    """Rewrite a run folder as schema 4 wrote it: no winluck columns (a folder that
+    """Rewrite a run folder as schema 4 wrote it: no winluck or winvec columns (a folder that
     verifies: new sizes and digests in its manifest)."""
     config = json.loads((run_dir / "run.json").read_text())
     (run_dir / "run.json").write_text(json.dumps({**config, "schema": 4}))
@@ -120,7 +121,7 @@ def _as_schema_4(run_dir: Path) -> None:
         entry = json.loads(line)
         path = run_dir / "games" / entry["file"]
         table = pq.read_table(path)
-        keep = [c for c in table.column_names if not c.endswith("_winluck")]
+        keep = [c for c in table.column_names if not c.endswith(("_winluck", "_winvec"))]
         sink = pa.BufferOutputStream()
         pq.write_table(table.select(keep), sink)
         data = sink.getvalue().to_pybytes()

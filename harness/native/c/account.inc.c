@@ -47,8 +47,23 @@
 typedef struct {
     double par, luck, wluck, regret_pick, regret_stop, regret_claim;
     double winluck; /* the win account's luck (harness.analysis.units), ACC_WINLUCK */
+    double winvec;  /* the seat's part of every roll's win luck (the vector), ACC_WINVEC */
     int rolls, picks, stops, claims;
 } AccLedger;
+
+/* The vector's turn at three players or more (WinAccountant._other_seats): for each other
+ * seat k (seat[k]), its chance under the roller's best play per state, as turn.py's
+ * policy_arrays gives it (val: the state's value, roll: its roll value), from its chance
+ * after the bust and after the claim the play makes at each total (stop, -inf: none). */
+typedef struct {
+    int seat[MAXP - 1];
+    double bust[MAXP - 1];
+    double stop[MAXP - 1][DP_MAX_TOTAL + 1];
+    double val[MAXP - 1][DP_MAX_STATES];
+    double roll[MAXP - 1][DP_MAX_STATES];
+    double terms[MAXP - 1][DP_MAX_ROWS];
+    int arg_a[DP_MAX_ROWS], arg_b[DP_MAX_ROWS]; /* acc_row_keeps' two levels of the tree */
+} AccVec;
 
 struct Account {
     AccLedger led[MAXP];
@@ -62,7 +77,11 @@ struct Account {
     int state;        /* the turn's state (a DP state index) */
     int pending;      /* the state a stop-or-roll-on decision is pending in; -1: none */
     int open;         /* a turn is open (not ended by a claim or a bust) */
+    int seat;         /* whose turn it is */
     double t_par, t_luck, t_regret; /* the open turn's own sums: the identity's check */
+    double vec_before[MAXP]; /* every seat's winvec before this turn: a forfeit's undone */
+    int nv;                  /* other seats the vector evaluated this turn (0: two players) */
+    AccVec *vx;              /* their values (made when first needed; kept by acc_start) */
 };
 
 /* account.win_slope: d/dx of prod_{j != seat} Phi((score[seat] + x - score[j]) / sigma)
@@ -93,7 +112,9 @@ static double acc_win_slope(const Game *g, int seat, int grill_worms) {
 /* `win`: the win account is kept too (its luck stored: winluck; no evaluator installed for
  * the player count: NaN). */
 ACC_HOOK void acc_start(Game *g, int win) {
+    AccVec *vx = g->acc->vx;
     memset(g->acc, 0, sizeof(*g->acc));
+    g->acc->vx = vx;
     g->acc->pending = -1;
     g->acc->win = win && wp_mode[g->wp_slot][g->n] != 0;
 }
@@ -122,6 +143,167 @@ static int acc_win_turn(Game *g, int seat, const DpTurn **out) {
         dp_cache->acc.win_misses += !found;
     }
     acc_complete(*out);
+    return 0;
+}
+
+/* The keep each row of a template takes (keep[j * 9 + c]: c dice of free slot j) by the
+ * roller's values `mine`, in best_keep's order, rows in template order. `mine[j * 9]` is
+ * -inf (slot j not shown): a row that shows no free face (the bust row; every row when no
+ * face is free) keeps slot 0's 0, which the caller values as the bust. */
+static const int *acc_row_keeps(AccVec *x, const DpTemplate *tpl, int nfree, const double *mine) {
+    int *above = x->arg_a, *here = x->arg_b;
+    if (nfree == 0) { /* every face kept: one row, a sure bust */
+        above[0] = 0;
+        return above;
+    }
+    const uint8_t *count = tpl->count[0];
+    for (int k = 0; k < tpl->level[0]; k++) above[k] = count[k];
+    for (int j = 1; j < nfree; j++) { /* a node's best so far is mine[its keep] */
+        const uint16_t *par = tpl->par[j];
+        count = tpl->count[j];
+        for (int k = 0; k < tpl->level[j]; k++) {
+            int a = above[par[k]], keep = j * 9 + count[k];
+            /* -inf (slot j not shown) never beats; selected by a mask, not a branch (the
+             * rows' choices are unpredictable: a branch cost a third of the evaluation) */
+            int better = mine[keep] > mine[a] + DP_EPS;
+            here[k] = a ^ ((a ^ keep) & -better);
+        }
+        int *swap = above;
+        above = here, here = swap;
+    }
+    return above;
+}
+
+/* Every seat's chance after each ending of `seat`'s turn (the evaluator's, the network
+ * run once an ending), and for each other seat k (x->seat[k]) its chance after the bust
+ * (x->bust[k]) and after the claim the roller's best play makes at each total
+ * (x->stop[k], -inf: none), chosen as stop_values chooses from the roller's own chances.
+ * Returns the other seats' count. */
+static int acc_vector_endings(const Game *g, int seat, AccVec *x) {
+    int n = g->n;
+    WpPos here, p;
+    wp_from_game(g, &here);
+    here.to_move = seat;
+    double gvv[HIGHEST_TILE + 1][MAXP], svv[MAXP][MAXP], bv[MAXP];
+    uint64_t grill = g->grill;
+    for (int t = LOWEST_TILE; t <= HIGHEST_TILE; t++)
+        if (grill >> t & 1) {
+            p = here;
+            wp_claim(&p, seat, t, -1);
+            p.to_move = (seat + 1) % n;
+            wp_chances_all(&p, gvv[t]);
+        }
+    for (int v = 0; v < n; v++)
+        if (v != seat && here.len[v]) {
+            p = here;
+            wp_claim(&p, seat, here.stack[v][here.len[v] - 1], v);
+            p.to_move = (seat + 1) % n;
+            wp_chances_all(&p, svv[v]);
+        }
+    p = here;
+    wp_bust(g, &p, seat);
+    p.to_move = (seat + 1) % n;
+    wp_chances_all(&p, bv);
+    /* the claim at each total, as stop_values chooses it from the roller's chances */
+    const double *chosen[DP_MAX_TOTAL + 1];
+    for (int t = 0; t <= DP_MAX_TOTAL; t++) chosen[t] = NULL;
+    const double *current = NULL;
+    for (int total = grill ? lowest_bit(grill) : DP_MAX_TOTAL + 1; total <= DP_MAX_TOTAL; total++) {
+        if (total <= HIGHEST_TILE && (grill >> total & 1))
+            if (!g->lower_any || current == NULL || gvv[total][seat] > current[seat])
+                current = gvv[total];
+        chosen[total] = current;
+    }
+    for (int v = 0; v < n; v++)
+        if (g->top[v] && v != seat) {
+            int top = g->top[v];
+            if (chosen[top] == NULL || svv[v][seat] > chosen[top][seat]) chosen[top] = svv[v];
+        }
+    int m = 0;
+    for (int j = 0; j < n; j++)
+        if (j != seat) {
+            x->seat[m] = j;
+            x->bust[m] = bv[j];
+            for (int t = 0; t <= DP_MAX_TOTAL; t++)
+                x->stop[m][t] = chosen[t] ? chosen[t][j] : -INFINITY;
+            m++;
+        }
+    return m;
+}
+
+/* Each other seat's value and roll value at every state of the turn under the roller's
+ * programme `ww` (solved whole), from x->stop and x->bust: policy_arrays. */
+static void acc_vector_values(const DpTurn *ww, AccVec *x, int m) {
+    /* what a state with no dice left is worth to each seat, by its DP_FIN: a claim, else
+     * the bust (R8, and R7's none), as dp_fin */
+    double fin[MAXP - 1][DP_MAX_TOTAL + 2];
+    for (int k = 0; k < m; k++) {
+        for (int t = 0; t <= DP_MAX_TOTAL; t++)
+            fin[k][t] = x->stop[k][t] > -INFINITY ? x->stop[k][t] : x->bust[k];
+        fin[k][DP_MAX_TOTAL + 1] = x->bust[k];
+    }
+    for (int at = 0; at < DP_N; at++) { /* solving order: a state's keeps come first */
+        int i = DP_AT[at], left = DP_LEFT[i], total = DP_TOTAL[i];
+        if (left == 0) {
+            for (int k = 0; k < m; k++) x->val[k][i] = fin[k][DP_FIN[i]];
+            continue;
+        }
+        /* each keep's value to the roller and to each seat, side by side (dp_state's
+         * layout: keep[j * 9 + c], c dice of free slot j) */
+        int nfree = DP_NFREE[i];
+        double mine[6 * 9], theirs[MAXP - 1][6 * 9];
+        const int16_t *kid = DP_KIDS + DP_KOFF[i];
+        for (int j = 0; j < (nfree ? nfree : 1); j++) { /* c = 0: not shown; the bust row */
+            mine[j * 9] = -INFINITY;
+            for (int k = 0; k < m; k++) theirs[k][j * 9] = x->bust[k];
+        }
+        for (int j = 0; j < nfree; j++)
+            for (int c = 1; c <= left; c++, kid++) {
+                if (c < left) {
+                    mine[j * 9 + c] = ww->value[*kid];
+                    for (int k = 0; k < m; k++) theirs[k][j * 9 + c] = x->val[k][*kid + DP_V0];
+                } else { /* every die left kept */
+                    mine[j * 9 + c] = dp_fin(ww, *kid);
+                    for (int k = 0; k < m; k++) theirs[k][j * 9 + c] = fin[k][*kid];
+                }
+            }
+        const DpTemplate *tpl = &DP_TPL[left][nfree];
+        int rows = tpl->rows;
+        /* each row's keep, as best_keep picks it (slot by slot, the higher face first, a
+         * keep must beat the best so far by EPS), carried down the template's prefix tree
+         * as dp_roll carries its maximum: a row costs one comparison, not one a slot */
+        const int *arg = acc_row_keeps(x, tpl, nfree, mine);
+        const double *prob = tpl->prob;
+        for (int k = 0; k < m; k++) {
+            const double *value = theirs[k];
+            double *terms = x->terms[k];
+            for (int r = 0; r < rows; r++) terms[r] = value[arg[r]] * prob[r];
+        }
+        int stops = dp_stops(ww, i);
+        for (int k = 0; k < m; k++) {
+            const double *t = x->terms[k];
+            double roll = rows > 1 ? t[0] + dp_pairwise(t + 1, rows - 1) : t[0];
+            x->roll[k][i] = roll;
+            x->val[k][i] = stops ? x->stop[k][total] : roll;
+        }
+    }
+}
+
+/* WinAccountant._other_seats: at three players or more, every other seat's chance under
+ * the roller's best play of the win programme (a->ww, solved whole) at every state, by
+ * policy_arrays' operations in its order: each row keeps what the roller values most
+ * (within DP_EPS the higher face, as best_keep), each state stops where the roller's
+ * programme stops (dp_stops), each stop claims what stop_values chose (a grill tile over
+ * a steal of the same value; under lower_any the lowest grill tile of the best value),
+ * and a state's roll value sums its rows as dp_roll does. -1: no memory. */
+static int acc_vector_turn(Game *g, int seat) {
+    Account *a = g->acc;
+    a->nv = 0;
+    if (g->n < 3) return 0; /* two players: the other's part is the roller's luck negated */
+    if (a->vx == NULL && (a->vx = malloc(sizeof(AccVec))) == NULL) return -1;
+    int m = acc_vector_endings(g, seat, a->vx);
+    acc_vector_values(a->ww, a->vx, m);
+    a->nv = m;
     return 0;
 }
 
@@ -166,7 +348,10 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
         if (g->grill >> t & 1) worms += WORMS[t];
     a->k = acc_win_slope(g, seat, worms);
     a->ww = NULL;
-    if (a->win && acc_win_turn(g, seat, &a->ww) < 0) return -1;
+    if (a->win && (acc_win_turn(g, seat, &a->ww) < 0 || acc_vector_turn(g, seat) < 0))
+        return -1;
+    for (int s = 0; s < g->n; s++) a->vec_before[s] = a->led[s].winvec;
+    a->seat = seat;
     a->open = 1;
     a->t_par = par;
     a->t_luck = a->t_regret = 0.0;
@@ -176,7 +361,10 @@ ACC_HOOK int acc_turn(Game *g, int seat) {
 /* Accountant.finish: a turn still open at the game's end (a forfeit in it) taken back. */
 ACC_HOOK void acc_finish(Game *g) {
     Account *a = g->acc;
-    if (a->open) *a->cur = a->before;
+    if (a->open) { /* nothing of a forfeit's turn counts, for any seat */
+        *a->cur = a->before;
+        for (int s = 0; s < g->n; s++) a->led[s].winvec = a->vec_before[s];
+    }
     a->open = 0;
     a->pending = -1;
 }
@@ -231,7 +419,27 @@ static double acc_rolled(Account *a, uint32_t fresh) {
                 }
             }
         }
-        led->winluck += wbest - dp_roll_of(ww, i);
+        double wluck = wbest - dp_roll_of(ww, i);
+        led->winluck += wluck;
+        led->winvec += wluck; /* the vector: the roller's part is its win luck */
+        if (a->nv == 0) { /* two players: the other's part, negated */
+            a->led[1 - a->seat].winvec += -wluck;
+        } else { /* the others' parts: the roll's best keep (best_keep), each seat's value */
+            int child = -1;
+            double at = 0.0;
+            for (int f = 6; f >= 1; f--) {
+                int c = count_of(fresh, f);
+                if (c) {
+                    int k = DP_CHILD[base | f << 3 | (c - 1)];
+                    double v = dp_value(ww, k);
+                    if (child < 0 || v > at + DP_EPS) at = v, child = k;
+                }
+            }
+            const AccVec *x = a->vx;
+            for (int k = 0; k < a->nv; k++)
+                a->led[x->seat[k]].winvec +=
+                    (child < 0 ? x->bust[k] : x->val[k][child]) - x->roll[k][i];
+        }
     }
     return best;
 }

@@ -17,11 +17,11 @@ typedef struct {
     int16_t *busts[MAXP], *steals[MAXP], *stolen[MAXP];
     uint8_t *detail; /* optional: DETAIL_BYTES per game */
     /* optional (with the account): per seat par, luck, wluck, regret_pick, regret_stop,
-     * regret_claim, winluck (ACC_SUMS doubles), then rolls, picks, stops, claims
+     * regret_claim, winluck, winvec (ACC_SUMS doubles), then rolls, picks, stops, claims
      * (ACC_COUNTS) */
     double *acc_sum[ACC_SUMS][MAXP];
     int16_t *acc_count[ACC_COUNTS][MAXP];
-    int win; /* the win account is kept (acc_sum[ACC_WINLUCK] given) */
+    int win; /* the win account is kept (acc_sum[ACC_WINLUCK], [ACC_WINVEC] given) */
 } Out;
 _Static_assert(GCOL_DEAL_SIZE == 4 && GCOL_SEATING_SIZE == 1 && GCOL_SEED_SIZE == 8 &&
                    GCOL_GAME_SEED_SIZE == 8 && GCOL_TURNS_SIZE == 2 && GCOL_STATUS_SIZE == 1 &&
@@ -46,13 +46,14 @@ static void acc_store(const Game *g, Out *o, Py_ssize_t row) {
                                  [ACC_REGRET_STOP] = l->regret_stop,
                                  [ACC_REGRET_CLAIM] = l->regret_claim,
                                  /* no evaluator installed: no win account (NaN) */
-                                 [ACC_WINLUCK] = g->acc->win ? l->winluck : NAN};
+                                 [ACC_WINLUCK] = g->acc->win ? l->winluck : NAN,
+                                 [ACC_WINVEC] = g->acc->win ? l->winvec : NAN};
         int counts[ACC_COUNTS] = {[ACC_ROLLS - ACC_SUMS] = l->rolls,
                                   [ACC_PICKS - ACC_SUMS] = l->picks,
                                   [ACC_STOPS - ACC_SUMS] = l->stops,
                                   [ACC_CLAIMS - ACC_SUMS] = l->claims};
         for (int k = 0; k < ACC_SUMS; k++)
-            if (k != ACC_WINLUCK || o->win) o->acc_sum[k][s][row] = sums[k];
+            if ((k != ACC_WINLUCK && k != ACC_WINVEC) || o->win) o->acc_sum[k][s][row] = sums[k];
         for (int k = 0; k < ACC_COUNTS; k++)
             o->acc_count[k][s][row] = (int16_t)(counts[k] < INT16_MAX ? counts[k] : INT16_MAX);
     }
@@ -137,6 +138,7 @@ static Game *new_game(const Game *proto, int duplicate, int max_turns, int accou
 static void free_game(Game *g) {
     if (g == NULL) return;
     for (int s = 0; s < MAXP; s++) free(g->dup.blocks[s]);
+    if (g->acc) free(g->acc->vx);
     PyMem_Free(g->acc);
     PyMem_Free(g->pool);
     PyMem_Free(g);

@@ -175,22 +175,23 @@ static int get_out(Buffers *b, PyObject *columns, int n, Py_ssize_t rows, PyObje
 
 /* The account's columns: None (no account kept), or a tuple of ACC_COUNT buffers per seat,
  * seat by seat, in layout.inc.c's order (ACC_SUMS doubles, then ACC_COUNTS int16), or
- * ACC_COUNT - 1 per seat without winluck's (the worm account alone: no win account kept,
- * o->win 0). 1: an account is kept, 0: none, -1: a bad argument. */
+ * ACC_COUNT - 2 per seat without winluck's and winvec's (the worm account alone: no win
+ * account kept, o->win 0). 1: an account is kept, 0: none, -1: a bad argument. */
 static int get_account(Buffers *b, PyObject *account, int n, Py_ssize_t rows, Out *o) {
     o->win = 0;
     if (account == Py_None) return 0;
     Py_ssize_t size = PyTuple_Check(account) ? PyTuple_GET_SIZE(account) : -1;
-    if (size != ACC_COUNT * n && size != (ACC_COUNT - 1) * n) {
-        PyErr_Format(PyExc_ValueError, "account: a tuple of %d buffers (%d without winluck's)",
-                     ACC_COUNT * n, (ACC_COUNT - 1) * n);
+    if (size != ACC_COUNT * n && size != (ACC_COUNT - 2) * n) {
+        PyErr_Format(PyExc_ValueError,
+                     "account: a tuple of %d buffers (%d without winluck's and winvec's)",
+                     ACC_COUNT * n, (ACC_COUNT - 2) * n);
         return -1;
     }
     o->win = size == ACC_COUNT * n;
-    int per = o->win ? ACC_COUNT : ACC_COUNT - 1;
+    int per = o->win ? ACC_COUNT : ACC_COUNT - 2;
     for (int i = 0; i < per * n; i++) {
         int k = i % per, s = i / per;
-        if (!o->win && k >= ACC_WINLUCK) k++; /* no winluck buffer: the counts follow */
+        if (!o->win && k >= ACC_WINLUCK) k += 2; /* no win buffers: the counts follow */
         void *col = read_buffer(b, PyTuple_GET_ITEM(account, i), 1, ACC_SIZES[k], rows, 0,
                                 ACC_NAMES[k]);
         if (col == NULL) return -1;

@@ -76,9 +76,9 @@ enum { SCOL_WORMS, SCOL_RANK, SCOL_BUSTS, SCOL_STEALS, SCOL_STOLEN };
 static const char *const SCOL_NAMES[] = {"worms", "rank", "busts", "steals", "stolen"};
 static const int SCOL_SIZES[] = {1, 1, 2, 2, 2};
 /* a seat's account */
-#define ACC_COUNT 11
+#define ACC_COUNT 12
 enum { ACC_PAR, ACC_LUCK, ACC_WLUCK, ACC_REGRET_PICK, ACC_REGRET_STOP, ACC_REGRET_CLAIM,
-    ACC_WINLUCK, ACC_ROLLS, ACC_PICKS, ACC_STOPS, ACC_CLAIMS };
+    ACC_WINLUCK, ACC_WINVEC, ACC_ROLLS, ACC_PICKS, ACC_STOPS, ACC_CLAIMS };
 #define ACC_PAR_SIZE 8
 #define ACC_LUCK_SIZE 8
 #define ACC_WLUCK_SIZE 8
@@ -86,14 +86,15 @@ enum { ACC_PAR, ACC_LUCK, ACC_WLUCK, ACC_REGRET_PICK, ACC_REGRET_STOP, ACC_REGRE
 #define ACC_REGRET_STOP_SIZE 8
 #define ACC_REGRET_CLAIM_SIZE 8
 #define ACC_WINLUCK_SIZE 8
+#define ACC_WINVEC_SIZE 8
 #define ACC_ROLLS_SIZE 2
 #define ACC_PICKS_SIZE 2
 #define ACC_STOPS_SIZE 2
 #define ACC_CLAIMS_SIZE 2
 static const char *const ACC_NAMES[] = {"par", "luck", "wluck", "regret_pick", "regret_stop",
-    "regret_claim", "winluck", "rolls", "picks", "stops", "claims"};
-static const int ACC_SIZES[] = {8, 8, 8, 8, 8, 8, 8, 2, 2, 2, 2};
-#define ACC_SUMS 7 /* float64 sums, then the int16 counts */
+    "regret_claim", "winluck", "winvec", "rolls", "picks", "stops", "claims"};
+static const int ACC_SIZES[] = {8, 8, 8, 8, 8, 8, 8, 8, 2, 2, 2, 2};
+#define ACC_SUMS 8 /* float64 sums, then the int16 counts */
 #define ACC_COUNTS 4
 /* the status column's codes and the error kinds (schema.STATUSES, ERROR_KINDS) */
 enum { STATUS_OVER = 0, STATUS_TURN_CAP = 1, STATUS_FORFEIT = 2 };

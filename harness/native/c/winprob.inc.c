@@ -342,6 +342,22 @@ static double wp_chance(const WpPos *p, int seat) {
     return wp_softmax(m, logits, p->n, ((seat - p->to_move) % p->n + p->n) % p->n);
 }
 
+/* Evaluator.chances(position): every seat's chance (out[0..n)), each wp_chance's bits,
+ * the network run once. */
+static void wp_chances_all(const WpPos *p, double *out) {
+    int n = p->n;
+    const WpModel *m = wp_mode[p->slot][n] == 2 ? wp_model[p->slot][n] : NULL;
+    if (!p->grill || m == NULL) {
+        for (int s = 0; s < n; s++) out[s] = wp_chance(p, s);
+        return;
+    }
+    int64_t in[WP_MAX_WIDTH], logits[WP_MAX_WIDTH];
+    wp_features(p, in);
+    wp_logits(m, in, logits);
+    for (int s = 0; s < n; s++)
+        out[s] = wp_softmax(m, logits, n, ((s - p->to_move) % n + n) % n);
+}
+
 /* settle_claim on a position: `tile` from the grill (victim -1) or from victim's top. */
 static void wp_claim(WpPos *p, int seat, int tile, int victim) {
     if (victim < 0) p->grill ^= 1ULL << tile;
