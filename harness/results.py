@@ -53,6 +53,7 @@ SEAT_COLUMNS = (
     "luck",
     "wluck",
     "winluck",
+    "winvec",
     "regret",
     "regret_pick",
     "regret_stop",
@@ -236,7 +237,11 @@ class Run:
         ``margin`` is the seat's worms minus the mean of the others'; ``par`` .. ``claims``
         its luck and skill account (``regret`` the sum of the three kinds; NaN where the
         game kept none, docs/luck.md), so with two players ``par + luck - regret`` of one
-        seat minus the other's is the margin.
+        seat minus the other's is the margin. ``winluck`` (its own rolls' luck in its chance
+        to win) and ``winvec`` (every roll's luck in its chance: 0 summed over a game's
+        seats) are the win account's, NaN where the game did not keep it (only ``luck:
+        win`` does; ``winvec`` since schema 6): the win share's control is ``winvec`` where
+        stored, else ``winluck``, else ``wluck`` (:func:`harness.stats.win_control`).
         """
         return self._once("seats", lambda: seat_table(self.games, self.info.players)).copy()
 
@@ -376,6 +381,7 @@ def seat_table(games: pd.DataFrame, players: int) -> pd.DataFrame:
                     "luck",
                     "wluck",
                     "winluck",
+                    "winvec",
                     "regret_pick",
                     "regret_stop",
                     "regret_claim",

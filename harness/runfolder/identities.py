@@ -25,6 +25,14 @@ steal of a 4-worm tile: 4 P / (P - 1) worms), so by construction, per game and s
   steal: (P - 1) (S - worms) is a whole number between steals + (P - 1) stolen and 4 x
   that. With two players the seats' figures are equal, which is the margin identity:
   worms(0) - worms(1) = (par + luck - regret)(0) - (par + luck - regret)(1).
+* **the win account** (``luck: win``): ``winluck``, the luck of the seat's own rolls in
+  its chance to win, and (schema 6) ``winvec``, the vector: every roll's luck in the
+  seat's chance, whoever rolled. A game keeps each for every seat or none; a stored value
+  is finite, exactly 0 without a roll, within 1 a roll (a difference of two chances):
+  winluck of the seat's rolls, winvec of the game's. winvec is null, NaN (no evaluator)
+  or a number exactly where winluck is, in a part that has its column; a roll's parts sum
+  to 0 over the seats, so a game's winvec does, and at two players winvec(0) =
+  winluck(0) - winluck(1), both to :data:`VECTOR_SLACK` a roll.
 
 Exact checks are exact (a regret of -1e-300 is refused). The sums are float64, so the
 swing identity and the bounds hold to rounding only, and :func:`tolerance` bounds that
@@ -62,6 +70,12 @@ _REGRETS = (("regret_pick", "picks"), ("regret_stop", "stops"), ("regret_claim",
 _FLOATS = ("par", "luck", "wluck", "regret_pick", "regret_stop", "regret_claim")
 _COUNTS = ("rolls", "picks", "stops", "claims")
 _WHERE = "an identity of the luck account, docs/luck.md"
+#: The rounding a stored vector may hold, per roll of its game (a game without rolls: 1):
+#: each roll's parts are differences of computed chances whose own rounding (the win
+#: model's) is not bounded here. Measured sums are about 1e-14 a game; a forged value
+#: worth forging moves them by far more than this, and a refusal would send ``--repair``
+#: playing a chunk that comes back the same.
+VECTOR_SLACK = 1e-9
 
 
 def identity_columns(players: int) -> list[str]:
@@ -148,7 +162,11 @@ def account_problem(
                 present[:, i] |= ~null
                 absent[:, i] |= null
         values[field] = out.T
-    values["winluck"] = _win_luck(table, players, names)
+    for field in WIN_ACCOUNT_FIELDS:
+        stored = _win_column(table, field, players, names)
+        if isinstance(stored, str):
+            return stored
+        values[field], values[f"{field}_null"], values[f"{field}_kept"] = stored
     if not rows:
         return None
     seat_of = _Where(table, players)
@@ -183,18 +201,32 @@ def account_problem(
     return _values_problem(values, players, seat_of)
 
 
-def _win_luck(table: Any, players: int, names: set[str]) -> np.ndarray:
-    """The stored win luck (schema 5), (rows, seats), nan where not stored (a schema 4
-    part; NaN: a native batch without an evaluator): optional beside the worm account, so
-    its presence is checked per game (every seat or none), not per chunk."""
-    out = np.full((players, table.num_rows), np.nan)
+def _win_column(
+    table: Any, field: str, players: int, names: set[str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | str:
+    """A stored win account column (``winluck`` since schema 5, ``winvec`` since 6), each
+    (rows, seats): its values (nan where null), where it is null, and where the part
+    stores its column at all (an older part lacks it: every value null). Optional beside
+    the worm account, so its presence is checked per game, not per chunk. A column of
+    anything but numbers: the finding, as a string."""
+    rows = table.num_rows
+    values = np.full((players, rows), np.nan)
+    null = np.ones((players, rows), dtype=bool)
+    kept = np.zeros((players, rows), dtype=bool)
     for i in range(players):
-        name = seat_column(i, "winluck")
-        if name in names and table.column(name).null_count < table.num_rows:
-            column = table.column(name)
-            if pa.types.is_floating(column.type):
-                out[i] = column.to_numpy(zero_copy_only=False)
-    return out.T
+        name = seat_column(i, field)
+        if name not in names:
+            continue
+        kept[i] = True
+        column = table.column(name)
+        if column.null_count == rows:  # nothing stored (whatever type a writer gave the nulls)
+            continue
+        kind = column.type
+        if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+            return f"{name} holds {kind}, not numbers (harness/runfolder/schema.py; {_WHERE})"
+        values[i] = column.to_numpy(zero_copy_only=False)
+        null[i] = column.is_null().to_numpy(zero_copy_only=False)
+    return values.T, null.T, kept.T
 
 
 def _win_luck_problem(v: dict[str, np.ndarray], tol: np.ndarray, at: _Where) -> str | None:
@@ -213,8 +245,100 @@ def _win_luck_problem(v: dict[str, np.ndarray], tol: np.ndarray, at: _Where) -> 
         found = at.first(bad)
         if found is not None:
             row, seat = found
-            return at(row, seat, f"winluck is {_num(won[row, seat])}{why} ({_WHERE})")
+            return at(row, seat, f"winluck is {_num(won[row, seat])}{why}")
     return None
+
+
+def _win_vector_problem(v: dict[str, np.ndarray], at: _Where) -> str | None:
+    """The stored vector: kept exactly as the win luck is (null where it is null, NaN
+    where it is NaN, a number where it is one) wherever the part has the column; then
+    per game, where stored: finite; exactly 0 without a roll in the game; within 1 a roll
+    of the game, every seat's (each roll's part is a difference of two chances); the
+    seats' parts of each roll sum to 0; at 2 players winluck_0 - winluck_1."""
+    vec, won, rolls = v["winvec"], v["winluck"], v["rolls"]
+    state_vec = _state(vec, v["winvec_null"])
+    state_won = _state(won, v["winluck_null"])
+    found = at.first(v["winvec_kept"] & (state_vec != state_won))
+    if found is not None:
+        row, seat = found
+        return at(
+            row,
+            seat,
+            f"winvec is {_shown(vec, state_vec, found)} where winluck is "
+            f"{_shown(won, state_won, found)}: the vector is stored exactly where the win luck is",
+        )
+    held = state_vec != _NULL
+    found = at.first(held.any(axis=1, keepdims=True) & ~held)
+    if found is not None:
+        row, seat = found
+        return at(
+            row,
+            seat,
+            "winvec is null where the game's other seats store theirs: a game keeps it for all",
+        )
+    total = rolls.sum(axis=1, keepdims=True)  # every seat's rolls: each adds to every seat
+    slack = VECTOR_SLACK * (total + 1)
+    stored = ~np.isnan(vec)
+    checks = [
+        (stored & ~np.isfinite(vec), ": a stored account is finite"),
+        (stored & (total == 0) & (vec != 0), " in a game without a roll: the vector is exactly 0"),
+        (
+            stored & (np.abs(vec) > total * (1 + 1e-9) + slack),
+            " beyond 1 a roll of the game (every seat's rolls: chances)",
+        ),
+    ]
+    for bad, why in checks:
+        found = at.first(bad)
+        if found is not None:
+            row, seat = found
+            total_rolls = int(total[row, 0])
+            return at(row, seat, f"winvec is {_num(vec[row, seat])} over {total_rolls} rolls{why}")
+    return _vector_sum_problem(vec, won, slack, at)
+
+
+def _vector_sum_problem(
+    vec: np.ndarray, won: np.ndarray, slack: np.ndarray, at: _Where
+) -> str | None:
+    """A game's vector sums to 0 over its seats; at 2 players seat 0's is winluck_0 -
+    winluck_1 (the other seat's rolls are its own luck's negative)."""
+    whole = ~np.isnan(vec).any(axis=1, keepdims=True)
+    total = np.where(whole, vec, 0.0).sum(axis=1, keepdims=True)
+    found = at.first(whole & ~(np.abs(total) <= slack))
+    if found is not None:
+        row = found[0]
+        return at(
+            row,
+            None,
+            f"winvec sums to {_num(total[row, 0])} over the seats: the seats' parts of "
+            "each roll sum to 0",
+        )
+    if vec.shape[1] != 2:
+        return None
+    off = vec[:, :1] - (won[:, :1] - won[:, 1:])
+    found = at.first(whole & ~(np.abs(off) <= slack))
+    if found is None:
+        return None
+    row = found[0]
+    return at(
+        row,
+        0,
+        f"winvec is {_num(vec[row, 0])}, but winluck of seat 0 - seat 1 is "
+        f"{_num(won[row, 0] - won[row, 1])}: at 2 players the vector is the difference",
+    )
+
+
+_NULL, _NAN, _NUMBER = 0, 1, 2  # how a win account value is stored
+
+
+def _state(values: np.ndarray, null: np.ndarray) -> np.ndarray:
+    """Per value: null, NaN (a native batch without an evaluator) or a number."""
+    return np.where(null, _NULL, np.where(np.isnan(values), _NAN, _NUMBER))
+
+
+def _shown(values: np.ndarray, state: np.ndarray, at: tuple[int, int]) -> str:
+    """A value as a finding names it: "null", "nan" or the number."""
+    kind = state[at]
+    return "null" if kind == _NULL else "nan" if kind == _NAN else _num(values[at])
 
 
 @np.errstate(all="ignore")  # an inf or a nan edited in is a finding, not a warning
@@ -256,6 +380,7 @@ def _values_problem(
     tol = tolerance(2 * rolls + v["picks"] + v["stops"] + v["claims"], players)
     return (
         _win_luck_problem(v, tol / span(players), at)
+        or _win_vector_problem(v, at)
         or _bounds_problem(v, players, tol, at)
         or _swing_problem(v, players, tol, at)
     )

@@ -45,6 +45,7 @@ from harness.game.seating import by_entrant
 from harness.seats.settings import HoldsSeatSettings, SeatSettings, settings_from
 from harness.stats import AdjustedSprt, Sprt
 from harness.tourney import plan
+from harness.tourney.chunk_result import win_control_of
 from harness.tourney.chunks import ChunkResult
 from harness.tourney.config import (
     Entrant,
@@ -221,7 +222,8 @@ def make_setup(
     way; "native" for a test it cannot play is one line here, before any game); ``luck``
     ("auto", "on", "off", "win") as a tourney config's: kept, the test runs on
     luck-adjusted deal scores (the same error rates, fewer games: docs/luck.md), the
-    control the win luck under "win", else the win-weighted worm luck. Not given: no limits,
+    control the win luck's vector under "win", else the win-weighted worm luck (per game:
+    :func:`~harness.stats.win_control`). Not given: no limits,
     "none", "auto", "auto". ``settings`` (a :class:`~harness.seats.settings.SeatSettings`)
     gives all five as one value instead (not with them).
     """
@@ -332,8 +334,9 @@ class ChunkScores:
     capped: list[bool]
     forfeits: dict[str, int] = field(default_factory=dict)
     examples: list[dict[str, Any]] = field(default_factory=list)
-    # Per deal, the sum over its games here of W_A - W_B (win luck where the chunk kept
-    # it, else win-weighted worm luck, docs/luck.md); None: the chunk kept no account.
+    # Per deal, the sum over its games here of W_A - W_B (W: harness.stats.win_control,
+    # the win luck's vector where the chunk kept it, docs/luck.md); None: the chunk kept
+    # no account.
     control: list[float] | None = None
 
 
@@ -355,11 +358,8 @@ def chunk_scores(
     scores = ChunkScores(points, capped, {role: 0 for role in ROLES})
     games = result.games
     ranks = [s["rank"] for s in result.seats]
-    # The control: win luck where the chunk kept it (``luck: win``, either engine, schema
-    # 5), else the worm account's win-weighted luck (harness.stats.win_control).
-    field = "winluck" if len(result.seats[0].get("winluck", ())) else "wluck"
-    wluck = [s[field] for s in result.seats] if field in result.seats[0] else None
-    if wluck is not None:
+    control = win_control_of(result)
+    if control is not None:
         scores.control = [0.0] * deals
     for row in range(result.rows):
         d, k = games["deal"][row] - spec.first, games["seating"][row]
@@ -371,8 +371,8 @@ def chunk_scores(
         rank = by_entrant([r[row] for r in ranks], seats)
         rank_a, rank_b = rank[a], rank[b]
         points[d] += 2 if rank_a < rank_b else 1 if rank_a == rank_b else 0
-        if wluck is not None:
-            luck = by_entrant([w[row] for w in wluck], seats)
+        if control is not None:
+            luck = by_entrant(control[row].tolist(), seats)
             scores.control[d] += luck[a] - luck[b]  # type: ignore[index]
         seat = games["error_seat"][row]
         if seat >= 0:

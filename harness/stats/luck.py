@@ -83,33 +83,64 @@ def versus_others(values: np.ndarray) -> np.ndarray:
     return (n * x - x.sum(axis=-1, keepdims=True)) / (n - 1)
 
 
-def win_control(wluck: np.ndarray, winluck: np.ndarray | None = None) -> np.ndarray:
-    """The luck that controls a win share, per game and seat ((games, seats) in and out):
-    ``winluck`` (the win-unit account's luck, schema 5) in the games that stored it for
-    every seat, ``wluck`` (worm luck times a normal-approximation slope) in the others
-    (schema 4 parts, tables played natively); nan where neither was kept.
+def win_control(
+    wluck: np.ndarray, winluck: np.ndarray | None = None, winvec: np.ndarray | None = None
+) -> np.ndarray:
+    """The luck that controls a win share, per game and seat ((games, seats) in and out),
+    the best one each game stored for every seat:
 
-    Each is mean zero given the game before each roll, so a mixture of the two per game
+    * ``winvec`` (the vector, schema 6: each seat's part of every roll's win luck, its
+      own rolls' and the others') scaled by (P - 1) / P, P the seats;
+    * else ``winluck`` (the win-unit account's luck of the seat's own rolls, schema 5);
+    * else ``wluck`` (worm luck times a normal-approximation slope: schema 4 parts,
+      runs without ``luck: win``, native batches without an evaluator); nan where none
+      was kept.
+
+    Why the scaling: every reader takes the seats' controls against each other
+    (:func:`versus_others`, or W_a - W_b head to head), and a game's vector sums to 0
+    over its seats, so ``versus_others`` of v (P - 1) / P is v itself: the win share's
+    control is the vector, which sees what a roll does to the seats that did not roll
+    (at 3-4 players it takes out about 1.5 times more of the variance than winluck). At
+    2 players v_0 = winluck_0 - winluck_1 = -v_1, so the control, taken against the
+    other seat, is winluck's to rounding.
+
+    Each is mean zero given the game before each roll, so a mixture of them per game
     keeps the adjusted estimate unbiased; its fitted coefficient is shared.
     """
-    w = np.asarray(wluck, dtype=float)
-    if winluck is None:
-        return w
-    v = np.asarray(winluck, dtype=float)
-    stored = ~np.isnan(v).any(axis=-1, keepdims=True)
-    return np.where(stored, v, w)
+    out = np.asarray(wluck, dtype=float)
+    if winluck is not None:
+        won = np.asarray(winluck, dtype=float)
+        out = np.where(_stored(won), won, out)
+    if winvec is not None:
+        vec = np.asarray(winvec, dtype=float)
+        seats = vec.shape[-1]
+        out = np.where(_stored(vec), vec * ((seats - 1) / seats), out)
+    return out
 
 
-def win_control_name(winluck: np.ndarray | None) -> str:
-    """Which control :func:`win_control` used: "winluck", "wluck" or "winluck+wluck"
-    (some games each), for a report to say so."""
-    if winluck is None:
-        return "wluck"
-    v = np.asarray(winluck, dtype=float)
-    stored = ~np.isnan(v).any(axis=-1)
-    if stored.all() and stored.size:
-        return "winluck"
-    return "winluck+wluck" if stored.any() else "wluck"
+def _stored(values: np.ndarray) -> np.ndarray:
+    """Per game (a trailing axis of one), whether every seat stored its value."""
+    return ~np.isnan(values).any(axis=-1, keepdims=True)
+
+
+def win_control_name(winluck: np.ndarray | None, winvec: np.ndarray | None = None) -> str:
+    """Which control :func:`win_control` used, for a report to say so: "winvec",
+    "winluck" or "wluck", or those of its games joined by "+" ("winvec+wluck"), best
+    first; "wluck" without games."""
+    used = []
+    left: np.ndarray | None = None  # the games no better control took
+    for name, values in (("winvec", winvec), ("winluck", winluck)):
+        if values is None:
+            continue
+        stored = _stored(np.asarray(values, dtype=float))[..., 0]
+        if left is None:
+            left = np.ones_like(stored)
+        if (stored & left).any():
+            used.append(name)
+        left = left & ~stored
+    if left is None or left.any() or not left.size:
+        used.append("wluck")
+    return "+".join(used)
 
 
 def win_points(ranks: np.ndarray) -> np.ndarray:

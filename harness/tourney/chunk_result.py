@@ -108,6 +108,29 @@ def finish(spec: ChunkSpec, result: ChunkResult) -> ChunkResult:
     return result
 
 
+def win_control_of(result: ChunkResult) -> Any:
+    """Each game's win-share control per seat, (rows, seats):
+    :func:`harness.stats.win_control` of the columns the chunk kept (the vector and the
+    win luck under ``luck: win``, either engine, then the worm account's win-weighted
+    luck); None: the chunk kept no account. A column kept but empty (not played for)
+    counts as not kept. What ``harness sprt`` and ``harness tune`` adjust a chunk's
+    points by, as the report adjusts stored games."""
+    import numpy as np
+
+    from harness.stats import win_control
+
+    seats = result.seats
+    if "wluck" not in seats[0]:
+        return None
+
+    def kept(name: str) -> Any:
+        if not len(seats[0].get(name, ())):
+            return None
+        return np.stack([np.asarray(s[name], dtype=float) for s in seats], axis=1)
+
+    return win_control(kept("wluck"), kept("winluck"), kept("winvec"))
+
+
 def kind_code(exc: GameError) -> int:
     """The error_kind code of a forfeit (GameError.kind; by class for older errors)."""
     kind = getattr(exc, "kind", None)

@@ -11,9 +11,10 @@ spec_for`'s (one a table), played by any tourney backend, with the luck and skil
 account kept (``luck: on``).
 
 Each point's games are reduced to three numbers per deal: Y its win points (the
-standings' win share: 1 alone first, 1/k shared by k), C its control (its win-weighted
-luck minus the mean of the others', :func:`harness.stats.versus_others`: the report's
-own), M its finished games (turn-capped ones are left out, as the report leaves them
+standings' win share: 1 alone first, 1/k shared by k), C its control (the report's own:
+:func:`harness.stats.win_control` of what the chunk kept, the win-weighted luck under
+``luck: on``, against the mean of the others', :func:`harness.stats.versus_others`), M
+its finished games (turn-capped ones are left out, as the report leaves them
 out). Outcomes are summed in the order of the specs, never in the order they land: the
 sums are the same bit for bit on any worker count or backend.
 """
@@ -31,6 +32,7 @@ from harness.runfolder.schema import TURN_CAP
 from harness.stats import versus_others, win_points
 from harness.tourney import load_config, plan
 from harness.tourney.backends import Backend, Done, Failed
+from harness.tourney.chunk_result import win_control_of
 
 #: The bot's name at its tables (a field member may be the same strategy).
 TUNED = "tuned"
@@ -93,12 +95,9 @@ def reduce(spec: plan.ChunkSpec, result: Any, sums: DealSums) -> None:
     seat_of = np.argmax(orders[seating] == mine, axis=1)  # the bot's seat in each game
     n = len(result.seats)
     rank = np.stack([np.asarray(result.seats[i]["rank"], dtype=float) for i in range(n)], 1)
-    # The control: win luck where the chunk kept it (Python engine), else wluck.
-    field = "winluck" if len(result.seats[0].get("winluck", ())) else "wluck"
-    wluck = np.stack([np.asarray(result.seats[i][field], dtype=float) for i in range(n)], 1)
     picked = np.arange(rows)
     y = win_points(rank)[picked, seat_of]
-    c = versus_others(wluck)[picked, seat_of]
+    c = versus_others(win_control_of(result))[picked, seat_of]
     ok = np.asarray(games["status"]) != TURN_CAP
     deal = np.asarray(games["deal"], dtype=np.int64) - spec.first
     np.add.at(sums.y, deal[ok], y[ok])

@@ -58,11 +58,15 @@ def test_under_luck_win_a_deals_control_is_a_minus_b_win_luck(engine):
     for d in range(2):
         want = 0.0
         for k in range(len(spec.orders)):
-            win = WinAccountant(spec.rules)
+            win = WinAccountant(spec.rules, vector=True)
             replay_game(spec, spec.first + d, k, observer=win)
             win.finish()
             luck = by_entrant([led.luck for led in win.ledgers], spec.orders[k])
-            want += luck[0] - luck[1]  # entrant 0 is A in order 0
+            # the vector (winvec) as stats.win_control scales it, (P - 1) / P: at 2
+            # players A's less B's is A's vector, its win luck less B's (to rounding)
+            vec = by_entrant([v * 0.5 for v in win.vector], spec.orders[k])
+            want += vec[0] - vec[1]  # entrant 0 is A in order 0
+            assert vec[0] - vec[1] == pytest.approx(luck[0] - luck[1], abs=1e-12)
             worms = Accountant(spec.rules)
             replay_game(spec, spec.first + d, k, observer=worms)
             wluck = by_entrant([led.wluck for led in worms.ledgers], spec.orders[k])

@@ -44,7 +44,7 @@ def entrants_of(run: dict[str, Any]) -> list[dict[str, Any]]:
 
 # -- reading the games of a run for pairing --------------------------------------------------
 # The account's columns a comparison reads (docs/luck.md): null where a run kept none.
-LUCK_SEAT_FIELDS = ("luck", "wluck", "winluck")
+LUCK_SEAT_FIELDS = ("luck", "wluck", "winluck", "winvec")
 
 
 def _read_columns(players: int) -> list[str]:
@@ -115,13 +115,14 @@ def appearances(
         )
         ranks = scored[[seat_column(i, "rank") for i in range(n)]].to_numpy(np.int64)
         worms = scored[[seat_column(i, "worms") for i in range(n)]].to_numpy(np.float64)
-        # Each seat's luck controls (nan without the account): win luck where stored (else
-        # win-weighted luck: stats.win_control) and luck, each against the others' mean.
-        wluck, winluck, luck = (
+        # Each seat's luck controls (nan without the account): the vector, else win luck,
+        # else win-weighted luck, where stored (stats.win_control), and luck, each against
+        # the others' mean.
+        wluck, winluck, winvec, luck = (
             scored[[seat_column(i, f) for i in range(n)]].to_numpy(np.float64)
-            for f in ("wluck", "winluck", "luck")
+            for f in ("wluck", "winluck", "winvec", "luck")
         )
-        c_win = stats.versus_others(stats.win_control(wluck, winluck))
+        c_win = stats.versus_others(stats.win_control(wluck, winluck, winvec))
         c_margin = stats.versus_others(luck)
         firsts = (ranks == 1).sum(axis=1)
         points = np.where(ranks == 1, 1.0 / np.maximum(firsts, 1)[:, None], 0.0)

@@ -158,10 +158,11 @@ class Aggregates:
     capped_tables: dict[str, int] = field(default_factory=dict)
     ratings: stats.Ratings | None = None  # with cluster-robust covariance (second pass)
     # The luck and skill account (docs/luck.md), per strategy: control moments per deal
-    # fold (stats.CONTROL_FIELDS) of the win share (control: win-weighted luck against the
-    # others'), of the worm margin (own worms - the others' mean; control: luck) and, per
-    # pair a < b, of a's head-to-head point (control: W_a - W_b); the account's sums
-    # (ACCOUNT_SUMS) and a histogram of a seat's luck in a game (LUCK_BINS).
+    # fold (stats.CONTROL_FIELDS) of the win share (control: stats.win_control, the vector,
+    # win luck or win-weighted luck, against the others'), of the worm margin (own worms -
+    # the others' mean; control: luck) and, per pair a < b, of a's head-to-head point
+    # (control: W_a - W_b, W the same control); the account's sums (ACCOUNT_SUMS) and a
+    # histogram of a seat's luck in a game (LUCK_BINS).
     luck_win: np.ndarray = field(default_factory=lambda: _control_zeros(0))
     luck_margin: np.ndarray = field(default_factory=lambda: _control_zeros(0))
     luck_pairs: np.ndarray = field(default_factory=lambda: _control_zeros(0, 0))
@@ -463,10 +464,11 @@ class _Aggregator:
         field_of = {f: games.numbers([seat_column(i, f) for i in range(n)], np.float64)
                     for f in ACCOUNT_FIELDS}  # fmt: skip
         luck = field_of["luck"]  # nan: a game without the account
-        # The win shares' control: win luck where the games stored it (schema 5), else
-        # the worm account's win-weighted luck (stats.win_control).
-        winluck = games.numbers([seat_column(i, "winluck") for i in range(n)], np.float64)
-        wluck = stats.win_control(field_of["wluck"], winluck)
+        # The win shares' control: the vector where the games stored it (schema 6), else
+        # win luck (schema 5), else the worm account's win-weighted luck (stats.win_control).
+        won, vec = (games.numbers([seat_column(i, f) for i in range(n)], np.float64)
+                    for f in ("winluck", "winvec"))  # fmt: skip
+        wluck = stats.win_control(field_of["wluck"], won, vec)
         a.luck_win += stats.seat_rows(deal, strat, points, stats.versus_others(wluck), p)
         a.luck_margin += stats.seat_rows(
             deal, strat, stats.versus_others(worms), stats.versus_others(luck), p

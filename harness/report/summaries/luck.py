@@ -96,7 +96,8 @@ def luck_summary(agg: Aggregates, standings: list[dict[str, Any]]) -> dict[str, 
     return {
         "note": (
             "Luck-adjusted estimates: each game's outcome minus b x its seat's luck against "
-            "the others' (win-weighted luck for shares, luck in worms for margins), b fitted "
+            "the others' (for shares the win luck's vector where stored, else win-weighted "
+            "luck; luck in worms for margins), b fitted "
             "on the other half of the deals (cross-fitting): the same expectation as the raw "
             "estimate, less noise. Gain: how many times the games the raw estimate needs for "
             "the adjusted one's precision. Regret: worms of swing lost against the exact "

@@ -245,8 +245,10 @@ class Schedule:
 
 def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[str, np.ndarray]:
     """The finished games of stored chunk files, in the order given: per game its deal
-    and per seat the entrant's index, rank and win-weighted luck (nan without the
-    account). Turn-capped games are left out, as the report leaves them out."""
+    and per seat the entrant's index, rank and the win-share control (``wluck``:
+    :func:`~harness.stats.win_control` of the vector, the win luck and the win-weighted
+    luck the part stores; nan without the account). Turn-capped games are left out, as
+    the report leaves them out."""
     import pyarrow.parquet as pq
 
     from harness.runfolder.schema import STATUSES, TURN_CAP
@@ -256,12 +258,11 @@ def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[s
         columns = ["deal", "status"]
         columns += [seat_column(i, f) for i in range(players) for f in ("strategy", "rank")]
         names = pq.read_schema(path).names
-        luck = all(seat_column(i, "wluck") in names for i in range(players))
-        won = all(seat_column(i, "winluck") in names for i in range(players))  # schema 5
-        if luck:
-            columns += [seat_column(i, "wluck") for i in range(players)]
-        if won:
-            columns += [seat_column(i, "winluck") for i in range(players)]
+        # The account's columns this part stores for every seat (schema 4: wluck; 5:
+        # winluck too; 6: winvec too).
+        luck = [f for f in ("wluck", "winluck", "winvec")
+                if all(seat_column(i, f) in names for i in range(players))]  # fmt: skip
+        columns += [seat_column(i, f) for f in luck for i in range(players)]
         data = pq.read_table(path, columns=columns)
         status = data.column("status").to_pylist()
         capped = np.array([s in (TURN_CAP, STATUSES[TURN_CAP]) for s in status], dtype=bool)
@@ -273,25 +274,12 @@ def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[s
             ]  # fmt: skip
         ).T
         rank = np.array([data.column(seat_column(i, "rank")).to_numpy() for i in range(players)]).T
-        if luck:
-            wluck = np.array(
-                [
-                    data.column(seat_column(i, "wluck")).to_numpy(zero_copy_only=False)
-                    for i in range(players)
-                ],
-                dtype=float,  # fmt: skip
-            ).T
-        else:
-            wluck = np.full(rank.shape, np.nan)
-        if won:  # the control: win luck where stored, else wluck (stats.win_control)
-            winluck = np.array(
-                [
-                    data.column(seat_column(i, "winluck")).to_numpy(zero_copy_only=False)
-                    for i in range(players)
-                ],
-                dtype=float,  # fmt: skip
-            ).T
-            wluck = win_control(wluck, winluck)
+        stored = {f: _seat_floats(data, f, players) for f in luck}
+        wluck = win_control(
+            stored.get("wluck", np.full(rank.shape, np.nan)),
+            stored.get("winluck"),
+            stored.get("winvec"),
+        )
         out["deal"].append(data.column("deal").to_numpy().astype(np.int64)[keep])
         out["strat"].append(strat[keep].astype(np.int64))
         out["rank"].append(rank[keep].astype(np.int64))
@@ -304,3 +292,11 @@ def read_games(parts: list[Path], index: dict[str, int], players: int) -> dict[s
             "wluck": np.zeros((0, players)),
         }
     return {name: np.concatenate(parts_) for name, parts_ in out.items()}
+
+
+def _seat_floats(data: Any, field: str, players: int) -> np.ndarray:
+    """A seat field of a pyarrow table as a (games, seats) float array, nan where null."""
+    return np.array(
+        [data.column(seat_column(i, field)).to_numpy(zero_copy_only=False) for i in range(players)],
+        dtype=float,
+    ).T
