@@ -2,7 +2,7 @@
 
     python benchmarks/luck_coverage.py [--runs 2000] [--deals 300] [--pool-deals 20000]
                                        [--only 2p] [--field greedy,tactician ...]
-                                       [--control wluck|winluck]
+                                       [--control wluck|winluck|winvec]
                                        [--cache results/luck_pools] [--json]
 
 benchmarks/coverage.py measures the report's raw intervals on fresh tournaments. This
@@ -25,9 +25,10 @@ deals). Also shown: the mean width, and how much narrower the adjusted intervals
 
 ``--control`` chooses the win shares' control (win share, head to head, the paired win
 share difference): ``wluck`` (the default: win-weighted worm luck, pools played with
-``luck: on``) or ``winluck`` (the stored win luck, schema 5: pools played with ``luck:
-win``, cached under their own names; the control every luck-adjusted win share uses where
-the games stored it). Margins and worms keep the worm luck either way.
+``luck: on``), ``winluck`` (the stored win luck, schema 5) or ``winvec`` (its vector,
+schema 6: the control every luck-adjusted win share uses where the games stored it; at
+2 players the same as winluck's); the last two from pools played with ``luck: win``,
+cached under their own names. Margins and worms keep the worm luck either way.
 
 Pools come from luck_pool.py (``--cache`` reads the ones luck_variance.py played); the
 resampling takes a minute or two of CPU per pool at the defaults.

@@ -43,8 +43,9 @@ from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk
 
 FIELDS = ("strat", "rank", "worms", "luck", "wluck")
-WIN_FIELDS = (*FIELDS, "winluck")  # a pool played with ``luck: win``
-CONTROLS = ("wluck", "winluck")  # the win share's control: win-weighted worm luck, win luck
+WIN_FIELDS = (*FIELDS, "winluck", "winvec")  # a pool played with ``luck: win``
+# the win share's control: win-weighted worm luck, win luck, win luck as a vector
+CONTROLS = ("wluck", "winluck", "winvec")
 CHUNK_DEALS = 100  # deals a worker plays per job
 
 
@@ -82,14 +83,14 @@ class DealPool:
         )
 
     def controlled_by(self, control: str) -> DealPool:
-        """The pool with ``control`` as its win shares' control: "wluck" (as played) or
-        "winluck" (the win luck in place of ``wluck``; a pool played with ``luck: win``).
-        Margins and worms keep the worm luck."""
+        """The pool with ``control`` as its win shares' control: "wluck" (as played),
+        "winluck" or "winvec" (the win luck, or its vector, in place of ``wluck``; a pool
+        played with ``luck: win``). Margins and worms keep the worm luck."""
         if control == "wluck":
             return self
-        if control != "winluck" or "winluck" not in self.data:
+        if control not in CONTROLS or control not in self.data:
             raise SystemExit(f"no {control} in a pool played with luck: {self.luck}")
-        return replace(self, data={**self.data, "wluck": self.data["winluck"]})
+        return replace(self, data={**self.data, "wluck": self.data[control]})
 
 
 def config_of(field: tuple[str, ...], players: int, deals: int, seed: int, luck: str = "on") -> Any:
@@ -172,7 +173,8 @@ def pool(
     luck: str = "on",
 ) -> DealPool:
     """The pool, read from ``cache`` when it was played before (and written there).
-    ``luck``: "on" (the worm account) or "win" (the win account too: ``winluck``)."""
+    ``luck``: "on" (the worm account) or "win" (the win account too: ``winluck``,
+    ``winvec``)."""
     fields = WIN_FIELDS if luck == "win" else FIELDS
     path = None
     if cache is not None:
@@ -183,8 +185,8 @@ def pool(
         slug = re.sub(r"[^A-Za-z0-9_-]+", "", "_".join(field))
         mode = "" if luck == "on" else f"_{luck}"
         path = cache / f"{slug}_{players}p_{deals}_{seed}{mode}_{digest}.npz"
-        if path.exists():
-            saved = np.load(path)
+        saved = np.load(path) if path.exists() else None
+        if saved is not None and all(k in saved for k in fields):  # else played again
             data = {k: saved[k] for k in (*fields, "over")}
             cpu, engine = float(saved["cpu"]), str(saved["engine"])
             return DealPool(tuple(field), players, seed, data, cpu, engine, luck)
@@ -320,10 +322,11 @@ def cases(
     fields: list[tuple[str, ...]] | None = None,
 ):
     """The cases of a group of :data:`GROUPS`, pools played (or read) as they are needed.
-    ``control``: the win shares' control, "wluck" (pools played with ``luck: on``) or
-    "winluck" (pools played with ``luck: win``); margins keep the worm luck either way.
+    ``control``: the win shares' control, "wluck" (pools played with ``luck: on``),
+    "winluck" or "winvec" (pools played with ``luck: win``); margins keep the worm luck
+    either way.
     ``fields``: only the group's pools of these fields (None: all of them)."""
-    luck = "win" if control == "winluck" else "on"
+    luck = "on" if control == "wluck" else "win"
     if group == "paired":
         for before, after in PAIRED:
             a = pool(before, 2, deals, seed, workers, cache, say, luck).controlled_by(control)

@@ -150,7 +150,7 @@ def tests_of(args: argparse.Namespace, worm: bool = False) -> tuple[str, ...]:
 def measure(pairing: str, args: argparse.Namespace, say: Any) -> dict[str, Any]:
     field = tuple(pairing.split(","))
     control_name = getattr(args, "control", "wluck")
-    luck = "win" if control_name == "winluck" else "on"
+    luck = "on" if control_name == "wluck" else "win"
     p = pool(field, 2, args.pool_deals, args.seed, args.workers, args.cache, say, luck)
     y, m, c = deal_totals(p.controlled_by(control_name), "h2h", 0, 1)
     score, control = y / m, centred(y, m, c) / m
@@ -158,7 +158,7 @@ def measure(pairing: str, args: argparse.Namespace, say: Any) -> dict[str, Any]:
     elo_true = stats.score_to_elo(mean)
     cm = stats.ControlMoments.of(y, centred(y, m, c), m)
     worm, worm_ratio = None, None
-    if control_name == "winluck":  # the same deals' win-weighted worm luck, beside it
+    if control_name != "wluck":  # the same deals' win-weighted worm luck, beside it
         _, _, cw = deal_totals(p, "h2h", 0, 1)
         worm = centred(y, m, cw) / m
         worm_ratio = stats.ControlMoments.of(y, centred(y, m, cw), m).gain()

@@ -145,7 +145,7 @@ def play_deal(job: tuple[tuple[str, ...], int, int, bool]) -> dict[str, np.ndarr
         out["win"].append(stats.win_points(np.array([result.ranks]))[0])
         out["first"].append(acc.first)
         out["drift"].append(acc.drift.copy())
-        out["luck"].append(acc.vector.copy())
+        out["luck"].append(acc.measured.copy())
         out["over"].append(result.over)
     arrays = {k: np.array(v) for k, v in out.items()}
     arrays["check"] = np.array(worst)

@@ -1,6 +1,7 @@
-"""Win luck (the win-unit account's luck, stored as ``winluck``) against win-weighted worm
-luck (``wluck``) as the control of luck-adjusted win shares: the variance per deal, raw
-over adjusted, side by side, and that neither adjustment moves the estimate.
+"""Win luck (the win-unit account's luck, stored as ``winluck``, and its vector, ``winvec``)
+against win-weighted worm luck (``wluck``) as the control of luck-adjusted win shares: the
+variance per deal, raw over adjusted, side by side, and that no adjustment moves the
+estimate.
 
     python benchmarks/win_luck_variance.py [--deals 20000] [--seed 1] [--only 2p]
                                            [--field A,B ...] [--workers 1] [--engine auto]
@@ -12,9 +13,11 @@ engine where it plays, or python: both keep the win account beside the worm one,
 bit), so each game stores both controls.
 
 Per target (a field member's win share; at 3-4 players also each pair's head to head):
-raw estimate, adjusted by wluck and by winluck (coefficient cross-fitted on two folds of
-deals, harness.stats.ControlMoments), z = (adjusted - raw) / its standard error, and gain
-= (raw se / adjusted se)^2 with a jackknife standard error (luck_variance.py).
+raw estimate, adjusted by wluck, by winluck and by winvec (the product's control where
+stored: each roll's luck in every seat's chance; at 2 players the same as winluck's;
+coefficient cross-fitted on two folds of deals, harness.stats.ControlMoments), z =
+(adjusted - raw) / its standard error, and gain = (raw se / adjusted se)^2 with a
+jackknife standard error (luck_variance.py).
 
 The evaluator behind winluck is harness.winprob's for the rules (``--rules``, a preset):
 the shipped model where one is installed (a preset's own where it has one), the normal
@@ -42,13 +45,14 @@ from harness.runfolder.schema import OVER
 from harness.tourney import load_config, plan
 from harness.tourney.chunks import play_chunk
 
-FIELDS = ("rank", "worms", "luck", "wluck", "winluck")
+FIELDS = ("rank", "worms", "luck", "wluck", "winluck", "winvec")
 GROUPS = {
     "2p": [("greedy", "worm-first"), ("optimal", "simple")],
     "3p": [("greedy", "worm-first", "tactician")],
     "4p": [("greedy", "worm-first", "tactician", "simple")],
 }
 CHUNK_DEALS = 500
+CONTROLS = ("wluck", "winluck", "winvec")  # the win share's controls set side by side
 
 
 def _play(job: tuple[Any, dict[str, int]]) -> tuple[dict[str, np.ndarray], float, str]:
@@ -155,11 +159,14 @@ def measure(p: DealPool) -> dict[str, Any]:
     """Every target of the pool with either control; at 2 players also what win luck and a
     second control together could take out (:func:`least_squares_gain`)."""
     by_win, by_luck = with_control(p, "winluck"), with_control(p, "luck")
+    by_vector = with_control(p, "winvec")
     rows = []
     for kind, a, b, name in targets(p):
         y, m, c = deal_totals(p, kind, a, b)
         _, _, cw = deal_totals(by_win, kind, a, b)
-        row = {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw)}
+        _, _, cv = deal_totals(by_vector, kind, a, b)
+        row = {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw),
+               "winvec": _row(y, m, cv)}  # fmt: skip
         if p.players == 2:
             _, _, cl = deal_totals(by_luck, kind, a, b)
             row["least_squares"] = {
@@ -195,14 +202,15 @@ def print_result(r: dict[str, Any]) -> None:
     )
     print(
         f"  {'target':<34} {'raw':>16} | {'wluck: gain':>14} {'z':>6} | "
-        f"{'winluck: gain':>15} {'z':>6}"
+        f"{'winluck: gain':>15} {'z':>6} | {'winvec: gain':>14} {'z':>6}"
     )
     for row in r["rows"]:
-        w, v = row["wluck"], row["winluck"]
+        w, v, x = row["wluck"], row["winluck"], row["winvec"]
         print(
             f"  {row['kind'] + ' ' + row['target']:<34} {w['raw']:8.4f} +-{w['raw_se']:.4f} | "
             f"{w['gain']:6.2f} +-{w['gain_se']:.2f} {w['z']:+6.2f} | "
-            f"{v['gain']:7.2f} +-{v['gain_se']:.2f} {v['z']:+6.2f}"
+            f"{v['gain']:7.2f} +-{v['gain_se']:.2f} {v['z']:+6.2f} | "
+            f"{x['gain']:6.2f} +-{x['gain_se']:.2f} {x['z']:+6.2f}"
         )
         if "least_squares" in row:
             ls = row["least_squares"]
@@ -252,7 +260,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(results, indent=1))
     else:
-        zs = [row[c]["z"] for r in results for row in r["rows"] for c in ("wluck", "winluck")]
+        zs = [row[c]["z"] for r in results for row in r["rows"] for c in CONTROLS]
         print(f"\n{len(zs)} adjusted estimates: |z| max {max(abs(z) for z in zs):.2f}")
     return 0
 

@@ -1,6 +1,11 @@
-"""Win luck as a vector: what the control of a 3- or 4-player win share would gain if each
-roll's luck were booked in every seat's chance, not only the roller's. A measurement of
-a design that is not built (docs/luck.md: "Win luck as a vector").
+"""Win luck as a vector: what the control of a 3- or 4-player win share gains when each
+roll's luck is booked in every seat's chance, not only the roller's, measured on the
+Python engine before it was built (docs/luck.md: "Win luck as a vector"). The product
+keeps it now (harness.analysis.units.WinAccountant.vector, stored as ``winvec``, schema 6;
+benchmarks/win_luck_variance.py measures it natively); this accountant is the
+measurement's own, kept because win_luck_residue.py builds on its ``roller_play`` hook
+(luck against the rollers' own play), and at 3 and 4 players it books the stored vector's
+values bit for bit (tests/analysis/test_win_luck_vector.py).
 
     python benchmarks/win_luck_vector.py --players 3 --deals 600 [--seed 1] [--workers 2] [--json]
 
@@ -54,12 +59,13 @@ TOLERANCE = 1e-9  # the own component against the stored luck; a roll's sum agai
 
 
 class VectorAccountant(WinAccountant):
-    """The win account, and each roll's luck in every seat's chance (``vector[j]``);
+    """The win account, and each roll's luck in every seat's chance (``measured[j]``: this
+    benchmark's own, beside the product's ``vector``);
     ``own[j]``: seat j's component of its own rolls (the stored luck, recomputed)."""
 
     def __init__(self, rules: Rules) -> None:
-        super().__init__(rules)
-        self.vector = np.zeros(rules.players)
+        super().__init__(rules, vector=True)
+        self.measured = np.zeros(rules.players)
         self.own = np.zeros(rules.players)
         self.worst_sum = 0.0  # the largest |sum over seats| of a roll's luck
 
@@ -121,7 +127,7 @@ class VectorAccountant(WinAccountant):
                 for j, (vals, roll) in enumerate(self._seats)
             ]
         )
-        self.vector += luck
+        self.measured += luck
         self.own[self._seat] += luck[self._seat]
         self.worst_sum = max(self.worst_sum, abs(float(luck.sum())))
         return super()._rolled(roll_faces, counts, mask)
@@ -134,7 +140,7 @@ def play_deal(job: tuple[tuple[str, ...], int, int]) -> dict[str, np.ndarray]:
     players = len(field)
     rules = Rules(players=players)
     dice = DuplicateDice(f"vector-{seed}-{deal}")
-    out: dict[str, list] = {"strat": [], "rank": [], "winluck": [], "vector": [], "over": []}
+    out: dict[str, list] = {k: [] for k in ("strat", "rank", "winluck", "vector", "stored", "over")}
     worst_own = worst_sum = 0.0
     for r in range(players):
         seats = [(k + r) % players for k in range(players)]
@@ -147,7 +153,8 @@ def play_deal(job: tuple[tuple[str, ...], int, int]) -> dict[str, np.ndarray]:
         out["strat"].append(seats)
         out["rank"].append(result.ranks)
         out["winluck"].append(stored)
-        out["vector"].append(acc.vector.copy())
+        out["vector"].append(acc.measured.copy())
+        out["stored"].append(np.array(acc.vector))
         out["over"].append(result.over)
     arrays = {k: np.array(v) for k, v in out.items()}
     arrays["checks"] = np.array([worst_own, worst_sum])

@@ -1,6 +1,7 @@
 """benchmarks/win_luck_vector.py, the measurement behind docs/luck.md's "Win luck as a
 vector": its roller's component is the stored account's luck, a roll's luck sums to zero
-over the seats, and at two players the vector is the stored luck and its negative. (Its
+over the seats, at three and four players it is the stored vector (``winvec``) bit for
+bit, and at two players the vector is the stored luck and its negative. (Its
 policy evaluation, harness.analysis.turn.policy_arrays: tests/analysis/test_turn_policy.py.)"""
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ def test_a_deal_keeps_its_checks(bench, field):
     assert worst_own < 1e-12 and worst_sum < 1e-12  # ties within turn.EPS: the last bits
     assert np.allclose(out["vector"].sum(axis=1), 0.0, atol=1e-12)
     assert not np.allclose(out["vector"], out["winluck"])  # not the roller's luck alone
+    # the product's vector (WinAccountant.vector, stored as winvec): the same bits
+    assert out["stored"].tobytes() == out["vector"].tobytes()
 
 
 def test_at_two_players_the_vector_is_the_luck_and_its_negative(bench):
