@@ -170,6 +170,17 @@ def account_problem(
     if not rows:
         return None
     seat_of = _Where(table, players)
+    # The win account is kept beside the worm account (luck: win), never alone: a win
+    # column stored in a game without the account would be read as its win shares'
+    # control with none of the checks below, which need the account's rolls.
+    for field in WIN_ACCOUNT_FIELDS:
+        found = seat_of.first(~values[f"{field}_null"] & ~present)
+        if found is not None:
+            return seat_of(
+                *found,
+                f"{field} is stored where the game keeps no luck account (the win "
+                "account is kept beside it, luck: win)",
+            )
     # Presence: every field of every seat of every row, or none at all.
     found = seat_of.first(present & absent)
     if found is not None:

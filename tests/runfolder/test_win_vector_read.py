@@ -409,6 +409,22 @@ def test_a_vector_in_a_game_without_a_roll_is_exactly_0():
     assert problem is not None and "without a roll" in problem and "winvec" in problem, problem
 
 
+@pytest.mark.parametrize("field", ["winvec", "winluck"])
+def test_a_win_column_in_a_game_without_the_account_is_refused(three, field):
+    """A game that keeps no account (its worm account null, as under luck: off) but a
+    win column: the column would be read as the win shares' control unchecked."""
+    table = _table(three)
+    for i in range(3):
+        for name in ACCOUNT_TYPES:
+            table = _null_at0(table, seat_column(i, name))
+    table = _null_win_account(table)
+    assert account_problem(table, 3, None, chunk=False) is None  # both gone: a game without
+    forged = _put(table, seat_column(1, field), [0.5] + [0.0] * (table.num_rows - 1))
+    problem = account_problem(forged, 3, None, chunk=False)
+    assert problem is not None and f"{field} is stored where the game keeps no" in problem
+    assert "row 0" in problem and "seat 1" in problem
+
+
 def test_a_forged_vector_in_a_sealed_folder_is_refused_by_the_reader(three, tmp_path):
     run_dir = _copy(three, tmp_path)
     _reseal(run_dir, _edit({V1: _at0(lambda v, r: -v)}))
