@@ -337,8 +337,33 @@ def solve_arrays(payoff: Payoff) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return values[:N_STATES], roll, stops
 
 
+def policy_keeps(played: tuple[np.ndarray, np.ndarray]) -> list[np.ndarray]:
+    """The keep each roll's row takes under a play (``played``: its (value, stops), as
+    :func:`solve_arrays` gives them), per layer of dice left (1..8): the state it leads to,
+    within :data:`EPS` the higher face (as :meth:`Solution.pick`), ``_BUST`` for a row of
+    no new face. One play's keeps serve every payoff evaluated under it
+    (:func:`policy_arrays`'s ``keeps``)."""
+    mover = np.empty(N_STATES + 2)
+    mover[:N_STATES] = played[0]
+    mover[_NONE] = -np.inf
+    mover[_BUST] = 0.0  # a row of no new face has no other keep: never compared
+    out = []
+    for layer in LAYERS[1:]:
+        keeps = layer.flat
+        seen = mover.take(keeps)
+        best = seen[: layer.width].copy()
+        arg = keeps[: layer.width].copy()
+        for start, length in layer.heads:  # column j: every row's j-th keep, higher first
+            column = seen[start : start + length]
+            better = column > best[:length] + EPS
+            best[:length] = np.where(better, column, best[:length])
+            arg[:length] = np.where(better, keeps[start : start + length], arg[:length])
+        out.append(arg.take(layer.unsort))
+    return out
+
+
 def policy_arrays(
-    played: tuple[np.ndarray, np.ndarray], payoff: Payoff
+    played: tuple[np.ndarray, np.ndarray], payoff: Payoff, keeps: list[np.ndarray] | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """``payoff`` evaluated under another payoff's best play: (value, roll) per state.
 
@@ -352,9 +377,11 @@ def policy_arrays(
     layers are :func:`solve_arrays`' with each row's keep chosen by the play instead of
     by the maximum, so that ``policy_arrays(solve_arrays(p)[::2], p)`` gives ``p``'s own
     values, bit for bit unless two keeps of a roll differ by less than :data:`EPS` (the
-    play keeps the higher face, the maximum the larger value).
+    play keeps the higher face, the maximum the larger value). ``keeps``: the play's
+    :func:`policy_keeps`, when several payoffs are evaluated under one play (the same
+    values; computed here when not given).
     """
-    mover_value, stops = played
+    stops = played[1]
     stop = _stop_vector(payoff)
     offered = stop > -np.inf
     # where the play stops, this payoff must say what the stop is worth; where the play
@@ -363,11 +390,9 @@ def policy_arrays(
         raise ValueError(
             "a payoff evaluated under a play offers a stop exactly where the play's does (R7)"
         )
-    mover = np.empty(N_STATES + 2)
-    mover[:N_STATES] = mover_value
-    mover[_NONE] = -np.inf
+    if keeps is None:
+        keeps = policy_keeps(played)
     bust = float(payoff.bust)
-    mover[_BUST] = bust  # a row of no new face: the bust, whatever it is worth
     values = np.empty(N_STATES + 2)
     values[_NONE] = -np.inf
     values[_BUST] = bust
@@ -378,16 +403,7 @@ def policy_arrays(
             here = stop[lo:hi]
             values[lo:hi] = np.where(here > -np.inf, here, bust)
             continue
-        keeps = layer.flat
-        seen = mover.take(keeps)
-        best = seen[: layer.width].copy()
-        arg = keeps[: layer.width].copy()
-        for start, length in layer.heads:  # column j: every row's j-th keep, higher first
-            column = seen[start : start + length]
-            better = column > best[:length] + EPS
-            best[:length] = np.where(better, column, best[:length])
-            arg[:length] = np.where(better, keeps[start : start + length], arg[:length])
-        r = np.add.reduceat(values.take(arg).take(layer.unsort) * layer.prob, layer.starts)
+        r = np.add.reduceat(values.take(keeps[layer.n - 1]) * layer.prob, layer.starts)
         roll[lo:hi] = r
         values[lo:hi] = np.where(stops[lo:hi], stop[lo:hi], r)
     return values[:N_STATES], roll

@@ -49,7 +49,14 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from harness.analysis.account import Accountant, Decision, Option, TurnAccount
-from harness.analysis.turn import START, Payoff, best_keep, policy_arrays, solve_arrays
+from harness.analysis.turn import (
+    START,
+    Payoff,
+    best_keep,
+    policy_arrays,
+    policy_keeps,
+    solve_arrays,
+)
 from harness.game.board import legal_claims, tiles_of
 from harness.game.rules import Rules
 from harness.winprob import Position, WinPayoff, stop_claims, win_payoff
@@ -59,7 +66,7 @@ UNITS = ("win", "worms")
 
 # (stop, bust) -> (value, roll): win payoffs seldom repeat across turns, so a small
 # cache (one turn's arrays are ~31 kB) serves the coach's and the account's repeats.
-_SOLVED: dict[tuple, tuple[array, array]] = {}
+_SOLVED: dict[tuple, tuple[array, array, tuple[np.ndarray, np.ndarray]]] = {}
 _SOLVED_MAX = 256
 
 
@@ -74,11 +81,21 @@ def check_unit(unit: str) -> str:
 
 def win_solved(stop: tuple, bust: float) -> tuple[array, array]:
     """(value, roll) of every state of the turn for a win-unit payoff (cached)."""
+    return _win_programme(stop, bust)[:2]  # type: ignore[return-value]
+
+
+def win_play(stop: tuple, bust: float) -> tuple[np.ndarray, np.ndarray]:
+    """The best play of a win-unit payoff, (value, stops) as :func:`solve_arrays` gives
+    them (cached with :func:`win_solved`): what the vector evaluates other seats under."""
+    return _win_programme(stop, bust)[2]
+
+
+def _win_programme(stop: tuple, bust: float) -> tuple[array, array, tuple[np.ndarray, np.ndarray]]:
     key = (stop, bust)
     found = _SOLVED.get(key)
     if found is None:
-        value, roll, _ = solve_arrays(Payoff(stop, bust))
-        found = (array("d", value.tobytes()), array("d", roll.tobytes()))
+        value, roll, stops = solve_arrays(Payoff(stop, bust))
+        found = (array("d", value.tobytes()), array("d", roll.tobytes()), (value, stops))
         if len(_SOLVED) >= _SOLVED_MAX:
             del _SOLVED[next(iter(_SOLVED))]
         _SOLVED[key] = found
@@ -131,7 +148,7 @@ class WinAccountant(Accountant):
         self._grill_mask = 0
         #: with ``vector``: each seat's part of every roll's luck (stored as ``winvec``).
         #: Off by default: at three players or more it evaluates the turn's programme for
-        #: every other seat (about 3.7x the account's CPU on the Python engine), which the
+        #: every other seat (2.4-2.9x the account's CPU on the Python engine), which the
         #: coach, the diff and the hints never read.
         self.keeps_vector = vector
         self.vector = [0.0] * rules.players
@@ -174,13 +191,14 @@ class WinAccountant(Accountant):
             return []
         position = Position(grill, tuple(tuple(s) for s in stacks), seat)
         claims = stop_claims(position, payoff.claims, self.lower_any)
-        value, _, stops = solve_arrays(Payoff(payoff.stop, payoff.bust))
+        play = win_play(payoff.stop, payoff.bust)
+        keeps = policy_keeps(play)  # the roller's play: one for every seat
         others = []
         for j in range(self.players):
             if j != seat:
                 stop = tuple(None if c is None else payoff.vectors[c][j] for c in claims)
                 bust = payoff.bust_vector[j]
-                values, roll = policy_arrays((value, stops), Payoff(stop, bust))
+                values, roll = policy_arrays(play, Payoff(stop, bust), keeps)
                 others.append((j, bust, values, roll))
         return others
 
@@ -241,5 +259,6 @@ __all__ = [
     "check_unit",
     "turn_payoff",
     "win_claim_options",
+    "win_play",
     "win_solved",
 ]

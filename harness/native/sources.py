@@ -35,12 +35,12 @@ SOURCES: dict[str, str] = {
     "harness.winprob.payoff": "558ccc43aa7761c5357dc0758028c2471517209d5e6d16d264424a3fc61cb905",
     "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
-    "harness.analysis.turn": "4a678fca72e9633edd578c41f1edcced9de6837321e4c6036294e645aec67d53",
+    "harness.analysis.turn": "96084d58e48588e46025f340978a2b66415b71163843633c5891b2055213285d",
     # the luck account's reference: account.inc.c mirrors its Accountant, float for float
     "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
     # the win account (winluck, winvec): account.inc.c keeps its luck and its vector, on
     # winprob.inc.c's payoff
-    "harness.analysis.units": "dcff9b84c3c6cb198c5e394e2c90ae98505317816016fc2f72f21a170e92a2fc",
+    "harness.analysis.units": "0833d3aad8214692e28b6247e04f9d539cccb4a3243bad549180a1f9fbb371d0",
 }
 ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 # ... and the win account's (winluck), checked only for a batch that keeps it: reading
