@@ -59,7 +59,7 @@ from harness.analysis.turn import (
 )
 from harness.game.board import legal_claims, tiles_of
 from harness.game.rules import Rules
-from harness.winprob import Position, WinPayoff, stop_claims, win_payoff
+from harness.winprob import Position, WinPayoff, win_payoff
 
 UNITS = ("win", "worms")
 """The units an account is kept in: chances to win (the default) or worms of swing."""
@@ -178,25 +178,23 @@ class WinAccountant(Accountant):
         ledger.par += par
         self._k = 1.0  # win-unit luck is its own win weight: wluck == luck
         self._vector_before = list(self.vector)
-        self._others = self._other_seats(payoff, board.grill, tuple(board.stacks), seat)
+        self._others = self._other_seats(payoff, seat)
         if self._detail:
             self._current = WinTurn(turn, seat, par, 1.0, grill, tops, before=payoff.before)
 
     def _other_seats(
-        self, payoff: WinPayoff, grill: int, stacks: tuple, seat: int
+        self, payoff: WinPayoff, seat: int
     ) -> list[tuple[int, float, np.ndarray, np.ndarray]]:
         """Every other seat's chance under the roller's best play of this turn, per state
         (three players or more; at two the roller's luck negated is the other's)."""
         if self.players < 3 or not self.keeps_vector:
             return []
-        position = Position(grill, tuple(tuple(s) for s in stacks), seat)
-        claims = stop_claims(position, payoff.claims, self.lower_any)
         play = win_play(payoff.stop, payoff.bust)
         keeps = policy_keeps(play)  # the roller's play: one for every seat
         others = []
         for j in range(self.players):
             if j != seat:
-                stop = tuple(None if c is None else payoff.vectors[c][j] for c in claims)
+                stop = tuple(None if c is None else payoff.vectors[c][j] for c in payoff.chosen)
                 bust = payoff.bust_vector[j]
                 values, roll = policy_arrays(play, Payoff(stop, bust), keeps)
                 others.append((j, bust, values, roll))

@@ -32,7 +32,7 @@ SOURCES: dict[str, str] = {
     # the win-probability evaluator: native/c/winprob.inc.c mirrors it, integer for integer
     "harness.winprob.evaluator": "9ce4fbd6800eef487b31da7f0e58fa6234b45dc3c64f223a5fdd10ba5163e9e1",
     "harness.winprob.features": "524933fc8aa1df34a50de883dc72f0a2ca6864a4259cb17282fe46e014da4b16",
-    "harness.winprob.payoff": "558ccc43aa7761c5357dc0758028c2471517209d5e6d16d264424a3fc61cb905",
+    "harness.winprob.payoff": "8a249cbdbe898ff9743c5194d88b1bec0fb7d0262c8bbdbbb0b9f151a2b7c6e4",
     "harness.winprob.model": "0e1defa4b5e834ffc38e63bc584b7ce905d057452365559a10cd22b57f0add14",
     "harness.winprob.position": "fcbd0a5db9e0f9509db47e29674cb2b7bfe037a901edc54e65a46be5e913b858",
     "harness.analysis.turn": "96084d58e48588e46025f340978a2b66415b71163843633c5891b2055213285d",
@@ -40,7 +40,7 @@ SOURCES: dict[str, str] = {
     "harness.analysis.account": "60009f45bece62319eb8508ef5a75dfb9fe3e6d8cb14c1b732217e177aadb144",
     # the win account (winluck, winvec): account.inc.c keeps its luck and its vector, on
     # winprob.inc.c's payoff
-    "harness.analysis.units": "0833d3aad8214692e28b6247e04f9d539cccb4a3243bad549180a1f9fbb371d0",
+    "harness.analysis.units": "53f60702ea6db0c31af6a26a2c8ed4fb582a2a5e1d11abfdaf921ad8dd067d55",
 }
 ACCOUNT_SOURCES = ("harness.analysis.account", "harness.analysis.turn")
 # ... and the win account's (winluck), checked only for a batch that keeps it: reading

@@ -37,7 +37,8 @@ class WinPayoff:
     offers none (the :class:`harness.analysis.turn.Payoff` the programme is solved for);
     ``before``: the evaluator's chance of the turn-taker at the turn's start;
     ``vectors[(tile, victim)]`` and ``bust_vector``: every seat's chance after each
-    ending (``claims`` and ``bust`` are the turn-taker's parts).
+    ending (``claims`` and ``bust`` are the turn-taker's parts); ``chosen[s]``: the claim
+    whose value ``stop[s]`` is (:func:`stop_claims`), None where ``stop[s]`` is.
     """
 
     claims: Claims
@@ -46,6 +47,7 @@ class WinPayoff:
     before: float
     vectors: dict[tuple[int, int | None], tuple[float, ...]] = field(default_factory=dict)
     bust_vector: tuple[float, ...] = ()
+    chosen: tuple[tuple[int, int | None] | None, ...] = ()
 
 
 def ending_vectors(
@@ -72,23 +74,24 @@ def ending_chances(
 ) -> tuple[Claims, float]:
     """The chance of ``position.to_move`` to win after each way its turn can end: every
     claim ``(tile, victim)`` and the bust (:func:`ending_vectors`, the turn-taker's part)."""
-    seat = position.to_move
     vectors, bust = ending_vectors(position, rules, judge)
-    return {claim: chance[seat] for claim, chance in vectors.items()}, bust[seat]
+    return _turn_takers(vectors, position.to_move), bust[position.to_move]
+
+
+def _turn_takers(vectors: dict[tuple[int, int | None], tuple[float, ...]], seat: int) -> Claims:
+    """Each ending's chance of ``seat`` (the turn-taker), from every seat's."""
+    return {claim: chance[seat] for claim, chance in vectors.items()}
 
 
 def stop_values(position: Position, claims: Claims, lower_any: bool) -> tuple[float | None, ...]:
     """The best claim's value at each total 0..40 (R7 through
     :func:`harness.game.board.legal_claims`, the engine's one definition), None where a
-    stop claims nothing."""
-    seat = position.to_move
-    tops = tuple(s[-1] if s else 0 for s in position.stacks)
-    grill = position.grill
-    stop: list[float | None] = []
-    for total in range(MAX_TOTAL + 1):
-        legal = legal_claims(seat, total, True, grill, tops, lower_any)
-        stop.append(max((claims[c.tile, c.victim] for c in legal), default=None))
-    return tuple(stop)
+    stop claims nothing: the value of the claim :func:`stop_claims` names."""
+    return _values(stop_claims(position, claims, lower_any), claims)
+
+
+def _values(chosen: tuple, claims: Claims) -> tuple[float | None, ...]:
+    return tuple(None if c is None else claims[c] for c in chosen)
 
 
 def _tile(claim: Claim) -> int:
@@ -129,10 +132,11 @@ def win_payoff(position: Position, rules: Rules) -> WinPayoff:
     if found is None:
         seat = position.to_move
         vectors, bust_vector = ending_vectors(position, rules)
-        claims = {claim: chance[seat] for claim, chance in vectors.items()}
-        stop = stop_values(position, claims, rules.lower_tile == "any")
+        claims = _turn_takers(vectors, seat)
+        chosen = stop_claims(position, claims, rules.lower_tile == "any")
         before = evaluator(rules).chances(position)[seat]
-        found = WinPayoff(claims, bust_vector[seat], stop, before, vectors, bust_vector)
+        found = WinPayoff(claims, bust_vector[seat], _values(chosen, claims), before, vectors,
+                          bust_vector, chosen)  # fmt: skip
         if len(_CACHE) >= _CACHE_MAX:
             del _CACHE[next(iter(_CACHE))]
         _CACHE[key] = found
