@@ -205,20 +205,16 @@ static int acc_vector_endings(const Game *g, int seat, AccVec *x) {
     p.to_move = (seat + 1) % n;
     wp_chances_all(&p, bv);
     /* the claim at each total, as stop_values chooses it from the roller's chances */
-    const double *chosen[DP_MAX_TOTAL + 1];
-    for (int t = 0; t <= DP_MAX_TOTAL; t++) chosen[t] = NULL;
-    const double *current = NULL;
-    for (int total = grill ? lowest_bit(grill) : DP_MAX_TOTAL + 1; total <= DP_MAX_TOTAL; total++) {
-        if (total <= HIGHEST_TILE && (grill >> total & 1))
-            if (!g->lower_any || current == NULL || gvv[total][seat] > current[seat])
-                current = gvv[total];
-        chosen[total] = current;
-    }
+    double gv[HIGHEST_TILE + 1], sv[MAXP];
+    for (int t = LOWEST_TILE; t <= HIGHEST_TILE; t++)
+        if (grill >> t & 1) gv[t] = gvv[t][seat];
     for (int v = 0; v < n; v++)
-        if (g->top[v] && v != seat) {
-            int top = g->top[v];
-            if (chosen[top] == NULL || svv[v][seat] > chosen[top][seat]) chosen[top] = svv[v];
-        }
+        if (v != seat && here.len[v]) sv[v] = svv[v][seat];
+    int choice[DP_MAX_TOTAL + 1];
+    stop_choices(g, seat, gv, sv, choice);
+    const double *chosen[DP_MAX_TOTAL + 1];
+    for (int t = 0; t <= DP_MAX_TOTAL; t++)
+        chosen[t] = choice[t] > 0 ? gvv[choice[t]] : choice[t] < 0 ? svv[-1 - choice[t]] : NULL;
     int m = 0;
     for (int j = 0; j < n; j++)
         if (j != seat) {
@@ -425,16 +421,7 @@ static double acc_rolled(Account *a, uint32_t fresh) {
         if (a->nv == 0) { /* two players: the other's part, negated */
             a->led[1 - a->seat].winvec += -wluck;
         } else { /* the others' parts: the roll's best keep (best_keep), each seat's value */
-            int child = -1;
-            double at = 0.0;
-            for (int f = 6; f >= 1; f--) {
-                int c = count_of(fresh, f);
-                if (c) {
-                    int k = DP_CHILD[base | f << 3 | (c - 1)];
-                    double v = dp_value(ww, k);
-                    if (child < 0 || v > at + DP_EPS) at = v, child = k;
-                }
-            }
+            int face, child = dp_best_keep(ww, i, fresh, &face);
             const AccVec *x = a->vx;
             for (int k = 0; k < a->nv; k++)
                 a->led[x->seat[k]].winvec +=

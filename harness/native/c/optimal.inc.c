@@ -55,28 +55,36 @@ static double swing_values(const Game *g, int seat, double *gv, double *sv) {
     return -(double)(own ? WORMS[own] : 0);
 }
 
-/* Optimal._stop_values: the best claim's value at each total (R7: the highest grill tile
- * <= total, any lower one under lower_any, or a rival's top showing exactly total), from
- * the values of the claims (gv, sv); -inf where R7 offers none. */
-static void stop_values(const Game *g, int seat, const double *gv, const double *sv,
-                        double stop[DP_MAX_TOTAL + 1]) {
+/* The best claim at each total (R7: the highest grill tile <= total, any lower one under
+ * lower_any, or a rival's top showing exactly total), by the values of the claims (gv,
+ * sv): choice[t] the grill tile, or -1 - victim for a steal, or 0 where R7 offers none.
+ * Ties: a grill tile over a steal; under lower_any the lowest grill tile of the best
+ * value (payoff.stop_claims). One rule for the stop values and the win account's vector. */
+static void stop_choices(const Game *g, int seat, const double *gv, const double *sv,
+                         int choice[DP_MAX_TOTAL + 1]) {
     uint64_t grill = g->grill;
-    for (int t = 0; t <= DP_MAX_TOTAL; t++) stop[t] = -INFINITY;
-    int have = 0;
-    double current = 0.0;
-    for (int total = lowest_bit(grill); total <= DP_MAX_TOTAL; total++) {
-        if (total <= 36 && (grill >> total & 1)) {
-            double value = gv[total];
-            if (!g->lower_any || !have || value > current) current = value;
-            have = 1;
-        }
-        stop[total] = current;
+    for (int t = 0; t <= DP_MAX_TOTAL; t++) choice[t] = 0;
+    int current = 0;
+    for (int total = grill ? lowest_bit(grill) : DP_MAX_TOTAL + 1; total <= DP_MAX_TOTAL; total++) {
+        if (total <= 36 && (grill >> total & 1))
+            if (!g->lower_any || !current || gv[total] > gv[current]) current = total;
+        choice[total] = current;
     }
     for (int v = 0; v < g->n; v++)
         if (g->top[v] && v != seat) {
             int top = g->top[v];
-            if (stop[top] == -INFINITY || sv[v] > stop[top]) stop[top] = sv[v];
+            if (!choice[top] || sv[v] > gv[choice[top]]) choice[top] = -1 - v;
         }
+}
+
+/* Optimal._stop_values: the best claim's value at each total (stop_choices), from the
+ * values of the claims (gv, sv); -inf where R7 offers none. */
+static void stop_values(const Game *g, int seat, const double *gv, const double *sv,
+                        double stop[DP_MAX_TOTAL + 1]) {
+    int choice[DP_MAX_TOTAL + 1];
+    stop_choices(g, seat, gv, sv, choice);
+    for (int t = 0; t <= DP_MAX_TOTAL; t++)
+        stop[t] = choice[t] > 0 ? gv[choice[t]] : choice[t] < 0 ? sv[-1 - choice[t]] : -INFINITY;
 }
 
 /* Optimal._plan at the turn's first roll: what each ending is worth, the turn solved. */
@@ -143,24 +151,37 @@ static inline int opt_state(const Turn *t) {
     return DP_LOOKUP[ALL_FACES ^ t->free][t->left][t->total];
 }
 
-static int opt_pick(const Game *g, int seat, const Turn *t) {
-    const DpTurn *w = g->opt_turn[seat];
-    int base = opt_state(t) << 6, face = 0, faces[6], child[6], shown = 0;
-    for (int f = 6; f >= 1; f--) { /* higher face first: it keeps ties */
-        int count = count_of(t->packed, f);
-        if (!count) continue;
-        faces[shown] = f;
-        child[shown++] = DP_CHILD[base | f << 3 | (count - 1)];
-    }
-    dp_need_all(w, child, shown); /* solved now if no turn of this payoff needed them */
+/* turn.best_keep: the state the best keep of a roll in `state` leads to (`packed`: the
+ * counts of the faces it shows not yet kept), the highest value, within DP_EPS the higher
+ * face (it keeps ties); its face in *face. -1 (face 0): no face to keep. The keeps must be
+ * solved. Optimal's pick and the win account's vector take the same keep by it. */
+static inline int dp_best_keep(const DpTurn *w, int state, uint32_t packed, int *face) {
+    int base = state << 6, child = -1;
     double best = -1e300;
-    for (int k = 0; k < shown; k++) {
-        double v = dp_value(w, child[k]);
+    *face = 0;
+    for (int f = 6; f >= 1; f--) {
+        int count = count_of(packed, f);
+        if (!count) continue;
+        int k = DP_CHILD[base | f << 3 | (count - 1)];
+        double v = dp_value(w, k);
         if (v > best + DP_EPS) {
             best = v;
-            face = faces[k];
+            child = k;
+            *face = f;
         }
     }
+    return child;
+}
+
+static int opt_pick(const Game *g, int seat, const Turn *t) {
+    const DpTurn *w = g->opt_turn[seat];
+    int state = opt_state(t), base = state << 6, child[6], shown = 0, face;
+    for (int f = 6; f >= 1; f--) {
+        int count = count_of(t->packed, f);
+        if (count) child[shown++] = DP_CHILD[base | f << 3 | (count - 1)];
+    }
+    dp_need_all(w, child, shown); /* solved now if no turn of this payoff needed them */
+    dp_best_keep(w, state, t->packed, &face);
     return face;
 }
 
