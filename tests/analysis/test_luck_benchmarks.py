@@ -12,7 +12,7 @@ import argparse
 
 import numpy as np
 import pytest
-from helpers import load_benchmark
+from helpers import NEEDS_NATIVE, load_benchmark
 
 from harness import stats
 
@@ -192,3 +192,16 @@ def test_win_luck_variance_plays_a_preset_judged_by_its_own_model(capsys):
     assert not np.array_equal(official.data["worms"], blog.data["worms"])  # other games
     with pytest.raises(SystemExit):
         bench.main(["--rules", "nosuch"])
+
+
+@NEEDS_NATIVE
+def test_win_account_cost_sets_the_two_modes_side_by_side():
+    """benchmarks/win_account_cost.py: per player count, CPU a game with luck on and win,
+    every round played natively, the ratio of the medians; a bad --players is one line."""
+    cost = load_benchmark("win_account_cost")
+    rows = cost.measure([3], deals=2, repeats=2, seed=1)
+    (row,) = rows
+    assert row["engine"] == "native" and len(row["rounds"]["win"]) == 2
+    assert row["ms_win"] > 0 and row["ratio"] == pytest.approx(row["ms_win"] / row["ms_on"])
+    with pytest.raises(SystemExit):
+        cost.main(["--players", "three"])
