@@ -156,8 +156,9 @@ def targets(p: DealPool) -> list[tuple[str, int, int | None, str]]:
 
 
 def measure(p: DealPool) -> dict[str, Any]:
-    """Every target of the pool with either control; at 2 players also what win luck and a
-    second control together could take out (:func:`least_squares_gain`)."""
+    """Every target of the pool with each control; also what the win control and the
+    other stored controls together could take out (:func:`least_squares_gain`): at 2
+    players win luck with a second control, at 3-4 the vector with all of them."""
     by_win, by_luck = with_control(p, "winluck"), with_control(p, "luck")
     by_vector = with_control(p, "winvec")
     rows = []
@@ -167,12 +168,17 @@ def measure(p: DealPool) -> dict[str, Any]:
         _, _, cv = deal_totals(by_vector, kind, a, b)
         row = {"kind": kind, "target": name, "wluck": _row(y, m, c), "winluck": _row(y, m, cw),
                "winvec": _row(y, m, cv)}  # fmt: skip
+        _, _, cl = deal_totals(by_luck, kind, a, b)
         if p.players == 2:
-            _, _, cl = deal_totals(by_luck, kind, a, b)
             row["least_squares"] = {
                 "winluck": least_squares_gain(y, m, cw),
                 "winluck+wluck": least_squares_gain(y, m, cw, c),
                 "winluck+luck": least_squares_gain(y, m, cw, cl),
+            }
+        else:  # the vector, then every stored control beside it
+            row["least_squares"] = {
+                "winvec": least_squares_gain(y, m, cv),
+                "winvec+winluck+wluck+luck": least_squares_gain(y, m, cv, cw, c, cl),
             }
         rows.append(row)
     return {

@@ -157,6 +157,23 @@ def test_win_luck_variance_measures_a_field_of_its_own(capsys):
         bench.main(["--field", "greedy,simple", "--only", "2p"])
 
 
+def test_win_luck_variance_bounds_every_control_beside_the_vector(capsys):
+    """At 3 players each row carries the in-sample least-squares gain of the vector alone
+    and with every other stored control beside it: more regressors never leave more
+    variance."""
+    import json
+
+    bench = load_benchmark("win_luck_variance")
+    field = ["greedy", "worm-first", "tactician"]
+    assert bench.main(["--deals", "30", "--field", ",".join(field), "--json"]) == 0
+    (result,) = json.loads(capsys.readouterr().out)
+    assert len(result["rows"]) == 3 + 3  # three win shares, three heads to head
+    for row in result["rows"]:
+        ls = row["least_squares"]
+        assert set(ls) == {"winvec", "winvec+winluck+wluck+luck"}
+        assert ls["winvec+winluck+wluck+luck"] >= ls["winvec"] - 1e-9 > 0
+
+
 def test_win_luck_variance_refuses_an_unknown_field_in_one_line(capsys):
     bench = load_benchmark("win_luck_variance")
     with pytest.raises(SystemExit) as stop:
