@@ -10,7 +10,8 @@ both seat orders with the same dice; at 3 and 4 players a gauntlet, one win-opti
 seat against optimal in every other seat (the other seats' copies named optimal-2, ...),
 every deal in every seating. Prints win-optimal's win share (a shared first place split
 evenly, R11) with its 95% interval over deals, the luck-adjusted share and interval the
-standings give (docs/luck.md; the worm account's control today), the target (52.0% at
+standings give (docs/luck.md: the worm account's control, or with ``--luck win`` the
+win account's, far stronger between these two), the target (52.0% at
 2 players, 1/P + 1.5 points at 3+), and the evaluator win-optimal used.
 
 ``--paired RUN_DIR``: another run folder of this script with the same players, deals and
@@ -42,9 +43,11 @@ from harness.tourney import run_tournament
 from harness.winprob import evaluator
 
 
-def config(players: int, deals: int, seed: int, rules: str = "official") -> dict:
+def config(
+    players: int, deals: int, seed: int, rules: str = "official", luck: str = "auto"
+) -> dict:
     base = {"name": f"winprob_strength_{players}p", "rules": rules, "players": players,
-            "deals": deals, "seed": seed, "dice": "duplicate"}  # fmt: skip
+            "deals": deals, "seed": seed, "dice": "duplicate", "luck": luck}  # fmt: skip
     if players == 2:
         return {**base, "format": "round_robin", "entrants": ["win-optimal", "optimal"]}
     others = ["optimal"] + [
@@ -95,10 +98,13 @@ def main() -> int:
                     help="another run folder of this script on the same deals")  # fmt: skip
     ap.add_argument("--rules", choices=list(PRESETS), default="official",
                     help="the preset the games are played under")  # fmt: skip
+    ap.add_argument("--luck", choices=("auto", "win"), default="auto",
+                    help="the account the games keep: win adds win luck, the stronger"
+                    " control of the adjusted share (docs/luck.md)")  # fmt: skip
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     cpu = time.process_time()
-    run = run_tournament(config(a.players, a.deals, a.seed, a.rules), out=a.out, fresh=True,
+    run = run_tournament(config(a.players, a.deals, a.seed, a.rules, a.luck), out=a.out, fresh=True,
                          workers=a.workers, progress=None if not a.json else False)  # fmt: skip
     st = run.standings.set_index("strategy")
     row = st.loc["win-optimal"]
@@ -114,6 +120,7 @@ def main() -> int:
         "win_adj_low": float(row["win_adj_low"]),
         "win_adj_high": float(row["win_adj_high"]),
         "luck_games": int(row["luck_games"]),
+        "luck": a.luck,
         "target": target,
         "rules": a.rules,
         "evaluator": evaluator(Rules.preset(a.rules, a.players)).describe(),

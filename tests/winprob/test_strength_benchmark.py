@@ -39,3 +39,14 @@ def test_a_run_of_other_dice_is_refused(tmp_path):
         bench.paired(path, other)
     with pytest.raises(SystemExit, match="winprob_strength: .*no such folder"):
         bench.paired(path, tmp_path / "nowhere")
+
+
+def test_luck_win_keeps_the_win_account_for_the_adjusted_share(tmp_path):
+    """``--luck win``: the games keep win luck, which the standings' adjusted share then
+    takes as its control; the default keeps only the worm account."""
+    bench = load_benchmark("winprob_strength")
+    assert bench.config(2, 4, 32)["luck"] == "auto"
+    run = run_tournament(bench.config(2, 4, 32, luck="win"), out=tmp_path, fresh=True,
+                         workers=0, progress=False)  # fmt: skip
+    games = bench.load_run(run.path).games
+    assert games["seat0_winluck"].notna().all() and games["seat1_winvec"].notna().all()
