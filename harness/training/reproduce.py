@@ -1,0 +1,166 @@
+"""``python -m harness.training.reproduce``: make the shipped models again, from nothing,
+and check them against ``harness/winprob/models/SHA256SUMS``.
+
+    python -m harness.training.reproduce [NAME ...] [--dir DIR]
+
+Runs each named model's chain (:mod:`harness.training.recipes`; all six without a name),
+step by step, each step a fresh ``python -m`` process of the training's commands with
+its progress bar, its file in DIR (``<model>.step<k>.bin``, what it printed beside it in
+``<model>.step<k>.log``). After each step the
+output's sha256 is compared with the one the step gave when the model was first made: a
+difference ends the command there, in one line, exit 1 (the rest of that chain could
+not reproduce the file either). A step whose output is already in DIR with the recorded
+sha256 is not run again, so an interrupted run goes on where it stopped. The last
+step's output must be the shipped file byte for byte; it is copied to DIR/<model>.
+Prints per step the sha256, whether it matched, and the CPU seconds against those
+recorded. The whole set costs about two CPU-hours (docs/winprob.md, Training).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from harness.training.args import OneLineParser
+from harness.training.recipes import RECIPES, Recipe, Step, recipe
+from harness.winprob.model import MODELS, ModelError, load, shipped_sums
+
+PROG = "python -m harness.training.reproduce"
+
+
+def sha256_of(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _matches(sha: str, recorded: str) -> bool:
+    return not recorded or sha.startswith(recorded)
+
+
+def run_step(step: Step, prev: Path | None, out: Path) -> tuple[str, float, bool]:
+    """(sha256 of the output, CPU seconds, whether it ran) for one step, its progress
+    bar on stderr and what it prints in ``<out>.log``; a step whose output is already
+    there with the recorded sha256 is kept."""
+    if step.sha256 and out.exists() and _matches(sha256_of(out), step.sha256):
+        return sha256_of(out), 0.0, False
+    argv = [sys.executable, "-m", step.module, *step.argv(str(prev) if prev else None, str(out))]
+    before = _children_cpu()
+    log = out.with_suffix(".log")  # what the command printed: its data sha256, losses, fit
+    with log.open("w") as printed:
+        done = subprocess.run(argv, stdout=printed, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(
+            f"{' '.join(argv[1:])} ended with status {done.returncode} (its output: {log})"
+        )
+    return sha256_of(out), _children_cpu() - before, True
+
+
+def how_it_differs(made: Path, shipped: Path) -> str:
+    """What differs between a made model and the shipped one, in words: the network's
+    integers, or only the chance map's knots (how far)."""
+    try:
+        a, b = load(made), load(shipped)
+    except ModelError as exc:
+        return str(exc)
+    same_network = (a.players, a.out_shift, len(a.layers)) == (
+        b.players,
+        b.out_shift,
+        len(b.layers),
+    ) and all(
+        x.shift == y.shift
+        and np.array_equal(x.weights, y.weights)
+        and np.array_equal(x.biases, y.biases)
+        for x, y in zip(a.layers, b.layers, strict=True)
+    )
+    if not same_network:
+        return "its network's integers differ from the shipped file's"
+    if len(a.knots) != len(b.knots):
+        return "the same network; its chance map has another number of knots"
+    gap = max(abs(x - y) for x, y in zip(a.knots, b.knots, strict=True))
+    return (
+        f"the same network (every integer); the chance map's knots differ by at most"
+        f" {gap:.1e} (a float fit stopped at its tolerance, whose last digits move between"
+        f" versions of scipy and numpy: docs/winprob.md)"
+    )
+
+
+def reproduce(r: Recipe, folder: Path, say=print) -> bool:
+    """Runs ``r``'s chain in ``folder``; True when the last file is the shipped one."""
+    shipped = shipped_sums()[r.name]
+    prev: Path | None = None
+    cpu = 0.0
+    for k, step in enumerate(r.steps, 1):
+        out = folder / f"{r.name.removesuffix('.bin')}.step{k}.bin"
+        recorded = shipped if k == len(r.steps) else step.sha256
+        say(f"{r.name} step {k}/{len(r.steps)}: python -m {step.module} "
+            f"{' '.join(step.argv(str(prev) if prev else None, str(out)))}")  # fmt: skip
+        sha, seconds, ran = run_step(step, prev, out)
+        cpu += seconds
+        spent = f"{seconds:.0f} CPU-s (recorded {step.cpu:.0f})" if ran else "kept from before"
+        if not _matches(sha, recorded or ""):
+            why = f"; {how_it_differs(out, MODELS / r.name)}" if k == len(r.steps) else ""
+            sys.stderr.write(
+                f"{PROG}: error: {r.name} step {k} gave sha256 {sha[:12]}, the recipe records"
+                f" {recorded[:12]}: the chain does not reproduce from here ({spent}){why}\n"
+            )
+            return False
+        mark = "matches" if recorded else "(none recorded)"
+        say(f"  sha256 {sha[:12]} {mark}; {spent}")
+        prev = out
+    assert prev is not None
+    shutil.copyfile(prev, folder / r.name)
+    say(f"{r.name}: reproduced byte for byte (sha256 {shipped[:12]}, as SHA256SUMS);"
+        f" {cpu:.0f} CPU-s (recorded {r.cpu:.0f})")  # fmt: skip
+    return True
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = OneLineParser(prog=PROG, description="Make the shipped win-probability models again"
+                      " from their recorded commands and check them byte for byte.")  # fmt: skip
+    names = ", ".join(r.name for r in RECIPES)
+    p.add_argument("names", nargs="*", metavar="NAME", help=f"default: all ({names})")
+    p.add_argument("--dir", type=Path, default=Path("reproduced"),
+                   help="where the steps' files go (default: ./reproduced)")  # fmt: skip
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    a = parser.parse_args(argv)
+    try:
+        chosen = [recipe(n) for n in a.names] if a.names else list(RECIPES)
+    except KeyError as exc:
+        parser.error(str(exc.args[0]))
+    try:
+        a.dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--dir {a.dir}: {exc.strerror}")
+    total = sum(r.cpu for r in chosen)
+    print(f"{len(chosen)} model(s), {sum(len(r.steps) for r in chosen)} steps, about"
+          f" {total / 60:.0f} CPU-minutes as recorded; the shipped files: {MODELS}")  # fmt: skip
+    try:
+        ok = all([reproduce(r, a.dir) for r in chosen])
+    except (RuntimeError, OSError) as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 1
+    except KeyboardInterrupt:  # the step's process had the signal too and has ended
+        sys.stderr.write(
+            f"{PROG}: interrupted; the steps made are kept in {a.dir}: run it again to go on\n"
+        )
+        return 130
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
