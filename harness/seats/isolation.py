@@ -74,6 +74,11 @@ MAX_REPLY = 64 * 1024
 STARTUP_TIMEOUT = 60.0
 """Seconds a child may take to start and build its strategy (imports can be slow)."""
 
+READER_DRAIN = 5.0
+"""Seconds an ended child's output reader may take to hand over what is left in its pipe
+(under load the reader can lag the game: without the wait, the last lines and the note
+that output was capped were lost when the command ended)."""
+
 _HEADER = struct.Struct("!I")
 _CHUNK = 16384  # bytes per read: every usual message in one
 
@@ -131,6 +136,7 @@ class SeatProcess:
         self.cpu_seconds = cpu_seconds if sandboxed else None
         self.sandboxed = sandboxed
         self.output = output
+        self._reader: threading.Thread | None = None  # the thread reading its output
         self.missing: list[str] = []
         self.scratch: str | None = None  # the one folder its process may write in
         self._proc: subprocess.Popen[bytes] | None = None
@@ -197,7 +203,7 @@ class SeatProcess:
             child_end.close()
             if reader is not None:
                 os.close(out)  # the child's copy is the only write end now
-                _read_lines(reader, self.output)
+                self._reader = _read_lines(reader, self.output)
         parent_end.setblocking(False)
         self._pollers = {}
         for events in (select.POLLIN, select.POLLOUT):
@@ -261,6 +267,11 @@ class SeatProcess:
         if self._finalizer is not None:
             self._finalizer()  # kills, reaps and closes the socket, once
             self._finalizer = None
+        reader, self._reader = self._reader, None
+        if reader is not None:  # what the child wrote before it ended is handed over
+            # (its group is killed: every write end is closed, the reader is at the end
+            # of what is left; bounded, for a grandchild that left the group with one)
+            reader.join(READER_DRAIN)
         self._proc = None
         self._sock = None
         self._ready = False
@@ -406,10 +417,11 @@ def _reap(proc: subprocess.Popen[bytes], sock: socket.socket, scratch: str) -> N
     shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _read_lines(fd: int, output: Callable[[str], None]) -> None:
+def _read_lines(fd: int, output: Callable[[str], None]) -> threading.Thread:
     """A thread that hands every line read from ``fd`` to ``output``, until end of file
     (the child and whatever it started have closed it), each at most a few message
-    lengths (the rest of an unending line is dropped)."""
+    lengths (the rest of an unending line is dropped). Returned started, to be joined
+    once the child is gone (:meth:`SeatProcess.kill`)."""
 
     def read() -> None:
         pending = b""
@@ -427,7 +439,9 @@ def _read_lines(fd: int, output: Callable[[str], None]) -> None:
             with contextlib.suppress(Exception):
                 output(pending.decode("utf-8", "replace"))
 
-    threading.Thread(target=read, name="harness-seat-output", daemon=True).start()
+    thread = threading.Thread(target=read, name="harness-seat-output", daemon=True)
+    thread.start()
+    return thread
 
 
 def close_processes(processes: list[SeatProcess]) -> None:

@@ -227,3 +227,35 @@ def test_a_seat_process_is_replaced_before_its_cpu_budget_runs_out(monkeypatch):
         assert again == plain
     finally:
         seats.close()
+
+
+def test_what_a_seat_wrote_is_handed_over_before_its_kill_returns(tmp_path):
+    """A seat's output is read by a thread of its own; when the seat is ended (the game
+    over, the command about to print and exit), every line it wrote has reached the
+    output first, however far the reader lagged (under load it lagged the game: the last
+    lines and the note that output was capped were lost)."""
+    plugin = tmp_path / "talker.py"
+    plugin.write_text(
+        "from harness.strategy import Strategy\n"
+        "for i in range(40):\n"
+        "    print(f'line {i}', flush=True)\n"
+        "class Talker(Strategy):\n"
+        "    def pick(self, view):\n"
+        "        return max(view.choices)\n"
+        "    def stop(self, view):\n"
+        "        return True\n"
+    )
+    seen = []
+
+    def slow(line):  # a reader far behind the seat
+        time.sleep(0.02)
+        seen.append(line)
+
+    process = SeatProcess({"ref": (f"{plugin}:Talker", ())}, "talker", 60, output=slow)
+    process.start()
+    process.wait_ready()  # the module has run: all 40 lines are in the pipe
+    process.kill()
+    assert [line for line in seen if "line " in line] == [
+        f"[talker] line {i}"
+        for i in range(40)  # labelled by the child
+    ]
