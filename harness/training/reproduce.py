@@ -39,6 +39,13 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def libraries() -> str:
+    """The versions of what the steps' float fits run on, for the record of a run."""
+    import scipy
+
+    return f"Python {sys.version.split()[0]}, numpy {np.__version__}, scipy {scipy.__version__}"
+
+
 def _children_cpu() -> float:
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
@@ -149,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(r.cpu for r in chosen)
     print(f"{len(chosen)} model(s), {sum(len(r.steps) for r in chosen)} steps, about"
           f" {total / 60:.0f} CPU-minutes as recorded; the shipped files: {MODELS}")  # fmt: skip
+    print(f"with {libraries()} (a chance map's knots move with them: docs/winprob.md)")
     try:
         ok = all([reproduce(r, a.dir) for r in chosen])
     except (RuntimeError, OSError) as exc:

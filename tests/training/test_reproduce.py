@@ -129,6 +129,16 @@ def test_a_step_that_fails_is_one_line_with_its_log(tmp_path, monkeypatch, capsy
     assert len(err) == 1 and "status 2" in err[0] and ".log" in err[0]
 
 
+def test_a_run_says_the_library_versions_its_fits_ran_on(tmp_path, monkeypatch, capsys):
+    import numpy as np
+    import scipy
+
+    monkeypatch.setattr(reproduce, "reproduce", lambda r, folder: True)
+    assert reproduce.main(["winprob-4p", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"numpy {np.__version__}, scipy {scipy.__version__}" in out
+
+
 def test_ctrl_c_is_one_line_exit_130_and_says_the_steps_are_kept(tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
