@@ -268,9 +268,10 @@ class SeatProcess:
             self._finalizer()  # kills, reaps and closes the socket, once
             self._finalizer = None
         reader, self._reader = self._reader, None
-        if reader is not None:  # what the child wrote before it ended is handed over
-            # (its group is killed: every write end is closed, the reader is at the end
-            # of what is left; bounded, for a grandchild that left the group with one)
+        if reader is not None and reader is not threading.current_thread():
+            # what the child wrote before it ended is handed over (its group is killed:
+            # every write end is closed, the reader is at the end of what is left;
+            # bounded, for a grandchild that left the group with one)
             reader.join(READER_DRAIN)
         self._proc = None
         self._sock = None
