@@ -1,7 +1,7 @@
 """``python -m harness.training.reproduce``: make the shipped models again, from nothing,
 and check them against ``harness/winprob/models/SHA256SUMS``.
 
-    python -m harness.training.reproduce [NAME ...] [--dir DIR]
+    python -m harness.training.reproduce [NAME ...] [--dir DIR] [--json]
 
 Runs each named model's chain (:mod:`harness.training.recipes`; all six without a name),
 step by step, each step a fresh ``python -m`` process of the training's commands with
@@ -22,14 +22,17 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import resource
 import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import scipy
 
 from harness.training.args import OneLineParser
 from harness.training.recipes import RECIPES, Recipe, Step, recipe
@@ -44,8 +47,6 @@ def sha256_of(path: Path) -> str:
 
 def libraries() -> str:
     """The versions of what the steps' float fits run on, for the record of a run."""
-    import scipy
-
     return f"Python {sys.version.split()[0]}, numpy {np.__version__}, scipy {scipy.__version__}"
 
 
@@ -62,8 +63,10 @@ def run_step(step: Step, prev: Path | None, out: Path) -> tuple[str, float, bool
     """(sha256 of the output, CPU seconds, whether it ran) for one step, its progress
     bar on stderr and what it prints in ``<out>.log``; a step whose output is already
     there with the recorded sha256 is kept."""
-    if step.sha256 and out.exists() and _matches(sha256_of(out), step.sha256):
-        return sha256_of(out), 0.0, False
+    if step.sha256 and out.exists():
+        made = sha256_of(out)
+        if _matches(made, step.sha256):
+            return made, 0.0, False
     argv = [sys.executable, "-m", step.module, *step.argv(str(prev) if prev else None, str(out))]
     before = _children_cpu()
     log = out.with_suffix(".log")  # what the command printed: its data sha256, losses, fit
@@ -105,9 +108,19 @@ def how_it_differs(made: Path, shipped: Path) -> str:
     )
 
 
-def reproduce(r: Recipe, folder: Path, say: Callable[[str], None] = print) -> bool:
-    """Runs ``r``'s chain in ``folder``; True when the last file is the shipped one."""
+def reproduce(
+    r: Recipe,
+    folder: Path,
+    say: Callable[[str], None] = print,
+    report: dict[str, Any] | None = None,
+) -> bool:
+    """Runs ``r``'s chain in ``folder``; True when the last file is the shipped one.
+    ``report``, when given, is filled with what happened (``--json``'s entry of a model)."""
     shipped = shipped_sums()[r.name]
+    steps: list[dict[str, Any]] = []
+    if report is not None:
+        report.update(model=r.name, shipped_sha256=shipped, steps=steps, reproduced=False,
+                      difference=None, cpu_seconds=0.0, recorded_cpu_seconds=r.cpu)  # fmt: skip
     prev: Path | None = None
     cpu = 0.0
     for k, step in enumerate(r.steps, 1):
@@ -117,12 +130,21 @@ def reproduce(r: Recipe, folder: Path, say: Callable[[str], None] = print) -> bo
             f"{' '.join(step.argv(str(prev) if prev else None, str(out)))}")  # fmt: skip
         sha, seconds, ran = run_step(step, prev, out)
         cpu += seconds
+        matches = _matches(sha, recorded)
+        steps.append({"step": k, "file": str(out), "sha256": sha, "recorded": recorded,
+                      "matches": matches, "ran": ran, "cpu_seconds": seconds,
+                      "recorded_cpu_seconds": step.cpu})  # fmt: skip
+        if report is not None:
+            report["cpu_seconds"] = cpu
         spent = f"{seconds:.0f} CPU-s (recorded {step.cpu:.0f})" if ran else "kept from before"
-        if not _matches(sha, recorded or ""):
-            why = f"; {how_it_differs(out, MODELS / r.name)}" if k == len(r.steps) else ""
+        if not matches:
+            why = how_it_differs(out, MODELS / r.name) if k == len(r.steps) else None
+            if report is not None:
+                report["difference"] = why or f"step {k}'s file is not the recorded one"
             sys.stderr.write(
                 f"{PROG}: error: {r.name} step {k} gave sha256 {sha[:12]}, the recipe records"
-                f" {recorded[:12]}: the chain does not reproduce from here ({spent}){why}\n"
+                f" {recorded[:12]}: the chain does not reproduce from here ({spent})"
+                f"{'; ' + why if why else ''}\n"
             )
             return False
         mark = "matches" if recorded else "(none recorded)"
@@ -130,6 +152,8 @@ def reproduce(r: Recipe, folder: Path, say: Callable[[str], None] = print) -> bo
         prev = out
     assert prev is not None
     shutil.copyfile(prev, folder / r.name)
+    if report is not None:
+        report["reproduced"] = True
     say(f"{r.name}: reproduced byte for byte (sha256 {shipped[:12]}, as SHA256SUMS);"
         f" {cpu:.0f} CPU-s (recorded {r.cpu:.0f})")  # fmt: skip
     return True
@@ -142,6 +166,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("names", nargs="*", metavar="NAME", help=f"default: all ({names})")
     p.add_argument("--dir", type=Path, default=Path("reproduced"),
                    help="where the steps' files go (default: ./reproduced)")  # fmt: skip
+    p.add_argument("--json", action="store_true",
+                   help="one JSON document on stdout at the end (progress on stderr)")  # fmt: skip
     return p
 
 
@@ -156,12 +182,14 @@ def main(argv: list[str] | None = None) -> int:
         a.dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         parser.error(f"--dir {a.dir}: {exc.strerror}")
+    say = (lambda text: print(text, file=sys.stderr)) if a.json else print
     total = sum(r.cpu for r in chosen)
-    print(f"{len(chosen)} model(s), {sum(len(r.steps) for r in chosen)} steps, about"
-          f" {total / 60:.0f} CPU-minutes as recorded; the shipped files: {MODELS}")  # fmt: skip
-    print(f"with {libraries()} (a chance map's knots move with them: docs/winprob.md)")
+    say(f"{len(chosen)} model(s), {sum(len(r.steps) for r in chosen)} steps, about"
+        f" {total / 60:.0f} CPU-minutes as recorded; the shipped files: {MODELS}")  # fmt: skip
+    say(f"with {libraries()} (a chance map's knots move with them: docs/winprob.md)")
+    reports: list[dict[str, Any]] = [{} for _ in chosen]
     try:
-        ok = all([reproduce(r, a.dir) for r in chosen])
+        ok = all([reproduce(r, a.dir, say, rep) for r, rep in zip(chosen, reports, strict=True)])
     except (RuntimeError, OSError) as exc:
         sys.stderr.write(f"{PROG}: error: {exc}\n")
         return 1
@@ -170,6 +198,9 @@ def main(argv: list[str] | None = None) -> int:
             f"{PROG}: interrupted; the steps made are kept in {a.dir}: run it again to go on\n"
         )
         return 130
+    if a.json:
+        print(json.dumps({"libraries": libraries(), "dir": str(a.dir), "reproduced": ok,
+                          "models": reports}, indent=1))  # fmt: skip
     return 0 if ok else 1
 
 

@@ -133,7 +133,7 @@ def test_a_run_says_the_library_versions_its_fits_ran_on(tmp_path, monkeypatch, 
     import numpy as np
     import scipy
 
-    monkeypatch.setattr(reproduce, "reproduce", lambda r, folder: True)
+    monkeypatch.setattr(reproduce, "reproduce", lambda r, folder, *rest: True)
     assert reproduce.main(["winprob-4p", "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert f"numpy {np.__version__}, scipy {scipy.__version__}" in out
@@ -172,3 +172,30 @@ def test_a_made_model_that_differs_says_whether_only_the_knots_moved(tmp_path):
     other = tmp_path / "other.bin"
     other.write_bytes(dataclasses.replace(model, layers=(changed, *model.layers[1:])).to_bytes())
     assert "network's integers differ" in reproduce.how_it_differs(other, shipped)
+
+
+def test_json_is_one_document_on_stdout_with_each_step_and_the_difference(
+    tmp_path, monkeypatch, capsys
+):
+    """``--json``: progress on stderr, one document on stdout: the libraries, each model's
+    steps (sha256, recorded, matched, ran) and, where it did not reproduce, why."""
+    import json
+
+    made = tmp_path / "first"
+    made.mkdir()
+    first = _tiny()
+    for k, step in enumerate(first.steps, 1):
+        prev = made / f"winprob-2p.step{k - 1}.bin" if k > 1 else None
+        reproduce.run_step(step, prev, made / f"winprob-2p.step{k}.bin")
+    sha1, sha2 = (_sha(made / f"winprob-2p.step{k}.bin") for k in (1, 2))
+    monkeypatch.setattr(reproduce, "recipe", lambda name: _tiny(sha1[:12], sha2[:12]))
+    monkeypatch.setattr(reproduce, "shipped_sums", lambda: {"winprob-2p.bin": "f" * 64})
+    assert reproduce.main(["winprob-2p", "--dir", str(made), "--json"]) == 1
+    captured = capsys.readouterr()
+    doc = json.loads(captured.out)
+    assert "step 1/2" in captured.err and doc["reproduced"] is False
+    (model,) = doc["models"]
+    assert [s["matches"] for s in model["steps"]] == [True, False]
+    assert [s["ran"] for s in model["steps"]] == [False, False]  # both kept from before
+    assert model["steps"][1]["sha256"] == sha2 and model["reproduced"] is False
+    assert model["difference"]  # said, not left empty
