@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -44,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 from scipy.optimize import minimize
 
 from harness.errors import HarnessError
@@ -187,11 +189,29 @@ def float_logits(model: Model, rows: np.ndarray) -> np.ndarray:
     return model.logits(rows).astype(float) * 2.0**-model.out_shift
 
 
+#: The chance map's knots are rounded to this grid once polished: every library's fit then
+#: gives the same file (the polish leaves them about 1e-15 apart; a knot of the grid
+#: moves a chance by at most 2e-10).
+KNOT_GRID = 2.0**-32
+#: The first knot when the fit wants it at 0 (a file's knots stay above 0).
+KNOT_FLOOR = 2.0**-40
+#: An increment between two knots below this (the knots scaled to end at 1) has collapsed
+#: onto its bound, 0: the polish holds it there.
+FLAT = 1e-7
+#: The polish moves a knot at most this far from where the fit stopped (a farther move is
+#: no polish: the knots given are kept, rounded).
+SETTLED = 1e-4
+#: Newton steps of the polish: two reach the rounding noise from L-BFGS-B's endpoint.
+POLISH_STEPS = 5
+
+
 def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float, ...]:
     """The chance map's knots (``pieces`` + 1 of them, the last 1.0) that minimise the
     cross-entropy of the mapped chances of ``q`` (rows of chances summing to one) to the
     result shares ``y`` (rows summing to one): L-BFGS with the exact gradient, the knots
-    kept increasing and above 0 as cumulative sums of exponentials."""
+    kept increasing and above 0 as cumulative sums of exponentials; then
+    :func:`polish_knots`, so that the file does not depend on where the library's
+    L-BFGS-B stopped."""
     if not 1 <= pieces <= MAX_KNOTS:
         raise CalibrationError(f"--knots {pieces}: give 1 to {MAX_KNOTS}")
     n = len(q)
@@ -214,7 +234,79 @@ def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float,
     result = minimize(loss, start, jac=True, method="L-BFGS-B",
                       options={"maxiter": 2000, "gtol": 1e-10, "ftol": 1e-15})  # fmt: skip
     knots = np.cumsum(np.exp(result.x))
-    return tuple(float(v) for v in knots / knots[-1])
+    return polish_knots(knots / knots[-1], q, y)
+
+
+def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
+    """Knots from any point near the fit's optimum (an L-BFGS-B endpoint: scipy 1.14-1.17
+    stop up to 2e-6 apart) to the same float64 values on every library.
+
+    The increments between knots that collapsed onto their bound 0 (below :data:`FLAT`
+    of the whole) stay there (the first knot at :data:`KNOT_FLOOR`), and so does the
+    first free one (the map does not see the knots' scale); the others take Newton steps,
+    the gradient summed exactly (``math.fsum``, whatever the order) so that its root is
+    one point (the Hessian's own rounding moves only the steps). Then the knots are scaled
+    to end at 1 and rounded to :data:`KNOT_GRID`. Where the steps would leave the bounds
+    or not settle (a fit far from its optimum), the knots given are rounded instead."""
+    pieces = len(knots) - 1
+    t = q * pieces
+    k = np.minimum(t.astype(int), pieces - 1).ravel()
+    f = (t.ravel() - k).astype(float)
+    seats = q.shape[1]
+    cells = np.arange(len(k))  # one per position and seat
+    # g (each cell's mapped value) = jac @ knots; a position's total = rowsum @ knots
+    jac = sparse.csc_matrix(
+        (np.concatenate([1 - f, f]), (np.concatenate([cells, cells]), np.concatenate([k, k + 1]))),
+        shape=(len(k), pieces + 1),
+    )
+    rowsum = (
+        sparse.csr_matrix((np.ones(len(k)), (cells // seats, cells)), shape=(len(q), len(k))) @ jac
+    )
+    y = y.ravel()
+    ysum = np.repeat(y.reshape(-1, seats).sum(axis=1), seats)
+
+    def knots_of(steps: np.ndarray) -> np.ndarray:
+        return np.array([math.fsum(steps[: j + 1]) for j in range(pieces + 1)])
+
+    def on_grid(u: np.ndarray) -> tuple[float, ...]:
+        rounded = np.maximum(np.round(u / u[-1] / KNOT_GRID) * KNOT_GRID, KNOT_FLOOR)
+        return tuple(float(v) for v in rounded)
+
+    given = np.asarray(knots, dtype=float)
+    steps = np.diff(np.concatenate([[0.0], given]))
+    whole = steps.sum()
+    collapsed = steps < FLAT * whole
+    steps[collapsed] = 0.0
+    steps[0] = max(steps[0], KNOT_FLOOR * whole)
+    free = np.flatnonzero(~collapsed)
+    moving = free[1:]  # free[0] is held: the scale
+    lift = np.zeros((pieces + 1, len(moving)))  # d knots / d moving increments
+    for col, j in enumerate(moving):
+        lift[j:, col] = 1.0
+    for _ in range(POLISH_STEPS if len(moving) else 0):
+        u = knots_of(steps)
+        g = u[k] + f * (u[k + 1] - u[k])
+        total = np.repeat(g.reshape(-1, seats).sum(axis=1), seats)
+        if not (g > 0).all():
+            return on_grid(given)
+        d = -(y / g - ysum / total)
+        per_knot = [  # d loss / d knot, exactly rounded
+            math.fsum(jac.data[a:b] * d[jac.indices[a:b]])
+            for a, b in zip(jac.indptr[:-1], jac.indptr[1:], strict=True)
+        ]
+        grad = np.array([math.fsum(per_knot[j:]) for j in moving])
+        hessian = (jac.T @ jac.multiply((y / g**2)[:, None])).toarray()
+        hessian -= (rowsum.T @ rowsum.multiply((ysum / total**2)[::seats][:, None])).toarray()
+        try:
+            steps[moving] += np.linalg.solve(lift.T @ hessian @ lift, -grad)
+        except np.linalg.LinAlgError:
+            return on_grid(given)
+        if (steps[moving] <= 0).any() or not np.isfinite(steps).all():
+            return on_grid(given)
+    polished = knots_of(steps)
+    if np.abs(polished / polished[-1] - given / given[-1]).max() > SETTLED:
+        return on_grid(given)  # it went somewhere else: not the optimum's neighbourhood
+    return on_grid(polished)
 
 
 def fit(z: np.ndarray, y: np.ndarray, kind: str) -> Map:

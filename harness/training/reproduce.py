@@ -14,8 +14,9 @@ output is already in DIR with the recorded sha256 is not run again, so an interr
 run goes on where it stopped. The last step's output must be the shipped file byte for
 byte; it is copied to DIR/<model>. Prints the library versions first, then per step the
 sha256, whether it matched, and the CPU seconds against those recorded. All six took
-80 CPU-minutes on 2026-12-07 (117 recorded); the four chance maps came out within
-1.8e-6 of the shipped knots, not to the bit (docs/winprob.md, Training).
+80 CPU-minutes on 2026-12-07 (117 recorded), every file byte for byte; a chance map's
+knots are polished and rounded so that scipy's and numpy's versions do not move them
+(docs/winprob.md, Training).
 """
 
 from __future__ import annotations
@@ -103,8 +104,8 @@ def how_it_differs(made: Path, shipped: Path) -> str:
     gap = max(abs(x - y) for x, y in zip(a.knots, b.knots, strict=True))
     return (
         f"the same network (every integer); the chance map's knots differ by at most"
-        f" {gap:.1e} (a float fit stopped at its tolerance, whose last digits move between"
-        f" versions of scipy and numpy: docs/winprob.md)"
+        f" {gap:.1e} (the fit's optimum moved: other games or another fit, not a library's"
+        f" rounding, which the polish takes out: docs/winprob.md)"
     )
 
 
@@ -186,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     total = sum(r.cpu for r in chosen)
     say(f"{len(chosen)} model(s), {sum(len(r.steps) for r in chosen)} steps, about"
         f" {total / 60:.0f} CPU-minutes as recorded; the shipped files: {MODELS}")  # fmt: skip
-    say(f"with {libraries()} (a chance map's knots move with them: docs/winprob.md)")
+    say(f"with {libraries()}")
     reports: list[dict[str, Any]] = [{} for _ in chosen]
     try:
         ok = all([reproduce(r, a.dir, say, rep) for r, rep in zip(chosen, reports, strict=True)])

@@ -92,6 +92,59 @@ def test_the_knots_mend_a_shape_a_temperature_cannot(players: int) -> None:
     assert cal.decile_error(softmax(temp.apply(z[half:])), held_y[half:]) > 0.015
 
 
+def _bent(players: int, rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chances ``q`` and results drawn from them bent (a shape a map can mend), with few
+    positions above 0.9 at 4 players: the last piece of the fit collapses, as the shipped
+    4-player model's did."""
+    rng = np.random.default_rng(seed)
+    z = rng.normal(0.0, 1.5, (rows, players))
+    q = softmax(z)
+    bent = q + 0.1 * np.sin(np.pi * q) ** 2 * (q - 1.0 / players) * players
+    return q, _draws(z, bent / bent.sum(axis=1, keepdims=True), seed=seed + 1)
+
+
+def _knot_loss(knots: tuple[float, ...] | np.ndarray, q: np.ndarray, y: np.ndarray) -> float:
+    g = np.interp(q, np.linspace(0.0, 1.0, len(knots)), knots)
+    return float(-(y * np.log(g / g.sum(axis=1, keepdims=True))).sum(axis=1).mean())
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_knots_are_the_same_wherever_the_optimiser_stopped(players: int) -> None:
+    """Two libraries' L-BFGS-B stop up to 2e-6 apart (scipy 1.14-1.17 on the shipped
+    4-player positions): the polish takes every such endpoint to the same knots, bit for
+    bit, on the grid, above 0, never falling, the last 1, and no worse a fit."""
+    q, y = _bent(players, 30_000, seed=players)
+    knots = cal.fit_knots(q, y, 10)
+    assert knots[-1] == 1.0 and knots[0] > 0 and all(np.diff(knots) >= 0)
+    assert all(v == round(v / cal.KNOT_GRID) * cal.KNOT_GRID or v == cal.KNOT_FLOOR for v in knots)
+    rng = np.random.default_rng(7)
+    steps = np.diff(np.concatenate([[0.0], knots]))
+    for _ in range(4):  # other endpoints: each increment moved by up to 2e-6, the scale too
+        other = np.cumsum(steps * (1.0 + rng.uniform(-2e-6, 2e-6, len(steps)))) * 1.7
+        assert cal.polish_knots(other, q, y) == knots
+    # the polish is the optimum's on the pieces it keeps open: no move of a knot between
+    # two open pieces lowers the loss (a collapsed piece is L-BFGS-B's, kept as it left it)
+    best = _knot_loss(knots, q, y)
+    for j in range(1, 10):
+        if steps[j] > 0 and steps[j + 1] > 0:
+            for delta in (-1e-4, 1e-4):
+                nudged = np.array(knots)
+                nudged[j] += delta
+                assert _knot_loss(nudged, q, y) >= best - 1e-12
+
+
+def test_knots_far_from_the_optimum_are_rounded_not_moved() -> None:
+    """The polish is for an endpoint near the optimum: knots far from it (a crude guess,
+    a map of other chances) are kept as given, on the grid and scaled to end at 1, never
+    sent somewhere else by Newton steps."""
+    q, y = _bent(3, 10_000, seed=3)
+    guess = np.linspace(0.05, 2.0, 11) ** 1.3
+    polished = cal.polish_knots(guess, q, y)
+    scaled = guess / guess[-1]
+    assert np.abs(np.array(polished) - scaled).max() <= cal.KNOT_GRID
+    assert polished[-1] == 1.0
+
+
 def test_a_calibration_by_knots_keeps_the_network_and_writes_its_map(monkeypatch) -> None:  # noqa: ANN001
     model = _model(3, seed=9)
     settings = cal.Settings(players=3, model=model, seed=4, positions=300, kind="knots",
