@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from scipy import sparse
@@ -164,6 +165,7 @@ class Outcome:
     fold_error: float  # largest |folded logit - mapped logit| over the positions
     extra_bits: int
     cpu_seconds: float = 0.0
+    polished: bool = True  # a chance map's knots polished to the optimum (fit_knots)
 
 
 def play(
@@ -205,7 +207,16 @@ SETTLED = 1e-4
 POLISH_STEPS = 5
 
 
-def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float, ...]:
+class FittedKnots(NamedTuple):
+    """A chance map's knots and whether the polish took them to the optimum (False: the
+    fit stopped too far from it, and its knots were only rounded: their last digits may
+    then move with the libraries)."""
+
+    knots: tuple[float, ...]
+    polished: bool
+
+
+def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> FittedKnots:
     """The chance map's knots (``pieces`` + 1 of them, the last 1.0) that minimise the
     cross-entropy of the mapped chances of ``q`` (rows of chances summing to one) to the
     result shares ``y`` (rows summing to one): L-BFGS with the exact gradient, the knots
@@ -237,7 +248,7 @@ def fit_knots(q: np.ndarray, y: np.ndarray, pieces: int = KNOTS) -> tuple[float,
     return polish_knots(knots / knots[-1], q, y)
 
 
-def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> tuple[float, ...]:
+def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> FittedKnots:
     """Knots from any point near the fit's optimum (an L-BFGS-B endpoint: scipy 1.14-1.17
     stop up to 2e-6 apart) to the same float64 values on every library.
 
@@ -268,9 +279,9 @@ def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> tuple[float
     def knots_of(steps: np.ndarray) -> np.ndarray:
         return np.array([math.fsum(steps[: j + 1]) for j in range(pieces + 1)])
 
-    def on_grid(u: np.ndarray) -> tuple[float, ...]:
+    def on_grid(u: np.ndarray, polished: bool) -> FittedKnots:
         rounded = np.maximum(np.round(u / u[-1] / KNOT_GRID) * KNOT_GRID, KNOT_FLOOR)
-        return tuple(float(v) for v in rounded)
+        return FittedKnots(tuple(float(v) for v in rounded), polished)
 
     given = np.asarray(knots, dtype=float)
     steps = np.diff(np.concatenate([[0.0], given]))
@@ -288,7 +299,7 @@ def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> tuple[float
         g = u[k] + f * (u[k + 1] - u[k])
         total = np.repeat(g.reshape(-1, seats).sum(axis=1), seats)
         if not (g > 0).all():
-            return on_grid(given)
+            return on_grid(given, False)
         d = -(y / g - ysum / total)
         per_knot = [  # d loss / d knot, exactly rounded
             math.fsum(jac.data[a:b] * d[jac.indices[a:b]])
@@ -300,13 +311,13 @@ def polish_knots(knots: np.ndarray, q: np.ndarray, y: np.ndarray) -> tuple[float
         try:
             steps[moving] += np.linalg.solve(lift.T @ hessian @ lift, -grad)
         except np.linalg.LinAlgError:
-            return on_grid(given)
+            return on_grid(given, False)
         if (steps[moving] <= 0).any() or not np.isfinite(steps).all():
-            return on_grid(given)
+            return on_grid(given, False)
     polished = knots_of(steps)
     if np.abs(polished / polished[-1] - given / given[-1]).max() > SETTLED:
-        return on_grid(given)  # it went somewhere else: not the optimum's neighbourhood
-    return on_grid(polished)
+        return on_grid(given, False)  # it went elsewhere: not the optimum's neighbourhood
+    return on_grid(polished, True)
 
 
 def fit(z: np.ndarray, y: np.ndarray, kind: str) -> Map:
@@ -407,10 +418,11 @@ def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
     rows = np.array([features(p) for p in positions], dtype=np.int64)
     z = float_logits(s.model, rows)
     before = np.array(s.model.chances_of(s.model.logits(rows)))
+    polished = True
     if s.kind == "knots":
         bare = dataclasses.replace(s.model, sha256="", knots=())
         q = np.array(bare.chances_of(bare.logits(rows)))
-        knots = fit_knots(q, y, s.knots)
+        knots, polished = fit_knots(q, y, s.knots)
         mapping = Map((1.0,) * s.players, (0.0,) * s.players, knots)
         folded, extra = Model.from_bytes(dataclasses.replace(bare, knots=knots).to_bytes()), 0
     else:
@@ -432,6 +444,7 @@ def calibrate(settings: Settings, bar: Bar | None = None) -> Outcome:
         fold_error=float(np.abs(z2 - mapping.apply(z)).max()),
         extra_bits=extra,
         cpu_seconds=time.process_time() - cpu,
+        polished=polished,
     )
 
 
@@ -498,6 +511,13 @@ def main(argv: list[str] | None = None) -> int:
           f"{100 * r.worst_after:.2f} points")  # fmt: skip
     if r.fitted.knots:
         print("kept beside the network as the file's chance map (HWP2); the logits unchanged")
+        if r.polished:
+            print("knots polished to the fit's optimum and rounded: the same on every library")
+        else:
+            print(
+                "knots NOT polished (the fit stopped too far from its optimum): rounded as"
+                " fitted, so their last digits may move with scipy's and numpy's versions"
+            )
     else:
         print(f"folded into the last layer: {r.extra_bits} more fraction bits; largest logit"
               f" error {r.fold_error:.2e}; int32/int64 bounds checked")  # fmt: skip

@@ -366,7 +366,7 @@ def test_a_model_with_a_chance_map_plays_the_same(use_model, players):
         [winprob_features(p) for p in random_positions(players, 600, players)]))))  # fmt: skip
     shrunk = 0.5 * q + 0.5 / players  # results as if the model were twice too bold
     won = (np.cumsum(shrunk, axis=1) < rng.random(len(q))[:, None]).sum(axis=1)
-    knots = calibrate.fit_knots(q, np.eye(players)[np.minimum(won, players - 1)], 10)
+    knots, _ = calibrate.fit_knots(q, np.eye(players)[np.minimum(won, players - 1)], 10)
     mapped = Model.from_bytes(dataclasses.replace(model, knots=knots).to_bytes())
     use_model(players, mapped)
     assert_same_chances(players, 300, seed=50 + players)

@@ -80,7 +80,8 @@ def test_the_knots_mend_a_shape_a_temperature_cannot(players: int) -> None:
     truth = bent / bent.sum(axis=1, keepdims=True)
     fit_y, held_y = _draws(z, truth, seed=1), _draws(z, truth, seed=2)
     half = len(z) // 2
-    knots = cal.fit_knots(q[:half], fit_y[:half], 10)
+    knots, polished = cal.fit_knots(q[:half], fit_y[:half], 10)
+    assert polished
     assert len(knots) == 11 and knots[-1] == 1.0 and all(np.diff(knots) >= 0) and knots[0] > 0
     g = np.interp(q[half:], np.linspace(0.0, 1.0, 11), knots)
     mapped = g / g.sum(axis=1, keepdims=True)
@@ -114,14 +115,15 @@ def test_the_knots_are_the_same_wherever_the_optimiser_stopped(players: int) -> 
     4-player positions): the polish takes every such endpoint to the same knots, bit for
     bit, on the grid, above 0, never falling, the last 1, and no worse a fit."""
     q, y = _bent(players, 30_000, seed=players)
-    knots = cal.fit_knots(q, y, 10)
+    knots, polished = cal.fit_knots(q, y, 10)
+    assert polished
     assert knots[-1] == 1.0 and knots[0] > 0 and all(np.diff(knots) >= 0)
     assert all(v == round(v / cal.KNOT_GRID) * cal.KNOT_GRID or v == cal.KNOT_FLOOR for v in knots)
     rng = np.random.default_rng(7)
     steps = np.diff(np.concatenate([[0.0], knots]))
     for _ in range(4):  # other endpoints: each increment moved by up to 2e-6, the scale too
         other = np.cumsum(steps * (1.0 + rng.uniform(-2e-6, 2e-6, len(steps)))) * 1.7
-        assert cal.polish_knots(other, q, y) == knots
+        assert cal.polish_knots(other, q, y) == (knots, True)
     # the polish is the optimum's on the pieces it keeps open: no move of a knot between
     # two open pieces lowers the loss (a collapsed piece is L-BFGS-B's, kept as it left it)
     best = _knot_loss(knots, q, y)
@@ -139,7 +141,8 @@ def test_knots_far_from_the_optimum_are_rounded_not_moved() -> None:
     sent somewhere else by Newton steps."""
     q, y = _bent(3, 10_000, seed=3)
     guess = np.linspace(0.05, 2.0, 11) ** 1.3
-    polished = cal.polish_knots(guess, q, y)
+    polished, settled = cal.polish_knots(guess, q, y)
+    assert not settled  # and the command says so (below)
     scaled = guess / guess[-1]
     assert np.abs(np.array(polished) - scaled).max() <= cal.KNOT_GRID
     assert polished[-1] == 1.0
@@ -318,3 +321,23 @@ def test_plans_of_another_model_are_not_played() -> None:
     cal.play(a, 80, 3, ("win-optimal",))  # its plans cached, then b on the same boards
     again = cal.play(b, 80, 3, ("win-optimal",))
     assert fresh[0] == again[0] and (fresh[1] == again[1]).all()
+
+
+@pytest.mark.parametrize("polished", [True, False])
+def test_the_command_says_whether_the_knots_were_polished(  # noqa: ANN001
+    tmp_path, capsys, monkeypatch, polished: bool
+) -> None:
+    """A chance map whose fit stopped too far from its optimum is kept as fitted,
+    rounded: its last digits may move with the libraries, and the command says so."""
+    path = tmp_path / "in.bin"
+    path.write_bytes(_model(3, seed=9).to_bytes())
+    knots = (0.1, 0.3, 0.5, 0.7, 0.9, 1.0)
+    monkeypatch.setattr(cal, "fit_knots", lambda q, y, pieces: cal.FittedKnots(knots, polished))
+    out = tmp_path / "out.bin"
+    argv = ["--players", "3", "--model", str(path), "--positions", "100", "--map", "knots",
+            "--knots", "5", "--seed", "4", "--out", str(out)]  # fmt: skip
+    assert cal.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert ("NOT polished" in printed) is (not polished)
+    assert ("polished to the fit's optimum" in printed) is polished
+    assert Model.from_bytes(out.read_bytes()).knots == knots
