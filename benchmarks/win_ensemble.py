@@ -23,19 +23,13 @@ differed, and the CPU per game.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 from collections.abc import Sequence
-from multiprocessing import Pool
 from typing import Any
 
-import numpy as np
+from win_lookahead import play_all, play_pair, report
 
-from harness import stats
-from harness.game.dice import DuplicateDice
 from harness.game.rules import Rules
-from harness.play import play_game
 from harness.strategies.win_optimal import WinOptimal
 from harness.strategy import View
 from harness.winprob import ModelError, Position, ending_chances, evaluator, load
@@ -84,27 +78,9 @@ class AverageWinOptimal(WinOptimal):
 
 
 def play_deal(job: tuple[int, int, tuple[str, ...]]) -> dict[str, Any]:
-    """One deal, both seat orders, each bot against optimal: the bot's win points per
-    order, whether the two games differed, and the CPU each took."""
+    """:func:`win_lookahead.play_pair` of the bot for the average of ``models``."""
     deal, seed, models = job
-    rules = Rules(players=2)
-    out: dict[str, Any] = {"base": [], "average": [], "differ": [], "cpu": [0.0, 0.0]}
-    for order in (0, 1):
-        results = []
-        for k, bot in enumerate((WinOptimal(), AverageWinOptimal(models))):
-            seats: list[Any] = ["optimal", "optimal"]
-            seats[order] = bot
-            # win_lookahead.py's deals: its win-optimal games are these, game for game
-            dice = DuplicateDice(f"lookahead-{seed}-{deal}")
-            cpu = time.process_time()
-            result = play_game(seats, rules, f"lookahead-{seed}-{deal}-{order}", dice=dice)
-            out["cpu"][k] += time.process_time() - cpu
-            results.append(result)
-            points = stats.win_points(np.array([result.ranks]))[0][order]
-            out["base" if k == 0 else "average"].append(float(points))
-        a, b = results
-        out["differ"].append((a.stacks, a.turns, a.flipped) != (b.stacks, b.turns, b.flipped))
-    return out
+    return play_pair(deal, seed, lambda: AverageWinOptimal(models))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,48 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"win_ensemble: {exc}", file=sys.stderr)
         return 2
     jobs = [(d, a.seed, models) for d in range(a.deals)]
-    wall = time.perf_counter()
-    if a.workers > 1:
-        with Pool(a.workers) as pool:
-            parts = pool.map(play_deal, jobs, chunksize=4)
-    else:
-        parts = [play_deal(job) for job in jobs]
-    wall = time.perf_counter() - wall
-    base = np.array([p["base"] for p in parts])  # (deals, 2 orders)
-    average = np.array([p["average"] for p in parts])
-    diff = (average - base).mean(axis=1)  # per deal
-    se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
-    games = 2 * a.deals
-    cpu = np.array([p["cpu"] for p in parts]).sum(axis=0)
-    out = {
-        "models": list(models),
-        "deals": a.deals,
-        "seed": a.seed,
-        "base_share": float(base.mean()),
-        "average_share": float(average.mean()),
-        "paired_difference": float(diff.mean()),
-        "paired_ci": [float(diff.mean() - 1.96 * se), float(diff.mean() + 1.96 * se)],
-        "games_that_differed": int(sum(sum(p["differ"]) for p in parts)),
-        "games": games,
-        "cpu_ms_per_game": {"base": 1000 * cpu[0] / games, "average": 1000 * cpu[1] / games},
-        "wall_seconds": wall,
-        "evaluator": evaluator(Rules(players=2)).describe(),
-    }
-    if a.json:
-        print(json.dumps(out, indent=1))
-        return 0
-    print(f"win-optimal against optimal, 2 players, {a.deals:,} deals in both seat orders, "
-          f"the Python engine ({wall:.0f} s wall)")  # fmt: skip
-    print(f"  shipped: {out['evaluator']}")
-    print(f"  win-optimal                 {out['base_share']:.2%}")
-    print(f"  for the average of {len(models)} models {out['average_share']:.2%}")
-    lo, hi = out["paired_ci"]
-    print(f"  paired difference           {100 * out['paired_difference']:+.2f} points, "
-          f"95% CI {100 * lo:+.2f} to {100 * hi:+.2f}; "
-          f"{out['games_that_differed']:,} of {games:,} games differed")  # fmt: skip
-    ms = out["cpu_ms_per_game"]
-    print(f"  CPU per game: {ms['base']:.1f} and {ms['average']:.1f} ms")
-    return 0
+    parts, wall = play_all(play_deal, jobs, a.workers)
+    setting = {"models": list(models), "deals": a.deals, "seed": a.seed}
+    return report(setting, parts, wall, f"for the mean of {len(models)} models", a.json)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Callable
 from multiprocessing import Pool
 from typing import Any
 
@@ -92,27 +93,87 @@ class LookaheadWinOptimal(WinOptimal):
         return ending_chances(position, view.rules, judge)  # type: ignore[arg-type]
 
 
-def play_deal(job: tuple[int, int, int]) -> dict[str, Any]:
-    """One deal, both seat orders, each bot against optimal: the bot's win points per
-    order, whether the two games differed, and the CPU each took."""
-    deal, seed, tiles = job
+def play_pair(deal: int, seed: int, challenger: Callable[[], WinOptimal]) -> dict[str, Any]:
+    """One deal, both seat orders, ``win-optimal`` and ``challenger()`` each against
+    optimal on the same dice: each bot's win points per order ("base", "other"), whether
+    the two games differed, and the CPU each took."""
     rules = Rules(players=2)
-    out: dict[str, Any] = {"base": [], "lookahead": [], "differ": [], "cpu": [0.0, 0.0]}
+    out: dict[str, Any] = {"base": [], "other": [], "differ": [], "cpu": [0.0, 0.0]}
     for order in (0, 1):
         results = []
-        for k, bot in enumerate((WinOptimal(), LookaheadWinOptimal(tiles))):
-            seats = ["optimal", "optimal"]
-            seats[order] = bot  # type: ignore[call-overload]
+        for k, bot in enumerate((WinOptimal(), challenger())):
+            seats: list[Any] = ["optimal", "optimal"]
+            seats[order] = bot
             dice = DuplicateDice(f"lookahead-{seed}-{deal}")
             cpu = time.process_time()
             result = play_game(seats, rules, f"lookahead-{seed}-{deal}-{order}", dice=dice)
             out["cpu"][k] += time.process_time() - cpu
             results.append(result)
             points = stats.win_points(np.array([result.ranks]))[0][order]
-            out["base" if k == 0 else "lookahead"].append(float(points))
+            out["base" if k == 0 else "other"].append(float(points))
         a, b = results
         out["differ"].append((a.stacks, a.turns, a.flipped) != (b.stacks, b.turns, b.flipped))
     return out
+
+
+def play_deal(job: tuple[int, int, int]) -> dict[str, Any]:
+    """:func:`play_pair` of the searching bot (``tiles``)."""
+    deal, seed, tiles = job
+    return play_pair(deal, seed, lambda: LookaheadWinOptimal(tiles))
+
+
+def play_all(play: Callable[[Any], dict[str, Any]], jobs: list, workers: int) -> tuple[list, float]:
+    """Every deal's pair, over ``workers`` processes; and the wall seconds."""
+    wall = time.perf_counter()
+    if workers > 1:
+        with Pool(workers) as pool:
+            parts = pool.map(play, jobs, chunksize=4)
+    else:
+        parts = [play(job) for job in jobs]
+    return parts, time.perf_counter() - wall
+
+
+def summary(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Both bots' shares, the paired difference per deal with its 95% interval, the games
+    that differed and the CPU per game."""
+    base = np.array([p["base"] for p in parts])  # (deals, 2 orders)
+    other = np.array([p["other"] for p in parts])
+    diff = (other - base).mean(axis=1)  # per deal
+    se = float(diff.std(ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+    games = 2 * len(parts)
+    cpu = np.array([p["cpu"] for p in parts]).sum(axis=0)
+    return {
+        "base_share": float(base.mean()),
+        "other_share": float(other.mean()),
+        "paired_difference": float(diff.mean()),
+        "paired_ci": [float(diff.mean() - 1.96 * se), float(diff.mean() + 1.96 * se)],
+        "games_that_differed": int(sum(sum(p["differ"]) for p in parts)),
+        "games": games,
+        "cpu_ms_per_game": {"base": 1000 * cpu[0] / games, "other": 1000 * cpu[1] / games},
+        "evaluator": evaluator(Rules(players=2)).describe(),
+    }
+
+
+def report(setting: dict[str, Any], parts: list[dict[str, Any]], wall: float, label: str,
+           as_json: bool) -> int:  # fmt: skip
+    """Print the measurement (one JSON document with ``as_json``): ``setting`` (what was
+    run), :func:`summary` of ``parts``, the wall seconds; ``label`` names the other bot."""
+    out = {**setting, **summary(parts), "wall_seconds": wall}
+    if as_json:
+        print(json.dumps(out, indent=1))
+        return 0
+    print(f"win-optimal against optimal, 2 players, {len(parts):,} deals in both seat orders, "
+          f"the Python engine ({wall:.0f} s wall)")  # fmt: skip
+    print(f"  evaluator: {out['evaluator']}")
+    print(f"  win-optimal               {out['base_share']:.2%}")
+    print(f"  {label:<25} {out['other_share']:.2%}")
+    lo, hi = out["paired_ci"]
+    print(f"  paired difference         {100 * out['paired_difference']:+.2f} points, "
+          f"95% CI {100 * lo:+.2f} to {100 * hi:+.2f}; "
+          f"{out['games_that_differed']:,} of {out['games']:,} games differed")  # fmt: skip
+    ms = out["cpu_ms_per_game"]
+    print(f"  CPU per game (this process's share): {ms['base']:.1f} and {ms['other']:.1f} ms")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,49 +185,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args(argv)
     jobs = [(d, a.seed, a.tiles) for d in range(a.deals)]
-    wall = time.perf_counter()
-    if a.workers > 1:
-        with Pool(a.workers) as pool:
-            parts = pool.map(play_deal, jobs, chunksize=4)
-    else:
-        parts = [play_deal(job) for job in jobs]
-    wall = time.perf_counter() - wall
-    base = np.array([p["base"] for p in parts])  # (deals, 2 orders)
-    look = np.array([p["lookahead"] for p in parts])
-    diff = (look - base).mean(axis=1)  # per deal
-    se = float(diff.std(ddof=1) / np.sqrt(len(diff)))
-    games = 2 * a.deals
-    cpu = np.array([p["cpu"] for p in parts]).sum(axis=0)
-    out = {
-        "tiles": a.tiles,
-        "deals": a.deals,
-        "seed": a.seed,
-        "base_share": float(base.mean()),
-        "lookahead_share": float(look.mean()),
-        "paired_difference": float(diff.mean()),
-        "paired_ci": [float(diff.mean() - 1.96 * se), float(diff.mean() + 1.96 * se)],
-        "games_that_differed": int(sum(sum(p["differ"]) for p in parts)),
-        "games": games,
-        "cpu_ms_per_game": {"base": 1000 * cpu[0] / games, "lookahead": 1000 * cpu[1] / games},
-        "wall_seconds": wall,
-        "evaluator": evaluator(Rules(players=2)).describe(),
-    }
-    if a.json:
-        print(json.dumps(out, indent=1))
-        return 0
-    print(f"win-optimal against optimal, 2 players, {a.deals:,} deals in both seat orders, "
-          f"the Python engine ({wall:.0f} s wall)")  # fmt: skip
-    print(f"  evaluator: {out['evaluator']}")
-    print(f"  win-optimal               {out['base_share']:.2%}")
-    print(f"  with one turn of search   {out['lookahead_share']:.2%}  (grill of "
-          f"{a.tiles} tiles or fewer)")  # fmt: skip
-    lo, hi = out["paired_ci"]
-    print(f"  paired difference         {100 * out['paired_difference']:+.2f} points, "
-          f"95% CI {100 * lo:+.2f} to {100 * hi:+.2f}; "
-          f"{out['games_that_differed']:,} of {games:,} games differed")  # fmt: skip
-    ms = out["cpu_ms_per_game"]
-    print(f"  CPU per game (this process's share): {ms['base']:.1f} and {ms['lookahead']:.1f} ms")
-    return 0
+    parts, wall = play_all(play_deal, jobs, a.workers)
+    setting = {"tiles": a.tiles, "deals": a.deals, "seed": a.seed}
+    return report(setting, parts, wall, f"with one turn of search ({a.tiles} tiles or fewer)",
+                  a.json)  # fmt: skip
 
 
 if __name__ == "__main__":

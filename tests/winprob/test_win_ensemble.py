@@ -41,7 +41,7 @@ def test_one_model_averaged_plays_win_optimals_games(bench):
     """The shipped model twice is the shipped model (x + x halves exactly): the same
     games as win-optimal, decision for decision; another model in the mean changes some."""
     same = bench.play_deal((3, 1, ("shipped", "shipped")))
-    assert same["base"] == same["average"] and not any(same["differ"])
+    assert same["base"] == same["other"] and not any(same["differ"])
     mixed = [bench.play_deal((d, 1, ("shipped", str(OTHER)))) for d in range(4)]
     assert any(any(out["differ"]) for out in mixed)
 
