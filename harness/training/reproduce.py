@@ -14,9 +14,9 @@ output is already in DIR with the recorded sha256 is not run again, so an interr
 run goes on where it stopped. The last step's output must be the shipped file byte for
 byte; it is copied to DIR/<model>. Prints the library versions first, then per step the
 sha256, whether it matched, and the CPU seconds against those recorded. All six took
-80 CPU-minutes on 2026-12-07 (117 recorded), every file byte for byte; a chance map's
-knots are polished and rounded so that scipy's and numpy's versions do not move them
-(docs/winprob.md, Training).
+80 CPU-minutes on 2026-12-07 (117 recorded). Since a chance map's knots are polished and
+rounded (2026-12-08), every file comes out byte for byte, on scipy 1.14-1.17 and numpy
+2.1-2.4 alike (docs/winprob.md, Training).
 """
 
 from __future__ import annotations
@@ -104,8 +104,8 @@ def how_it_differs(made: Path, shipped: Path) -> str:
     gap = max(abs(x - y) for x, y in zip(a.knots, b.knots, strict=True))
     return (
         f"the same network (every integer); the chance map's knots differ by at most"
-        f" {gap:.1e} (the fit's optimum moved: other games or another fit, not a library's"
-        f" rounding, which the polish takes out: docs/winprob.md)"
+        f" {gap:.1e} (the fit's optimum moved, or the step's log says its knots were NOT"
+        f" polished, so that a library's rounding stayed in them: docs/winprob.md)"
     )
 
 
