@@ -11,9 +11,9 @@ again on 2026-12-07, every step gave its recorded bytes but the chance maps' (``
 knots``): the same network, knots within 1.8e-6 of the files shipped then (L-BFGS-B's
 endpoint, which moves between versions of scipy and numpy). The knots are polished to
 the fit's optimum and rounded since (``calibrate.polish_knots``): the four chance maps'
-last steps record the files made so on 2026-12-08; every chain then made all six files
-byte for byte on scipy 1.14.1, 1.15.3 and 1.17.1 (numpy 2.1.3, 2.2.6, 2.4.6). Each
-step's CPU is still the first making's.
+last steps record the files made so on 2026-12-08; each of the six chains then made its
+file byte for byte from nothing on an older numpy and scipy too (2.1.3 and 1.14.1, or
+2.2.6 and 1.15.3: docs/winprob.md). Each step's CPU is still the first making's.
 """
 
 from __future__ import annotations

@@ -15,8 +15,9 @@ run goes on where it stopped. The last step's output must be the shipped file by
 byte; it is copied to DIR/<model>. Prints the library versions first, then per step the
 sha256, whether it matched, and the CPU seconds against those recorded. All six took
 80 CPU-minutes on 2026-12-07 (117 recorded). Since a chance map's knots are polished and
-rounded (2026-12-08), every file comes out byte for byte, on scipy 1.14-1.17 and numpy
-2.1-2.4 alike (docs/winprob.md, Training).
+rounded (2026-12-08), every file comes out byte for byte, each made again on numpy 2.4
+and scipy 1.17 and on an older pair, 2.1 and 1.14 or 2.2 and 1.15 (docs/winprob.md,
+Training).
 """
 
 from __future__ import annotations
