@@ -73,18 +73,24 @@ def _sha(path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_a_tiny_chain_reproduces_keeps_what_is_made_and_says_a_difference(
-    tmp_path, monkeypatch, capsys
-):
+def _made_once(tmp_path):
+    """The tiny chain's steps made in ``tmp_path/first`` with nothing recorded: the
+    folder and the two files' sha256."""
     made = tmp_path / "first"
     made.mkdir()
-    # the first run makes the files (nothing recorded for the steps; the end is checked
-    # against what SHA256SUMS would say: here, the first run's own end)
-    first = _tiny()
-    for k, step in enumerate(first.steps, 1):
+    for k, step in enumerate(_tiny().steps, 1):
         prev = made / f"winprob-2p.step{k - 1}.bin" if k > 1 else None
         reproduce.run_step(step, prev, made / f"winprob-2p.step{k}.bin")
     sha1, sha2 = (_sha(made / f"winprob-2p.step{k}.bin") for k in (1, 2))
+    return made, sha1, sha2
+
+
+def test_a_tiny_chain_reproduces_keeps_what_is_made_and_says_a_difference(
+    tmp_path, monkeypatch, capsys
+):
+    # the first run makes the files (nothing recorded for the steps; the end is checked
+    # against what SHA256SUMS would say: here, the first run's own end)
+    made, sha1, sha2 = _made_once(tmp_path)
     monkeypatch.setattr(reproduce, "shipped_sums", lambda: {"winprob-2p.bin": sha2})
     recorded = _tiny(sha1[:12], sha2[:12])
 
@@ -181,13 +187,7 @@ def test_json_is_one_document_on_stdout_with_each_step_and_the_difference(
     steps (sha256, recorded, matched, ran) and, where it did not reproduce, why."""
     import json
 
-    made = tmp_path / "first"
-    made.mkdir()
-    first = _tiny()
-    for k, step in enumerate(first.steps, 1):
-        prev = made / f"winprob-2p.step{k - 1}.bin" if k > 1 else None
-        reproduce.run_step(step, prev, made / f"winprob-2p.step{k}.bin")
-    sha1, sha2 = (_sha(made / f"winprob-2p.step{k}.bin") for k in (1, 2))
+    made, sha1, sha2 = _made_once(tmp_path)
     monkeypatch.setattr(reproduce, "recipe", lambda name: _tiny(sha1[:12], sha2[:12]))
     monkeypatch.setattr(reproduce, "shipped_sums", lambda: {"winprob-2p.bin": "f" * 64})
     assert reproduce.main(["winprob-2p", "--dir", str(made), "--json"]) == 1
